@@ -1,0 +1,1 @@
+"""Result stores: SQLite (default, one embedded file) and JSONL files."""

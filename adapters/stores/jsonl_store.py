@@ -1,0 +1,136 @@
+"""A file store: a folder of JSON Lines files, readable with any tool.
+
+Layout under ``path``: ``runs.jsonl`` (one manifest or status event per line)
+and ``results/<run_id>/<stage>.jsonl`` (one line per result). A batch is
+appended as one ``write`` of complete lines followed by fsync; a line left
+incomplete by a kill (no trailing newline, or unparsable) is ignored on reading
+and truncated before the next append, so a batch is all-or-nothing as far as
+readers can tell.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import threading
+from pathlib import Path
+from typing import Any, Iterator, Mapping
+
+from culturebias.domain.runs import RunManifest, utc_now
+
+
+class JsonlResultStore:
+    def __init__(self, path: str | Path):
+        self.root = Path(path)
+        self.root.mkdir(parents=True, exist_ok=True)
+        self._lock = threading.Lock()
+
+    # -- low level ----------------------------------------------------------
+    def _append(self, path: Path, records: list[Mapping[str, Any]]) -> None:
+        if not records:
+            return
+        path.parent.mkdir(parents=True, exist_ok=True)
+        blob = "".join(json.dumps(r, ensure_ascii=False) + "\n" for r in records).encode("utf-8")
+        with self._lock:
+            _drop_torn_tail(path)
+            with open(path, "ab") as handle:
+                handle.write(blob)
+                handle.flush()
+                os.fsync(handle.fileno())
+
+    @staticmethod
+    def _read(path: Path) -> Iterator[dict[str, Any]]:
+        if not path.exists():
+            return
+        with open(path, "rb") as handle:
+            for raw in handle:
+                if not raw.endswith(b"\n"):
+                    return  # torn final line of a killed write
+                try:
+                    yield json.loads(raw)
+                except json.JSONDecodeError:
+                    continue
+
+    def _runs(self) -> dict[str, dict[str, Any]]:
+        runs: dict[str, dict[str, Any]] = {}
+        for event in self._read(self.root / "runs.jsonl"):
+            run_id = event["run_id"]
+            if event["event"] == "created":
+                runs[run_id] = {"manifest": event["manifest"], "status": "running", "finished_at": None}
+            elif run_id in runs:
+                runs[run_id].update({k: v for k, v in event.items() if k in {"status", "finished_at", "summary", "failure"}})
+        return runs
+
+    # -- port ----------------------------------------------------------------
+    def create_run(self, manifest: RunManifest) -> None:
+        self._append(self.root / "runs.jsonl", [{"event": "created", "run_id": manifest.run_id, "manifest": manifest.model_dump()}])
+
+    def _manifest(self, entry: dict[str, Any]) -> RunManifest:
+        return RunManifest.model_validate(entry["manifest"]).model_copy(
+            update={"status": entry["status"], "finished_at": entry.get("finished_at")}
+        )
+
+    def get_run(self, run_id: str) -> RunManifest | None:
+        entry = self._runs().get(run_id)
+        return self._manifest(entry) if entry else None
+
+    def find_runs(self, benchmark: str | None = None) -> list[RunManifest]:
+        manifests = [self._manifest(e) for e in self._runs().values()]
+        return sorted(
+            (m for m in manifests if benchmark is None or m.benchmark == benchmark), key=lambda m: m.created_at
+        )
+
+    def _results_path(self, run_id: str, stage: str) -> Path:
+        return self.root / "results" / run_id / f"{stage}.jsonl"
+
+    def load_results(self, run_id: str, stage: str) -> dict[str, dict[str, Any]]:
+        results: dict[str, dict[str, Any]] = {}
+        for line in self._read(self._results_path(run_id, stage)):
+            results[line["key"]] = line["payload"]
+        return results
+
+    def save_results(self, run_id: str, stage: str, results: Mapping[str, Mapping[str, Any]]) -> None:
+        self._append(self._results_path(run_id, stage), [{"key": k, "payload": dict(v)} for k, v in results.items()])
+
+    def finish_run(self, run_id: str, summary: Mapping[str, Any]) -> None:
+        self._append(
+            self.root / "runs.jsonl",
+            [{"event": "finished", "run_id": run_id, "status": "finished", "finished_at": utc_now(), "summary": dict(summary)}],
+        )
+
+    def mark_failed(self, run_id: str, reason: str) -> None:
+        self._append(self.root / "runs.jsonl", [{"event": "failed", "run_id": run_id, "status": "failed", "failure": reason}])
+
+    def load_summary(self, run_id: str) -> dict[str, Any] | None:
+        entry = self._runs().get(run_id)
+        return entry.get("summary") if entry else None
+
+    def close(self) -> None:
+        pass
+
+
+def _drop_torn_tail(path: Path) -> None:
+    """Cut an incomplete last line (left by a killed writer) before appending."""
+    if not path.exists():
+        return
+    with open(path, "rb+") as handle:
+        handle.seek(0, os.SEEK_END)
+        size = handle.tell()
+        if size == 0:
+            return
+        handle.seek(size - 1)
+        if handle.read(1) == b"\n":
+            return
+        # walk back to the previous newline
+        position = size - 1
+        chunk = 4096
+        while position > 0:
+            start = max(0, position - chunk)
+            handle.seek(start)
+            data = handle.read(position - start)
+            newline = data.rfind(b"\n")
+            if newline != -1:
+                handle.truncate(start + newline + 1)
+                return
+            position = start
+        handle.truncate(0)

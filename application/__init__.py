@@ -1,0 +1,1 @@
+"""Application services: one per benchmark protocol, plus run orchestration. Talks only to ports."""

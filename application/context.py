@@ -1,0 +1,72 @@
+"""What a protocol service receives: lazily resolved ports, its settings and the run's identity."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any, Callable, Generic, TypeVar
+
+import structlog
+
+from culturebias.application.recorded_ports import RecordedGenerator, RecordedPseudoScorer, RecordedScorer
+from culturebias.ports.generation import Generator
+from culturebias.ports.judging import Judge
+from culturebias.ports.progress import ProgressReporter
+from culturebias.ports.results import ResultStore
+from culturebias.ports.scoring import LoglikelihoodScorer, PseudoLoglikelihoodScorer
+from culturebias.ports.templating import ChatTemplater
+
+T = TypeVar("T")
+
+
+class Lazy(Generic[T]):
+    """A port built on first use: heavy backends load only if the protocol needs them."""
+
+    def __init__(self, factory: Callable[[], T]):
+        self._factory = factory
+        self._value: T | None = None
+        self._built = False
+
+    def get(self) -> T:
+        if not self._built:
+            self._value = self._factory()
+            self._built = True
+        return self._value  # type: ignore[return-value]
+
+
+@dataclass
+class ModelPorts:
+    """The model-facing ports of one configured backend (each built on demand)."""
+
+    scorer: Lazy[LoglikelihoodScorer]
+    templater: Lazy[ChatTemplater]
+    generator: Lazy[Generator]
+    pseudo_scorer: Lazy[PseudoLoglikelihoodScorer]
+    judge: Lazy[Judge]
+
+
+@dataclass
+class RunContext:
+    run_id: str
+    ports: ModelPorts
+    store: ResultStore
+    progress: ProgressReporter
+    seed: int = 0
+    chunk_size: int = 2048
+    log: Any = field(default_factory=lambda: structlog.get_logger("culturebias"))
+
+    # Ports wrapped so that every result is stored as it is computed and a resumed
+    # run never recomputes what is stored.
+    def scorer(self) -> RecordedScorer:
+        return RecordedScorer(self.ports.scorer.get(), self.store, self.run_id, self.progress, self.chunk_size)
+
+    def pseudo_scorer(self) -> RecordedPseudoScorer:
+        return RecordedPseudoScorer(self.ports.pseudo_scorer.get(), self.store, self.run_id, self.progress, self.chunk_size)
+
+    def generator(self) -> RecordedGenerator:
+        return RecordedGenerator(self.ports.generator.get(), self.store, self.run_id, self.progress, self.chunk_size)
+
+    def templater(self) -> ChatTemplater:
+        return self.ports.templater.get()
+
+    def judge(self) -> Judge:
+        return self.ports.judge.get()

@@ -1,0 +1,1 @@
+"""Composition root: typed configuration, the dependency-injector container, logging and the CLI."""

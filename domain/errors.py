@@ -1,0 +1,56 @@
+"""Typed errors. Every data error names the file, the row and the field at fault."""
+
+from __future__ import annotations
+
+
+class CultureBiasError(Exception):
+    """Base class of every error culturebias raises on purpose."""
+
+
+class ConfigError(CultureBiasError):
+    """The configuration is invalid or incomplete."""
+
+
+class DataError(CultureBiasError):
+    """Input data is malformed. Names the file, the row (1-based, header = row 1) and the field."""
+
+    def __init__(self, message: str, *, file: str | None = None, row: int | None = None, field: str | None = None):
+        self.file = file
+        self.row = row
+        self.field = field
+        self.reason = message
+        where = ", ".join(
+            part
+            for part in (
+                f"file {file}" if file is not None else "",
+                f"row {row}" if row is not None else "",
+                f"field {field!r}" if field is not None else "",
+            )
+            if part
+        )
+        super().__init__(f"{where}: {message}" if where else message)
+
+
+class MissingDataError(ConfigError):
+    """A benchmark needs data that is not configured or not where it was said to be."""
+
+
+class CapabilityError(CultureBiasError):
+    """A backend lacks a capability a protocol needs (e.g. prompt log-probabilities).
+
+    Raised before a run starts, never mid-run and never hidden behind a default score.
+    """
+
+    def __init__(self, backend: str, capability: str, detail: str = ""):
+        self.backend = backend
+        self.capability = capability
+        message = f"backend {backend!r} cannot provide {capability}"
+        super().__init__(f"{message}: {detail}" if detail else message)
+
+
+class ResumeMismatchError(CultureBiasError):
+    """--resume was asked for a run whose configuration or data differs from the stored one."""
+
+
+class ReplayMissingError(DataError):
+    """A replay file lacks an answer the run needs."""

@@ -1,0 +1,45 @@
+"""Who produced a score: model identity and the numeric provenance of every score."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from typing import Literal
+
+from pydantic import BaseModel, ConfigDict
+
+
+class ModelIdentity(BaseModel):
+    """Everything a cached score depends on besides the request text itself.
+
+    The request text already contains the rendered chat template, so a template
+    change changes the key; ``tokenizer`` is a fingerprint of the tokenizer files.
+    """
+
+    model_config = ConfigDict(frozen=True)
+
+    backend: str
+    model: str
+    revision: str | None = None
+    tokenizer: str | None = None
+    dtype: str = "float32"
+    kind: Literal["causal", "masked", "api", "scripted", "replay"] = "causal"
+    parameters: int | None = None
+    description: str = ""
+
+    def cache_key(self) -> str:
+        stable = {k: v for k, v in self.model_dump().items() if k not in {"description", "parameters"}}
+        return hashlib.sha256(json.dumps(stable, sort_keys=True).encode()).hexdigest()[:16]
+
+
+class ScoreProvenance(BaseModel):
+    """Numeric settings a score depends on; stored next to every score."""
+
+    model_config = ConfigDict(frozen=True)
+
+    backend: str
+    dtype: str
+    device: str = "cpu"
+    batch_size: int = 1
+    padding_side: str = "right"
+    boundary_rule: str = "straddle-to-continuation"

