@@ -1,0 +1,110 @@
+"""Shared pieces of the Markdown reports. Every number shown comes from summary.json."""
+
+from __future__ import annotations
+
+import math
+from pathlib import Path
+from typing import Any, Iterable, Mapping, Sequence
+
+SMALL_MODEL_PARAMETERS = 1_000_000_000
+
+
+def fmt(value: Any, digits: int = 3) -> str:
+    if value is None:
+        return "–"
+    if isinstance(value, bool):
+        return "yes" if value else "no"
+    if isinstance(value, float):
+        if math.isnan(value):
+            return "–"
+        return f"{value:.{digits}f}"
+    return str(value)
+
+
+def table(headers: Sequence[str], rows: Iterable[Sequence[Any]], digits: int = 3) -> str:
+    lines = ["| " + " | ".join(headers) + " |", "|" + "|".join("---" for _ in headers) + "|"]
+    for row in rows:
+        lines.append("| " + " | ".join(fmt(cell, digits) for cell in row) + " |")
+    return "\n".join(lines)
+
+
+def model_section(summary: Mapping[str, Any]) -> str:
+    """Which model ran, on which backend, and a plain warning when it is a small one."""
+    models = summary.get("model", {})
+    lines = ["## Model", ""]
+    if not models:
+        lines.append("No model port was used by this run.")
+    small = False
+    for role, identity in models.items():
+        if role.endswith("_provenance") or not isinstance(identity, Mapping):
+            continue
+        params = identity.get("parameters")
+        size = f", {params / 1e6:.0f}M parameters" if params else ""
+        desc = f" ({identity['description']})" if identity.get("description") else ""
+        lines.append(
+            f"- **{role}**: `{identity.get('model')}` via `{identity.get('backend')}`, "
+            f"dtype {identity.get('dtype')}{size}{desc}"
+        )
+        provenance = models.get(f"{role}_provenance")
+        if isinstance(provenance, Mapping):
+            lines.append(
+                f"  - scores computed on {provenance.get('device')} with batch size {provenance.get('batch_size')}, "
+                f"padding {provenance.get('padding_side')}, boundary rule `{provenance.get('boundary_rule')}`"
+            )
+        if params and params < SMALL_MODEL_PARAMETERS:
+            small = True
+    if small:
+        lines += [
+            "",
+            "> **A small model ran.** A model of this size checks that the method works end to end; "
+            "its numbers say nothing about the bias of a deployable model.",
+        ]
+    return "\n".join(lines)
+
+
+def header_section(summary: Mapping[str, Any], title: str) -> str:
+    data = summary.get("data", {})
+    return "\n".join(
+        [
+            f"# {title}",
+            "",
+            f"- run `{summary.get('run_id')}`, finished {summary.get('finished_at')}",
+            f"- data: {data.get('source')} (fingerprint `{data.get('fingerprint')}`)",
+            f"- culturebias {summary.get('culturebias_version')}, summary schema {summary.get('schema_version')}",
+        ]
+    )
+
+
+def notes_section(summary: Mapping[str, Any]) -> str:
+    notes = summary.get("notes") or []
+    counts = summary.get("counts") or {}
+    lines = ["## Counts and notes", ""]
+    for key, value in counts.items():
+        lines.append(f"- {key}: {fmt(value)}")
+    lines += [f"- {note}" for note in notes]
+    return "\n".join(lines)
+
+
+def write_markdown(out_dir: Path, sections: Sequence[str], name: str = "report.md") -> Path:
+    path = Path(out_dir) / name
+    path.write_text("\n\n".join(s.strip() for s in sections if s) + "\n", encoding="utf-8")
+    return path
+
+
+def new_figure(width: float = 6.0, height: float = 4.0):
+    """A matplotlib figure on the headless Agg backend (imported lazily)."""
+    import matplotlib
+
+    matplotlib.use("Agg", force=True)
+    import matplotlib.pyplot as plt
+
+    return plt.subplots(figsize=(width, height))
+
+
+def save_figure(fig, path: Path) -> Path:
+    import matplotlib.pyplot as plt
+
+    fig.tight_layout()
+    fig.savefig(path, dpi=120)
+    plt.close(fig)
+    return path
