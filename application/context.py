@@ -10,9 +10,11 @@ import structlog
 from culturebias.application.recorded_ports import RecordedGenerator, RecordedPseudoScorer, RecordedScorer
 from culturebias.ports.generation import Generator
 from culturebias.ports.judging import Judge
+from culturebias.ports.lexicon import Lexicon
 from culturebias.ports.progress import ProgressReporter
 from culturebias.ports.results import ResultStore
 from culturebias.ports.scoring import LoglikelihoodScorer, PseudoLoglikelihoodScorer
+from culturebias.ports.similarity import TextEmbedder
 from culturebias.ports.templating import ChatTemplater
 
 T = TypeVar("T")
@@ -53,6 +55,10 @@ class RunContext:
     seed: int = 0
     chunk_size: int = 2048
     log: Any = field(default_factory=lambda: structlog.get_logger("culturebias"))
+    # LIBRA's knowledge boundary opens these by spec: ``lexicons(spec, min_frequency)``
+    # and ``embedders(spec)``; None where the caller wires none.
+    lexicons: Callable[..., Lexicon] | None = None
+    embedders: Callable[[str], TextEmbedder] | None = None
 
     # Ports wrapped so that every result is stored as it is computed and a resumed
     # run never recomputes what is stored.

@@ -111,6 +111,11 @@ def make_container(benchmark: str, settings: Settings, out_dir: Path) -> Contain
     return Container(settings=settings, out_dir=out_dir, benchmark=benchmark)
 
 
+# LIBRA's knowledge boundary: general lexicons and sentence embedders, opened by spec.
+LEXICONS = "culturebias.adapters.lexicon:open_lexicon"
+EMBEDDERS = "culturebias.adapters.embeddings:open_embedder"
+
+
 def make_context_factory(container: Container):
     """``run_id -> RunContext`` with every model port resolved on first use."""
     settings: Settings = container.settings()
@@ -130,6 +135,8 @@ def make_context_factory(container: Container):
             progress=container.progress(),
             seed=settings.run.seed,
             chunk_size=settings.run.chunk_size,
+            lexicons=lambda spec, min_frequency=0.0: import_object(LEXICONS)(spec, min_frequency),
+            embedders=lambda spec: import_object(EMBEDDERS)(spec),
         )
 
     return make
