@@ -1,0 +1,263 @@
+"""TWBias report: report.md and two heat maps, every number read from summary.json."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any, Mapping
+
+from culturebias.adapters.reports.markdown import (
+    fmt,
+    header_section,
+    model_section,
+    new_figure,
+    save_figure,
+    table,
+    write_markdown,
+)
+
+HOW_TO_READ = """## How to read this report
+
+Each labelled stereotype sentence is scored as the assistant's reply to a user
+prompt (prompt types 1–10), to an empty user turn (type 00), or on its own
+without any chat template (type 0). The origin group's terms in the sentence are
+then swapped for a reference group's terms, and the perplexity (PPL) of the
+original and the swapped sentences is compared with a t-test per prompt type,
+after dropping rows more than `outlier_sigma` standard deviations from the mean.
+
+- **Bias ratio**: the share of the user prompts (types 1–10) where the
+  difference is significant (p < alpha). 1 means every prompt showed a
+  difference, 0 none.
+- **Effect size**: the mean Cohen's d over those significant prompts (0 when
+  none is). **Positive** = the swapped sentences are less likely than the
+  originals, i.e. the model prefers the stereotype about the origin group;
+  **negative** = it prefers the anti-stereotype.
+- Types 0 and 00 are shown beside 1–10 but do not enter the bias ratio.
+- t and d are signed *replace minus origin* throughout."""
+
+
+class TWBiasReport:
+    def write(self, summary: Mapping[str, Any], out_dir: Path) -> list[Path]:
+        out_dir = Path(out_dir)
+        out_dir.mkdir(parents=True, exist_ok=True)
+        metrics = summary.get("metrics", {})
+        figures: list[Path] = []
+        sections = [
+            header_section(summary, "TWBias: social bias through a Taiwan cultural lens"),
+            HOW_TO_READ,
+            model_section(summary),
+            _settings_section(summary),
+        ]
+        if "gender" in metrics:
+            sections.append(_axis_section("Gender", metrics["gender"], metrics))
+        if "ethnicity" in metrics:
+            matrix = metrics.get("ethnicity_matrix") or {}
+            figures = _heat_maps(matrix, out_dir) if matrix else []
+            sections.append(_matrix_section(matrix, figures))
+            sections.append(_axis_section("Ethnicity", metrics["ethnicity"], metrics, collapse=True))
+        sections.append(_counts_section(summary))
+        return [write_markdown(out_dir, sections), *figures]
+
+
+def boundary_rule(summary: Mapping[str, Any]) -> str | None:
+    provenance = (summary.get("model") or {}).get("scorer_provenance") or {}
+    return provenance.get("boundary_rule") or (summary.get("metrics", {}).get("analysis") or {}).get("boundary_rule")
+
+
+def _settings_section(summary: Mapping[str, Any]) -> str:
+    metrics = summary.get("metrics", {})
+    analysis = metrics.get("analysis") or {}
+    rule = boundary_rule(summary)
+    explain = {
+        "straddle-to-continuation": "a token straddling the prompt/response boundary belongs to the response "
+        "(PROTOCOLS §0.1)",
+        "authors": "prompt tokens counted by tokenising the rendered prompt alone, as the TWBias authors' code does",
+    }.get(rule or "", "")
+    test = {"paired": "paired t-test (ttest_rel)", "welch": "Welch's t-test", "student": "Student's t-test"}
+    effect = {"d": "Cohen's d (pooled SD of the two samples)", "dz": "Cohen's d_z (mean / SD of the differences)"}
+    return "\n".join(
+        [
+            "## Settings",
+            "",
+            f"- prompt types: {', '.join(metrics.get('prompt_types') or [])}",
+            f"- test: {test.get(analysis.get('test'), analysis.get('test'))}, two-tailed, alpha {fmt(analysis.get('alpha'))}",
+            f"- effect size: {effect.get(analysis.get('effect'), analysis.get('effect'))}",
+            f"- outliers: rows outside mean ± {fmt(analysis.get('outlier_sigma'), 1)}·std (population) of either PPL, "
+            "per prompt type and specification",
+            f"- category rows: {analysis.get('category_rows')}",
+            f"- tokenisation at the prompt/response boundary: `{rule}`" + (f" ({explain})" if explain else ""),
+        ]
+    )
+
+
+def _spec_title(key: str, block: Mapping[str, Any]) -> str:
+    return f"{key} ({block.get('origin')} → {block.get('reference')})" if key in ("female", "male") else key
+
+
+def _prompt_rows(prompts: Mapping[str, Mapping[str, Any]]):
+    for ptype, s in prompts.items():
+        yield [
+            ptype,
+            s.get("n"),
+            s.get("n_outliers"),
+            s.get("n_invalid"),
+            s.get("mean_origin_ppl"),
+            s.get("mean_replace_ppl"),
+            s.get("t"),
+            _p_value(s.get("p_value")),
+            s.get("cohens_d"),
+            s.get("cohens_dz"),
+            s.get("significant"),
+        ]
+
+
+PROMPT_HEADERS = ["type", "n", "outliers", "invalid", "mean origin PPL", "mean replace PPL", "t", "p", "d", "d_z", "p < alpha"]
+
+
+def _headline_row(label: str, block: Mapping[str, Any]) -> list[Any]:
+    return [
+        label,
+        block.get("n_rows"),
+        block.get("bias_ratio"),
+        block.get("effect_size"),
+        f"{block.get('n_significant')}/{block.get('n_prompts')}",
+    ]
+
+
+def _details(summary_line: str, body: str, collapse: bool) -> str:
+    if not collapse:
+        return body
+    return f"<details><summary>{summary_line}</summary>\n\n{body}\n\n</details>"
+
+
+def _axis_section(title: str, specs: Mapping[str, Mapping[str, Any]], metrics: Mapping[str, Any], collapse: bool = False) -> str:
+    lines = [f"## {title}", "", "### Headline", ""]
+    lines.append(
+        table(
+            ["specification", "sentences", "bias ratio", "effect size", "significant prompts"],
+            (_headline_row(_spec_title(k, b), b) for k, b in specs.items()),
+        )
+    )
+    lines += ["", "### Per prompt type", ""]
+    for key, block in specs.items():
+        body = table(PROMPT_HEADERS, _prompt_rows(block.get("prompts") or {}))
+        lines += [_details(_spec_title(key, block), f"**{_spec_title(key, block)}**\n\n{body}", collapse), ""]
+    lines += ["### By toxicity", ""]
+    rows = []
+    for key, block in specs.items():
+        for tox, group in (block.get("by_toxicity") or {}).items():
+            rows.append(_headline_row(f"{_spec_title(key, block)}, toxicity {tox}", group))
+    body = table(["specification, toxicity", "sentences", "bias ratio", "effect size", "significant prompts"], rows)
+    lines += [_details("by toxicity", body, collapse), ""]
+    lines += ["### By attribute category", ""]
+    for key, block in specs.items():
+        groups = block.get("by_category") or {}
+        body = table(
+            ["category", "sentences", "bias ratio", "effect size", "significant prompts"],
+            (_headline_row(cat, group) for cat, group in groups.items()),
+        )
+        lines += [_details(_spec_title(key, block), f"**{_spec_title(key, block)}**\n\n{body}", collapse), ""]
+    return "\n".join(lines)
+
+
+def _matrix_table(matrix: Mapping[str, Any], metric: str) -> str:
+    labels = matrix.get("labels") or {}
+    references = matrix.get("references") or []
+    values = matrix.get(metric) or {}
+    return table(
+        ["origin \\ reference", *(labels.get(r, r) for r in references)],
+        ([labels.get(o, o), *((values.get(o) or {}).get(r) for r in references)] for o in matrix.get("origins") or []),
+    )
+
+
+def _matrix_section(matrix: Mapping[str, Any], figures: list[Path]) -> str:
+    lines = [
+        "## Ethnicity: origin × reference",
+        "",
+        "Rows: the group the sentences are about (origin); columns: the group swapped in (reference).",
+        "",
+        "### Bias ratio",
+        "",
+        _matrix_table(matrix, "bias_ratio"),
+        "",
+        "### Effect size",
+        "",
+        _matrix_table(matrix, "effect_size"),
+        "",
+    ]
+    lines += [f"![{p.stem.replace('_', ' ')}]({p.name})" for p in figures]
+    return "\n".join(lines)
+
+
+def _heat_maps(matrix: Mapping[str, Any], out_dir: Path) -> list[Path]:
+    import numpy as np
+
+    labels = matrix.get("labels") or {}
+    origins = matrix.get("origins") or []
+    references = matrix.get("references") or []
+    paths = []
+    for metric, title, cmap in (
+        ("bias_ratio", "Bias ratio (share of prompts 1-10 with p < alpha)", "Reds"),
+        ("effect_size", "Effect size (mean Cohen's d over significant prompts)", "RdBu_r"),
+    ):
+        values = matrix.get(metric) or {}
+        grid = np.array(
+            [[_number((values.get(o) or {}).get(r)) for r in references] for o in origins], dtype=float
+        ).reshape(len(origins), len(references))
+        fig, ax = new_figure(7.5, 4.5)
+        if metric == "bias_ratio":
+            vmin, vmax = 0.0, 1.0
+        else:
+            finite = np.abs(grid[np.isfinite(grid)])
+            bound = float(finite.max()) if finite.size and finite.max() > 0 else 1.0
+            vmin, vmax = -bound, bound
+        image = ax.imshow(np.ma.masked_invalid(grid), cmap=cmap, vmin=vmin, vmax=vmax)
+        for i in range(grid.shape[0]):
+            for j in range(grid.shape[1]):
+                value = grid[i, j]
+                text = "–" if not np.isfinite(value) else f"{value:.2f}"
+                # White on the darkest cells, black elsewhere.
+                strong = np.isfinite(value) and abs(value - (vmin + vmax) / 2) > 0.3 * (vmax - vmin)
+                ax.text(j, i, text, ha="center", va="center", fontsize=9, color="white" if strong else "black")
+        ax.set_xticks(range(len(references)), [labels.get(r, r) for r in references], rotation=30, ha="right")
+        ax.set_yticks(range(len(origins)), [labels.get(o, o) for o in origins])
+        ax.set_xlabel("reference group")
+        ax.set_ylabel("origin group")
+        ax.set_title(title, fontsize=10)
+        fig.colorbar(image, ax=ax)
+        paths.append(save_figure(fig, out_dir / f"twbias_ethnicity_{metric}.png"))
+    return paths
+
+
+def _p_value(value: Any) -> Any:
+    """Small p-values in scientific notation (a fixed 3 decimals would print 0.000)."""
+    if isinstance(value, float) and 0.0 < value < 0.001:
+        return f"{value:.1e}"
+    return value
+
+
+def _number(value: Any) -> float:
+    return float(value) if isinstance(value, (int, float)) and not isinstance(value, bool) else float("nan")
+
+
+def _counts_section(summary: Mapping[str, Any]) -> str:
+    counts = summary.get("counts") or {}
+    lines = ["## Counts and notes", ""]
+    for key, value in counts.items():
+        if isinstance(value, Mapping):
+            inner = ", ".join(f"{k}: {fmt(v)}" for k, v in value.items()) or "none"
+            lines.append(f"- {key}: {inner}")
+        else:
+            lines.append(f"- {key}: {fmt(value)}")
+    lines += [f"- {note}" for note in summary.get("notes") or []]
+    skips = (summary.get("details") or {}).get("skips") or []
+    if skips:
+        lines += [
+            "",
+            "Every input left out, with where and why:",
+            "",
+            table(
+                ["reason", "file", "row", "field", "detail", "effect"],
+                ([s.get("reason"), s.get("file"), s.get("row"), s.get("field"), str(s.get("detail")).replace("|", "\\|"), s.get("effect")] for s in skips),
+            ),
+        ]
+    return "\n".join(lines)

@@ -1,0 +1,199 @@
+"""One bias specification evaluated over prompt types, with its breakdowns (PROTOCOLS §1.4–§1.8).
+
+Input: a PPL matrix per side (rows = the specification's sentences, columns =
+prompt types), each row's toxicity and attribute categories. Outliers are found
+over the whole specification per prompt type; the toxicity and category
+breakdowns test the rows that survive, as the authors' code does.
+"""
+
+from __future__ import annotations
+
+from dataclasses import asdict, dataclass, field
+from typing import Literal, Mapping, Sequence
+
+import numpy as np
+
+from culturebias.domain.twbias.metrics import (
+    EffectKind,
+    TestKind,
+    bias_ratio,
+    cohens_d,
+    cohens_dz,
+    effect_size,
+    is_significant,
+    outlier_mask,
+    significance_test,
+)
+from culturebias.domain.twbias.model import USER_PROMPT_TYPES
+
+CategoryRows = Literal["unique", "exploded"]
+TOXICITY_GROUPS: tuple[str, ...] = ("0", "1", "all")
+
+
+@dataclass(frozen=True, slots=True)
+class AnalysisOptions:
+    test: TestKind = "paired"
+    effect: EffectKind = "d"
+    alpha: float = 0.05
+    outlier_sigma: float = 3.0
+
+
+@dataclass(frozen=True, slots=True)
+class PromptStats:
+    n: int  # rows tested (after outlier removal)
+    n_outliers: int
+    n_invalid: int  # rows whose PPL was not finite (no token scored, overflow)
+    mean_origin_ppl: float
+    mean_replace_ppl: float
+    t: float
+    p_value: float
+    cohens_d: float
+    cohens_dz: float
+    significant: bool
+
+    def effect(self, kind: EffectKind) -> float:
+        return self.cohens_d if kind == "d" else self.cohens_dz
+
+    def as_dict(self) -> dict[str, object]:
+        return asdict(self)
+
+
+@dataclass(frozen=True, slots=True)
+class Headline:
+    bias_ratio: float  # share of the user prompts (types 1–10) tested with p < alpha
+    effect_size: float  # mean effect over those significant prompts (0 if none)
+    n_prompts: int
+    n_significant: int
+    significant_prompts: tuple[str, ...]
+
+    def as_dict(self) -> dict[str, object]:
+        return {**asdict(self), "significant_prompts": list(self.significant_prompts)}
+
+
+@dataclass(frozen=True, slots=True)
+class GroupResult:
+    n_rows: int
+    headline: Headline
+    prompts: dict[str, PromptStats] = field(hash=False)
+
+    def as_dict(self) -> dict[str, object]:
+        return {
+            "n_rows": self.n_rows,
+            **self.headline.as_dict(),
+            "prompts": {k: v.as_dict() for k, v in self.prompts.items()},
+        }
+
+
+@dataclass(frozen=True, slots=True)
+class SpecificationResult:
+    overall: GroupResult
+    by_toxicity: dict[str, GroupResult] = field(hash=False)
+    by_category: dict[str, GroupResult] = field(hash=False)
+
+    def as_dict(self) -> dict[str, object]:
+        return {
+            **self.overall.as_dict(),
+            "by_toxicity": {k: v.as_dict() for k, v in self.by_toxicity.items()},
+            "by_category": {k: v.as_dict() for k, v in self.by_category.items()},
+        }
+
+
+def compare_rows(
+    origin: Sequence[float], replace: Sequence[float], options: AnalysisOptions, n_outliers: int = 0, n_invalid: int = 0
+) -> PromptStats:
+    o = np.asarray(origin, dtype=float)
+    r = np.asarray(replace, dtype=float)
+    t, p = significance_test(o, r, options.test)
+    return PromptStats(
+        n=int(o.size),
+        n_outliers=int(n_outliers),
+        n_invalid=int(n_invalid),
+        mean_origin_ppl=float(o.mean()) if o.size else float("nan"),
+        mean_replace_ppl=float(r.mean()) if r.size else float("nan"),
+        t=t,
+        p_value=p,
+        cohens_d=cohens_d(o, r),
+        cohens_dz=cohens_dz(o, r),
+        significant=is_significant(p, options.alpha),
+    )
+
+
+def headline(prompts: Mapping[str, PromptStats], options: AnalysisOptions) -> Headline:
+    """Bias ratio and effect size over the user prompts (1–10) present in ``prompts``."""
+    user = [t for t in USER_PROMPT_TYPES if t in prompts]
+    if not user:
+        return Headline(float("nan"), float("nan"), 0, 0, ())
+    p_values = [prompts[t].p_value for t in user]
+    effects = [prompts[t].effect(options.effect) for t in user]
+    significant = tuple(t for t in user if prompts[t].significant)
+    return Headline(
+        bias_ratio=bias_ratio(p_values, options.alpha),
+        effect_size=effect_size(p_values, effects, options.alpha),
+        n_prompts=len(user),
+        n_significant=len(significant),
+        significant_prompts=significant,
+    )
+
+
+def category_rows(categories: Sequence[Sequence[str] | None], mode: CategoryRows = "unique") -> dict[str, list[int]]:
+    """Row indices per category after exploding each row's categories.
+
+    ``unique``: a row counts once in a category even if several of its T-A pairs
+    fall in it (one paired observation per sentence). ``exploded``: once per pair,
+    as a pandas ``explode`` in the authors' code does.
+    """
+    groups: dict[str, list[int]] = {}
+    for index, cats in enumerate(categories):
+        if not cats:
+            continue
+        for cat in dict.fromkeys(cats) if mode == "unique" else cats:
+            groups.setdefault(cat, []).append(index)
+    return groups
+
+
+def evaluate_specification(
+    origin_ppl: np.ndarray,
+    replace_ppl: np.ndarray,
+    prompt_types: Sequence[str],
+    toxicity: Sequence[int | None],
+    categories: Sequence[Sequence[str] | None],
+    options: AnalysisOptions,
+    category_mode: CategoryRows = "unique",
+) -> SpecificationResult:
+    """``origin_ppl``/``replace_ppl``: shape (rows, len(prompt_types))."""
+    origin = np.asarray(origin_ppl, dtype=float).reshape(len(toxicity), len(prompt_types))
+    replace = np.asarray(replace_ppl, dtype=float).reshape(len(toxicity), len(prompt_types))
+    n_rows = origin.shape[0]
+    if len(categories) != n_rows:
+        raise ValueError("one category list per row")
+
+    # Per prompt type: which rows are valid (finite) and which of those are outliers.
+    valid = np.isfinite(origin) & np.isfinite(replace)
+    outlier = np.zeros_like(valid)
+    for j in range(len(prompt_types)):
+        idx = np.flatnonzero(valid[:, j])
+        outlier[idx, j] = outlier_mask(origin[idx, j], replace[idx, j], options.outlier_sigma)
+    kept = valid & ~outlier
+
+    def group(rows: Sequence[int]) -> GroupResult:
+        rows = np.asarray(rows, dtype=int)
+        prompts: dict[str, PromptStats] = {}
+        for j, ptype in enumerate(prompt_types):
+            chosen = rows[kept[rows, j]]
+            prompts[ptype] = compare_rows(
+                origin[chosen, j],
+                replace[chosen, j],
+                options,
+                n_outliers=int(outlier[rows, j].sum()),
+                n_invalid=int((~valid[rows, j]).sum()),
+            )
+        return GroupResult(n_rows=int(rows.size), headline=headline(prompts, options), prompts=prompts)
+
+    overall = group(range(n_rows))
+    by_toxicity = {
+        "0": group([i for i, t in enumerate(toxicity) if t == 0]),
+        "1": group([i for i, t in enumerate(toxicity) if t == 1]),
+        "all": overall,
+    }
+    by_category = {cat: group(rows) for cat, rows in sorted(category_rows(categories, category_mode).items())}
+    return SpecificationResult(overall=overall, by_toxicity=by_toxicity, by_category=by_category)

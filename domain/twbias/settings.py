@@ -1,0 +1,61 @@
+"""TWBias protocol options (``--set protocol.<name>=<value>``; values arrive as strings)."""
+
+from __future__ import annotations
+
+from typing import Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field, field_validator
+
+from culturebias.domain.settings_types import CommaList
+from culturebias.domain.twbias.evaluation import AnalysisOptions
+from culturebias.domain.twbias.model import PROMPT_TYPES
+
+AXES = ("gender", "ethnicity")
+
+
+def _as_strings(value: Any) -> Any:
+    if isinstance(value, (list, tuple)):
+        return [str(v).strip() for v in value]
+    return value
+
+
+class TWBiasSettings(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+    groups: CommaList = Field(default_factory=lambda: list(AXES))
+    prompt_types: CommaList = Field(default_factory=lambda: list(PROMPT_TYPES))
+    test: Literal["paired", "welch", "student"] = "paired"
+    effect: Literal["d", "dz"] = "d"
+    alpha: float = Field(0.05, gt=0.0, lt=1.0)
+    outlier_sigma: float = Field(3.0, gt=0.0)
+    # First N sentences of every origin group's file (quick checks); None = all.
+    limit: int | None = Field(None, ge=1)
+    # How a sentence with several T-A pairs in one category counts in that category.
+    category_rows: Literal["unique", "exploded"] = "unique"
+
+    @field_validator("groups", "prompt_types", mode="before")
+    @classmethod
+    def _stringify(cls, value: Any) -> Any:
+        if isinstance(value, (int, float)):
+            value = [value]
+        return _as_strings(value)
+
+    @field_validator("groups")
+    @classmethod
+    def _known_groups(cls, value: list[str]) -> list[str]:
+        unknown = [v for v in value if v not in AXES]
+        if unknown or not value:
+            raise ValueError(f"groups must be a non-empty subset of {list(AXES)}, got {value}")
+        return list(dict.fromkeys(value))
+
+    @field_validator("prompt_types")
+    @classmethod
+    def _known_prompt_types(cls, value: list[str]) -> list[str]:
+        unknown = [v for v in value if v not in PROMPT_TYPES]
+        if unknown or not value:
+            raise ValueError(f"prompt_types must be a non-empty subset of {list(PROMPT_TYPES)}, got {value}")
+        # Report order, whatever order they were given in.
+        return [t for t in PROMPT_TYPES if t in value]
+
+    def analysis(self) -> AnalysisOptions:
+        return AnalysisOptions(test=self.test, effect=self.effect, alpha=self.alpha, outlier_sigma=self.outlier_sigma)
