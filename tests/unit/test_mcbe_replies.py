@@ -1,0 +1,113 @@
+"""Parsing of numbers and A/B choices, and the batched bounded retry loop."""
+
+from __future__ import annotations
+
+import pytest
+
+from culturebias.domain.mcbe.replies import (
+    NumberQuestion,
+    ask_for_numbers,
+    first_number,
+    parse_choice,
+    parse_number,
+    retry_conversation,
+)
+from culturebias.domain.requests import ChatMessage
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        ("8", 8.0),
+        ("得分：7.5分，因为……", 7.5),
+        ("１２", 12.0),  # full-width digits
+        ("分数范围0-13，我给9", 0.0),  # the first number, as the protocol says
+        ("-3", -3.0),
+        ("没有数字", None),
+        ("", None),
+    ],
+)
+def test_first_number(text, expected):
+    assert first_number(text) == expected
+
+
+def test_parse_number_clamps_and_flags():
+    assert parse_number("15", 0, 13) == (13, True)
+    assert parse_number("-2", 0, 10) == (0, True)
+    assert parse_number("6", 0, 10) == (6, False)
+    assert parse_number("好", 0, 10) == (None, False)
+
+
+@pytest.mark.parametrize(
+    ("reply", "expected"),
+    [
+        ("A", "A"),
+        ("B。句子2更可能发生。", "B"),
+        ("Ａ", "A"),  # full-width
+        ("选项A", "A"),
+        ("答案是B", "B"),
+        ("A. 句子1", "A"),
+        ("b", "B"),
+        ("(a) because", "A"),
+        ("答案是b", "B"),
+        ("我选择 B", "B"),
+        ("句子1更可能发生", "A"),
+        ("我认为句子二更合理", "B"),
+        ("A和B都有可能", None),  # both letters
+        ("A：句子1更可能发生。B：句子2更可能发生。", None),
+        ("This is a sentence about people", None),  # an English article is not an answer
+        ("Because both are likely", None),
+        ("AB", None),
+        ("我不知道", None),
+        ("句子1和句子2都可能", None),
+    ],
+)
+def test_parse_choice(reply, expected):
+    assert parse_choice(reply) == expected
+
+
+def _question(text: str, low: float = 0, high: float = 10) -> NumberQuestion:
+    return NumberQuestion((ChatMessage("user", text),), low, high)
+
+
+def test_retry_conversation_grows_so_a_retry_differs_from_the_first_try():
+    q = _question("rate")
+    first = retry_conversation(q, [])
+    second = retry_conversation(q, ["garbage"])
+    third = retry_conversation(q, ["garbage", "garbage"])
+    assert first == q.messages
+    assert len(second) == 3 and second[1] == ChatMessage("assistant", "garbage") and second[2].role == "user"
+    assert "0到10" in second[2].content
+    assert len({first, second, third}) == 3
+
+
+def test_ask_for_numbers_re_asks_only_invalid_items_in_one_batch_per_round():
+    questions = [_question("q0"), _question("q1", 0, 5), _question("q2")]
+    script = {
+        "q0": ["7"],
+        "q1": ["嗯", "9"],  # garbage, then out of range → clamped to 5
+        "q2": ["?", "?", "?", "?"],
+    }
+    batches: list[list[str]] = []
+
+    def ask(conversations):
+        batches.append([c[0].content for c in conversations])
+        out = []
+        for conv in conversations:
+            tries = (len(conv) - 1) // 2
+            out.append(script[conv[0].content][tries])
+        return out
+
+    replies = ask_for_numbers(questions, ask, max_retries=3)
+    assert batches == [["q0", "q1", "q2"], ["q1", "q2"], ["q2"], ["q2"]]
+    assert [(r.value, r.attempts, r.clamped) for r in replies] == [(7, 1, False), (5, 2, True), (None, 4, False)]
+    assert replies[2].raw == "?"
+
+
+def test_ask_for_numbers_without_retries_and_reply_count_check():
+    replies = ask_for_numbers([_question("q")], lambda convs: ["x"], max_retries=0)
+    assert replies[0].value is None and replies[0].attempts == 1
+    with pytest.raises(ValueError):
+        ask_for_numbers([_question("q")], lambda convs: [], max_retries=1)
+    with pytest.raises(ValueError):
+        ask_for_numbers([_question("q")], lambda convs: ["1"], max_retries=-1)
