@@ -1,0 +1,284 @@
+"""Batched continuation log-likelihood (PROTOCOLS §0.1) with shared-prefix KV reuse.
+
+Requests are deduplicated and tokenised once. Requests that share a context (every
+sentence of a TWBias prompt type shares the rendered chat prompt; every option of
+a BBQ item shares the question) form a group: the tokens they share are run once,
+left-padded with other groups' prefixes in one batch, and their key/value cache is
+then indexed out to the batch of continuations, which are right-padded and sorted
+by length. Requests with nothing to share are batched whole, longest first.
+
+Scores are exact: the prefix stops one token before the earliest scored token, so
+every scored token is predicted inside a continuation forward pass, and the
+padding never enters a scored position's attention.
+"""
+
+from __future__ import annotations
+
+import copy
+import inspect
+from collections import defaultdict
+from dataclasses import dataclass
+from typing import Any, Iterator, Sequence
+
+import structlog
+
+from culturebias.adapters.hf.loading import LoadedModel
+from culturebias.adapters.hf.tokens import RequestTokenizer, ScoredSequence
+from culturebias.domain.identity import ModelIdentity, ScoreProvenance
+from culturebias.domain.requests import LoglikelihoodRequest, LoglikelihoodResult
+
+log = structlog.get_logger("culturebias.hf")
+
+# Upper bound on float32 logits held at once (elements): batches shrink for big vocabularies.
+LOGITS_BUDGET = 2**27
+
+
+@dataclass(frozen=True)
+class _Row:
+    index: int  # position in the unique-request list
+    ids: Sequence[int]  # tokens fed to this forward pass (after any shared prefix)
+    start: int  # first scored token within ``ids`` (>= 1)
+
+
+@dataclass(frozen=True)
+class _PrefixGroup:
+    members: tuple[int, ...]
+    prefix: tuple[int, ...]
+
+
+def model_max_length(config: Any) -> int | None:
+    for name in ("max_position_embeddings", "n_positions", "max_sequence_length", "seq_length"):
+        value = getattr(config, name, None)
+        if isinstance(value, int) and value > 0:
+            return value
+    return None
+
+
+def _common_prefix_length(sequences: Sequence[Sequence[int]]) -> int:
+    first = sequences[0]
+    length = len(first)
+    for other in sequences[1:]:
+        limit = min(length, len(other))
+        i = 0
+        while i < limit and first[i] == other[i]:
+            i += 1
+        length = i
+        if length == 0:
+            break
+    return length
+
+
+class HFScorer:
+    def __init__(self, loaded: LoadedModel, settings: Any):
+        self._model = loaded.model
+        self._device = loaded.device
+        self._identity = loaded.identity
+        self._batch_size = settings.batch_size
+        self._prefix_cache = settings.prefix_cache
+        max_length = settings.max_length or model_max_length(self._model.config)
+        self._tokens = RequestTokenizer(loaded.tokenizer, settings.boundary_rule, max_length)
+        tokenizer = loaded.tokenizer
+        pad = tokenizer.pad_token_id
+        self._pad_id = pad if pad is not None else (tokenizer.eos_token_id or 0)
+        vocab = self._model.get_output_embeddings().weight.shape[0]
+        self._max_batch_tokens = max(1, LOGITS_BUDGET // max(1, vocab))
+        self._keeps_logits = "logits_to_keep" in inspect.signature(self._model.forward).parameters
+        self._provenance = ScoreProvenance(
+            backend="hf",
+            dtype=loaded.dtype,
+            device=loaded.device,
+            batch_size=settings.batch_size,
+            padding_side="right",
+            boundary_rule=settings.boundary_rule,
+        )
+
+    @property
+    def identity(self) -> ModelIdentity:
+        return self._identity
+
+    @property
+    def provenance(self) -> ScoreProvenance:
+        return self._provenance
+
+    def check_loglikelihood(self) -> None:
+        return None
+
+    # ------------------------------------------------------------------ public
+
+    def loglikelihood(
+        self, requests: Sequence[LoglikelihoodRequest], progress: Any = None
+    ) -> list[LoglikelihoodResult]:
+        import torch
+
+        position: dict[LoglikelihoodRequest, int] = {}
+        unique: list[LoglikelihoodRequest] = []
+        for request in requests:
+            if request not in position:
+                position[request] = len(unique)
+                unique.append(request)
+        multiplicity = [0] * len(unique)
+        for request in requests:
+            multiplicity[position[request]] += 1
+
+        sequences = self._tokens.encode(unique)
+        truncated = sum(s.truncated for s in sequences)
+        if truncated:
+            log.warning("requests longer than the model's context were left-truncated", count=truncated)
+        results: list[LoglikelihoodResult | None] = [None] * len(unique)
+
+        def finish(indices: Sequence[int]) -> None:
+            if progress is not None:
+                progress.advance(sum(multiplicity[i] for i in indices))
+
+        empty = [i for i, s in enumerate(sequences) if s.n_scored <= 0]
+        for i in empty:
+            results[i] = LoglikelihoodResult(0.0, 0, True)
+        finish(empty)
+
+        groups, singles = self._plan(unique, sequences)
+        with torch.inference_mode():
+            for batch in self._prefix_batches(groups):
+                self._score_prefix_batch(batch, sequences, results, finish)
+            rows = [_Row(i, sequences[i].ids, sequences[i].start) for i in singles]
+            for chunk in self._row_batches(rows):
+                self._store(chunk, self._score_rows(chunk), results, finish)
+        return [results[position[r]] for r in requests]  # type: ignore[misc]
+
+    # ------------------------------------------------------------------ planning
+
+    def _plan(
+        self, unique: Sequence[LoglikelihoodRequest], sequences: Sequence[ScoredSequence]
+    ) -> tuple[list[_PrefixGroup], list[int]]:
+        scorable = [i for i, s in enumerate(sequences) if s.n_scored > 0]
+        if not self._prefix_cache:
+            return [], scorable
+        by_context: dict[str, list[int]] = defaultdict(list)
+        for i in scorable:
+            by_context[unique[i].context].append(i)
+        groups, singles = [], []
+        for members in by_context.values():
+            if len(members) < 2:
+                singles.extend(members)
+                continue
+            shared = _common_prefix_length([sequences[i].ids for i in members])
+            # Stop before the earliest scored token: its prediction must come from a continuation pass.
+            length = min(shared, min(sequences[i].start for i in members) - 1)
+            if length < 1:
+                singles.extend(members)
+                continue
+            groups.append(_PrefixGroup(tuple(members), tuple(sequences[members[0]].ids[:length])))
+        return groups, singles
+
+    def _prefix_batches(self, groups: list[_PrefixGroup]) -> Iterator[list[_PrefixGroup]]:
+        ordered = sorted(groups, key=lambda g: len(g.prefix), reverse=True)
+        for start in range(0, len(ordered), self._batch_size):
+            yield ordered[start : start + self._batch_size]
+
+    def _row_batches(self, rows: list[_Row]) -> Iterator[list[_Row]]:
+        """Longest first; at most ``batch_size`` rows and a bounded number of logits per batch."""
+        ordered = sorted(rows, key=lambda r: len(r.ids), reverse=True)
+        batch: list[_Row] = []
+        for row in ordered:
+            if batch:
+                longest = len(batch[0].ids)
+                too_many = len(batch) >= self._batch_size
+                too_big = (len(batch) + 1) * longest > self._max_batch_tokens
+                if too_many or too_big:
+                    yield batch
+                    batch = []
+            batch.append(row)
+        if batch:
+            yield batch
+
+    # ------------------------------------------------------------------ execution
+
+    def _score_prefix_batch(self, batch: list[_PrefixGroup], sequences, results, finish) -> None:
+        import torch
+
+        cache, prefix_mask, prefix_lengths = self._run_prefixes([g.prefix for g in batch])
+        rows, owner = [], {}
+        for g, group in enumerate(batch):
+            cut = len(group.prefix)
+            for i in group.members:
+                seq = sequences[i]
+                rows.append(_Row(i, seq.ids[cut:], seq.start - cut))
+                owner[i] = g
+        for chunk in self._row_batches(rows):
+            select = torch.tensor([owner[r.index] for r in chunk], device=self._device)
+            fork = copy.copy(cache)
+            fork.layers = [copy.copy(layer) for layer in cache.layers]
+            fork.batch_select_indices(select)
+            padded = bool((prefix_mask == 0).any())
+            scores = self._score_rows(
+                chunk,
+                past=fork,
+                past_mask=prefix_mask[select] if padded else None,
+                past_lengths=prefix_lengths[select],
+            )
+            self._store(chunk, scores, results, finish)
+
+    def _run_prefixes(self, prefixes: list[tuple[int, ...]]):
+        import torch
+
+        longest = max(len(p) for p in prefixes)
+        ids = torch.full((len(prefixes), longest), self._pad_id, dtype=torch.long)
+        mask = torch.zeros((len(prefixes), longest), dtype=torch.long)
+        for row, prefix in enumerate(prefixes):  # left padding: every prefix ends at the same column
+            ids[row, longest - len(prefix) :] = torch.tensor(prefix, dtype=torch.long)
+            mask[row, longest - len(prefix) :] = 1
+        ids, mask = ids.to(self._device), mask.to(self._device)
+        lengths = mask.sum(dim=1)
+        kwargs: dict[str, Any] = {"use_cache": True}
+        if bool((mask == 0).any()):
+            kwargs["attention_mask"] = mask
+            kwargs["position_ids"] = (mask.cumsum(dim=1) - 1).clamp(min=0)
+        if self._keeps_logits:
+            kwargs["logits_to_keep"] = 1
+        output = self._model(input_ids=ids, **kwargs)
+        return output.past_key_values, mask, lengths
+
+    def _score_rows(self, rows: list[_Row], past=None, past_mask=None, past_lengths=None) -> list[tuple[float, int, bool]]:
+        import torch
+
+        width = max(len(r.ids) for r in rows)
+        ids = torch.full((len(rows), width), self._pad_id, dtype=torch.long)
+        for k, row in enumerate(rows):
+            ids[k, : len(row.ids)] = torch.tensor(row.ids, dtype=torch.long)
+        ids = ids.to(self._device)
+        kwargs: dict[str, Any] = {}
+        if past is not None:
+            kwargs["past_key_values"] = past
+            kwargs["use_cache"] = True
+            kwargs["position_ids"] = past_lengths[:, None] + torch.arange(width, device=self._device)[None, :]
+            if past_mask is not None:
+                lengths = torch.tensor([len(r.ids) for r in rows], device=self._device)
+                own = (torch.arange(width, device=self._device)[None, :] < lengths[:, None]).long()
+                kwargs["attention_mask"] = torch.cat([past_mask, own], dim=1)
+        else:
+            # Right padding needs no mask under causal attention: no real token sees a pad.
+            kwargs["use_cache"] = False
+        first = min(r.start for r in rows) - 1  # earliest position whose logits are needed
+        keep = width - first
+        if self._keeps_logits:
+            kwargs["logits_to_keep"] = keep
+        logits = self._model(input_ids=ids, **kwargs).logits[:, -keep:, :].float()
+        # Logits at position first+j predict token first+j+1.
+        targets = torch.full((len(rows), keep), self._pad_id, dtype=torch.long, device=self._device)
+        targets[:, : keep - 1] = ids[:, first + 1 :]
+        target_pos = torch.arange(first + 1, first + 1 + keep, device=self._device)[None, :]
+        starts = torch.tensor([r.start for r in rows], device=self._device)[:, None]
+        ends = torch.tensor([len(r.ids) for r in rows], device=self._device)[:, None]
+        scored = (target_pos >= starts) & (target_pos < ends)
+        target_logits = logits.gather(-1, targets.unsqueeze(-1)).squeeze(-1)
+        token_logprobs = (target_logits - torch.logsumexp(logits, dim=-1)).double()
+        greedy = target_logits >= logits.max(dim=-1).values
+        sums = torch.where(scored, token_logprobs, torch.zeros_like(token_logprobs)).sum(dim=1)
+        all_greedy = (greedy | ~scored).all(dim=1)
+        counts = scored.sum(dim=1)
+        return [(float(s), int(n), bool(g)) for s, n, g in zip(sums.tolist(), counts.tolist(), all_greedy.tolist())]
+
+    @staticmethod
+    def _store(rows: list[_Row], scores, results, finish) -> None:
+        for row, (logprob, n_tokens, greedy) in zip(rows, scores):
+            results[row.index] = LoglikelihoodResult(logprob, n_tokens, greedy)
+        finish([row.index for row in rows])

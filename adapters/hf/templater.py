@@ -1,0 +1,30 @@
+"""The tokenizer's own chat template (PROTOCOLS §0.4)."""
+
+from __future__ import annotations
+
+from typing import Any, Sequence
+
+from culturebias.domain.errors import CapabilityError
+from culturebias.domain.requests import ChatMessage
+
+
+class HFTemplater:
+    """``apply_chat_template(..., tokenize=False)``; ``model.chat_template="none"`` disables it."""
+
+    def __init__(self, tokenizer: Any, enabled: bool = True):
+        self._tokenizer = tokenizer
+        self._enabled = enabled
+
+    @property
+    def has_chat_template(self) -> bool:
+        return self._enabled and bool(getattr(self._tokenizer, "chat_template", None))
+
+    def render(self, messages: Sequence[ChatMessage], add_generation_prompt: bool = True) -> str:
+        if not self.has_chat_template:
+            reason = "disabled by model.chat_template=none" if not self._enabled else "the tokenizer has no chat template"
+            raise CapabilityError("hf", "a chat template", reason)
+        return self._tokenizer.apply_chat_template(
+            [{"role": m.role, "content": m.content} for m in messages],
+            tokenize=False,
+            add_generation_prompt=add_generation_prompt,
+        )
