@@ -1,0 +1,106 @@
+"""``model.backend=openai``: any OpenAI-compatible server (vLLM, TGI, llama.cpp server, commercial APIs).
+
+Configuration: ``model.api_base`` (e.g. ``http://127.0.0.1:8000/v1``), ``model.path``
+(the served model's name), the key from ``model.api_key_file`` or
+``$<model.api_key_env>`` (default ``OPENAI_API_KEY``), ``model.max_concurrency``,
+``model.timeout_s``, ``model.max_retries``. Replies are cached under
+``<cache_dir>/openai/requests.sqlite``.
+
+Chat templates: the server applies its own template to chat requests and does
+not reveal it, so a protocol that scores a response after a client-side rendered
+prompt cannot run here: ``templater()`` raises CapabilityError unless
+``model.chat_template=none``, which states that no template is to be rendered
+(and protocols then run only what needs none). A local copy of the template
+would not help reliably either: completions servers tokenise the rendered text
+again and usually add a second BOS.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Sequence
+
+from culturebias.adapters.openai.client import ApiClient, Backoff, public_base
+from culturebias.adapters.openai.credentials import resolve_api_key
+from culturebias.adapters.openai.generator import OpenAIGenerator
+from culturebias.adapters.openai.request_cache import RequestCache
+from culturebias.adapters.openai.scorer import OpenAIScorer
+from culturebias.domain.errors import CapabilityError, ConfigError
+from culturebias.domain.identity import ModelIdentity
+from culturebias.domain.requests import ChatMessage
+
+TEMPLATE_CAPABILITY = "a client-side chat template"
+TEMPLATE_DETAIL = (
+    "an OpenAI-compatible server applies its own chat template and does not reveal it; "
+    "set model.chat_template=none to run without client-side templates, or use model.backend=hf or onnx"
+)
+
+
+class NoChatTemplate:
+    """``model.chat_template=none``: the caller said no template is to be rendered."""
+
+    @property
+    def has_chat_template(self) -> bool:
+        return False
+
+    def render(self, messages: Sequence[ChatMessage], add_generation_prompt: bool = True) -> str:
+        raise CapabilityError("openai", TEMPLATE_CAPABILITY, "model.chat_template=none")
+
+
+class OpenAIBackend:
+    def __init__(self, client: ApiClient, model: str, identity: ModelIdentity, chat_template: str, boundary_rule: str):
+        self.client = client
+        self.model = model
+        self.identity = identity
+        self._chat_template = chat_template
+        self._boundary_rule = boundary_rule
+
+    def scorer(self) -> OpenAIScorer:
+        return OpenAIScorer(self.client, self.model, self.identity, self._boundary_rule)
+
+    def generator(self) -> OpenAIGenerator:
+        return OpenAIGenerator(self.client, self.model, self.identity)
+
+    def templater(self) -> NoChatTemplate:
+        if self._chat_template != "none":
+            raise CapabilityError("openai", TEMPLATE_CAPABILITY, TEMPLATE_DETAIL)
+        return NoChatTemplate()
+
+    def pseudo_scorer(self):
+        raise CapabilityError(
+            "openai", "pseudo-log-likelihood (masked LMs)", "OpenAI-compatible servers serve causal LMs; use model.backend=hf or onnx"
+        )
+
+    def close(self) -> None:
+        self.client.close()
+
+
+def create_backend(settings, cache_dir: Path, **client_options) -> OpenAIBackend:
+    """``client_options`` (backoff, sleep, transport) are for tests."""
+    if not settings.api_base:
+        raise ConfigError("model.backend=openai needs model.api_base, e.g. --set model.api_base=http://127.0.0.1:8000/v1")
+    if not settings.path:
+        raise ConfigError("model.backend=openai needs model.path: the model name the server serves (the requests' 'model' field)")
+    if settings.kind != "causal":
+        raise ConfigError("model.backend=openai serves causal LMs only; model.kind=masked needs model.backend=hf or onnx")
+    key = resolve_api_key(settings.api_key, settings.api_key_file, settings.api_key_env)
+    cache = RequestCache(Path(cache_dir) / "openai" / "requests.sqlite")
+    client = ApiClient(
+        settings.api_base,
+        api_key=key,
+        timeout_s=settings.timeout_s,
+        max_retries=settings.max_retries,
+        max_concurrency=settings.max_concurrency,
+        cache=cache,
+        backoff=client_options.pop("backoff", None) or Backoff(),
+        **client_options,
+    )
+    identity = ModelIdentity(
+        backend="openai",
+        model=settings.path,
+        revision=settings.revision,
+        dtype="remote",
+        kind="api",
+        description=f"served by {public_base(settings.api_base)}",
+    )
+    return OpenAIBackend(client, settings.path, identity, settings.chat_template, settings.boundary_rule)

@@ -1,0 +1,347 @@
+"""A small OpenAI-compatible HTTP server for tests: real HTTP on 127.0.0.1, a real test model behind it.
+
+It serves ``/v1/completions`` (with ``echo`` and ``logprobs``), ``/v1/chat/completions``
+and ``/v1/models`` from
+
+* a token source, which tokenises a prompt and returns every prompt token's
+  log-probability: ``HFTokenSource`` runs a transformers causal LM (one forward
+  pass, BOS added as serving engines do), ``CharacterTokenSource`` treats each
+  character as a token and asks any ``LoglikelihoodScorer`` port for it;
+* any ``Generator`` port, for generated text (chat messages are handed over as
+  messages, so the generator applies its own template, as a server does).
+
+Faults are injected per request, first in first out: ``429`` (with
+``Retry-After``), ``500``, ``slow`` (the reply waits ``delay_s``) and
+``malformed`` (a 200 whose body is not JSON). ``prompt_logprobs=False`` makes it
+omit prompt log-probabilities like a server without that capability, and
+``offsets="per-token"`` makes it count offsets from tokens decoded one by one
+(replacement characters for partial UTF-8 bytes), like some engines do.
+
+Every served request is recorded (endpoint, body, Authorization header), so a
+test can count requests and check the key was sent.
+"""
+
+from __future__ import annotations
+
+import json
+import threading
+import time
+from dataclasses import dataclass, field
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from typing import Any, Literal, Protocol, Sequence
+
+from culturebias.domain.requests import (
+    ChatMessage,
+    GenerationParams,
+    GenerationRequest,
+    LoglikelihoodRequest,
+)
+from culturebias.ports.generation import Generator
+from culturebias.ports.scoring import LoglikelihoodScorer
+
+OffsetStyle = Literal["incremental", "per-token"]
+
+
+@dataclass(frozen=True)
+class Token:
+    text: str  # decoded text, "" for a partial UTF-8 byte (incremental offsets)
+    logprob: float | None
+    top: dict[str, float] | None  # the argmax token and its log-probability
+
+
+@dataclass(frozen=True)
+class Echo:
+    prompt: list[Token]
+    next_token: Token  # the greedy continuation, for max_tokens >= 1
+
+
+class TokenSource(Protocol):
+    def echo(self, prompt: str, offsets: OffsetStyle) -> Echo: ...
+
+
+class CharacterTokenSource:
+    """Every character one token; its log-probability comes from a scorer port given the text before it."""
+
+    def __init__(self, scorer: LoglikelihoodScorer, greedy_next: str = " "):
+        self._scorer = scorer
+        self._next = greedy_next
+
+    def echo(self, prompt: str, offsets: OffsetStyle) -> Echo:
+        requests = [LoglikelihoodRequest(prompt[:i], prompt[i]) for i in range(1, len(prompt))]
+        results = self._scorer.loglikelihood(requests) if requests else []
+        tokens = [Token(prompt[0], None, None)] if prompt else []
+        tokens += [Token(prompt[i + 1], r.logprob, None) for i, r in enumerate(results)]
+        return Echo(tokens, Token(self._next, 0.0, None))
+
+
+class HFTokenSource:
+    """A transformers causal LM: one forward pass per prompt, BOS added where the tokenizer adds one."""
+
+    def __init__(self, model_path: str):
+        import torch
+        from transformers import AutoModelForCausalLM, AutoTokenizer
+
+        self._torch = torch
+        self.tokenizer = AutoTokenizer.from_pretrained(model_path)
+        self.model = AutoModelForCausalLM.from_pretrained(model_path, dtype=torch.float32).eval()
+
+    def _texts(self, ids: list[int], offsets: OffsetStyle) -> list[str]:
+        decode = self.tokenizer.decode
+        if offsets == "per-token":
+            return [decode([i]) for i in ids]
+        texts, previous = [], ""
+        for n in range(1, len(ids) + 1):
+            text = decode(ids[:n])
+            if text.endswith("\ufffd"):  # an incomplete character: held back until complete
+                texts.append("")
+                continue
+            texts.append(text[len(previous) :])
+            previous = text
+        return texts
+
+    def echo(self, prompt: str, offsets: OffsetStyle) -> Echo:
+        torch = self._torch
+        ids = self.tokenizer(prompt, add_special_tokens=True)["input_ids"]
+        with torch.no_grad():
+            logits = self.model(input_ids=torch.tensor([ids])).logits[0].float()
+        logprobs = torch.log_softmax(logits, dim=-1)
+        texts = self._texts(ids, offsets)
+        best = logprobs.argmax(dim=-1)
+        tokens = [Token(texts[0], None, None)]
+        for i in range(1, len(ids)):
+            row = logprobs[i - 1]
+            top_id = int(best[i - 1])
+            tokens.append(Token(texts[i], float(row[ids[i]]), {self.tokenizer.decode([top_id]): float(row[top_id])}))
+        next_id = int(best[-1])
+        next_text = self._texts(ids + [next_id], offsets)[-1]
+        return Echo(tokens, Token(next_text, float(logprobs[-1, next_id]), None))
+
+
+@dataclass
+class Fault:
+    kind: Literal["429", "500", "slow", "malformed"]
+    retry_after: str | None = None
+    delay_s: float = 0.0
+    endpoint: str | None = None  # None: any endpoint
+
+
+@dataclass
+class Served:
+    endpoint: str
+    body: dict[str, Any]
+    authorization: str | None
+    fault: str | None
+
+
+@dataclass
+class ServerState:
+    model_name: str
+    tokens: TokenSource
+    generator: Generator
+    prompt_logprobs: bool = True
+    offsets: OffsetStyle = "incremental"
+    faults: list[Fault] = field(default_factory=list)
+    served: list[Served] = field(default_factory=list)
+    in_flight: int = 0
+    max_in_flight: int = 0
+    lock: threading.Lock = field(default_factory=threading.Lock)
+    model_lock: threading.Lock = field(default_factory=threading.Lock)
+
+    def take_fault(self, endpoint: str) -> Fault | None:
+        with self.lock:
+            for i, fault in enumerate(self.faults):
+                if fault.endpoint is None or fault.endpoint == endpoint:
+                    return self.faults.pop(i)
+        return None
+
+
+class _Handler(BaseHTTPRequestHandler):
+    server: "_HTTPServer"
+    protocol_version = "HTTP/1.1"
+
+    def log_message(self, format: str, *args: Any) -> None:  # keep test output quiet
+        return None
+
+    def _send(self, status: int, payload: Any, headers: dict[str, str] | None = None, raw: bytes | None = None) -> None:
+        body = raw if raw is not None else json.dumps(payload).encode("utf-8")
+        self.send_response(status)
+        self.send_header("Content-Type", "application/json")
+        self.send_header("Content-Length", str(len(body)))
+        for name, value in (headers or {}).items():
+            self.send_header(name, value)
+        self.end_headers()
+        self.wfile.write(body)
+
+    def _error(self, status: int, message: str, headers: dict[str, str] | None = None) -> None:
+        self._send(status, {"error": {"message": message, "type": "invalid_request_error"}}, headers)
+
+    def do_GET(self) -> None:
+        state = self.server.state
+        if self.path.rstrip("/") == "/v1/models":
+            self._send(200, {"object": "list", "data": [{"id": state.model_name, "object": "model"}]})
+        else:
+            self._error(404, f"no route {self.path}")
+
+    def do_POST(self) -> None:
+        state = self.server.state
+        with state.lock:
+            state.in_flight += 1
+            state.max_in_flight = max(state.max_in_flight, state.in_flight)
+        try:
+            self._post(state)
+        finally:
+            with state.lock:
+                state.in_flight -= 1
+
+    def _post(self, state: ServerState) -> None:
+        length = int(self.headers.get("Content-Length") or 0)
+        raw = self.rfile.read(length)
+        endpoint = self.path.rstrip("/").removeprefix("/v1/")
+        try:
+            body = json.loads(raw or b"{}")
+        except json.JSONDecodeError:
+            self._error(400, "request body is not JSON")
+            return
+        fault = state.take_fault(endpoint)
+        with state.lock:
+            state.served.append(Served(endpoint, body, self.headers.get("Authorization"), fault.kind if fault else None))
+        if fault is not None:
+            if fault.kind == "429":
+                self._error(429, "rate limited", {"Retry-After": fault.retry_after} if fault.retry_after else None)
+                return
+            if fault.kind == "500":
+                self._error(500, "internal error")
+                return
+            if fault.kind == "malformed":
+                self._send(200, None, raw=b'{"choices": [ {"text": "trunc')
+                return
+            time.sleep(fault.delay_s)
+        if endpoint not in ("completions", "chat/completions"):
+            self._error(404, f"no route {self.path}")
+            return
+        if body.get("model") != state.model_name:
+            self._error(404, f"model {body.get('model')!r} does not exist")
+            return
+        try:
+            with state.model_lock:
+                reply = _complete(state, body) if endpoint == "completions" else _chat(state, body)
+        except ValueError as error:
+            self._error(400, str(error))
+            return
+        self._send(200, reply)
+
+
+def _params(body: dict[str, Any]) -> GenerationParams:
+    stop = body.get("stop") or ()
+    return GenerationParams(
+        max_new_tokens=int(body.get("max_tokens") or 16),
+        temperature=float(body.get("temperature") or 0.0),
+        top_p=float(body.get("top_p") or 1.0),
+        seed=int(body.get("seed") or 0),
+        stop=tuple([stop] if isinstance(stop, str) else stop),
+    )
+
+
+def _usage(prompt_tokens: int, completion_tokens: int) -> dict[str, int]:
+    return {"prompt_tokens": prompt_tokens, "completion_tokens": completion_tokens, "total_tokens": prompt_tokens + completion_tokens}
+
+
+def _logprobs_block(tokens: Sequence[Token], start_offset: int = 0) -> dict[str, Any]:
+    offsets, at = [], start_offset
+    for token in tokens:
+        offsets.append(at)
+        at += len(token.text)
+    return {
+        "tokens": [t.text for t in tokens],
+        "token_logprobs": [t.logprob for t in tokens],
+        "top_logprobs": [t.top for t in tokens],
+        "text_offset": offsets,
+    }
+
+
+def _complete(state: ServerState, body: dict[str, Any]) -> dict[str, Any]:
+    prompt = body.get("prompt")
+    if not isinstance(prompt, str):
+        raise ValueError("this test server takes one prompt string per request")
+    echo = bool(body.get("echo"))
+    want_logprobs = body.get("logprobs") is not None
+    if echo:
+        if int(body.get("max_tokens") or 0) > 1:
+            raise ValueError("with echo this test server generates at most one token")
+        served = state.tokens.echo(prompt, state.offsets)
+        generated = [served.next_token] if int(body.get("max_tokens") or 0) == 1 else []
+        tokens = served.prompt + generated
+        text = prompt + "".join(t.text for t in generated)
+        logprobs = _logprobs_block(tokens) if want_logprobs and state.prompt_logprobs else None
+        usage = _usage(len(served.prompt), len(generated))
+    else:
+        text = state.generator.generate([GenerationRequest(prompt=prompt, params=_params(body))])[0].text
+        logprobs = None
+        usage = _usage(len(prompt), len(text))
+    return {
+        "id": f"cmpl-{len(state.served)}",
+        "object": "text_completion",
+        "created": 0,
+        "model": state.model_name,
+        "choices": [{"index": 0, "text": text, "logprobs": logprobs, "finish_reason": "length"}],
+        "usage": usage,
+    }
+
+
+def _chat(state: ServerState, body: dict[str, Any]) -> dict[str, Any]:
+    messages = body.get("messages")
+    if not isinstance(messages, list) or not messages:
+        raise ValueError("messages must be a non-empty list")
+    chat = tuple(ChatMessage(m["role"], m["content"]) for m in messages)
+    text = state.generator.generate([GenerationRequest.chat(chat, _params(body))])[0].text
+    return {
+        "id": f"chatcmpl-{len(state.served)}",
+        "object": "chat.completion",
+        "created": 0,
+        "model": state.model_name,
+        "choices": [{"index": 0, "message": {"role": "assistant", "content": text}, "finish_reason": "stop"}],
+        "usage": _usage(sum(len(m.content) for m in chat), len(text)),
+    }
+
+
+class _HTTPServer(ThreadingHTTPServer):
+    daemon_threads = True
+    state: ServerState
+
+
+class OpenAITestServer:
+    """``with OpenAITestServer(...) as server: server.api_base`` — loopback only, a free port."""
+
+    def __init__(self, model_name: str, tokens: TokenSource, generator: Generator):
+        self.state = ServerState(model_name, tokens, generator)
+        self._httpd = _HTTPServer(("127.0.0.1", 0), _Handler)
+        self._httpd.state = self.state
+        self._thread = threading.Thread(target=self._httpd.serve_forever, kwargs={"poll_interval": 0.05}, daemon=True)
+
+    @property
+    def api_base(self) -> str:
+        host, port = self._httpd.server_address[:2]
+        return f"http://{host}:{port}/v1"
+
+    def inject(self, kind: str, times: int = 1, **options: Any) -> None:
+        with self.state.lock:
+            self.state.faults.extend(Fault(kind, **options) for _ in range(times))  # type: ignore[arg-type]
+
+    def requests(self, endpoint: str | None = None) -> list[Served]:
+        with self.state.lock:
+            return [s for s in self.state.served if endpoint is None or s.endpoint == endpoint]
+
+    def start(self) -> "OpenAITestServer":
+        self._thread.start()
+        return self
+
+    def stop(self) -> None:
+        self._httpd.shutdown()
+        self._httpd.server_close()
+        self._thread.join(timeout=5)
+
+    def __enter__(self) -> "OpenAITestServer":
+        return self.start()
+
+    def __exit__(self, *exc: Any) -> None:
+        self.stop()

@@ -1,0 +1,112 @@
+"""Boundary placement from echo-logprobs replies (text_offset against len(context)), hand-built replies."""
+
+from __future__ import annotations
+
+import math
+
+import pytest
+
+from culturebias.adapters.openai.client import MalformedReply
+from culturebias.adapters.openai.echo_logprobs import (
+    OffsetMismatch,
+    continuation_start,
+    prompt_tokens,
+    score_tokens,
+)
+
+
+def reply(tokens, logprobs, offsets, top=None, prompt_tokens_used=None):
+    block = {"tokens": tokens, "token_logprobs": logprobs, "text_offset": offsets}
+    if top is not None:
+        block["top_logprobs"] = top
+    out = {"choices": [{"text": "".join(tokens), "logprobs": block}]}
+    if prompt_tokens_used is not None:
+        out["usage"] = {"prompt_tokens": prompt_tokens_used, "completion_tokens": len(tokens) - prompt_tokens_used}
+    return out
+
+
+def score(context, continuation, r):
+    tokens = prompt_tokens(r, context + continuation)
+    return score_tokens(tokens, continuation_start(tokens, len(context)))
+
+
+def test_tokens_after_the_context_are_summed():
+    # "ab|cd": tokens a, b, c, d; the continuation is c, d.
+    r = reply(["a", "b", "c", "d"], [None, -1.0, -2.0, -0.5], [0, 1, 2, 3])
+    result = score("ab", "cd", r)
+    assert result.logprob == pytest.approx(-2.5)
+    assert result.n_tokens == 2
+
+
+def test_a_token_straddling_the_boundary_belongs_to_the_continuation():
+    # "ab|c": token "bc" spans the boundary at 2.
+    r = reply(["a", "bc"], [None, -3.0], [0, 1])
+    result = score("ab", "c", r)
+    assert (result.logprob, result.n_tokens) == (-3.0, 1)
+
+
+def test_generated_tokens_are_dropped_using_usage():
+    # max_tokens=1 appends a generated token "x" after the prompt "abc".
+    r = reply(["a", "bc", "x"], [None, -1.5, -9.0], [0, 1, 3], prompt_tokens_used=2)
+    result = score("a", "bc", r)
+    assert (result.logprob, result.n_tokens) == (-1.5, 1)
+
+
+def test_empty_context_scores_tokens_two_to_n():
+    r = reply(["a", "b", "c"], [None, -1.0, -2.0], [0, 1, 2])
+    result = score("", "abc", r)
+    assert (result.logprob, result.n_tokens) == (-3.0, 2)
+
+
+def test_a_server_added_bos_counted_in_the_offsets_is_undone():
+    # vLLM counts "<s>" (3 characters) before the prompt; the prompt "ab|c" is unchanged.
+    r = reply(["<s>", "a", "b", "c", "!"], [None, -0.5, -1.0, -2.0, -7.0], [0, 3, 4, 5, 6], prompt_tokens_used=4)
+    result = score("ab", "c", r)
+    assert (result.logprob, result.n_tokens) == (-2.0, 1)
+    # with an empty context BOS is context and every prompt token is scored given it
+    empty = score("", "abc", r)
+    assert (empty.logprob, empty.n_tokens) == (-3.5, 3)
+
+
+def test_partial_byte_tokens_end_with_the_character_they_complete():
+    # "台" is split in two byte tokens: "" (incomplete) then "台"; context "a", continuation "台".
+    r = reply(["a", "", "台"], [None, -1.0, -2.0], [0, 1, 1])
+    result = score("a", "台", r)
+    assert (result.logprob, result.n_tokens) == (-3.0, 2)
+    # and wholly inside the context they stay there
+    r2 = reply(["", "台", "b"], [None, -1.0, -2.0], [0, 0, 1])
+    assert score("台", "b", r2).n_tokens == 1
+
+
+def test_offsets_that_do_not_add_up_to_the_prompt_raise():
+    # tokens decoded one by one: two replacement characters for one Chinese character
+    r = reply(["a", "\ufffd", "\ufffd"], [None, -1.0, -2.0], [0, 1, 2], prompt_tokens_used=3)
+    with pytest.raises(OffsetMismatch, match="boundary cannot be placed"):
+        prompt_tokens(r, "a台")
+
+
+def test_greedy_needs_every_continuation_token_to_be_the_top_token():
+    top_hit = [None, {"b": -1.0}, {"c": -2.0}]
+    assert score("a", "bc", reply(["a", "b", "c"], [None, -1.0, -2.0], [0, 1, 2], top=top_hit)).is_greedy
+    top_miss = [None, {"b": -1.0}, {"z": -0.1}]
+    assert not score("a", "bc", reply(["a", "b", "c"], [None, -1.0, -2.0], [0, 1, 2], top=top_miss)).is_greedy
+    # without top_logprobs greediness is unknown, reported False rather than guessed
+    assert not score("a", "bc", reply(["a", "b", "c"], [None, -1.0, -2.0], [0, 1, 2])).is_greedy
+
+
+def test_a_missing_logprob_inside_the_continuation_is_malformed():
+    r = reply(["a", "b", "c"], [None, None, -2.0], [0, 1, 2])
+    with pytest.raises(MalformedReply, match="no log-probability"):
+        score("a", "bc", r)
+
+
+def test_missing_logprobs_block_is_malformed():
+    with pytest.raises(MalformedReply, match="no prompt log-probabilities"):
+        prompt_tokens({"choices": [{"text": "ab", "logprobs": None}]}, "ab")
+    with pytest.raises(MalformedReply, match="differ in length"):
+        prompt_tokens(reply(["a", "b"], [None], [0, 1]), "ab")
+
+
+def test_negative_infinity_is_kept():
+    r = reply(["a", "b"], [None, -math.inf], [0, 1])
+    assert score("a", "b", r).logprob == -math.inf
