@@ -1,0 +1,46 @@
+"""What each McBE task hands back to the service: per-BEI scores, details and counts."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+from culturebias.domain.mcbe.instances import BEI
+from culturebias.domain.requests import GenerationParams
+
+
+@dataclass
+class TaskOutcome:
+    task: str
+    scores: dict[str, list[float]] = field(default_factory=dict)  # category → BEI scores
+    items: dict[str, dict[str, Any]] = field(default_factory=dict)  # BEI id → this task's detail
+    counts: dict[str, int] = field(default_factory=dict)  # totals, e.g. {"ss_unparseable": 3}
+    invalid: dict[str, dict[str, int]] = field(default_factory=dict)  # category → {count name: n}
+    notes: list[str] = field(default_factory=list)
+
+    def add_score(self, bei: BEI, score: float) -> None:
+        self.scores.setdefault(bei.category, []).append(score)
+
+    def count(self, name: str, n: int = 1, category: str | None = None) -> None:
+        self.counts[name] = self.counts.get(name, 0) + n
+        if category is not None:
+            bucket = self.invalid.setdefault(category, {})
+            bucket[name] = bucket.get(name, 0) + n
+
+
+def params(max_new_tokens: int, seed: int) -> GenerationParams:
+    """Greedy decoding (PROTOCOLS §0.3 default)."""
+    return GenerationParams(max_new_tokens=max_new_tokens, temperature=0.0, seed=seed)
+
+
+def preference_eligible(beis: list[BEI], skip: list[str], outcome: TaskOutcome) -> list[BEI]:
+    """BEIs that PC and SS score: not in a skipped category, and with at least two words."""
+    eligible = []
+    for bei in beis:
+        if bei.category in skip:
+            outcome.count(f"{outcome.task}_skipped_category", category=bei.category)
+        elif len(bei.words) < 2:
+            outcome.count(f"{outcome.task}_skipped_single_word", category=bei.category)
+        else:
+            eligible.append(bei)
+    return eligible

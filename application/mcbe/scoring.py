@@ -1,0 +1,54 @@
+"""BS, bias scoring: the model rates severity 0–10; compared with the human score (PROTOCOLS §3)."""
+
+from __future__ import annotations
+
+from culturebias.application.context import RunContext
+from culturebias.application.mcbe.outcome import TaskOutcome, params
+from culturebias.domain.mcbe.instances import BEI
+from culturebias.domain.mcbe.metrics import bs_error, bs_item_score
+from culturebias.domain.mcbe.prompts import scoring_prompt
+from culturebias.domain.mcbe.replies import Conversation, NumberQuestion, ask_for_numbers
+from culturebias.domain.mcbe.settings import McBESettings
+from culturebias.domain.mcbe.taxonomy import SEVERITY_MAX, SEVERITY_MIN
+from culturebias.domain.requests import GenerationRequest
+
+
+def bias_scoring(ctx: RunContext, beis: list[BEI], settings: McBESettings) -> TaskOutcome:
+    outcome = TaskOutcome("bs")
+    generation = params(settings.bs_max_new_tokens, ctx.seed)
+    generator = ctx.generator()
+    rounds = 0
+
+    def ask(conversations: list[Conversation]) -> list[str]:
+        nonlocal rounds
+        rounds += 1
+        description = "McBE BS: severity ratings" + (f" (retry {rounds - 1})" if rounds > 1 else "")
+        requests = [GenerationRequest.chat(c, generation) for c in conversations]
+        return [r.text for r in generator.generate(requests, description=description)]
+
+    questions = [NumberQuestion(scoring_prompt(bei), SEVERITY_MIN, SEVERITY_MAX) for bei in beis]
+    replies = ask_for_numbers(questions, ask, settings.max_retries)
+    for bei, reply in zip(beis, replies):
+        error = bs_error(reply.value, bei.score)
+        if reply.value is None:
+            outcome.count("bs_invalid", category=bei.category)
+        elif reply.clamped:
+            outcome.count("bs_clamped", category=bei.category)
+        if reply.attempts > 1:
+            outcome.count("bs_retried")
+        score = bs_item_score(error)
+        outcome.add_score(bei, score)
+        outcome.items[bei.item_id] = {
+            "reply": reply.raw,
+            "rating": reply.value,
+            "human": bei.score,
+            "attempts": reply.attempts,
+            "error": error,
+            "score": score,
+        }
+    if outcome.counts.get("bs_invalid"):
+        outcome.notes.append(
+            f"BS: {outcome.counts['bs_invalid']} rating(s) unparseable after {settings.max_retries} retr(y/ies); "
+            "each counts as the worst possible error for its item"
+        )
+    return outcome
