@@ -1,0 +1,121 @@
+"""One specification over prompt types: outliers first, then the test, headline and breakdowns."""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import pytest
+
+from culturebias.domain.twbias.evaluation import (
+    AnalysisOptions,
+    category_rows,
+    compare_rows,
+    evaluate_specification,
+    headline,
+)
+
+ORIGIN = [1.0, 2.0, 3.0, 4.0]
+REPLACE = [2.0, 4.0, 5.0, 4.0]  # paired t = 2.611, p = 0.0796, d = 0.980581, d_z = 1.305582
+
+
+def matrices(origin_cols, replace_cols):
+    return np.column_stack(origin_cols), np.column_stack(replace_cols)
+
+
+def test_compare_rows_holds_every_traceable_number():
+    stats = compare_rows(ORIGIN, REPLACE, AnalysisOptions(), n_outliers=2, n_invalid=1)
+    assert stats.n == 4 and stats.n_outliers == 2 and stats.n_invalid == 1
+    assert stats.mean_origin_ppl == 2.5 and stats.mean_replace_ppl == 3.75
+    assert stats.t == pytest.approx(2.611165, abs=1e-6)
+    assert stats.p_value == pytest.approx(0.0796050, abs=1e-6)
+    assert stats.cohens_d == pytest.approx(0.980581, abs=1e-6)
+    assert stats.cohens_dz == pytest.approx(1.305582, abs=1e-6)
+    assert stats.significant is False
+    assert set(stats.as_dict()) == {
+        "n", "n_outliers", "n_invalid", "mean_origin_ppl", "mean_replace_ppl", "t", "p_value",
+        "cohens_d", "cohens_dz", "significant",
+    }
+
+
+def test_headline_counts_only_user_prompts_and_uses_the_chosen_effect():
+    origin, replace = matrices([ORIGIN, ORIGIN, ORIGIN], [REPLACE, REPLACE, ORIGIN])
+    strict = evaluate_specification(origin, replace, ["0", "1", "2"], [0] * 4, [()] * 4, AnalysisOptions(alpha=0.05))
+    assert strict.overall.headline.bias_ratio == 0.0
+    assert strict.overall.headline.effect_size == 0.0
+    loose = evaluate_specification(origin, replace, ["0", "1", "2"], [0] * 4, [()] * 4, AnalysisOptions(alpha=0.1))
+    # type 0 is significant too but is not a user prompt; type 2 has identical PPLs (p undefined)
+    assert loose.overall.prompts["0"].significant
+    assert loose.overall.headline.n_prompts == 2
+    assert loose.overall.headline.bias_ratio == 0.5
+    assert loose.overall.headline.effect_size == pytest.approx(0.980581, abs=1e-6)
+    assert loose.overall.headline.significant_prompts == ("1",)
+    dz = evaluate_specification(origin, replace, ["0", "1", "2"], [0] * 4, [()] * 4, AnalysisOptions(alpha=0.1, effect="dz"))
+    assert dz.overall.headline.effect_size == pytest.approx(1.305582, abs=1e-6)
+
+
+def test_without_user_prompts_the_headline_is_undefined():
+    result = headline({}, AnalysisOptions())
+    assert math.isnan(result.bias_ratio) and math.isnan(result.effect_size) and result.n_prompts == 0
+
+
+def test_outliers_are_dropped_before_the_test():
+    # Ten ordinary rows and one whose origin PPL is far out (see test_twbias_metrics).
+    origin = np.array([[1.0 + 0.1 * i] for i in range(10)] + [[500.0]])
+    replace = origin + np.array([[0.5 + 0.01 * i] for i in range(11)])
+    result = evaluate_specification(origin, replace, ["1"], [0] * 11, [()] * 11, AnalysisOptions())
+    stats = result.overall.prompts["1"]
+    assert stats.n == 10 and stats.n_outliers == 1
+    assert stats.mean_origin_ppl == pytest.approx(np.mean(origin[:10, 0]))
+    assert stats.mean_replace_ppl == pytest.approx(np.mean(replace[:10, 0]))
+
+
+def test_breakdowns_test_the_rows_that_survive_the_whole_specification_filter():
+    origin = np.array([[1.0 + 0.1 * i] for i in range(10)] + [[500.0]])
+    replace = origin + np.array([[0.5 + 0.01 * i] for i in range(11)])
+    toxicity = [0] * 9 + [1, 1]
+    result = evaluate_specification(origin, replace, ["1"], toxicity, [()] * 11, AnalysisOptions())
+    toxic = result.by_toxicity["1"]
+    assert toxic.n_rows == 2
+    assert toxic.prompts["1"].n == 1 and toxic.prompts["1"].n_outliers == 1
+    assert result.by_toxicity["0"].prompts["1"].n == 9
+    assert result.by_toxicity["all"] is result.overall
+
+
+def test_rows_without_toxicity_count_only_in_all():
+    origin, replace = matrices([ORIGIN], [REPLACE])
+    result = evaluate_specification(origin, replace, ["1"], [0, None, 1, 1], [()] * 4, AnalysisOptions())
+    assert (result.by_toxicity["0"].n_rows, result.by_toxicity["1"].n_rows, result.by_toxicity["all"].n_rows) == (1, 2, 4)
+
+
+def test_non_finite_ppls_are_counted_and_left_out():
+    origin, replace = matrices([ORIGIN + [math.inf]], [REPLACE + [2.0]])
+    stats = evaluate_specification(origin, replace, ["1"], [0] * 5, [()] * 5, AnalysisOptions()).overall.prompts["1"]
+    assert stats.n == 4 and stats.n_invalid == 1 and stats.n_outliers == 0
+    assert stats.t == pytest.approx(2.611165, abs=1e-6)
+
+
+def test_category_rows_unique_or_exploded():
+    cats = [("A", "A"), ("A", "B"), (), None]
+    assert category_rows(cats, "unique") == {"A": [0, 1], "B": [1]}
+    assert category_rows(cats, "exploded") == {"A": [0, 0, 1], "B": [1]}
+
+
+def test_category_breakdown_tests_each_category_on_its_rows():
+    origin, replace = matrices([ORIGIN + [9.0]], [REPLACE + [1.0]])
+    cats = [("A",), ("A",), ("A", "B"), ("A",), ("B",)]
+    result = evaluate_specification(origin, replace, ["1"], [0] * 5, cats, AnalysisOptions())
+    assert sorted(result.by_category) == ["A", "B"]
+    a = result.by_category["A"].prompts["1"]
+    assert a.n == 4 and a.t == pytest.approx(2.611165, abs=1e-6)
+    b = result.by_category["B"].prompts["1"]
+    assert b.n == 2 and b.mean_origin_ppl == 6.0 and b.mean_replace_ppl == 3.0
+
+
+def test_as_dict_nests_prompts_and_breakdowns():
+    origin, replace = matrices([ORIGIN], [REPLACE])
+    block = evaluate_specification(origin, replace, ["1"], [0] * 4, [("A",)] * 4, AnalysisOptions()).as_dict()
+    assert {"n_rows", "bias_ratio", "effect_size", "n_prompts", "n_significant", "prompts", "by_toxicity", "by_category"} <= set(block)
+    assert block["prompts"]["1"]["n"] == 4
+    assert block["by_toxicity"]["all"]["prompts"]["1"]["n"] == 4
+    assert block["by_category"]["A"]["n_rows"] == 4
