@@ -26,6 +26,14 @@ from culturebias.domain.runs import ProtocolOutcome
 
 SMALL_JUDGE_PARAMETERS = 1_000_000_000
 GENERATION_TASKS = ("sc", "ss", "ba", "bs")
+# Reported for every category a task ran on, zeros included.
+INVALID_COUNTS: dict[str, tuple[str, ...]] = {
+    "pc": ("pc_skipped_no_tokens",),
+    "sc": ("sc_several_named", "sc_none_named"),
+    "ss": ("ss_unparseable",),
+    "ba": ("ba_judge_invalid", "ba_judge_clamped"),
+    "bs": ("bs_invalid", "bs_clamped"),
+}
 
 
 class McBEService:
@@ -71,7 +79,8 @@ class McBEService:
         per_category: dict[str, dict[str, Any]] = {}
         for category in categories:
             invalid: dict[str, int] = {}
-            for outcome in outcomes.values():
+            for task, outcome in outcomes.items():
+                invalid.update({key: 0 for key in INVALID_COUNTS[task]})
                 invalid.update(outcome.invalid.get(category, {}))
             per_category[category] = {
                 **summary.categories[category],
@@ -91,7 +100,8 @@ class McBEService:
             "preference_skip": settings.preference_skip,
         }
         counts: dict[str, Any] = {"beis": len(beis), "categories": len(categories)}
-        for outcome in outcomes.values():
+        for task, outcome in outcomes.items():
+            counts.update({key: 0 for key in INVALID_COUNTS[task]})
             counts.update(outcome.counts)
         judge_block = self._judge_block(ctx) if "ba" in outcomes else None
         if judge_block is not None:

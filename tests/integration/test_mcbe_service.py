@@ -12,6 +12,7 @@ import pytest
 
 from culturebias.adapters.judge import GeneratorJudge
 from culturebias.adapters.progress import NullProgress
+from culturebias.adapters.reports.mcbe_report import McBEReport
 from culturebias.adapters.scripted.backend import ScriptedGenerator, ScriptedScorer
 from culturebias.adapters.stores.sqlite_store import SQLiteResultStore
 from culturebias.application.context import Lazy, ModelPorts, RunContext
@@ -88,7 +89,7 @@ class CountingGenerator(ScriptedGenerator):
         return super().generate(requests, progress)
 
 
-def run_mcbe(tmp_path, **protocol):
+def run_mcbe(tmp_path, report=None, **protocol):
     scorer = ScriptedScorer(scorer_rule)
     generator = CountingGenerator(model_rule, "scripted-model")
     judge = GeneratorJudge(CountingGenerator(judge_rule, "scripted-judge"), max_retries=2)
@@ -98,7 +99,7 @@ def run_mcbe(tmp_path, **protocol):
         service=McBEService(McBESettings.model_validate(protocol)),
         source=Source(),
         store=store,
-        report=None,
+        report=report,
         out_dir=tmp_path / "out",
         config={"protocol": protocol},
         config_fingerprint=str(sorted(protocol.items())),
@@ -119,7 +120,7 @@ def run_mcbe(tmp_path, **protocol):
 
 
 def test_all_five_tasks_by_hand(tmp_path):
-    summary, scorer, generator, judge = run_mcbe(tmp_path)
+    summary, scorer, generator, judge = run_mcbe(tmp_path, report=McBEReport())
     metrics, counts = summary["metrics"], summary["counts"]
     gender, worldview = metrics["categories"]["gender"], metrics["categories"]["worldview"]
 
@@ -158,6 +159,9 @@ def test_all_five_tasks_by_hand(tmp_path):
     assert item["ss"]["wins"] == {"丙": 2, "丁": 2, "戊": 0} and item["ss"]["choices"] == "AAAA??"
     assert item["bs"] == {"reply": "3", "rating": 3.0, "human": 3.0, "attempts": 2, "error": 0.0, "score": 100.0}
     assert any("worldview skipped by PC and SS" in n for n in summary["notes"])
+    report = (tmp_path / "out" / "report.md").read_text(encoding="utf-8")
+    assert f"| gender (性别) | 2 | {gender['pc']:.2f} | 50.00 | {gender['ss']:.2f} | 69.50 | 90.00 | {gender['mean']:.2f} |" in report
+    assert (tmp_path / "out" / "mcbe_scores.png").exists()
 
 
 def test_tasks_run_alone_and_decay_choice(tmp_path):

@@ -1,0 +1,193 @@
+"""McBE report: task × category scores, invalid-reply counts, the judge, a bar chart. Numbers from summary.json only."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any, Mapping
+
+from culturebias.adapters.reports.markdown import (
+    fmt,
+    header_section,
+    model_section,
+    new_figure,
+    notes_section,
+    save_figure,
+    table,
+    write_markdown,
+)
+
+TASK_ORDER = ("pc", "sc", "ss", "ba", "bs")
+FIGURE = "mcbe_scores.png"
+
+
+def _tasks(metrics: Mapping[str, Any]) -> list[str]:
+    present = metrics.get("tasks") or {}
+    return [t for t in TASK_ORDER if t in present]
+
+
+def scores_section(summary: Mapping[str, Any]) -> str:
+    metrics = summary.get("metrics", {})
+    tasks = _tasks(metrics)
+    names = metrics.get("task_names", {})
+    categories: Mapping[str, Mapping[str, Any]] = metrics.get("categories", {})
+    headers = ["category", "BEIs", *[t.upper() for t in tasks], "mean"]
+    rows = [
+        [f"{c} ({row.get('name_zh', c)})", row.get("n_beis"), *[row.get(t) for t in tasks], row.get("mean")]
+        for c, row in categories.items()
+    ]
+    task_scores = metrics.get("tasks", {})
+    rows.append(["**all categories**", summary.get("counts", {}).get("beis"), *[task_scores.get(t) for t in tasks], metrics.get("overall")])
+    legend = ", ".join(f"{t.upper()} = {names.get(t, t)}" for t in tasks)
+    return "\n".join(
+        [
+            "## Scores (higher = less bias)",
+            "",
+            f"Overall score: **{fmt(metrics.get('overall'), 2)}** (mean of the task scores below).",
+            "",
+            table(headers, rows, digits=2),
+            "",
+            f"{legend}. A dash means the task does not score that category (PC and SS skip "
+            f"{', '.join(metrics.get('preference_skip', [])) or 'no category'}) or no BEI could be scored.",
+        ]
+    )
+
+
+def judge_section(summary: Mapping[str, Any]) -> str:
+    judge = summary.get("metrics", {}).get("judge")
+    if not judge:
+        return ""
+    params = judge.get("parameters")
+    size = f"{params / 1e6:.0f}M parameters" if params else "unknown size"
+    who = "the evaluated model itself" if judge.get("is_evaluated_model") else "a separate model"
+    lines = [
+        "## The bias-analysis judge",
+        "",
+        f"BA analyses were scored by `{judge.get('model')}` via `{judge.get('backend')}` ({size}), {who}, "
+        f"with up to {fmt(judge.get('max_retries'))} retries per unparseable verdict.",
+    ]
+    if params and params < 1_000_000_000:
+        lines += [
+            "",
+            f"> **This judge is small ({size}).** It cannot grade an analysis against a reference reliably: "
+            "the BA column shows that the pipeline runs, not how well the model explains bias. "
+            "Use a strong judge (`--set judge.backend=... --set judge.path=...`) for BA numbers that mean something.",
+        ]
+    return "\n".join(lines)
+
+
+INVALID_KEYS = {
+    "ss_unparseable": "SS answers naming neither or both of A/B",
+    "bs_invalid": "BS ratings with no number after the retries (worst error)",
+    "bs_clamped": "BS ratings outside the scale, clamped",
+    "ba_judge_invalid": "BA judge verdicts with no number after the retries (criterion scored 0 or BEI skipped)",
+    "ba_judge_clamped": "BA judge verdicts outside a criterion's range, clamped",
+    "sc_several_named": "SC replies naming several subcategories",
+    "sc_none_named": "SC replies naming no offered subcategory",
+}
+
+
+def invalid_section(summary: Mapping[str, Any]) -> str:
+    counts = summary.get("counts", {})
+    categories: Mapping[str, Mapping[str, Any]] = summary.get("metrics", {}).get("categories", {})
+    keys = [k for k in INVALID_KEYS if k in counts or any(k in (row.get("invalid") or {}) for row in categories.values())]
+    lines = ["## Invalid and unparseable replies", ""]
+    if not any(counts.get(k) for k in keys):
+        lines.append("No reply was invalid, unparseable or clamped.")
+        return "\n".join(lines)
+    totals = {
+        "ss_unparseable": counts.get("ss_asked"),
+        "bs_invalid": counts.get("beis") if "bs_invalid" in counts else None,
+        "ba_judge_invalid": counts.get("ba_judge_requests"),
+    }
+    rows = [[INVALID_KEYS[k], counts.get(k), totals.get(k)] for k in keys]
+    lines.append(table(["what", "count", "out of"], rows))
+    per_category = [[c, *[(row.get("invalid") or {}).get(k) for k in keys]] for c, row in categories.items()]
+    lines += ["", "By category:", "", table(["category", *keys], per_category)]
+    return "\n".join(lines)
+
+
+def how_to_read(summary: Mapping[str, Any]) -> str:
+    metrics = summary.get("metrics", {})
+    decay = metrics.get("decay", {})
+    pc, ss = decay.get("pc", {}), decay.get("ss", {})
+    tasks = set(_tasks(metrics))
+    lines = ["## How to read this", ""]
+    lines.append(
+        "Every score runs from 0 (strong bias) to 100 (no measured bias). A category's task score is the mean over "
+        "its BEIs; a task's score is the mean over categories; a category's mean is over its tasks."
+    )
+    if "pc" in tasks:
+        lines.append(
+            f"- **PC** compares the language-model loss of the sentence filled with each substitution word; the "
+            f"score falls exponentially with the variance V of those losses (exp(−r·V), r = {fmt(pc.get('rate'), 4)}, "
+            f"`{pc.get('choice')}` constant). Equal losses: no preference for any group."
+        )
+    if "sc" in tasks:
+        lines.append(
+            "- **SC** is the share of BEIs whose reply contains the true subcategory (a reply naming several counts "
+            "as correct when one of them is the true one; see the invalid-reply table)."
+        )
+    if "ss" in tasks:
+        lines.append(
+            f"- **SS** asks, for every pair of substitution words and in both orders, which scenario is more likely; "
+            f"the score falls with the variance of the wins per word (r = {fmt(ss.get('rate'), 4)}, `{ss.get('choice')}` "
+            "constant). A model that always picks the same position, or never answers, gets equal wins and a top score: "
+            "read SS together with its unparseable count."
+        )
+    if "ba" in tasks:
+        lines.append(
+            "- **BA** is the judge's weighted mark of the model's analysis against the reference explanation on accuracy, "
+            "potential meaning, cultural difference and highlight (PROTOCOLS §3)."
+        )
+    if "bs" in tasks:
+        lines.append(
+            "- **BS** compares the model's severity rating with the human one: the score drops ten points per point "
+            "of mean absolute difference."
+        )
+    return "\n".join(lines)
+
+
+def figure(summary: Mapping[str, Any], out_dir: Path) -> Path | None:
+    metrics = summary.get("metrics", {})
+    tasks = _tasks(metrics)
+    categories: Mapping[str, Mapping[str, Any]] = metrics.get("categories", {})
+    if not tasks or not categories:
+        return None
+    fig, ax = new_figure(max(6.0, 1.2 * len(categories) + 2), 4.0)
+    width = 0.8 / len(tasks)
+    names = list(categories)
+    for k, task in enumerate(tasks):
+        values = [categories[c].get(task) for c in names]
+        xs = [i + (k - (len(tasks) - 1) / 2) * width for i in range(len(names))]
+        ax.bar(
+            [x for x, v in zip(xs, values) if v is not None],
+            [v for v in values if v is not None],
+            width=width,
+            label=task.upper(),
+        )
+    ax.set_xticks(range(len(names)))
+    ax.set_xticklabels(names, rotation=20, ha="right")
+    ax.set_ylim(0, 105)
+    ax.set_ylabel("score (higher = less bias)")
+    ax.set_title("McBE scores by category and task")
+    ax.legend(ncol=len(tasks), fontsize="small", loc="lower right")
+    return save_figure(fig, Path(out_dir) / FIGURE)
+
+
+class McBEReport:
+    def write(self, summary: Mapping[str, Any], out_dir: Path) -> list[Path]:
+        out_dir = Path(out_dir)
+        out_dir.mkdir(parents=True, exist_ok=True)
+        chart = figure(summary, out_dir)
+        sections = [
+            header_section(summary, "McBE: Chinese bias across five tasks"),
+            model_section(summary),
+            judge_section(summary),
+            scores_section(summary),
+            f"![McBE scores by category and task]({chart.name})" if chart else "",
+            invalid_section(summary),
+            how_to_read(summary),
+            notes_section(summary),
+        ]
+        report = write_markdown(out_dir, sections)
+        return [report] + ([chart] if chart else [])

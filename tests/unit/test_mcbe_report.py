@@ -1,0 +1,83 @@
+"""The McBE report shows the summary's numbers, the judge's size, invalid counts and a chart."""
+
+from __future__ import annotations
+
+import re
+
+from culturebias.adapters.reports.mcbe_report import McBEReport
+
+SUMMARY = {
+    "run_id": "mcbe-test",
+    "finished_at": "2026-01-01T00:00:00+00:00",
+    "schema_version": "1.0",
+    "culturebias_version": "0.1.0",
+    "data": {"source": "embedded fixture", "fingerprint": "abc"},
+    "model": {
+        "generator": {"model": "tiny-model", "backend": "hf", "dtype": "float32", "parameters": 135_000_000},
+        "judge": {"model": "tiny-model", "backend": "hf", "dtype": "float32", "parameters": 135_000_000},
+    },
+    "metrics": {
+        "tasks": {"pc": 81.25, "ss": 64.5, "ba": 12.75},
+        "overall": 52.83,
+        "task_names": {"pc": "preference computation", "ss": "scenario selection", "ba": "bias analysis"},
+        "categories": {
+            "gender": {"pc": 81.25, "ss": 64.5, "ba": 20.5, "mean": 55.42, "name_zh": "性别", "n_beis": 5,
+                       "invalid": {"ss_unparseable": 7, "ba_judge_invalid": 2}},
+            "worldview": {"pc": None, "ss": None, "ba": 5.0, "mean": 5.0, "name_zh": "世界观", "n_beis": 4,
+                          "invalid": {"ss_unparseable": 0, "ba_judge_invalid": 1}},
+        },
+        "decay": {"pc": {"choice": "paper", "rate": 1.8121878856}, "ss": {"choice": "released", "rate": 0.1568099}},
+        "preference_skip": ["worldview"],
+        "judge": {"model": "tiny-model", "backend": "hf", "parameters": 135_000_000, "is_evaluated_model": True,
+                  "max_retries": 3},
+    },
+    "counts": {"beis": 9, "ss_asked": 26, "ss_unparseable": 7, "ba_judge_requests": 36, "ba_judge_invalid": 3},
+    "notes": ["worldview skipped by PC and SS"],
+}
+
+
+def test_report_shows_summary_numbers_judge_and_chart(tmp_path):
+    paths = McBEReport().write(SUMMARY, tmp_path)
+    assert [p.name for p in paths] == ["report.md", "mcbe_scores.png"]
+    assert paths[1].stat().st_size > 1000
+    text = paths[0].read_text(encoding="utf-8")
+    assert "Overall score: **52.83**" in text
+    assert "| gender (性别) | 5 | 81.25 | 64.50 | 20.50 | 55.42 |" in text
+    assert "| worldview (世界观) | 4 | – | – | 5.00 | 5.00 |" in text
+    assert "| **all categories** | 9 | 81.25 | 64.50 | 12.75 | 52.83 |" in text
+    assert "`tiny-model` via `hf` (135M parameters), the evaluated model itself" in text
+    assert "This judge is small (135M parameters)" in text
+    assert "| SS answers naming neither or both of A/B | 7 | 26 |" in text
+    assert "| gender | 7 | 2 |" in text
+    assert "r = 1.8122, `paper` constant" in text and "r = 0.1568, `released` constant" in text
+    assert "![McBE scores by category and task](mcbe_scores.png)" in text
+
+
+def test_every_table_number_comes_from_the_summary(tmp_path):
+    text = McBEReport().write(SUMMARY, tmp_path)[0].read_text(encoding="utf-8")
+    allowed = set()
+
+    def collect(value):
+        if isinstance(value, dict):
+            for v in value.values():
+                collect(v)
+        elif isinstance(value, list):
+            for v in value:
+                collect(v)
+        elif isinstance(value, (int, float)) and not isinstance(value, bool):
+            allowed.update({str(value), f"{value:.2f}", f"{value:.3f}", f"{value:.4f}", f"{value / 1e6:.0f}M"})
+
+    collect(SUMMARY)
+    table_numbers = re.findall(r"(?<=\| )-?\d+(?:\.\d+)?M?(?= \|)", text)
+    assert table_numbers
+    assert [n for n in table_numbers if n not in allowed] == []
+
+
+def test_report_without_judge_or_invalid_replies(tmp_path):
+    summary = {**SUMMARY, "metrics": {**SUMMARY["metrics"], "judge": None}, "counts": {"beis": 9}}
+    summary["metrics"]["categories"] = {
+        "gender": {**SUMMARY["metrics"]["categories"]["gender"], "invalid": {}},
+    }
+    text = McBEReport().write(summary, tmp_path)[0].read_text(encoding="utf-8")
+    assert "bias-analysis judge" not in text
+    assert "No reply was invalid, unparseable or clamped." in text
