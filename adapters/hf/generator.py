@@ -1,0 +1,149 @@
+"""Batched text generation (PROTOCOLS §0.3): left padding, greedy by default, seeded sampling.
+
+Requests with equal ``GenerationParams`` share batches (longest prompts first).
+Chat messages are rendered with the model's own template; a model without one
+gets the message contents joined by blank lines. Only the new text comes back,
+cut before the first stop string. Sampling seeds torch once per batch with
+``params.seed``: a rerun with the same requests and batch size repeats itself
+exactly; greedy output does not depend on batching.
+"""
+
+from __future__ import annotations
+
+from collections import defaultdict
+from typing import Any, Sequence
+
+import structlog
+
+from culturebias.adapters.hf.loading import LoadedModel
+from culturebias.adapters.hf.scorer import model_max_length
+from culturebias.domain.identity import ModelIdentity
+from culturebias.domain.requests import GenerationParams, GenerationRequest, GenerationResult
+
+log = structlog.get_logger("culturebias.hf")
+
+# Turn-ending tokens of common chat formats: generation stops at any that the vocabulary has.
+END_OF_TURN_TOKENS = ("<|im_end|>", "<|eot_id|>", "<end_of_turn>", "<|end|>", "<|endoftext|>")
+
+
+class HFGenerator:
+    def __init__(self, loaded: LoadedModel, settings: Any, templater: Any):
+        self._model = loaded.model
+        self._tokenizer = loaded.tokenizer
+        self._device = loaded.device
+        self._identity = loaded.identity
+        self._templater = templater
+        self._batch_size = settings.batch_size
+        self._max_length = settings.max_length or model_max_length(self._model.config)
+        tokenizer = self._tokenizer
+        self._eos_ids = self._stop_token_ids()
+        pad = tokenizer.pad_token_id
+        self._pad_id = pad if pad is not None else self._eos_ids[0]
+
+    @property
+    def identity(self) -> ModelIdentity:
+        return self._identity
+
+    def _stop_token_ids(self) -> list[int]:
+        ids: list[int] = []
+        configured = getattr(self._model.generation_config, "eos_token_id", None)
+        for value in (configured if isinstance(configured, list) else [configured], [self._tokenizer.eos_token_id]):
+            ids.extend(v for v in value if v is not None)
+        specials = set(self._tokenizer.all_special_tokens) | set(getattr(self._tokenizer, "added_tokens_encoder", {}))
+        for token in END_OF_TURN_TOKENS:
+            if token in specials:
+                ids.append(self._tokenizer.convert_tokens_to_ids(token))
+        unique = list(dict.fromkeys(i for i in ids if i is not None and i >= 0))
+        return unique or [0]
+
+    def render(self, request: GenerationRequest) -> str:
+        if request.prompt is not None:
+            return request.prompt
+        messages = request.messages or ()
+        if self._templater.has_chat_template:
+            return self._templater.render(messages, add_generation_prompt=True)
+        return "\n\n".join(m.content for m in messages) + "\n\n"
+
+    def _encode(self, text: str, is_plain_prompt: bool) -> list[int]:
+        bos = self._tokenizer.bos_token
+        # Rendered chat text already holds BOS; a plain prompt gets the tokenizer's usual specials.
+        add_specials = is_plain_prompt and not (bos and text.startswith(bos))
+        ids = self._tokenizer(text, add_special_tokens=add_specials)["input_ids"]
+        return list(ids)
+
+    def generate(self, requests: Sequence[GenerationRequest], progress: Any = None) -> list[GenerationResult]:
+        position: dict[GenerationRequest, int] = {}
+        unique: list[GenerationRequest] = []
+        for request in requests:
+            if request not in position:
+                position[request] = len(unique)
+                unique.append(request)
+        multiplicity = [0] * len(unique)
+        for request in requests:
+            multiplicity[position[request]] += 1
+
+        encoded = [self._encode(self.render(r), r.prompt is not None) for r in unique]
+        by_params: dict[GenerationParams, list[int]] = defaultdict(list)
+        for i, request in enumerate(unique):
+            by_params[request.params].append(i)
+        texts: list[str | None] = [None] * len(unique)
+        for params, members in by_params.items():
+            ordered = sorted(members, key=lambda i: len(encoded[i]), reverse=True)
+            for start in range(0, len(ordered), self._batch_size):
+                batch = ordered[start : start + self._batch_size]
+                outputs = self._generate_batch([encoded[i] for i in batch], params)
+                for i, text in zip(batch, outputs):
+                    texts[i] = text
+                if progress is not None:
+                    progress.advance(sum(multiplicity[i] for i in batch))
+        return [GenerationResult(texts[position[r]]) for r in requests]  # type: ignore[arg-type]
+
+    def _generate_batch(self, prompts: list[list[int]], params: GenerationParams) -> list[str]:
+        import torch
+        from transformers import GenerationConfig
+
+        limit = None if self._max_length is None else max(1, self._max_length - params.max_new_tokens)
+        if limit is not None and any(len(p) > limit for p in prompts):
+            log.warning("prompts longer than the model's context were left-truncated", limit=limit)
+            prompts = [p[-limit:] for p in prompts]
+        width = max(len(p) for p in prompts)
+        ids = torch.full((len(prompts), width), self._pad_id, dtype=torch.long)
+        mask = torch.zeros((len(prompts), width), dtype=torch.long)
+        for row, prompt in enumerate(prompts):  # left padding: every prompt ends at the last column
+            ids[row, width - len(prompt) :] = torch.tensor(prompt, dtype=torch.long)
+            mask[row, width - len(prompt) :] = 1
+        sampling = params.temperature > 0
+        config = GenerationConfig(
+            max_new_tokens=params.max_new_tokens,
+            do_sample=sampling,
+            temperature=params.temperature if sampling else None,
+            top_p=params.top_p if sampling else None,
+            top_k=None,
+            pad_token_id=self._pad_id,
+            eos_token_id=self._eos_ids,
+        )
+        extra: dict[str, Any] = {}
+        if params.stop:
+            config.stop_strings = list(params.stop)
+            extra["tokenizer"] = self._tokenizer
+        if sampling:
+            torch.manual_seed(params.seed)
+        with torch.inference_mode():
+            output = self._model.generate(
+                input_ids=ids.to(self._device),
+                attention_mask=mask.to(self._device),
+                generation_config=config,
+                **extra,
+            )
+        new_tokens = output[:, width:].tolist()
+        return [self._decode(tokens, params.stop) for tokens in new_tokens]
+
+    def _decode(self, tokens: list[int], stop: Sequence[str]) -> str:
+        # Cut at the first end-of-sequence token (rows finished early are padded after it).
+        for k, token in enumerate(tokens):
+            if token in self._eos_ids:
+                tokens = tokens[:k]
+                break
+        text = self._tokenizer.decode(tokens, skip_special_tokens=True)
+        cut = min((text.find(s) for s in stop if s and s in text), default=-1)
+        return text[:cut] if cut >= 0 else text
