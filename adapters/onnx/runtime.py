@@ -1,0 +1,163 @@
+"""ONNX Runtime sessions behind the call signature of a transformers model.
+
+``OrtCausalLM`` answers ``model(input_ids=..., attention_mask=..., position_ids=...,
+past_key_values=..., use_cache=..., logits_to_keep=...)`` with ``.logits`` and a
+transformers ``DynamicCache``, and ``OrtMaskedLM`` answers ``model(**inputs).logits``.
+The hf adapter's scorers therefore run unchanged on top of them: tokenisation,
+boundary rule, batching, shared-prefix reuse and the log-softmax arithmetic are
+the hf adapter's own code, and only the forward passes move to ONNX Runtime.
+Tensors stay torch tensors on the CPU (zero-copy to and from numpy).
+
+On CUDA the session runs with IO binding: inputs are copied to the device once
+as OrtValues and outputs are allocated by ONNX Runtime on the device, then read
+back, so no intermediate host buffers are created per run.
+"""
+
+from __future__ import annotations
+
+from types import SimpleNamespace
+from typing import Any
+
+import numpy as np
+
+
+class SessionRunner:
+    """Runs one InferenceSession: plain numpy feeds on the CPU, IO binding on CUDA."""
+
+    def __init__(self, session: Any, device: str):
+        self.session = session
+        self.device = device
+        self.output_names = [o.name for o in session.get_outputs()]
+        self._device_id = int(device.split(":", 1)[1]) if device.startswith("cuda:") else 0
+
+    @property
+    def on_cuda(self) -> bool:
+        return self.device.startswith("cuda")
+
+    def run(self, feeds: dict[str, np.ndarray], outputs: list[str] | None = None) -> dict[str, np.ndarray]:
+        names = outputs or self.output_names
+        if not self.on_cuda:
+            return dict(zip(names, self.session.run(names, feeds)))
+        return self._run_bound(feeds, names)
+
+    def _run_bound(self, feeds: dict[str, np.ndarray], names: list[str]) -> dict[str, np.ndarray]:
+        import onnxruntime as ort
+
+        binding = self.session.io_binding()
+        held = []  # the device copies must outlive the run
+        for name, array in feeds.items():
+            value = ort.OrtValue.ortvalue_from_numpy(np.ascontiguousarray(array), "cuda", self._device_id)
+            held.append(value)
+            binding.bind_ortvalue_input(name, value)
+        for name in names:
+            binding.bind_output(name, "cuda", self._device_id)
+        self.session.run_with_iobinding(binding)
+        return dict(zip(names, binding.copy_outputs_to_cpu()))
+
+
+class _OutputEmbeddings:
+    """What ``model.get_output_embeddings()`` is asked for: the vocabulary size."""
+
+    def __init__(self, vocab: int, hidden: int):
+        self.weight = SimpleNamespace(shape=(vocab, hidden))
+
+
+class OrtCausalLM:
+    def __init__(self, runner: SessionRunner, config: Any, meta: dict[str, Any]):
+        self.runner = runner
+        self.config = config
+        self.meta = meta
+        self._kv = [tuple(shape) for shape in meta["kv_shapes"]]
+        self._float = np.float16 if meta.get("dtype") == "float16" else np.float32
+        self._past_names = meta["inputs"][4:]
+        self._present_names = meta["outputs"][1:]
+        self.device = "cpu"  # where the tensors this object returns live
+
+    def get_output_embeddings(self) -> _OutputEmbeddings:
+        return _OutputEmbeddings(self.meta["vocab"], getattr(self.config, "hidden_size", 0))
+
+    def eval(self) -> "OrtCausalLM":
+        return self
+
+    def __call__(self, **kwargs: Any):
+        return self.forward(**kwargs)
+
+    def forward(
+        self,
+        input_ids=None,
+        attention_mask=None,
+        position_ids=None,
+        past_key_values=None,
+        use_cache: bool | None = None,
+        logits_to_keep: Any = 0,
+        **unused: Any,
+    ):
+        import torch
+        from transformers import DynamicCache
+        from transformers.modeling_outputs import CausalLMOutputWithPast
+
+        batch, length = input_ids.shape
+        if past_key_values is not None and past_key_values.get_seq_length() > 0:
+            past = [t for layer in past_key_values.layers for t in (layer.keys, layer.values)]
+            past_arrays = [t.detach().cpu().numpy().astype(self._float, copy=False) for t in past]
+        else:
+            past_arrays = [np.zeros((batch, h, 0, d), dtype=self._float) for h, d in self._kv for _ in range(2)]
+        past_length = past_arrays[0].shape[2]
+        if attention_mask is None:
+            mask = np.ones((batch, past_length + length), dtype=np.int64)
+        else:
+            mask = attention_mask.detach().cpu().numpy().astype(np.int64, copy=False)
+        if position_ids is None:
+            positions = np.broadcast_to(np.arange(past_length, past_length + length, dtype=np.int64), (batch, length))
+        else:
+            positions = position_ids.detach().cpu().numpy().astype(np.int64, copy=False)
+        feeds = {
+            "input_ids": input_ids.detach().cpu().numpy().astype(np.int64, copy=False),
+            "attention_mask": mask,
+            "position_ids": np.ascontiguousarray(positions),
+            "logit_positions": _kept_positions(logits_to_keep, length),
+        }
+        feeds.update(zip(self._past_names, past_arrays))
+        wanted = ["logits", *self._present_names] if use_cache else ["logits"]
+        out = self.runner.run(feeds, wanted)
+        cache = None
+        if use_cache:
+            presents = [torch.from_numpy(out[name]) for name in self._present_names]
+            cache = DynamicCache([(presents[2 * i], presents[2 * i + 1]) for i in range(len(self._kv))])
+        return CausalLMOutputWithPast(logits=torch.from_numpy(out["logits"]), past_key_values=cache)
+
+
+def _kept_positions(logits_to_keep: Any, length: int) -> np.ndarray:
+    """transformers' ``logits_to_keep``: 0 = all, n = the last n, a 1-D tensor = those positions."""
+    if isinstance(logits_to_keep, int):
+        first = 0 if logits_to_keep <= 0 else max(0, length - logits_to_keep)
+        return np.arange(first, length, dtype=np.int64)
+    return logits_to_keep.detach().cpu().numpy().astype(np.int64).reshape(-1)
+
+
+class OrtMaskedLM:
+    def __init__(self, runner: SessionRunner, config: Any, meta: dict[str, Any]):
+        self.runner = runner
+        self.config = config
+        self.meta = meta
+        self.device = "cpu"
+
+    def eval(self) -> "OrtMaskedLM":
+        return self
+
+    def parameters(self):
+        return iter(())
+
+    def __call__(self, **inputs: Any):
+        import torch
+        from transformers.modeling_outputs import MaskedLMOutput
+
+        feeds = {
+            name: inputs[name].detach().cpu().numpy().astype(np.int64, copy=False)
+            for name in self.meta["inputs"]
+            if name in inputs
+        }
+        if "token_type_ids" in self.meta["inputs"] and "token_type_ids" not in feeds:
+            feeds["token_type_ids"] = np.zeros_like(feeds["input_ids"])
+        logits = self.runner.run(feeds, ["logits"])["logits"]
+        return MaskedLMOutput(logits=torch.from_numpy(logits))
