@@ -78,6 +78,9 @@ class GenerationRequest:
     prompt: str | None = None
     messages: tuple[ChatMessage, ...] | None = None
     params: GenerationParams = field(default_factory=GenerationParams)
+    # Deterministic identity of the question asked (e.g. BBQ sample, prompt, permutation),
+    # so a replay backend can look up answers produced elsewhere. None for ordinary requests.
+    key: str | None = None
 
     def __post_init__(self) -> None:
         if (self.prompt is None) == (self.messages is None):
