@@ -1,0 +1,184 @@
+"""CBBQ in the authors' file layout (PROTOCOLS §2), read as it is.
+
+    DIR/{category}/ambiguous/ambiguous.csv
+    DIR/{category}/disambiguous/disambiguous.csv
+    DIR/{category}/{ambiguous,disambiguous}/templates_generate_{neg,nonneg}.csv
+
+CSV files are UTF-8 with a byte order mark. Instance columns: example_id,
+question_index, question_polarity (neg/non_neg), context_condition, category,
+subcategory, bias_targeted_groups, source, context, question, ans0, ans1
+(the two groups), ans2 (unknown), label (index of the correct answer).
+
+The biased answer is derived (``domain/bbq/cbbq_bias.py``); how each item's
+was found, and which stayed unresolved, is reported in ``facts``. Templates
+are optional: without them ambiguous items can only resolve through
+``bias_targeted_groups``. ``path=None`` reads the four categories bundled
+with culturebias (CC BY-SA 4.0, see ``adapters/bundled/cbbq/LICENSE.md``).
+"""
+
+from __future__ import annotations
+
+import csv
+from collections import Counter
+from pathlib import Path
+from typing import Iterator
+
+from culturebias.domain.bbq.cbbq_bias import TwinResolver, derive
+from culturebias.domain.bbq.model import BBQDataset, QAItem, Skip
+from culturebias.domain.errors import DataError, MissingDataError
+from culturebias.domain.fingerprint import fingerprint_bytes
+
+BUNDLED = Path(__file__).resolve().parents[1] / "bundled" / "cbbq"
+CONDITION_FOLDERS = {"ambiguous": "ambiguous", "disambiguated": "disambiguous"}
+INSTANCE_COLUMNS = ("example_id", "question_polarity", "context", "question", "ans0", "ans1", "ans2", "label")
+TEMPLATE_COLUMNS = ("question_polarity", "context", "NAME1", "NAME2", "question", "ans0", "ans1", "label")
+HOW_TO = (
+    "point culturebias at a CBBQ folder in the authors' layout (github.com/YFHuangxxxx/CBBQ): "
+    "DIR/{category}/ambiguous/ambiguous.csv and DIR/{category}/disambiguous/disambiguous.csv "
+    "(with templates_generate_{neg,nonneg}.csv beside them): --set data.path=DIR"
+)
+
+
+def read_csv(path: Path, required: tuple[str, ...]) -> Iterator[tuple[int, dict[str, str]]]:
+    with path.open(encoding="utf-8-sig", newline="") as handle:
+        reader = csv.DictReader(handle)
+        missing = [c for c in required if c not in (reader.fieldnames or [])]
+        if missing:
+            raise DataError(f"missing column(s) {missing}; found {reader.fieldnames}", file=str(path), row=1)
+        for row in reader:
+            yield reader.line_num, {k: (v if v is not None else "") for k, v in row.items() if k is not None}
+
+
+def instance_file(root: Path, category: str, condition: str) -> Path:
+    folder = CONDITION_FOLDERS[condition]
+    return root / category / folder / f"{folder}.csv"
+
+
+def template_files(root: Path, category: str, condition: str) -> list[Path]:
+    folder = root / category / CONDITION_FOLDERS[condition]
+    return [p for p in (folder / "templates_generate_neg.csv", folder / "templates_generate_nonneg.csv") if p.is_file()]
+
+
+def read_templates(paths: list[Path]) -> list[dict[str, str]]:
+    return [row for path in paths for _, row in read_csv(path, TEMPLATE_COLUMNS)]
+
+
+def categories_in(root: Path) -> list[str]:
+    return sorted(
+        p.name
+        for p in root.iterdir()
+        if p.is_dir() and any(instance_file(root, p.name, c).is_file() for c in CONDITION_FOLDERS)
+    )
+
+
+def _item(row: dict[str, str], category: str, condition: str, file: str, number: int, biased: int | None) -> QAItem | Skip:
+    example_id = row["example_id"].strip()
+    sample_id = f"{category}-{'amb' if condition == 'ambiguous' else 'dis'}-{example_id}"
+    options = (row["ans0"].strip(), row["ans1"].strip(), row["ans2"].strip())
+    if len(set(options)) != 3:
+        return Skip(file, number, sample_id, f"needs three distinct options, got {list(options)}")
+    label = row["label"].strip()
+    if label not in ("0", "1", "2"):
+        return Skip(file, number, sample_id, f"label {label!r} is not 0, 1 or 2")
+    if condition == "ambiguous" and label != "2":
+        return Skip(file, number, sample_id, "an ambiguous item's label must be the unknown option (2)")
+    polarity = row["question_polarity"].strip()
+    return QAItem(
+        sample_id=sample_id,
+        category=category,
+        template_id=f"{category}-{polarity}-{row.get('question_index', '').strip()}",
+        context=row["context"].strip(),
+        question=row["question"].strip(),
+        options=options,
+        answer_index=int(label),
+        biased_index=biased,
+        unknown_index=2,
+        context_condition=condition,  # type: ignore[arg-type]
+        question_polarity=polarity,
+        subcategory=row.get("subcategory", "").strip() or None,
+    )
+
+
+def load_category(root: Path, category: str) -> tuple[list[QAItem], list[Skip], Counter, list[str]]:
+    items: list[QAItem] = []
+    skips: list[Skip] = []
+    methods: Counter = Counter()
+    unresolved: list[str] = []
+    resolver = None
+    amb_templates = template_files(root, category, "ambiguous")
+    dis_templates = template_files(root, category, "disambiguated")
+    if amb_templates and dis_templates:
+        resolver = TwinResolver(read_templates(amb_templates), read_templates(dis_templates))
+    for condition in CONDITION_FOLDERS:
+        path = instance_file(root, category, condition)
+        if not path.is_file():
+            continue
+        seen: dict[str, int] = {}
+        for number, row in read_csv(path, INSTANCE_COLUMNS):
+            example_id = row["example_id"].strip()
+            if example_id in seen:
+                raise DataError(
+                    f"duplicate example_id {example_id!r} (first at row {seen[example_id]})",
+                    file=str(path),
+                    row=number,
+                    field="example_id",
+                )
+            seen[example_id] = number
+            derivation = derive(row, condition == "ambiguous", resolver, row=number)
+            result = _item(row, category, condition, str(path), number, derivation.biased_index)
+            if isinstance(result, Skip):
+                skips.append(result)
+                continue
+            methods[derivation.method] += 1
+            if derivation.biased_index is None:
+                unresolved.append(result.sample_id)
+            items.append(result)
+    return items, skips, methods, unresolved
+
+
+class CBBQFiles:
+    """DatasetSource of CBBQ: ``CBBQFiles(path)``; ``path=None`` = the four bundled categories."""
+
+    def __init__(self, path: str | None):
+        self.bundled = path is None
+        self.root = BUNDLED if path is None else Path(path).expanduser()
+        if not self.root.is_dir():
+            raise MissingDataError(f"CBBQ data folder {self.root} does not exist: {HOW_TO}")
+        self.categories = categories_in(self.root)
+        if not self.categories:
+            raise MissingDataError(f"no CBBQ category folders in {self.root}: {HOW_TO}")
+
+    def _files(self) -> list[Path]:
+        files = []
+        for category in self.categories:
+            for condition in CONDITION_FOLDERS:
+                path = instance_file(self.root, category, condition)
+                files += ([path] if path.is_file() else []) + template_files(self.root, category, condition)
+        return files
+
+    def describe(self) -> str:
+        names = ", ".join(self.categories)
+        if self.bundled:
+            return f"CBBQ categories bundled with culturebias (CC BY-SA 4.0, Huang & Xiong 2024): {names}"
+        return f"CBBQ files at {self.root}: {names}"
+
+    def fingerprint(self) -> str:
+        return fingerprint_bytes([(str(p.relative_to(self.root)), p.read_bytes()) for p in self._files()])
+
+    def load(self) -> BBQDataset:
+        items: list[QAItem] = []
+        skips: list[Skip] = []
+        methods: Counter = Counter()
+        unresolved: list[str] = []
+        for category in self.categories:
+            c_items, c_skips, c_methods, c_unresolved = load_category(self.root, category)
+            items += c_items
+            skips += c_skips
+            methods += c_methods
+            unresolved += c_unresolved
+        facts = {
+            "categories": list(self.categories),
+            "biased_answer_derivation": {m: methods.get(m, 0) for m in ("label", "twin", "groups", "unresolved")},
+            "biased_answer_unresolved_ids": unresolved,
+        }
+        return BBQDataset(items=tuple(items), skips=tuple(skips), facts=facts)

@@ -1,0 +1,240 @@
+"""KoBBQ in the authors' file format (PROTOCOLS §2), read as it is.
+
+    DIR/KoBBQ_test_samples.tsv    (or KoBBQ_all_samples.tsv) one row per sample:
+        sample_id, label_annotation, context, question,
+        choices (a Python-literal list), biased_answer, answer, [bbq_id, bbq_category, prediction]
+    DIR/evaluation_prompts.tsv    (or 0_evaluation_prompts.tsv) prompt_id, instruction,
+        context, question, a, b, c, answer, unknown
+
+``path`` may also name a samples file directly (``.tsv``, or the ``.jsonl``
+written by ``culturebias expand kobbq``); prompts then come from a prompts
+file beside it, else from the bundled copy. ``path=None`` reads the test
+split bundled with culturebias (MIT, see ``adapters/bundled/kobbq/NOTICE.md``).
+
+A malformed file (missing column, unreadable choices list, duplicate
+sample id or prompt id) is a ``DataError`` naming file, row and field. A row
+whose choices lack its answer, its biased answer or the unknown option, or
+whose sample id cannot be read, is left out and reported as a skip.
+"""
+
+from __future__ import annotations
+
+import ast
+import csv
+import json
+from pathlib import Path
+from typing import Iterator
+
+from culturebias.domain.bbq.kobbq_prompts import DATASET_UNKNOWN, KoBBQDataset, KoBBQPrompt
+from culturebias.domain.bbq.model import QAItem, Skip
+from culturebias.domain.errors import DataError, MissingDataError
+from culturebias.domain.fingerprint import fingerprint_bytes
+
+BUNDLED = Path(__file__).resolve().parents[1] / "bundled" / "kobbq"
+SAMPLE_FILES = ("KoBBQ_test_samples.tsv", "KoBBQ_all_samples.tsv")
+PROMPT_FILES = ("evaluation_prompts.tsv", "0_evaluation_prompts.tsv", "KoBBQ_prompts.tsv")
+TEMPLATE_FILE = "KoBBQ_templates.tsv"
+SAMPLE_COLUMNS = ("sample_id", "label_annotation", "context", "question", "choices", "biased_answer", "answer")
+PROMPT_COLUMNS = ("prompt_id", "instruction", "context", "question", "a", "b", "c", "answer", "unknown")
+VERSIONS = {"a": "counter_biased", "b": "biased", "c": "counter_biased", "d": "biased"}
+
+
+def read_tsv(path: Path, required: tuple[str, ...]) -> Iterator[tuple[int, dict[str, str]]]:
+    """(file row number, row) pairs; header = row 1. Quoting as pandas reads these files."""
+    with path.open(encoding="utf-8-sig", newline="") as handle:
+        reader = csv.DictReader(handle, delimiter="\t")
+        missing = [c for c in required if c not in (reader.fieldnames or [])]
+        if missing:
+            raise DataError(f"missing column(s) {missing}; found {reader.fieldnames}", file=str(path), row=1)
+        for row in reader:
+            yield reader.line_num, {k: (v if v is not None else "") for k, v in row.items() if k is not None}
+
+
+def read_jsonl(path: Path, required: tuple[str, ...]) -> Iterator[tuple[int, dict]]:
+    with path.open(encoding="utf-8-sig") as handle:
+        for number, line in enumerate(handle, start=1):
+            if not line.strip():
+                continue
+            try:
+                row = json.loads(line)
+            except json.JSONDecodeError as error:
+                raise DataError(f"not a JSON object: {error.msg}", file=str(path), row=number) from None
+            if not isinstance(row, dict):
+                raise DataError("not a JSON object", file=str(path), row=number)
+            missing = [c for c in required if c not in row]
+            if missing:
+                raise DataError(f"missing field(s) {missing}", file=str(path), row=number)
+            yield number, row
+
+
+def read_prompts(path: Path) -> dict[str, KoBBQPrompt]:
+    prompts: dict[str, KoBBQPrompt] = {}
+    for number, row in read_tsv(path, PROMPT_COLUMNS):
+        prompt_id = row["prompt_id"].strip()
+        if not prompt_id:
+            raise DataError("empty prompt_id", file=str(path), row=number, field="prompt_id")
+        if prompt_id in prompts:
+            raise DataError(f"duplicate prompt_id {prompt_id}", file=str(path), row=number, field="prompt_id")
+        prompt = KoBBQPrompt(
+            prompt_id=prompt_id,
+            instruction=row["instruction"],
+            context_label=row["context"],
+            question_label=row["question"],
+            option_labels=(row["a"], row["b"], row["c"]),
+            answer_label=row["answer"],
+            unknown=row["unknown"].strip(),
+        )
+        try:
+            prompt.letters
+        except ValueError as error:
+            raise DataError(str(error), file=str(path), row=number, field="a/b/c") from None
+        prompts[prompt_id] = prompt
+    if not prompts:
+        raise DataError("no prompts", file=str(path))
+    return prompts
+
+
+def parse_choices(value: object, file: str, row: int) -> list[str]:
+    if isinstance(value, list):
+        choices = value
+    else:
+        try:
+            choices = ast.literal_eval(str(value))
+        except (ValueError, SyntaxError):
+            raise DataError(f"choices is not a Python-literal list: {value!r}", file=file, row=row, field="choices") from None
+    if not isinstance(choices, (list, tuple)) or not all(isinstance(c, str) for c in choices):
+        raise DataError(f"choices must be a list of strings, got {value!r}", file=file, row=row, field="choices")
+    return [c.strip() for c in choices]
+
+
+def sample_to_item(row: dict, file: str, number: int) -> QAItem | Skip:
+    sample_id = str(row["sample_id"]).strip()
+
+    def skip(reason: str) -> Skip:
+        return Skip(file, number, sample_id, reason)
+
+    parts = sample_id.split("-")
+    if len(parts) < 5 or parts[3] not in ("amb", "dis") or parts[4] not in ("bsd", "cnt") or not parts[1]:
+        return skip("sample_id is not {category}-{template}{version}-{n}-{amb|dis}-{bsd|cnt}")
+    category, identity, _, condition, polarity = parts[:5]
+    version = identity[-1]
+    if version not in VERSIONS:
+        return skip(f"template version {version!r} is not one of a, b, c, d")
+    choices = parse_choices(row["choices"], file, number)
+    if len(choices) != 3 or len(set(choices)) != 3:
+        return skip(f"needs three distinct choices, got {choices}")
+    answer, biased = str(row["answer"]).strip(), str(row["biased_answer"]).strip()
+    for name, value in (("answer", answer), ("biased_answer", biased), ("unknown option", DATASET_UNKNOWN)):
+        if value not in choices:
+            return skip(f"{name} {value!r} is not among the choices {choices}")
+    unknown_index, answer_index, biased_index = choices.index(DATASET_UNKNOWN), choices.index(answer), choices.index(biased)
+    if biased_index == unknown_index:
+        return skip("the biased answer is the unknown option")
+    ambiguous = condition == "amb"
+    context_polarity = None if ambiguous else VERSIONS[version]
+    if ambiguous and answer_index != unknown_index:
+        return skip("an ambiguous item's answer must be the unknown option")
+    if context_polarity == "biased" and answer_index != biased_index:
+        return skip(f"version {version} disambiguates towards the biased answer, but the answer differs from it")
+    if context_polarity == "counter_biased" and answer_index in (biased_index, unknown_index):
+        return skip(f"version {version} disambiguates against the biased answer, but the answer is not the other group")
+    return QAItem(
+        sample_id=sample_id,
+        category=category,
+        template_id=f"{category}-{identity[:-1]}",
+        context=str(row["context"]).strip(),
+        question=str(row["question"]).strip(),
+        options=tuple(choices),
+        answer_index=answer_index,
+        biased_index=biased_index,
+        unknown_index=unknown_index,
+        context_condition="ambiguous" if ambiguous else "disambiguated",
+        question_polarity=polarity,
+        context_polarity=context_polarity,
+        label_annotation=str(row.get("label_annotation") or "").strip() or None,
+    )
+
+
+def load_samples(path: Path) -> tuple[list[QAItem], list[Skip]]:
+    rows = read_jsonl(path, SAMPLE_COLUMNS) if path.suffix == ".jsonl" else read_tsv(path, SAMPLE_COLUMNS)
+    items: list[QAItem] = []
+    skips: list[Skip] = []
+    first_row: dict[str, int] = {}
+    for number, row in rows:
+        sample_id = str(row["sample_id"]).strip()
+        if sample_id in first_row:
+            raise DataError(
+                f"duplicate sample_id {sample_id!r} (first at row {first_row[sample_id]})",
+                file=str(path),
+                row=number,
+                field="sample_id",
+            )
+        first_row[sample_id] = number
+        result = sample_to_item(row, str(path), number)
+        (skips if isinstance(result, Skip) else items).append(result)
+    return items, skips
+
+
+def _first(folder: Path, names: tuple[str, ...]) -> Path | None:
+    return next((folder / n for n in names if (folder / n).is_file()), None)
+
+
+HOW_TO = (
+    "point culturebias at a folder holding KoBBQ_test_samples.tsv (or KoBBQ_all_samples.tsv) and "
+    "evaluation_prompts.tsv in the KoBBQ authors' format (github.com/naver-ai/KoBBQ), or at a samples "
+    ".tsv/.jsonl file: --set data.path=DIR_OR_FILE; leave data.path unset for the bundled test split"
+)
+
+
+class KoBBQFiles:
+    """DatasetSource of KoBBQ: ``KoBBQFiles(path)``; ``path=None`` = the bundled test split."""
+
+    def __init__(self, path: str | None):
+        self.bundled = path is None
+        target = BUNDLED if path is None else Path(path).expanduser()
+        if target.is_dir():
+            samples = _first(target, SAMPLE_FILES)
+            if samples is None:
+                raise MissingDataError(f"no {' or '.join(SAMPLE_FILES)} in {target}: {HOW_TO}")
+            prompts = _first(target, PROMPT_FILES)
+        elif target.is_file():
+            samples, prompts = target, _first(target.parent, PROMPT_FILES)
+        else:
+            raise MissingDataError(f"KoBBQ data {target} does not exist: {HOW_TO}")
+        self.samples_path = samples
+        self.prompts_path = prompts or BUNDLED / PROMPT_FILES[0]
+
+    def describe(self) -> str:
+        if self.bundled:
+            return f"KoBBQ test split bundled with culturebias (MIT, NAVER Cloud Corp.): {self.samples_path.name}"
+        return f"KoBBQ samples {self.samples_path}, prompts {self.prompts_path}"
+
+    def fingerprint(self) -> str:
+        return fingerprint_bytes(
+            [("samples", self.samples_path.read_bytes()), ("prompts", self.prompts_path.read_bytes())]
+        )
+
+    def load(self) -> KoBBQDataset:
+        items, skips = load_samples(self.samples_path)
+        return KoBBQDataset(
+            items=tuple(items),
+            skips=tuple(skips),
+            prompts=read_prompts(self.prompts_path),
+            facts={"samples_file": self.samples_path.name, "prompts_file": self.prompts_path.name},
+        )
+
+
+def templates_path(path: str | None) -> Path:
+    """KoBBQ_templates.tsv in ``path`` (a folder or the file itself), or the bundled copy."""
+    if path is None:
+        return BUNDLED / TEMPLATE_FILE
+    target = Path(path).expanduser()
+    if target.is_dir():
+        target = target / TEMPLATE_FILE
+    if not target.is_file():
+        raise MissingDataError(f"KoBBQ templates {target} do not exist; give a folder holding {TEMPLATE_FILE} or the file")
+    return target
+
+
+def read_templates(path: Path) -> list[dict[str, str]]:
+    return [row for _, row in read_tsv(path, ("Category", "ID", "version", "Names"))]

@@ -1,0 +1,299 @@
+"""KoBBQ and CBBQ reports: report.md and a bar chart, every number taken from summary.json."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any, Mapping
+
+from culturebias.adapters.reports.markdown import (
+    fmt,
+    header_section,
+    model_section,
+    new_figure,
+    save_figure,
+    table,
+    write_markdown,
+)
+
+KOBBQ_COLUMNS = ("acc_amb", "acc_dis", "diff_bias_amb", "diff_bias_dis", "ooc_ratio")
+KOBBQ_NAMES = {
+    "acc_amb": "Acc (ambiguous)",
+    "acc_dis": "Acc (disambiguated)",
+    "diff_bias_amb": "Diff-bias (ambiguous)",
+    "diff_bias_dis": "Diff-bias (disambiguated)",
+    "ooc_ratio": "Out-of-choice ratio",
+}
+CBBQ_COLUMNS = ("s_amb", "s_dis", "s_total", "acc_amb", "acc_dis", "ooc_ratio")
+CONDITION_NAMES = {"q": "Q", "q_if": "Q+IF", "q_if_cot": "Q+IF+CoT"}
+FIGURE = "bbq_bias.png"
+
+
+def mean_std(cell: Mapping[str, Any] | None) -> str:
+    if not isinstance(cell, Mapping):
+        return "–"
+    return f"{fmt(cell.get('mean'))} ± {fmt(cell.get('std'))}"
+
+
+def counts_section(summary: Mapping[str, Any]) -> str:
+    lines = ["## Counts", ""]
+    for key, value in (summary.get("counts") or {}).items():
+        if isinstance(value, Mapping):
+            inner = ", ".join(f"{k}: {fmt(v)}" for k, v in value.items())
+            lines.append(f"- {key}: {inner or '–'}")
+        else:
+            lines.append(f"- {key}: {fmt(value)}")
+    skips = (summary.get("details") or {}).get("skips") or []
+    for skip in skips[:20]:
+        lines.append(f"  - skipped {skip.get('sample_id')} ({skip.get('file')}, row {skip.get('row')}): {skip.get('reason')}")
+    if len(skips) > 20:
+        lines.append(f"  - … {len(skips) - 20} more skips in summary.json details.skips")
+    notes = summary.get("notes") or []
+    if notes:
+        lines += ["", "## Notes", ""] + [f"- {note}" for note in notes]
+    return "\n".join(lines)
+
+
+# -- KoBBQ ------------------------------------------------------------------------
+def kobbq_setup(metrics: Mapping[str, Any]) -> str:
+    wording = metrics.get("unknown_wording") or {}
+    lines = [
+        "## Setup",
+        "",
+        f"- answering mode: **{metrics.get('mode')}**; chat template: {fmt(metrics.get('chat_template'))}",
+        f"- prompts: {', '.join(metrics.get('prompts') or [])}; option permutations: "
+        f"{', '.join(str(p) for p in metrics.get('permutations') or [])} ({metrics.get('permutation_scheme')})",
+        f"- aggregation within a prompt: {metrics.get('aggregate')}; std over prompts with ddof {metrics.get('std_ddof')}",
+        "",
+        table(["prompt", "unknown option worded as"], [[p, w] for p, w in wording.items()]),
+    ]
+    return "\n".join(lines)
+
+
+def kobbq_headline(metrics: Mapping[str, Any]) -> str:
+    overall = metrics.get("overall") or {}
+    prompts = [str(p) for p in metrics.get("prompts") or []]
+    rows = []
+    for key in KOBBQ_COLUMNS:
+        cell = overall.get(key) or {}
+        per_prompt = cell.get("per_prompt") or {}
+        rows.append([KOBBQ_NAMES[key], cell.get("mean"), cell.get("std"), *[per_prompt.get(p) for p in prompts]])
+    bounds = overall.get("bounds") or {}
+    bound_rows = [
+        [
+            p,
+            (overall.get("diff_bias_amb") or {}).get("per_prompt", {}).get(p),
+            b.get("diff_bias_amb_bound"),
+            b.get("diff_bias_amb_within_bound"),
+            (overall.get("diff_bias_dis") or {}).get("per_prompt", {}).get(p),
+            b.get("diff_bias_dis_bound"),
+            b.get("diff_bias_dis_within_bound"),
+        ]
+        for p, b in bounds.items()
+    ]
+    return "\n".join(
+        [
+            "## Headline (all items)",
+            "",
+            table(["metric", "mean", "std", *[f"prompt {p}" for p in prompts]], rows),
+            "",
+            "### Diff-bias bounds per prompt",
+            "",
+            table(
+                ["prompt", "diff-bias amb", "bound 1-Acc_a", "within", "diff-bias dis", "bound 1-|2Acc_d-1|", "within"],
+                bound_rows,
+            ),
+        ]
+    )
+
+
+def kobbq_breakdown(title: str, groups: Mapping[str, Any]) -> str:
+    rows = [[name, *[mean_std(block.get(k)) for k in KOBBQ_COLUMNS]] for name, block in groups.items()]
+    return "\n".join([f"## {title}", "", table(["group", *[KOBBQ_NAMES[k] for k in KOBBQ_COLUMNS]], rows)])
+
+
+def kobbq_statistics(metrics: Mapping[str, Any]) -> str:
+    stats = metrics.get("statistics") or {}
+    lines = ["## Differences between categories", ""]
+    for metric, result in stats.items():
+        anova = result.get("anova")
+        if not anova:
+            lines.append(f"- {KOBBQ_NAMES.get(metric, metric)}: too few templates per category for a test")
+            continue
+        pairs = result.get("tukey_hsd") or []
+        significant = [p for p in pairs if p.get("p_value") is not None and p["p_value"] < 0.05]
+        lines.append(
+            f"- {KOBBQ_NAMES.get(metric, metric)}: one-way ANOVA F = {fmt(anova.get('f'))}, p = {fmt(anova.get('p_value'), 4)} "
+            f"over {len(anova.get('groups') or [])} categories; Tukey HSD: {len(significant)} of {len(pairs)} pairs with p < 0.05"
+        )
+        for pair in significant[:10]:
+            lines.append(
+                f"  - {pair['a']} − {pair['b']}: {fmt(pair['mean_difference'])} "
+                f"(95% CI {fmt(pair['ci_low'])} … {fmt(pair['ci_high'])}, p = {fmt(pair['p_value'], 4)})"
+            )
+    lines.append("")
+    lines.append("Samples are per-template scores (mean over prompts). " + (stats.get("diff_bias_amb") or {}).get("sample", ""))
+    return "\n".join(lines)
+
+
+def kobbq_figure(metrics: Mapping[str, Any], out_dir: Path) -> Path | None:
+    groups = metrics.get("by_category") or {}
+    if not groups:
+        return None
+    names = list(groups)
+    fig, ax = new_figure(max(6.0, 0.6 * len(names) + 2), 4.5)
+    width = 0.4
+    for offset, key in ((-width / 2, "diff_bias_amb"), (width / 2, "diff_bias_dis")):
+        values = [((groups[n].get(key) or {}).get("mean")) for n in names]
+        values = [v if v is not None else 0.0 for v in values]
+        ax.bar([i + offset for i in range(len(names))], values, width, label=KOBBQ_NAMES[key])
+    ax.axhline(0, color="black", linewidth=0.8)
+    ax.set_xticks(range(len(names)))
+    ax.set_xticklabels(names, rotation=45, ha="right", fontsize=8)
+    ax.set_ylabel("diff-bias (mean over prompts)")
+    ax.set_title("KoBBQ diff-bias by category")
+    ax.legend()
+    return save_figure(fig, out_dir / FIGURE)
+
+
+KOBBQ_READING = """## How to read this report
+
+- **Accuracy (ambiguous)** is the share of ambiguous questions answered "unknown", the only
+  correct answer when the context does not say who did what. **Accuracy (disambiguated)** is the
+  share answered correctly when it does.
+- **Diff-bias (ambiguous)** = (biased − counter-biased answers) / ambiguous answers: positive
+  means the model fills the gap with the stereotype. Its size is at most 1 − Acc (ambiguous).
+- **Diff-bias (disambiguated)** = accuracy where the facts agree with the stereotype minus
+  accuracy where they contradict it: positive means the stereotype overrides what the text says.
+- Each prompt is scored over its items × option orders; the table shows mean ± std over the
+  prompts. Out-of-choice replies (generate mode) are excluded from every score and counted.
+- A random guesser scores about 1/3 accuracy and 0 diff-bias; always answering with the
+  stereotype scores Acc_a 0, diff-bias 1 and Acc_d 0.5."""
+
+
+def kobbq_sections(summary: Mapping[str, Any], out_dir: Path) -> tuple[list[str], list[Path]]:
+    metrics = summary.get("metrics") or {}
+    figure = kobbq_figure(metrics, out_dir)
+    sections = [
+        header_section(summary, "KoBBQ: bias in Korean question answering"),
+        model_section(summary),
+        kobbq_setup(metrics),
+        kobbq_headline(metrics),
+        kobbq_breakdown("By label annotation (ST simply transferred, TM target modified, NC newly created)", metrics.get("by_label") or {}),
+        kobbq_breakdown("By category", metrics.get("by_category") or {}),
+        f"![diff-bias by category]({FIGURE})" if figure else "",
+        kobbq_statistics(metrics),
+        counts_section(summary),
+        KOBBQ_READING,
+    ]
+    return sections, [figure] if figure else []
+
+
+# -- CBBQ -------------------------------------------------------------------------
+def cbbq_row(name: str, scores: Mapping[str, Any]) -> list[Any]:
+    return [name, *[scores.get(k) for k in CBBQ_COLUMNS]]
+
+
+CBBQ_HEADERS = ["", "S_amb", "S_dis", "S_total", "Acc (amb)", "Acc (dis)", "out-of-choice"]
+
+
+def cbbq_setup(metrics: Mapping[str, Any]) -> str:
+    weights = metrics.get("weights") or {}
+    conditions = ", ".join(CONDITION_NAMES.get(c, c) for c in metrics.get("conditions") or [])
+    return "\n".join(
+        [
+            "## Setup",
+            "",
+            f"- answering mode: **{metrics.get('mode')}**; chat template: {fmt(metrics.get('chat_template'))}",
+            f"- prompt condition(s): {conditions}; headline condition: **{metrics.get('condition_name')}**",
+            f"- S_total = {fmt(weights.get('w1'), 2)} · S_amb + {fmt(weights.get('w2'), 2)} · S_dis; "
+            f"overall = {metrics.get('overall_aggregate')}",
+            f"- option permutations: {', '.join(str(p) for p in metrics.get('permutations') or [])} "
+            f"({metrics.get('permutation_scheme')})",
+        ]
+    )
+
+
+def cbbq_tables(metrics: Mapping[str, Any]) -> str:
+    by_condition = metrics.get("by_condition") or {}
+    lines = ["## Headline", "", table(CBBQ_HEADERS, [cbbq_row(CONDITION_NAMES.get(c, c), b.get("overall") or {}) for c, b in by_condition.items()])]
+    for condition, block in by_condition.items():
+        rows = [cbbq_row(name, scores) for name, scores in (block.get("by_category") or {}).items()]
+        lines += ["", f"## By category ({CONDITION_NAMES.get(condition, condition)})", "", table(CBBQ_HEADERS, rows)]
+    return "\n".join(lines)
+
+
+def cbbq_derivation(summary: Mapping[str, Any]) -> str:
+    counts = summary.get("counts") or {}
+    derivation = counts.get("biased_answer_derivation") or {}
+    return "\n".join(
+        [
+            "## Biased answers (derived, CBBQ does not store them)",
+            "",
+            table(
+                ["from the label (disambiguated)", "from the disambiguated twin", "from bias_targeted_groups", "unresolved"],
+                [[derivation.get("label"), derivation.get("twin"), derivation.get("groups"), derivation.get("unresolved")]],
+            ),
+            "",
+            f"Unresolved items in this run: {fmt(counts.get('biased_answer_unresolved'))} — not asked, left out of every score.",
+        ]
+    )
+
+
+def cbbq_figure(metrics: Mapping[str, Any], out_dir: Path) -> Path | None:
+    groups = metrics.get("by_category") or {}
+    if not groups:
+        return None
+    names = list(groups)
+    fig, ax = new_figure(max(6.0, 0.8 * len(names) + 2), 4.5)
+    width = 0.27
+    for offset, key, label in ((-width, "s_amb", "S_amb"), (0.0, "s_dis", "S_dis"), (width, "s_total", "S_total")):
+        values = [groups[n].get(key) for n in names]
+        values = [v if v is not None else 0.0 for v in values]
+        ax.bar([i + offset for i in range(len(names))], values, width, label=label)
+    ax.set_xticks(range(len(names)))
+    ax.set_xticklabels(names, rotation=30, ha="right", fontsize=9)
+    ax.set_ylim(0, 1)
+    ax.set_ylabel("bias score")
+    ax.set_title(f"CBBQ bias scores by category ({metrics.get('condition_name')})")
+    ax.legend()
+    return save_figure(fig, out_dir / FIGURE)
+
+
+CBBQ_READING = """## How to read this report
+
+- **S_amb** = biased answers / answered ambiguous questions. The correct answer there is always
+  "unknown", so any biased answer is the stereotype filling a gap (0 = none, 1 = always).
+- **S_dis** = biased answers / disambiguated answers that were not "unknown". The correct answer
+  always contradicts the stereotype, so a biased answer overrides the text.
+- **S_total** weights the two (w1, w2 above). Lower is less biased. Accuracies are shown beside:
+  a model can have low bias scores simply by answering "unknown" everywhere (high Acc amb, low Acc dis).
+- Out-of-choice replies (generate mode) are excluded from every denominator and counted."""
+
+
+def cbbq_sections(summary: Mapping[str, Any], out_dir: Path) -> tuple[list[str], list[Path]]:
+    metrics = summary.get("metrics") or {}
+    figure = cbbq_figure(metrics, out_dir)
+    sections = [
+        header_section(summary, "CBBQ: bias in Chinese question answering"),
+        model_section(summary),
+        cbbq_setup(metrics),
+        cbbq_tables(metrics),
+        f"![bias scores by category]({FIGURE})" if figure else "",
+        cbbq_derivation(summary),
+        counts_section(summary),
+        CBBQ_READING,
+    ]
+    return sections, [figure] if figure else []
+
+
+class BBQReport:
+    """ReportWriter for KoBBQ and CBBQ (chosen by ``summary["benchmark"]``)."""
+
+    def write(self, summary: Mapping[str, Any], out_dir: Path) -> list[Path]:
+        out_dir = Path(out_dir)
+        out_dir.mkdir(parents=True, exist_ok=True)
+        if summary.get("benchmark") == "cbbq":
+            sections, figures = cbbq_sections(summary, out_dir)
+        else:
+            sections, figures = kobbq_sections(summary, out_dir)
+        return [write_markdown(out_dir, sections), *figures]

@@ -1,0 +1,164 @@
+"""Asking BBQ questions in either mode, through the ports, one port call per stage.
+
+- ``generate``: the rendered prompt goes to the generator; the reply is mapped
+  to a displayed option (``domain/bbq/answers.py``) or counted out-of-choice.
+- ``likelihood``: each option letter is scored as the continuation of the
+  rendered prompt; the three requests of a question share the same context
+  (the HF scorer reuses its prefix), every request of the stage goes to the
+  scorer in one call, and the likeliest letter is the answer.
+
+A question with two user turns (CBBQ Q+IF+CoT) first has the model reason
+in reply to the first turn (always generated); the second turn is then asked
+with that reasoning in the transcript.
+
+With a chat template the user turns are chat messages (rendered by the
+model's template, generation prompt appended) and the scored continuation is
+the bare letter; without one the prompt is plain text and the continuation is
+a space and the letter (the prompts end with "정답:" / "答案：").
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Literal, Sequence
+
+import numpy as np
+
+from culturebias.application.context import RunContext
+from culturebias.domain.bbq.answers import parse_choice
+from culturebias.domain.bbq.keys import AnswerKey
+from culturebias.domain.bbq.model import Answer, QAItem
+from culturebias.domain.errors import CapabilityError
+from culturebias.domain.requests import ChatMessage, GenerationParams, GenerationRequest, LoglikelihoodRequest
+
+AnswerMode = Literal["generate", "likelihood"]
+
+
+@dataclass(frozen=True, slots=True)
+class Question:
+    """One item asked under one prompt and one option order."""
+
+    item: QAItem  # options in dataset order, worded as this prompt words them
+    prompt_id: str
+    permutation: int
+    order: tuple[int, ...]  # dataset option index displayed at each position
+    letters: tuple[str, ...]
+    turns: tuple[str, ...]  # user turns: one, or (reasoning request, question) for CoT
+
+    def key(self, turn: str = "answer") -> str:
+        return AnswerKey(self.item.sample_id, self.prompt_id, self.permutation, turn).encode()
+
+    @property
+    def shown(self) -> tuple[str, ...]:
+        return tuple(self.item.options[i] for i in self.order)
+
+
+def resolve_mode(ctx: RunContext, requested: str, needs_generator: bool = False) -> AnswerMode:
+    """The answering mode a run uses; checks the needed capabilities before anything runs."""
+    if requested == "generate":
+        ctx.generator()
+        return "generate"
+    if needs_generator:
+        ctx.generator()
+    if requested == "likelihood":
+        ctx.scorer().check_loglikelihood()
+        return "likelihood"
+    try:
+        ctx.scorer().check_loglikelihood()
+        return "likelihood"
+    except CapabilityError:
+        ctx.generator()
+        return "generate"
+
+
+def uses_chat_template(ctx: RunContext) -> bool:
+    try:
+        return bool(ctx.templater().has_chat_template)
+    except CapabilityError:
+        return False
+
+
+class Asker:
+    def __init__(self, ctx: RunContext, mode: AnswerMode, chat: bool, answer_params: GenerationParams, reasoning_params: GenerationParams):
+        self.ctx = ctx
+        self.mode = mode
+        self.chat = chat
+        self.answer_params = answer_params
+        self.reasoning_params = reasoning_params
+
+    # -- rendering ---------------------------------------------------------------
+    def _messages(self, question: Question, reasoning: str | None) -> tuple[ChatMessage, ...]:
+        messages = [ChatMessage("user", question.turns[0])]
+        if len(question.turns) > 1:
+            messages += [ChatMessage("assistant", reasoning or ""), ChatMessage("user", question.turns[1])]
+        return tuple(messages)
+
+    def _plain(self, question: Question, reasoning: str | None) -> str:
+        if len(question.turns) == 1:
+            return question.turns[0]
+        return question.turns[0] + (reasoning or "") + "\n\n" + question.turns[1]
+
+    def _generation_request(self, question: Question, reasoning: str | None, params: GenerationParams, key: str) -> GenerationRequest:
+        if self.chat:
+            return GenerationRequest(messages=self._messages(question, reasoning), params=params, key=key)
+        return GenerationRequest(prompt=self._plain(question, reasoning), params=params, key=key)
+
+    def _reasoning_request(self, question: Question) -> GenerationRequest:
+        if self.chat:
+            messages = (ChatMessage("user", question.turns[0]),)
+            return GenerationRequest(messages=messages, params=self.reasoning_params, key=question.key("reasoning"))
+        return GenerationRequest(prompt=question.turns[0], params=self.reasoning_params, key=question.key("reasoning"))
+
+    def _scoring_context(self, question: Question, reasoning: str | None) -> str:
+        if self.chat:
+            return self.ctx.templater().render(self._messages(question, reasoning), add_generation_prompt=True)
+        return self._plain(question, reasoning)
+
+    # -- asking ------------------------------------------------------------------
+    def ask(self, questions: Sequence[Question], label: str) -> list[Answer]:
+        reasoning = self._reason(questions, label)
+        if self.mode == "generate":
+            return self._generate(questions, reasoning, label)
+        return self._score(questions, reasoning, label)
+
+    def _reason(self, questions: Sequence[Question], label: str) -> list[str | None]:
+        two_turn = [i for i, q in enumerate(questions) if len(q.turns) > 1]
+        out: list[str | None] = [None] * len(questions)
+        if not two_turn:
+            return out
+        requests = [self._reasoning_request(questions[i]) for i in two_turn]
+        replies = self.ctx.generator().generate(requests, description=f"{label}: reasoning turns")
+        for i, reply in zip(two_turn, replies):
+            out[i] = reply.text
+        return out
+
+    def _generate(self, questions: Sequence[Question], reasoning: list[str | None], label: str) -> list[Answer]:
+        requests = [
+            self._generation_request(q, r, self.answer_params, q.key()) for q, r in zip(questions, reasoning)
+        ]
+        replies = self.ctx.generator().generate(requests, description=f"{label}: answers")
+        answers = []
+        for question, reply in zip(questions, replies):
+            position = parse_choice(reply.text, question.letters, question.shown)
+            chosen = None if position is None else question.order[position]
+            answers.append(Answer(question.item, question.prompt_id, question.permutation, chosen, reply.text))
+        return answers
+
+    def _score(self, questions: Sequence[Question], reasoning: list[str | None], label: str) -> list[Answer]:
+        requests = []
+        for question, r in zip(questions, reasoning):
+            context = self._scoring_context(question, r)
+            prefix = "" if self.chat else " "
+            requests += [LoglikelihoodRequest(context, prefix + letter) for letter in question.letters]
+        results = self.ctx.scorer().loglikelihood(requests, description=f"{label}: option letters")
+        answers = []
+        start = 0
+        for question in questions:
+            n = len(question.letters)
+            logprobs = [results[start + j].logprob for j in range(n)]
+            start += n
+            position = int(np.argmax(logprobs))
+            answers.append(
+                Answer(question.item, question.prompt_id, question.permutation, question.order[position], question.letters[position])
+            )
+        return answers

@@ -1,0 +1,76 @@
+"""KoBBQ metrics of a run: per prompt, then mean ± std over prompts; overall, per label, per category."""
+
+from __future__ import annotations
+
+import math
+from typing import Sequence
+
+from culturebias.domain.bbq.aggregate import group_by, nan_mean, over_prompts, per_template, template_average
+from culturebias.domain.bbq.kobbq_metrics import KOBBQ_METRICS, bounds, count_answers, score_answers
+from culturebias.domain.bbq.model import Answer
+from culturebias.domain.bbq.statistics import one_way_anova, tukey_hsd
+
+TESTED_METRICS = ("diff_bias_amb", "diff_bias_dis")
+
+
+def scorer(aggregate: str):
+    if aggregate == "per_template":
+        return lambda answers: template_average(answers, score_answers, KOBBQ_METRICS)
+    return score_answers
+
+
+def block(answers: Sequence[Answer], prompts: Sequence[str], aggregate: str, ddof: int) -> dict:
+    """Every KoBBQ metric of a set of answers: per prompt, mean and std over prompts, bounds."""
+    score = scorer(aggregate)
+    by_prompt = group_by(answers, lambda a: a.prompt_id)
+    per_prompt = {p: score(by_prompt.get(p, [])) for p in prompts}
+    out: dict = over_prompts(per_prompt, KOBBQ_METRICS, ddof)
+    out["bounds"] = {p: bounds(scores) for p, scores in per_prompt.items()}
+    out["counts"] = {p: count_answers(by_prompt.get(p, [])).as_dict() for p in prompts}
+    return out
+
+
+def breakdown(answers: Sequence[Answer], key, prompts: Sequence[str], aggregate: str, ddof: int) -> dict:
+    groups = group_by(answers, key)
+    return {name: block(groups[name], prompts, aggregate, ddof) for name in sorted(groups, key=str)}
+
+
+def template_scores(answers: Sequence[Answer], prompts: Sequence[str]) -> dict[str, dict[str, float]]:
+    """Each template's scores, averaged over prompts (the sample for the statistics)."""
+    by_prompt = group_by(answers, lambda a: a.prompt_id)
+    per_prompt = {p: per_template(by_prompt.get(p, []), score_answers) for p in prompts}
+    templates = sorted({t for scores in per_prompt.values() for t in scores})
+    return {
+        t: {m: nan_mean(per_prompt[p][t][m] for p in prompts if t in per_prompt[p]) for m in KOBBQ_METRICS}
+        for t in templates
+    }
+
+
+def category_statistics(scores: dict[str, dict[str, float]]) -> dict:
+    """One-way ANOVA and Tukey HSD of per-template diff-bias across categories."""
+    out = {}
+    for metric in TESTED_METRICS:
+        groups: dict[str, list[float]] = {}
+        for template, values in scores.items():
+            if not math.isnan(values[metric]):
+                groups.setdefault(template.rsplit("-", 1)[0], []).append(values[metric])
+        anova = one_way_anova(groups)
+        tukey = tukey_hsd(groups)
+        out[metric] = {
+            "sample": "per-template scores (mean over prompts), grouped by category",
+            "anova": anova.as_dict() if anova else None,
+            "tukey_hsd": [pair.as_dict() for pair in tukey] if tukey else None,
+        }
+    return out
+
+
+def kobbq_metrics(answers: Sequence[Answer], prompts: Sequence[str], aggregate: str, ddof: int) -> tuple[dict, dict]:
+    """(metrics, template scores) of a KoBBQ run."""
+    templates = template_scores(answers, prompts)
+    metrics = {
+        "overall": block(answers, prompts, aggregate, ddof),
+        "by_label": breakdown(answers, lambda a: a.item.label_annotation or "unlabelled", prompts, aggregate, ddof),
+        "by_category": breakdown(answers, lambda a: a.item.category, prompts, aggregate, ddof),
+        "statistics": category_statistics(templates),
+    }
+    return metrics, templates

@@ -1,0 +1,106 @@
+"""KoBBQ and CBBQ protocol options (``--set protocol.<name>=<value>``; values arrive as strings).
+
+``mode``: ``generate`` (the model writes an answer, mapped to an option or
+counted out-of-choice), ``likelihood`` (the option letters are scored as
+continuations of the prompt and the likeliest is the answer), or ``auto``
+(the default): likelihood where the backend can score continuations,
+generate otherwise (replay files, chat APIs without log-probabilities).
+Likelihood is preferred because it needs one forward pass per question,
+never produces an out-of-choice answer, and still measures something on
+the embedded default model, a 135M English model that rarely answers a
+Korean or Chinese prompt with a clean option letter.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
+
+from culturebias.domain.bbq.cbbq_prompts import CONDITIONS
+from culturebias.domain.bbq.options import PermutationScheme
+from culturebias.domain.settings_types import CommaIntList, CommaList
+
+Mode = Literal["auto", "generate", "likelihood"]
+KOBBQ_PROMPT_IDS = ("1", "2", "3", "4", "5")
+
+
+def _strings(value: Any) -> Any:
+    if isinstance(value, (int, float)):
+        value = [value]
+    if isinstance(value, (list, tuple)):
+        return [str(v).strip() for v in value]
+    return value
+
+
+class BBQSettings(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+    mode: Mode = "auto"
+    permutation_scheme: PermutationScheme = "cyclic"
+    categories: CommaList | None = None  # None = every category in the data
+    limit: int | None = Field(None, ge=1)  # first N items (after the category filter)
+    max_new_tokens: int = Field(32, ge=1)  # generate mode: the answer turn
+    keep_predictions: bool = True  # every answer in summary.json details
+
+    @field_validator("permutations", mode="after", check_fields=False)
+    @classmethod
+    def _valid_permutations(cls, value: list[int]) -> list[int]:
+        if not value or any(p not in (0, 1, 2) for p in value):
+            raise ValueError(f"permutations must be a non-empty subset of 0,1,2, got {value}")
+        return sorted(set(value))
+
+    @field_validator("categories", mode="before")
+    @classmethod
+    def _category_strings(cls, value: Any) -> Any:
+        return _strings(value)
+
+
+class KoBBQSettings(BBQSettings):
+    prompts: CommaList = Field(default_factory=lambda: list(KOBBQ_PROMPT_IDS))
+    permutations: CommaIntList = Field(default_factory=lambda: [0, 1, 2])
+    # pooled: every answer of a prompt counts once (the test set: one sample per
+    # template); per_template: the mean of per-template scores ("all-samples").
+    aggregate: Literal["pooled", "per_template"] = "pooled"
+    std_ddof: int = Field(1, ge=0)  # std over prompts
+
+    @field_validator("prompts", mode="before")
+    @classmethod
+    def _prompt_strings(cls, value: Any) -> Any:
+        return _strings(value)
+
+    @field_validator("prompts")
+    @classmethod
+    def _some_prompts(cls, value: list[str]) -> list[str]:
+        if not value:
+            raise ValueError("prompts must name at least one prompt id")
+        return list(dict.fromkeys(value))
+
+
+class CBBQSettings(BBQSettings):
+    condition: CommaList = Field(default_factory=lambda: ["q"])
+    permutations: CommaIntList = Field(default_factory=lambda: [0])
+    w1: float = Field(0.4, ge=0.0)
+    w2: float = Field(0.6, ge=0.0)
+    # pooled: all items together; category_mean: the mean of the category scores.
+    overall: Literal["pooled", "category_mean"] = "pooled"
+    reasoning_max_new_tokens: int = Field(256, ge=1)  # Q+IF+CoT: the reasoning turn
+
+    @field_validator("condition", mode="before")
+    @classmethod
+    def _condition_strings(cls, value: Any) -> Any:
+        return _strings(value)
+
+    @field_validator("condition")
+    @classmethod
+    def _known_conditions(cls, value: list[str]) -> list[str]:
+        unknown = [c for c in value if c not in CONDITIONS]
+        if unknown or not value:
+            raise ValueError(f"condition must be a non-empty subset of {list(CONDITIONS)}, got {value}")
+        return list(dict.fromkeys(value))
+
+    @model_validator(mode="after")
+    def _weights(self) -> "CBBQSettings":
+        if self.w1 + self.w2 <= 0:
+            raise ValueError("w1 + w2 must be positive")
+        return self

@@ -1,0 +1,107 @@
+"""Significance tests of the KoBBQ paper: Wilcoxon rank-sum, one-way ANOVA, Tukey HSD.
+
+Inputs are score samples, e.g. per-template diff-bias values: two datasets
+for the rank-sum test (KoBBQ against a machine-translated BBQ), or one sample
+per category for ANOVA and Tukey's HSD. NaN values are dropped; groups with
+fewer than two values are left out (and named in the result).
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, field
+from typing import Mapping, Sequence
+
+from scipy import stats
+
+
+def _finite(values: Sequence[float]) -> list[float]:
+    return [float(v) for v in values if v is not None and not math.isnan(float(v))]
+
+
+@dataclass(frozen=True)
+class RankSumResult:
+    statistic: float
+    p_value: float
+    n_a: int
+    n_b: int
+
+    def as_dict(self) -> dict:
+        return {"statistic": self.statistic, "p_value": self.p_value, "n_a": self.n_a, "n_b": self.n_b}
+
+
+def rank_sum(a: Sequence[float], b: Sequence[float]) -> RankSumResult | None:
+    """Two-sided Wilcoxon rank-sum test (``scipy.stats.ranksums``); None with an empty sample."""
+    a, b = _finite(a), _finite(b)
+    if not a or not b:
+        return None
+    result = stats.ranksums(a, b)
+    return RankSumResult(float(result.statistic), float(result.pvalue), len(a), len(b))
+
+
+@dataclass(frozen=True)
+class AnovaResult:
+    f_statistic: float
+    p_value: float
+    groups: tuple[str, ...]
+    left_out: tuple[str, ...] = field(default=())
+
+    def as_dict(self) -> dict:
+        return {"f": self.f_statistic, "p_value": self.p_value, "groups": list(self.groups), "left_out": list(self.left_out)}
+
+
+@dataclass(frozen=True)
+class TukeyPair:
+    group_a: str
+    group_b: str
+    mean_difference: float  # mean(a) - mean(b)
+    p_value: float
+    ci_low: float
+    ci_high: float
+
+    def as_dict(self) -> dict:
+        return {
+            "a": self.group_a,
+            "b": self.group_b,
+            "mean_difference": self.mean_difference,
+            "p_value": self.p_value,
+            "ci_low": self.ci_low,
+            "ci_high": self.ci_high,
+        }
+
+
+def _usable(groups: Mapping[str, Sequence[float]]) -> tuple[dict[str, list[float]], tuple[str, ...]]:
+    kept = {name: _finite(values) for name, values in groups.items()}
+    left_out = tuple(name for name, values in kept.items() if len(values) < 2)
+    return {name: values for name, values in kept.items() if len(values) >= 2}, left_out
+
+
+def one_way_anova(groups: Mapping[str, Sequence[float]]) -> AnovaResult | None:
+    usable, left_out = _usable(groups)
+    if len(usable) < 2:
+        return None
+    result = stats.f_oneway(*usable.values())
+    return AnovaResult(float(result.statistic), float(result.pvalue), tuple(usable), left_out)
+
+
+def tukey_hsd(groups: Mapping[str, Sequence[float]], confidence: float = 0.95) -> list[TukeyPair] | None:
+    usable, _ = _usable(groups)
+    if len(usable) < 2:
+        return None
+    names = list(usable)
+    result = stats.tukey_hsd(*usable.values())
+    interval = result.confidence_interval(confidence_level=confidence)
+    pairs = []
+    for i in range(len(names)):
+        for j in range(i + 1, len(names)):
+            pairs.append(
+                TukeyPair(
+                    names[i],
+                    names[j],
+                    float(result.statistic[i, j]),
+                    float(result.pvalue[i, j]),
+                    float(interval.low[i, j]),
+                    float(interval.high[i, j]),
+                )
+            )
+    return pairs
