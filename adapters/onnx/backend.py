@@ -76,7 +76,10 @@ def load_onnx_model(settings: Any, cache_dir: Path, kind: str) -> OnnxModel:
     exported = ensure_exported(folder, kind, load_torch_model)
     session, device = open_session(str(exported.model_file), settings.device)
     runner = SessionRunner(session, device)
-    facade = OrtCausalLM(runner, config, exported.meta) if kind == "causal" else OrtMaskedLM(runner, config, exported.meta)
+    if kind == "causal":
+        facade: Any = OrtCausalLM(runner, config, exported.meta, _generation_config(source.location, config, common))
+    else:
+        facade = OrtMaskedLM(runner, config, exported.meta)
     identity = ModelIdentity(
         backend="onnx",
         model=source.name,
@@ -90,15 +93,29 @@ def load_onnx_model(settings: Any, cache_dir: Path, kind: str) -> OnnxModel:
     return OnnxModel(facade, tokenizer, device, source, identity)
 
 
+def _generation_config(location: str, config: Any, common: dict[str, Any]):
+    from transformers import GenerationConfig
+
+    try:
+        return GenerationConfig.from_pretrained(location, **common)
+    except OSError:
+        return GenerationConfig.from_model_config(config)
+
+
+def _hf_loaded(loaded: OnnxModel, settings: Any):
+    """The hf adapter's ``LoadedModel`` with the ONNX session facade as its model (torch tensors on the CPU)."""
+    from culturebias.adapters.hf.loading import LoadedModel
+
+    return LoadedModel(loaded.model, loaded.tokenizer, "cpu", settings.dtype, loaded.source, loaded.identity)
+
+
 class OnnxScorer:
     """The hf scorer's algorithm over an ONNX Runtime session; provenance names onnx and its device."""
 
     def __init__(self, loaded: OnnxModel, settings: Any):
-        from culturebias.adapters.hf.loading import LoadedModel
         from culturebias.adapters.hf.scorer import HFScorer
 
-        shim = LoadedModel(loaded.model, loaded.tokenizer, "cpu", settings.dtype, loaded.source, loaded.identity)
-        self._inner = HFScorer(shim, settings)
+        self._inner = HFScorer(_hf_loaded(loaded, settings), settings)
         self._identity = loaded.identity
         self._provenance = ScoreProvenance(
             backend="onnx",
@@ -164,9 +181,10 @@ class OnnxBackend:
     def generator(self):
         self._require("causal", "text generation")
         if self._generator is None:
-            from culturebias.adapters.onnx.generation import OnnxGenerator
+            from culturebias.adapters.hf.generator import HFGenerator
 
-            self._generator = OnnxGenerator(self.causal(), self._settings, self.templater())
+            # The hf generator's code around model.generate; the facade's generate decodes with ONNX Runtime.
+            self._generator = HFGenerator(_hf_loaded(self.causal(), self._settings), self._settings, self.templater())
         return self._generator
 
     def pseudo_scorer(self):

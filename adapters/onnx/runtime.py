@@ -6,7 +6,10 @@ transformers ``DynamicCache``, and ``OrtMaskedLM`` answers ``model(**inputs).log
 The hf adapter's scorers therefore run unchanged on top of them: tokenisation,
 boundary rule, batching, shared-prefix reuse and the log-softmax arithmetic are
 the hf adapter's own code, and only the forward passes move to ONNX Runtime.
-Tensors stay torch tensors on the CPU (zero-copy to and from numpy).
+Tensors stay torch tensors on the CPU (zero-copy to and from numpy). The hf
+generator's ``model.generate`` is transformers' own ``GenerationMixin.generate``
+driving this facade, so logits processors, sampling and stop strings behave
+exactly as with torch.
 
 On CUDA the session runs with IO binding: inputs are copied to the device once
 as OrtValues and outputs are allocated by ONNX Runtime on the device, then read
@@ -62,16 +65,38 @@ class _OutputEmbeddings:
         self.weight = SimpleNamespace(shape=(vocab, hidden))
 
 
-class OrtCausalLM:
-    def __init__(self, runner: SessionRunner, config: Any, meta: dict[str, Any]):
+def _generative_base():
+    from transformers import GenerationMixin, PreTrainedModel
+
+    return PreTrainedModel, GenerationMixin
+
+
+class OrtCausalLM(*_generative_base()):
+    """A causal LM facade without torch weights; ``generate`` is transformers' own (processors, sampling, stops)."""
+
+    main_input_name = "input_ids"
+    _supports_cache_class = True
+
+    def __init__(self, runner: SessionRunner, config: Any, meta: dict[str, Any], generation_config: Any = None):
+        super().__init__(config)
+        if generation_config is not None:
+            self.generation_config = generation_config
         self.runner = runner
-        self.config = config
         self.meta = meta
         self._kv = [tuple(shape) for shape in meta["kv_shapes"]]
         self._float = np.float16 if meta.get("dtype") == "float16" else np.float32
         self._past_names = meta["inputs"][4:]
         self._present_names = meta["outputs"][1:]
-        self.device = "cpu"  # where the tensors this object returns live
+
+    @property
+    def device(self):
+        import torch
+
+        return torch.device("cpu")  # where the tensors this object takes and returns live
+
+    @classmethod
+    def can_generate(cls) -> bool:
+        return True
 
     def get_output_embeddings(self) -> _OutputEmbeddings:
         return _OutputEmbeddings(self.meta["vocab"], getattr(self.config, "hidden_size", 0))
