@@ -84,7 +84,7 @@ def _settings_section(summary: Mapping[str, Any]) -> str:
             f"- outliers: rows outside mean ± {fmt(analysis.get('outlier_sigma'), 1)}·std (population) of either PPL, "
             "per prompt type and specification",
             f"- category rows: {analysis.get('category_rows')}",
-            f"- tokenisation at the prompt/response boundary: `{rule}`" + (f" ({explain})" if explain else ""),
+            f"- tokenisation at the prompt/response boundary: `{rule}`" + (f" — {explain}" if explain else ""),
         ]
     )
 

@@ -9,6 +9,7 @@ the original and the swapped sentences' perplexities.
 from __future__ import annotations
 
 from collections import Counter
+from dataclasses import dataclass
 from typing import Any, ClassVar
 
 import numpy as np
@@ -21,7 +22,7 @@ from culturebias.domain.runs import ProtocolOutcome
 from culturebias.domain.twbias.categories import sentence_categories
 from culturebias.domain.twbias.evaluation import SpecificationResult, evaluate_specification
 from culturebias.domain.twbias.metrics import perplexity
-from culturebias.domain.twbias.model import Skip, TWBiasDataset
+from culturebias.domain.twbias.model import BiasSentence, SentenceSet, Skip, TWBiasDataset
 from culturebias.domain.twbias.settings import TWBiasSettings
 from culturebias.domain.twbias.specification import (
     ETHNICITY_GROUPS,
@@ -60,37 +61,13 @@ class TWBiasService:
         specs = self._specifications(dataset)
         prompt_types = settings.prompt_types
         contexts = self._contexts(ctx, dataset, prompt_types)
-
-        # Sentences per origin group (first N with ``limit``) and their categories.
-        chosen: dict[int, list] = {}
-        categories: dict[tuple[str, int], tuple[str, ...]] = {}
-        used_files = {f for s in specs for f in (s.sentences.file, s.sentences.attribute_file)}
-        skips: list[Skip] = [s for s in dataset.skips if s.file in used_files]
-        for spec in specs:
-            key = id(spec.sentences)
-            if key in chosen:
-                continue
-            rows = list(spec.sentences.sentences[: settings.limit] if settings.limit else spec.sentences.sentences)
-            chosen[key] = rows
-            for sentence in rows:
-                cats, found = sentence_categories(sentence, spec.sentences.attributes)
-                categories[(sentence.file, sentence.row)] = cats
-                skips.extend(found)
+        groups = [self._origin_group(dataset, s) for s in _unique_sentence_sets(specs)]
+        by_set = {id(g.sentence_set): g for g in groups}
 
         index = RequestIndex()
-        plans = [plan_specification(spec, chosen[id(spec.sentences)], contexts, index) for spec in specs]
-        for plan in plans:
-            skips.extend(
-                Skip(
-                    "no_origin_term",
-                    s.file,
-                    s.row,
-                    "Biased Sentences",
-                    f"no term of origin group {plan.spec.origin.key} occurs in the sentence",
-                    f"sentence left out of every specification with origin {plan.spec.origin.key}",
-                )
-                for s in plan.without_origin_term
-            )
+        plans = [plan_specification(spec, by_set[id(spec.sentences)].rows, contexts, index) for spec in specs]
+        skips = [s for g in groups for s in g.skips] + [s for plan in plans for s in _no_origin_term(plan)]
+        skips = list(dict.fromkeys(skips))  # an ethnicity origin's sentences meet four references
 
         ctx.log.info("twbias requests", specifications=len(specs), prompt_types=len(prompt_types), unique=len(index.requests))
         results = ctx.scorer().loglikelihood(index.requests, description="TWBias perplexities")
@@ -100,7 +77,7 @@ class TWBiasService:
         evaluated: dict[str, dict[str, Any]] = {"gender": {}, "ethnicity": {}}
         outliers = 0
         for plan in plans:
-            result = self._evaluate(plan, ppl, prompt_types, categories, options)
+            result = self._evaluate(plan, ppl, prompt_types, by_set[id(plan.spec.sentences)].categories, options)
             outliers += sum(p.n_outliers for p in result.overall.prompts.values())
             evaluated[plan.spec.axis][plan.spec.key] = self._spec_block(plan, result)
 
@@ -120,32 +97,49 @@ class TWBiasService:
         if "ethnicity" in settings.groups:
             metrics["ethnicity_matrix"] = self._matrix(dataset, evaluated["ethnicity"])
 
-        unique_skips = list(dict.fromkeys(skips))
-        used_sets = {id(s.sentences): s.sentences for s in specs}
-        origin_keys = {id(s.sentences): s.origin.key for s in specs}
         counts = {
-            "sentences_loaded": sum(len(s.sentences) for s in used_sets.values()),
-            "sentences_evaluated": sum(len(chosen[k]) for k in used_sets),
+            "sentences_loaded": sum(len(g.sentence_set.sentences) for g in groups),
+            "sentences_evaluated": sum(len(g.rows) for g in groups),
             "specifications": len(specs),
             "requests": len(index.requests),
             "outliers_removed": outliers,
-            "skipped": dict(sorted(Counter(s.reason for s in unique_skips).items())),
+            "skipped": dict(sorted(Counter(s.reason for s in skips).items())),
         }
         details = {
             "sentence_sets": {
-                f"{s.axis}/{s.name}": {
-                    "file": s.file,
-                    "attribute_file": s.attribute_file,
-                    "group": origin_keys[k],
-                    "loaded": len(s.sentences),
-                    "evaluated": len(chosen[k]),
+                f"{g.sentence_set.axis}/{g.sentence_set.name}": {
+                    "file": g.sentence_set.file,
+                    "attribute_file": g.sentence_set.attribute_file,
+                    "group": g.origin_key,
+                    "loaded": len(g.sentence_set.sentences),
+                    "evaluated": len(g.rows),
                 }
-                for k, s in used_sets.items()
+                for g in groups
             },
             "prompts": {t: self._prompt_text(dataset, t) for t in prompt_types},
-            "skips": [s.as_dict() for s in unique_skips],
+            "skips": [s.as_dict() for s in skips],
         }
-        return ProtocolOutcome(metrics=metrics, counts=counts, notes=self._notes(unique_skips, plans), details=details)
+        return ProtocolOutcome(metrics=metrics, counts=counts, notes=self._notes(skips), details=details)
+
+    def _origin_group(self, dataset: TWBiasDataset, spec: BiasSpecification) -> "_OriginGroup":
+        """The sentences evaluated for one origin group (first N with ``limit``), their categories, their skips."""
+        sentence_set = spec.sentences
+        rows = list(sentence_set.sentences[: self.settings.limit] if self.settings.limit else sentence_set.sentences)
+        truncated = len(rows) < len(sentence_set.sentences)
+        last_row = rows[-1].row if rows else 0
+
+        def reached(skip: Skip) -> bool:
+            if skip.file == sentence_set.attribute_file:
+                return True
+            return skip.file == sentence_set.file and (not truncated or (skip.row or 0) <= last_row)
+
+        skips = [s for s in dataset.skips if reached(s)]
+        categories: dict[tuple[str, int], tuple[str, ...]] = {}
+        for sentence in rows:
+            cats, found = sentence_categories(sentence, sentence_set.attributes)
+            categories[(sentence.file, sentence.row)] = cats
+            skips.extend(found)
+        return _OriginGroup(sentence_set, spec.origin.key, rows, categories, skips)
 
     # -- pieces --------------------------------------------------------------------------
     def _specifications(self, dataset: TWBiasDataset) -> list[BiasSpecification]:
@@ -181,6 +175,7 @@ class TWBiasService:
         return contexts
 
     def _evaluate(self, plan: SpecificationPlan, ppl, prompt_types, categories, options) -> SpecificationResult:
+        # categories: (file, row) → the sentence's attribute categories
         origin, replace = plan.ppl_matrices(ppl)
         return evaluate_specification(
             origin,
@@ -227,7 +222,7 @@ class TWBiasService:
             "effect_size": table("effect_size"),
         }
 
-    def _notes(self, skips: list[Skip], plans: list[SpecificationPlan]) -> list[str]:
+    def _notes(self, skips: list[Skip]) -> list[str]:
         notes = []
         user = [t for t in self.settings.prompt_types if t not in ("0", "00")]
         if len(user) < 10:
@@ -245,6 +240,38 @@ class TWBiasService:
             where = f"{first.file} row {first.row}" + (f" field {first.field!r}" if first.field else "")
             notes.append(f"{reason}: {len(found)} × ({first.effect}); first at {where}: {first.detail}")
         return notes
+
+
+@dataclass
+class _OriginGroup:
+    sentence_set: SentenceSet
+    origin_key: str
+    rows: list[BiasSentence]
+    categories: dict[tuple[str, int], tuple[str, ...]]
+    skips: list[Skip]
+
+
+def _unique_sentence_sets(specs: list[BiasSpecification]) -> list[BiasSpecification]:
+    """One specification per origin sentence set (ethnicity origins appear in four)."""
+    seen: dict[int, BiasSpecification] = {}
+    for spec in specs:
+        seen.setdefault(id(spec.sentences), spec)
+    return list(seen.values())
+
+
+def _no_origin_term(plan: SpecificationPlan) -> list[Skip]:
+    origin = plan.spec.origin.key
+    return [
+        Skip(
+            "no_origin_term",
+            s.file,
+            s.row,
+            "Biased Sentences",
+            f"no term of origin group {origin} occurs in the sentence",
+            f"sentence left out of every specification with origin {origin}",
+        )
+        for s in plan.without_origin_term
+    ]
 
 
 def _boundary_rule(ctx: RunContext) -> str | None:

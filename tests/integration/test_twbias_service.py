@@ -25,6 +25,7 @@ from culturebias.domain.twbias.model import (
     AxisData,
     BiasSentence,
     SentenceSet,
+    Skip,
     TargetAttribute,
     TargetGroup,
     TWBiasDataset,
@@ -248,6 +249,24 @@ def test_limit_takes_the_first_sentences_of_each_file(tmp_path):
     counts = result.summary["counts"]
     assert counts["sentences_evaluated"] == 4 and counts["sentences_loaded"] == 13
     assert result.summary["metrics"]["gender"]["female"]["n_rows"] == 2
+
+
+def test_loader_reports_count_only_for_the_files_and_rows_in_use(tmp_path):
+    data = dataset(("gender", "ethnicity"))
+    skips = (
+        Skip("toxicity_invalid", "gender/f.csv", 3, "Toxicity", "blank", "kept in all"),
+        Skip("toxicity_invalid", "gender/f.csv", 100, "Toxicity", "blank", "kept in all"),
+        Skip("attribute_blank", "gender/fa.csv", 9, "Category", "blank", "attribute row left out"),
+        Skip("empty_sentence", "eth/T1.csv", 4, "Biased Sentences", "empty", "sentence left out"),
+    )
+    data = TWBiasDataset(axes=data.axes, prompts=data.prompts, skips=skips)
+    result, _ = run(tmp_path / "a", ScriptedScorer(stereotype_rule), {"groups": "gender", "prompt_types": "1", "limit": "2"}, data=data)
+    assert result.summary["counts"]["skipped"] == {"attribute_blank": 1, "toxicity_invalid": 1}
+    assert [s["row"] for s in result.summary["details"]["skips"]] == [3, 9]
+    result, _ = run(tmp_path / "b", ScriptedScorer(stereotype_rule), {"prompt_types": "1"}, data=data)
+    assert result.summary["counts"]["skipped"] == {
+        "attribute_blank": 1, "empty_sentence": 1, "no_origin_term": 1, "toxicity_invalid": 2,
+    }
 
 
 def test_no_chat_template_is_refused_before_scoring_unless_only_type_0(tmp_path):
