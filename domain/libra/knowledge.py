@@ -31,7 +31,7 @@ class LocalTermOccurrences:
     term: str
     entry: GlossaryEntry | None
     surface: str  # as first written
-    context: str  # the first sentence holding it (the stereotyped one where possible)
+    context: str  # the first stereotyped sentence holding it, else the first S_p, else the first S_u
     triplet_ids: tuple[str, ...]
 
 
@@ -54,16 +54,18 @@ def find_local_vocabulary(
     glossary_always_local: bool = False,
 ) -> LocalVocabulary:
     index = GlossaryIndex.build(glossary)
-    first: dict[str, tuple[GlossaryEntry | None, str, str]] = {}
+    # term → (rank of the sentence kind, entry, surface, sentence); a stereotyped
+    # sentence is the preferred context, the unrelated one (often nonsense) the last resort.
+    first: dict[str, tuple[int, GlossaryEntry | None, str, str]] = {}
     holders: dict[str, list[str]] = {}
     by_triplet: dict[str, tuple[str, ...]] = {}
     for triplet in triplets:
         keys: list[str] = []
-        for kind in SENTENCE_KINDS:
+        for rank, kind in enumerate(SENTENCE_KINDS):
             sentence = triplet.sentence(kind)
             for term in local_terms(sentence, known, index, glossary_always_local):
-                if term.key not in first:
-                    first[term.key] = (term.entry, term.surface, sentence)
+                if term.key not in first or rank < first[term.key][0]:
+                    first[term.key] = (rank, term.entry, term.surface, sentence)
                 if term.key not in keys:
                     keys.append(term.key)
         by_triplet[triplet.id] = tuple(keys)
@@ -71,7 +73,7 @@ def find_local_vocabulary(
             holders.setdefault(key, []).append(triplet.id)
     terms = {
         key: LocalTermOccurrences(key, entry, surface, context, tuple(holders[key]))
-        for key, (entry, surface, context) in first.items()
+        for key, (_, entry, surface, context) in first.items()
     }
     return LocalVocabulary(terms, by_triplet)
 

@@ -127,3 +127,13 @@ def test_cosine_similarity():
     assert cosine_similarity([1, 0], [1, 0]) == pytest.approx(1.0)
     assert cosine_similarity([1, 1], [1, 0]) == pytest.approx(2**-0.5)
     assert cosine_similarity([0, 0], [1, 0]) == 0.0
+
+
+def test_a_stereotyped_sentence_is_the_preferred_context():
+    triplets = [
+        _triplet("x", "The men came over.", "men", "women", "jandals"),  # only in S_u here
+        _triplet("y", "The jandals came to the dairy.", "jandals", "sandals", "cake"),
+    ]
+    vocabulary = find_local_vocabulary(triplets, known, GLOSSARY)
+    assert vocabulary.terms["jandal"].context == "The jandals came to the dairy."
+    assert vocabulary.terms["jandal"].triplet_ids == ("x", "y")
