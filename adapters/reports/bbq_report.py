@@ -99,7 +99,7 @@ def kobbq_headline(metrics: Mapping[str, Any]) -> str:
             "### Diff-bias bounds per prompt",
             "",
             table(
-                ["prompt", "diff-bias amb", "bound 1-Acc_a", "within", "diff-bias dis", "bound 1-|2Acc_d-1|", "within"],
+                ["prompt", "diff-bias amb", "bound 1 − Acc_a", "within", "diff-bias dis", "bound 1 − abs(2·Acc_d − 1)", "within"],
                 bound_rows,
             ),
         ]
@@ -119,6 +119,9 @@ def kobbq_statistics(metrics: Mapping[str, Any]) -> str:
         if not anova:
             lines.append(f"- {KOBBQ_NAMES.get(metric, metric)}: too few templates per category for a test")
             continue
+        if anova.get("f") is None:
+            lines.append(f"- {KOBBQ_NAMES.get(metric, metric)}: no variation within categories; the tests are undefined")
+            continue
         pairs = result.get("tukey_hsd") or []
         significant = [p for p in pairs if p.get("p_value") is not None and p["p_value"] < 0.05]
         lines.append(
@@ -130,8 +133,7 @@ def kobbq_statistics(metrics: Mapping[str, Any]) -> str:
                 f"  - {pair['a']} − {pair['b']}: {fmt(pair['mean_difference'])} "
                 f"(95% CI {fmt(pair['ci_low'])} … {fmt(pair['ci_high'])}, p = {fmt(pair['p_value'], 4)})"
             )
-    lines.append("")
-    lines.append("Samples are per-template scores (mean over prompts). " + (stats.get("diff_bias_amb") or {}).get("sample", ""))
+    lines += ["", "Samples: per-template scores (mean over prompts), grouped by category."]
     return "\n".join(lines)
 
 

@@ -64,13 +64,15 @@ def category_statistics(scores: dict[str, dict[str, float]]) -> dict:
     return out
 
 
-def kobbq_metrics(answers: Sequence[Answer], prompts: Sequence[str], aggregate: str, ddof: int) -> tuple[dict, dict]:
+def kobbq_metrics(
+    answers: Sequence[Answer], prompts: Sequence[str], aggregate: str, ddof: int, statistics: bool = True
+) -> tuple[dict, dict]:
     """(metrics, template scores) of a KoBBQ run."""
     templates = template_scores(answers, prompts)
     metrics = {
         "overall": block(answers, prompts, aggregate, ddof),
         "by_label": breakdown(answers, lambda a: a.item.label_annotation or "unlabelled", prompts, aggregate, ddof),
         "by_category": breakdown(answers, lambda a: a.item.category, prompts, aggregate, ddof),
-        "statistics": category_statistics(templates),
+        "statistics": category_statistics(templates) if statistics else {},
     }
     return metrics, templates

@@ -94,13 +94,14 @@ class KoBBQService(_BBQService):
         out = []
         for prompt_id in s.prompts:
             prompt = dataset.prompts[prompt_id]
+            letters = prompt.letters
             for item in items:
                 worded = item.with_unknown_wording(prompt.unknown)
                 for permutation in s.permutations:
                     order = shown_order(len(worded.options), permutation, s.permutation_scheme)
                     shown = tuple(worded.options[i] for i in order)
                     text = prompt.render(worded.context, worded.question, shown)
-                    out.append(Question(worded, prompt_id, permutation, order, prompt.letters, (text,)))
+                    out.append(Question(worded, prompt_id, permutation, order, letters, (text,)))
         return out
 
     def run(self, ctx: RunContext, dataset: KoBBQDataset) -> ProtocolOutcome:
@@ -114,7 +115,7 @@ class KoBBQService(_BBQService):
             raise ConfigError("no KoBBQ items to evaluate (check protocol.categories and protocol.limit)")
         asker = self._asker(ctx)
         answers = asker.ask(self.questions(items, dataset), self.label)
-        metrics, templates = kobbq_metrics(answers, s.prompts, s.aggregate, s.std_ddof)
+        metrics, templates = kobbq_metrics(answers, s.prompts, s.aggregate, s.std_ddof, s.statistics)
         metrics = {
             **self._common_metrics(),
             "prompts": s.prompts,

@@ -63,6 +63,9 @@ class KoBBQSettings(BBQSettings):
     # template); per_template: the mean of per-template scores ("all-samples").
     aggregate: Literal["pooled", "per_template"] = "pooled"
     std_ddof: int = Field(1, ge=0)  # std over prompts
+    # One-way ANOVA and Tukey HSD of per-template diff-bias across categories
+    # (Tukey's p-values take a few seconds for twelve categories).
+    statistics: bool = True
 
     @field_validator("prompts", mode="before")
     @classmethod

@@ -9,10 +9,21 @@ fewer than two values are left out (and named in the result).
 from __future__ import annotations
 
 import math
+import warnings
+from contextlib import contextmanager
 from dataclasses import dataclass, field
-from typing import Mapping, Sequence
+from typing import Iterator, Mapping, Sequence
 
+import numpy as np
 from scipy import stats
+
+
+@contextmanager
+def _quiet() -> Iterator[None]:
+    """Constant samples make the statistics NaN; that is reported, not warned about."""
+    with warnings.catch_warnings(), np.errstate(all="ignore"):
+        warnings.simplefilter("ignore")
+        yield
 
 
 def _finite(values: Sequence[float]) -> list[float]:
@@ -35,7 +46,8 @@ def rank_sum(a: Sequence[float], b: Sequence[float]) -> RankSumResult | None:
     a, b = _finite(a), _finite(b)
     if not a or not b:
         return None
-    result = stats.ranksums(a, b)
+    with _quiet():
+        result = stats.ranksums(a, b)
     return RankSumResult(float(result.statistic), float(result.pvalue), len(a), len(b))
 
 
@@ -80,7 +92,8 @@ def one_way_anova(groups: Mapping[str, Sequence[float]]) -> AnovaResult | None:
     usable, left_out = _usable(groups)
     if len(usable) < 2:
         return None
-    result = stats.f_oneway(*usable.values())
+    with _quiet():
+        result = stats.f_oneway(*usable.values())
     return AnovaResult(float(result.statistic), float(result.pvalue), tuple(usable), left_out)
 
 
@@ -89,8 +102,9 @@ def tukey_hsd(groups: Mapping[str, Sequence[float]], confidence: float = 0.95) -
     if len(usable) < 2:
         return None
     names = list(usable)
-    result = stats.tukey_hsd(*usable.values())
-    interval = result.confidence_interval(confidence_level=confidence)
+    with _quiet():
+        result = stats.tukey_hsd(*usable.values())
+        interval = result.confidence_interval(confidence_level=confidence)
     pairs = []
     for i in range(len(names)):
         for j in range(i + 1, len(names)):
