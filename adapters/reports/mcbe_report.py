@@ -52,18 +52,28 @@ def scores_section(summary: Mapping[str, Any]) -> str:
     )
 
 
+def parameter_count(params: int | None) -> str:
+    if not params:
+        return "unknown size"
+    if params >= 1e9:
+        return f"{params / 1e9:.1f}B parameters"
+    if params >= 1e6:
+        return f"{params / 1e6:.0f}M parameters"
+    return f"{params:,} parameters"
+
+
 def judge_section(summary: Mapping[str, Any]) -> str:
     judge = summary.get("metrics", {}).get("judge")
     if not judge:
         return ""
     params = judge.get("parameters")
-    size = f"{params / 1e6:.0f}M parameters" if params else "unknown size"
+    size = parameter_count(params)
     who = "the evaluated model itself" if judge.get("is_evaluated_model") else "a separate model"
     lines = [
         "## The bias-analysis judge",
         "",
-        f"BA analyses were scored by `{judge.get('model')}` via `{judge.get('backend')}` ({size}), {who}, "
-        f"with up to {fmt(judge.get('max_retries'))} retries per unparseable verdict.",
+        f"BA analyses were scored by `{judge.get('model')}` via `{judge.get('backend')}` ({size}), {who}. "
+        f"An unparseable verdict is asked again at most {fmt(judge.get('max_retries'))} more time(s).",
     ]
     if params and params < 1_000_000_000:
         lines += [

@@ -160,7 +160,7 @@ class McBEService:
                 notes.append(f"{task.upper()}: {single} BEI(s) with a single substitution word skipped (no variance to measure)")
         if judge is not None:
             params = judge.get("parameters")
-            size = f"{params / 1e6:.0f}M parameters" if params else "size unknown"
+            size = f"{params:,} parameters" if params else "size unknown"
             who = "the evaluated model itself" if judge["is_evaluated_model"] else "a separate model"
             notes.append(f"BA judge: {judge['model']} via {judge['backend']} ({size}), {who}")
             if params and params < SMALL_JUDGE_PARAMETERS:

@@ -81,3 +81,12 @@ def test_report_without_judge_or_invalid_replies(tmp_path):
     text = McBEReport().write(summary, tmp_path)[0].read_text(encoding="utf-8")
     assert "bias-analysis judge" not in text
     assert "No reply was invalid, unparseable or clamped." in text
+
+
+def test_parameter_counts_read_plainly():
+    from culturebias.adapters.reports.mcbe_report import parameter_count
+
+    assert parameter_count(135_000_000) == "135M parameters"
+    assert parameter_count(1_700_000_000) == "1.7B parameters"
+    assert parameter_count(245_312) == "245,312 parameters"
+    assert parameter_count(None) == "unknown size"
