@@ -68,6 +68,8 @@ def open_session(model_file: str, device: str, *, threads: int | None = None):
     options = ort.SessionOptions()
     options.graph_optimization_level = ort.GraphOptimizationLevel.ORT_ENABLE_ALL
     options.log_severity_level = 3  # onnxruntime's own warnings go through our log line instead
+    # Torch runs the arithmetic between two sessions runs: idle ORT threads must not spin over it.
+    options.add_session_config_entry("session.intra_op.allow_spinning", "0")
     if threads:
         options.intra_op_num_threads = threads
     session = ort.InferenceSession(model_file, sess_options=options, providers=choice.providers)
