@@ -105,7 +105,13 @@ class ScriptedGenerator:
         out = []
         for request in requests:
             prompt = request.prompt if request.prompt is not None else self._templater.render(request.messages or ())
-            out.append(GenerationResult(self._rule(request, prompt)))
+            out.append(GenerationResult(_cut_at_stop(self._rule(request, prompt), request.params.stop)))
         if progress is not None:
             progress.advance(len(requests))
         return out
+
+
+def _cut_at_stop(text: str, stop: Sequence[str]) -> str:
+    """Like a real backend: the reply ends before the first stop string."""
+    cut = min((text.find(s) for s in stop if s and s in text), default=-1)
+    return text[:cut] if cut >= 0 else text
