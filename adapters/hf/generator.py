@@ -56,20 +56,21 @@ class HFGenerator:
         unique = list(dict.fromkeys(i for i in ids if i is not None and i >= 0))
         return unique or [0]
 
-    def render(self, request: GenerationRequest) -> str:
+    def render(self, request: GenerationRequest) -> tuple[str, bool]:
+        """The prompt text, and whether it came from the chat template."""
         if request.prompt is not None:
-            return request.prompt
+            return request.prompt, False
         messages = request.messages or ()
         if self._templater.has_chat_template:
-            return self._templater.render(messages, add_generation_prompt=True)
-        return "\n\n".join(m.content for m in messages) + "\n\n"
+            return self._templater.render(messages, add_generation_prompt=True), True
+        return "\n\n".join(m.content for m in messages) + "\n\n", False
 
-    def _encode(self, text: str, is_plain_prompt: bool) -> list[int]:
+    def _encode(self, text: str, templated: bool) -> list[int]:
         bos = self._tokenizer.bos_token
-        # Rendered chat text already holds BOS; a plain prompt gets the tokenizer's usual specials.
-        add_specials = is_plain_prompt and not (bos and text.startswith(bos))
-        ids = self._tokenizer(text, add_special_tokens=add_specials)["input_ids"]
-        return list(ids)
+        # Rendered chat text already holds BOS; plain text gets the tokenizer's usual specials
+        # unless it starts with BOS itself (a prompt rendered by the caller).
+        add_specials = not templated and not (bos and text.startswith(bos))
+        return list(self._tokenizer(text, add_special_tokens=add_specials)["input_ids"])
 
     def generate(self, requests: Sequence[GenerationRequest], progress: Any = None) -> list[GenerationResult]:
         position: dict[GenerationRequest, int] = {}
@@ -82,7 +83,7 @@ class HFGenerator:
         for request in requests:
             multiplicity[position[request]] += 1
 
-        encoded = [self._encode(self.render(r), r.prompt is not None) for r in unique]
+        encoded = [self._encode(*self.render(r)) for r in unique]
         by_params: dict[GenerationParams, list[int]] = defaultdict(list)
         for i, request in enumerate(unique):
             by_params[request.params].append(i)
