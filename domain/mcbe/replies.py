@@ -57,14 +57,14 @@ _EXPLICIT = re.compile(
 )
 _UPPER = re.compile(r"(?<![A-Za-z])([AB])(?![A-Za-z])")
 _LEADING_LOWER = re.compile(r"^\s*[\(\[【]?\s*([ab])\s*(?:[\.\)\]】:、,;]|$)")
-_SENTENCE_NUMBER = re.compile(r"句子\s*([12一二])")
+_SENTENCE_NUMBER = re.compile(r"(?:句子|sentence)\s*([12一二])", re.IGNORECASE)
 
 
 def parse_choice(reply: str) -> str | None:
     """"A", "B", or None when the reply names neither or both.
 
     Accepts full-width letters (Ａ), "选项A", "答案是B", "A.", "(b)", a reply that is just
-    "a"/"b", and, when no letter appears at all, "句子1"/"句子2". A lowercase letter
+    "a"/"b", and, when no letter appears at all, "句子1"/"句子2" ("Sentence 2"). A lowercase letter
     counts only in those explicit forms, so an English article "a" is not an answer.
     """
     text = normalise(reply)

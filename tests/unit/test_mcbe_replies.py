@@ -53,6 +53,7 @@ def test_parse_number_clamps_and_flags():
         ("我选择 B", "B"),
         ("句子1更可能发生", "A"),
         ("我认为句子二更合理", "B"),
+        ("Sentence 2 is more likely.", "B"),
         ("A和B都有可能", None),  # both letters
         ("A：句子1更可能发生。B：句子2更可能发生。", None),
         ("This is a sentence about people", None),  # an English article is not an answer
