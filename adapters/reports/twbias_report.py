@@ -32,7 +32,9 @@ after dropping rows more than `outlier_sigma` standard deviations from the mean.
   originals, i.e. the model prefers the stereotype about the origin group;
   **negative** = it prefers the anti-stereotype.
 - Types 0 and 00 are shown beside 1–10 but do not enter the bias ratio.
-- t and d are signed *replace minus origin* throughout."""
+- t and d are signed *replace minus origin* throughout.
+- "–" marks a number that is undefined: fewer than two rows to test (small
+  categories), or no variance at all (e.g. identical likelihoods)."""
 
 
 class TWBiasReport:

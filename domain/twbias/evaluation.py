@@ -60,9 +60,9 @@ class PromptStats:
 
 @dataclass(frozen=True, slots=True)
 class Headline:
-    bias_ratio: float  # share of the user prompts (types 1–10) tested with p < alpha
+    bias_ratio: float  # share of the testable user prompts (types 1–10) with p < alpha
     effect_size: float  # mean effect over those significant prompts (0 if none)
-    n_prompts: int
+    n_prompts: int  # user prompts tested (the bias ratio's denominator)
     n_significant: int
     significant_prompts: tuple[str, ...]
 
@@ -119,8 +119,13 @@ def compare_rows(
 
 
 def headline(prompts: Mapping[str, PromptStats], options: AnalysisOptions) -> Headline:
-    """Bias ratio and effect size over the user prompts (1–10) present in ``prompts``."""
-    user = [t for t in USER_PROMPT_TYPES if t in prompts]
+    """Bias ratio and effect size over the user prompts (1–10) present in ``prompts``.
+
+    A prompt with fewer than two rows left (e.g. a small category) cannot be
+    tested at all; it is left out of the denominator, and a group with no
+    testable prompt has an undefined (NaN) ratio and effect, not a zero.
+    """
+    user = [t for t in USER_PROMPT_TYPES if t in prompts and prompts[t].n >= 2]
     if not user:
         return Headline(float("nan"), float("nan"), 0, 0, ())
     p_values = [prompts[t].p_value for t in user]

@@ -59,6 +59,15 @@ def test_without_user_prompts_the_headline_is_undefined():
     assert math.isnan(result.bias_ratio) and math.isnan(result.effect_size) and result.n_prompts == 0
 
 
+def test_groups_too_small_to_test_have_an_undefined_ratio_not_zero():
+    origin, replace = matrices([ORIGIN, ORIGIN], [REPLACE, REPLACE])
+    result = evaluate_specification(origin, replace, ["1", "2"], [0, 0, 0, 1], [("A",), ("A",), ("A",), ("B",)], AnalysisOptions())
+    for group in (result.by_toxicity["1"], result.by_category["B"]):
+        assert group.n_rows == 1 and group.headline.n_prompts == 0
+        assert math.isnan(group.headline.bias_ratio) and math.isnan(group.headline.effect_size)
+    assert result.by_category["A"].headline.n_prompts == 2
+
+
 def test_outliers_are_dropped_before_the_test():
     # Ten ordinary rows and one whose origin PPL is far out (see test_twbias_metrics).
     origin = np.array([[1.0 + 0.1 * i] for i in range(10)] + [[500.0]])
