@@ -8,6 +8,7 @@ sampling alike (both run transformers' generation procedure).
 from __future__ import annotations
 
 import functools
+import json
 import tempfile
 from pathlib import Path
 
@@ -120,3 +121,108 @@ def test_generation_is_identical(arch):
     got = [r.text for r in onnx.generator().generate(requests)]
     assert got == expected
     assert all(len(text) > 0 for text in expected[:2])
+
+
+# --------------------------------------------------------------------------- headline metrics, end to end
+
+from culturebias.bootstrap.cli import main  # noqa: E402
+
+ALPHA_MARGIN = 1e-3
+METRIC_RELATIVE = 1e-3
+# TWBias keys that follow from "p < α" and may flip only where a p-value lies within ALPHA_MARGIN of α.
+SIGNIFICANCE_KEYS = {"bias_ratio", "effect_size", "n_significant", "significant_prompts", "significant"}
+
+PROTOCOL_RUNS = {
+    "twbias": ["--set", "protocol.groups=gender", "--set", "protocol.prompt_types=0,00,1,2", "--set", "protocol.limit=5"],
+    "kobbq": ["--set", "protocol.limit=3", "--set", "protocol.prompts=1,2", "--set", "protocol.statistics=false"],
+    "mcbe": [
+        "--set", "protocol.limit=1", "--set", "protocol.categories=gender,region",
+        "--set", "protocol.ba_max_new_tokens=12", "--set", "protocol.sc_max_new_tokens=8",
+        "--set", "protocol.ss_max_new_tokens=6", "--set", "protocol.bs_max_new_tokens=6",
+    ],
+    "libra": ["--set", "protocol.definition_max_tokens=8"],
+}  # fmt: skip
+
+
+@pytest.fixture
+def _restore_logging():
+    yield
+    import structlog
+
+    structlog.reset_defaults()
+
+
+def leaves(value, path=()):
+    if isinstance(value, dict):
+        for key, child in value.items():
+            yield from leaves(child, (*path, str(key)))
+    elif isinstance(value, list) and not all(isinstance(v, str) for v in value):
+        for i, child in enumerate(value):
+            yield from leaves(child, (*path, str(i)))
+    else:
+        yield path, value
+
+
+def near_alpha_blocks(metrics: dict, alpha: float) -> set[tuple[str, ...]]:
+    """Paths of TWBias specification blocks with a p-value within ALPHA_MARGIN of α."""
+    blocks = set()
+    for path, value in leaves(metrics):
+        if path[-1] == "p_value" and isinstance(value, float) and abs(value - alpha) <= ALPHA_MARGIN:
+            blocks.add(path[: path.index("prompts")] if "prompts" in path else path[:-1])
+    return blocks
+
+
+def differences(hf: dict, onnx: dict, alpha: float | None) -> list[str]:
+    a, b = dict(leaves(hf)), dict(leaves(onnx))
+    assert a.keys() == b.keys()
+    exempt = near_alpha_blocks(hf, alpha) | near_alpha_blocks(onnx, alpha) if alpha is not None else set()
+    found = []
+    for path, x in a.items():
+        y = b[path]
+        if path[-1] == "backend":
+            continue  # the judge's identity names its backend
+        if isinstance(x, float) and isinstance(y, float):
+            same = y == pytest.approx(x, rel=METRIC_RELATIVE, abs=1e-9)
+        else:
+            same = x == y
+        if same:
+            continue
+        if SIGNIFICANCE_KEYS & set(path) and any(path[: len(block)] == block for block in exempt):
+            continue
+        found.append(f"{'.'.join(path)}: hf {x!r} vs onnx {y!r}")
+    return found
+
+
+@pytest.mark.parametrize("protocol", sorted(PROTOCOL_RUNS))
+def test_headline_metrics_agree_between_hf_and_onnx(protocol, tmp_path, request, _restore_logging):
+    extra = list(PROTOCOL_RUNS[protocol])
+    if protocol == "twbias":  # its data may not be bundled: skipped with the reason where absent
+        extra += ["--set", f"data.path={request.getfixturevalue('twbias_data')}"]
+    model = str(cached_tiny_causal_lm(arch="llama"))
+    summaries = {}
+    for backend in ("hf", "onnx"):
+        out = tmp_path / backend
+        argv = [
+            "run", protocol, "--out", str(out),
+            "--set", f"model.backend={backend}", "--set", f"model.path={model}", "--set", "model.device=cpu",
+            "--set", "run.progress=false", "--set", "run.report=none", "--set", f"run.cache_dir={CACHE}",
+            *extra,
+        ]  # fmt: skip
+        assert main(argv) == 0
+        summaries[backend] = json.loads((out / "summary.json").read_text(encoding="utf-8"))
+    hf, onnx = summaries["hf"], summaries["onnx"]
+    for backend, summary in summaries.items():  # the runs really used the backend they were given
+        assert {v for path, v in leaves(summary["model"]) if path[-1] == "backend"} == {backend}
+    alpha = hf["metrics"].get("analysis", {}).get("alpha") if protocol == "twbias" else None
+    assert differences(hf["metrics"], onnx["metrics"], alpha) == []
+    assert differences(hf["counts"], onnx["counts"], None) == []
+
+
+def test_the_comparison_excuses_a_flipped_bias_ratio_only_next_to_alpha():
+    def spec(p_value, ratio):
+        return {"gender": {"male": {"bias_ratio": ratio, "prompts": {"1": {"p_value": p_value}}}}}
+
+    assert differences(spec(0.0496, 1.0), spec(0.0504, 0.0), alpha=0.05) == []
+    assert differences(spec(0.0300, 1.0), spec(0.0300, 0.0), alpha=0.05) == ["gender.male.bias_ratio: hf 1.0 vs onnx 0.0"]
+    assert differences({"x": 1.0}, {"x": 1.0005}, None) == []
+    assert differences({"x": 1.0}, {"x": 1.002}, None) == ["x: hf 1.0 vs onnx 1.002"]
