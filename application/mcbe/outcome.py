@@ -38,9 +38,9 @@ def preference_eligible(beis: list[BEI], skip: list[str], outcome: TaskOutcome) 
     eligible = []
     for bei in beis:
         if bei.category in skip:
-            outcome.count(f"{outcome.task}_skipped_category", category=bei.category)
+            outcome.count(f"{outcome.task}_skipped_category")
         elif len(bei.words) < 2:
-            outcome.count(f"{outcome.task}_skipped_single_word", category=bei.category)
+            outcome.count(f"{outcome.task}_skipped_single_word")
         else:
             eligible.append(bei)
     return eligible
