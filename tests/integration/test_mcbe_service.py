@@ -190,3 +190,14 @@ def test_unknown_category_and_task_are_config_errors(tmp_path):
         McBESettings.model_validate({"tasks": "pc,xx"})
     with pytest.raises(ValueError):
         McBESettings.model_validate({"pc_decay": "steep"})
+
+
+def test_single_word_bei_is_skipped_by_pc_and_ss_and_counted(tmp_path, monkeypatch):
+    single = BEI("gender", "", "[PLH]很好。", ("甲",), "能力", "解释", 2.0, "gender.xlsx", 9)
+    monkeypatch.setattr(Source, "load", lambda self: McBEDataset((B1, single)))
+    summary, scorer, *_ = run_mcbe(tmp_path, tasks="pc,ss,sc")
+    assert summary["counts"]["pc_skipped_single_word"] == 1 and summary["counts"]["ss_skipped_single_word"] == 1
+    assert scorer.calls == [2]  # B1 only
+    assert summary["metrics"]["categories"]["gender"]["pc"] == pytest.approx(100 * math.exp(-R_PC / 4))
+    assert summary["metrics"]["categories"]["gender"]["sc"] == 100.0  # both replies name 能力
+    assert any("single substitution word" in n for n in summary["notes"])
