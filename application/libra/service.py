@@ -24,6 +24,7 @@ from culturebias.domain.requests import LoglikelihoodRequest, PseudoLoglikelihoo
 from culturebias.domain.runs import ProtocolOutcome
 
 ModelType = Literal["causal", "masked"]
+SMALL_BREAKDOWN = 10  # valid triplets below which a breakdown's JSD is flagged as coarse
 
 
 class LibraService:
@@ -97,10 +98,24 @@ class LibraService:
             "by_category": self._breakdown(triplets, likelihoods, valid, boundary, lambda t: t.category),
             "by_group": self._breakdown(triplets, likelihoods, valid, boundary, lambda t: t.group),
         }
+        small = sorted(
+            {
+                name
+                for breakdown in ("by_category", "by_group")
+                for name, block in metrics[breakdown].items()
+                if block["valid"] < SMALL_BREAKDOWN
+            }
+        )
+        notes = self._notes(boundary)
+        if small:
+            notes.append(
+                f"{len(small)} categories or groups have fewer than {SMALL_BREAKDOWN} valid triplets "
+                f"({', '.join(small)}): their JSD, from so few values, is coarse"
+            )
         return ProtocolOutcome(
             metrics=metrics,
             counts=self._counts(triplets, valid, boundary),
-            notes=self._notes(boundary),
+            notes=notes,
             details=self._details(triplets, likelihoods, valid, boundary, overall),
         )
 
