@@ -8,6 +8,19 @@ import sys
 import structlog
 
 
+class _StderrLogger:
+    """Writes to whatever ``sys.stderr`` is at call time (test capture and redirection follow it)."""
+
+    def msg(self, message: str) -> None:
+        print(message, file=sys.stderr, flush=True)
+
+    log = debug = info = warning = warn = error = critical = exception = fatal = msg
+
+
+def _stderr_logger(*_args) -> _StderrLogger:
+    return _StderrLogger()
+
+
 def configure_logging(fmt: str = "console", level: str = "info") -> None:
     numeric = logging.getLevelName(level.upper())
     if not isinstance(numeric, int):
@@ -25,6 +38,6 @@ def configure_logging(fmt: str = "console", level: str = "info") -> None:
             renderer,
         ],
         wrapper_class=structlog.make_filtering_bound_logger(numeric),
-        logger_factory=structlog.PrintLoggerFactory(file=sys.stderr),
+        logger_factory=_stderr_logger,
         cache_logger_on_first_use=False,
     )
