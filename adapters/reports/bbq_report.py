@@ -146,14 +146,15 @@ def kobbq_figure(metrics: Mapping[str, Any], out_dir: Path) -> Path | None:
     width = 0.4
     for offset, key in ((-width / 2, "diff_bias_amb"), (width / 2, "diff_bias_dis")):
         values = [((groups[n].get(key) or {}).get("mean")) for n in names]
-        values = [v if v is not None else 0.0 for v in values]
+        values = [v if v is not None else float("nan") for v in values]  # undefined: no bar
         ax.bar([i + offset for i in range(len(names))], values, width, label=KOBBQ_NAMES[key])
     ax.axhline(0, color="black", linewidth=0.8)
     ax.set_xticks(range(len(names)))
     ax.set_xticklabels(names, rotation=45, ha="right", fontsize=8)
+    ax.set_ylim(-1.05, 1.25)
     ax.set_ylabel("diff-bias (mean over prompts)")
     ax.set_title("KoBBQ diff-bias by category")
-    ax.legend()
+    ax.legend(loc="upper right", fontsize=8, ncol=2)
     return save_figure(fig, out_dir / FIGURE)
 
 
@@ -250,14 +251,14 @@ def cbbq_figure(metrics: Mapping[str, Any], out_dir: Path) -> Path | None:
     width = 0.27
     for offset, key, label in ((-width, "s_amb", "S_amb"), (0.0, "s_dis", "S_dis"), (width, "s_total", "S_total")):
         values = [groups[n].get(key) for n in names]
-        values = [v if v is not None else 0.0 for v in values]
+        values = [v if v is not None else float("nan") for v in values]  # undefined: no bar
         ax.bar([i + offset for i in range(len(names))], values, width, label=label)
     ax.set_xticks(range(len(names)))
     ax.set_xticklabels(names, rotation=30, ha="right", fontsize=9)
-    ax.set_ylim(0, 1)
+    ax.set_ylim(0, 1.15)
     ax.set_ylabel("bias score")
     ax.set_title(f"CBBQ bias scores by category ({metrics.get('condition_name')})")
-    ax.legend()
+    ax.legend(loc="upper right", fontsize=8, ncol=3)
     return save_figure(fig, out_dir / FIGURE)
 
 

