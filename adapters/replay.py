@@ -9,7 +9,8 @@ One JSON object per line::
 ``sample_id`` is the dataset's own id (KoBBQ's sample_id; CBBQ's
 ``{category}-{amb|dis}-{example_id}``), ``prompt_id`` KoBBQ's 1–5 or CBBQ's
 ``q``/``q_if``/``q_if_cot``, ``permutation`` 0–2 the cyclic shift applied to
-the dataset's option order (option i shown at position (i + k) mod 3), and
+the dataset's option order (option i shown at position (i + k) mod 3; with
+``protocol.permutation_scheme=circulant``, the KoBBQ authors' k-th order), and
 ``raw`` the model's reply, post-processed like any generation. A record may
 carry ``reasoning`` (the first turn of CBBQ Q+IF+CoT); it is never scored.
 

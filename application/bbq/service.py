@@ -89,10 +89,19 @@ class KoBBQService(_BBQService):
     settings_model: ClassVar[type[KoBBQSettings]] = KoBBQSettings
     label = "KoBBQ"
 
+    def prompt_ids(self, dataset: KoBBQDataset) -> list[str]:
+        wanted = self.settings.prompts  # type: ignore[attr-defined]
+        if wanted is None:
+            return list(dataset.prompts)
+        unknown = [p for p in wanted if p not in dataset.prompts]
+        if unknown:
+            raise ConfigError(f"protocol.prompts: unknown prompt id(s) {unknown}; the prompts file has {sorted(dataset.prompts)}")
+        return list(wanted)
+
     def questions(self, items: Sequence[QAItem], dataset: KoBBQDataset) -> list[Question]:
         s: KoBBQSettings = self.settings  # type: ignore[assignment]
         out = []
-        for prompt_id in s.prompts:
+        for prompt_id in self.prompt_ids(dataset):
             prompt = dataset.prompts[prompt_id]
             letters = prompt.letters
             for item in items:
@@ -106,20 +115,18 @@ class KoBBQService(_BBQService):
 
     def run(self, ctx: RunContext, dataset: KoBBQDataset) -> ProtocolOutcome:
         s: KoBBQSettings = self.settings  # type: ignore[assignment]
-        unknown = [p for p in s.prompts if p not in dataset.prompts]
-        if unknown:
-            raise ConfigError(f"protocol.prompts: unknown prompt id(s) {unknown}; the prompts file has {sorted(dataset.prompts)}")
+        prompts = self.prompt_ids(dataset)
         items = select_categories(dataset.items, s.categories)
         items = items[: s.limit] if s.limit else items
         if not items:
             raise ConfigError("no KoBBQ items to evaluate (check protocol.categories and protocol.limit)")
         asker = self._asker(ctx)
         answers = asker.ask(self.questions(items, dataset), self.label)
-        metrics, templates = kobbq_metrics(answers, s.prompts, s.aggregate, s.std_ddof, s.statistics)
+        metrics, templates = kobbq_metrics(answers, prompts, s.aggregate, s.std_ddof, s.statistics)
         metrics = {
             **self._common_metrics(),
-            "prompts": s.prompts,
-            "unknown_wording": {p: dataset.prompts[p].unknown for p in s.prompts},
+            "prompts": prompts,
+            "unknown_wording": {p: dataset.prompts[p].unknown for p in prompts},
             "aggregate": s.aggregate,
             "std_ddof": s.std_ddof,
             **metrics,
@@ -131,7 +138,7 @@ class KoBBQService(_BBQService):
             "items": len(items),
             "answers": len(answers),
             "out_of_choice": sum(ooc.values()),
-            "out_of_choice_by_prompt": {p: ooc.get(p, 0) for p in s.prompts},
+            "out_of_choice_by_prompt": {p: ooc.get(p, 0) for p in prompts},
         }
         notes = self._notes()
         violated = [

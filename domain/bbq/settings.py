@@ -22,7 +22,6 @@ from culturebias.domain.bbq.options import PermutationScheme
 from culturebias.domain.settings_types import CommaIntList, CommaList
 
 Mode = Literal["auto", "generate", "likelihood"]
-KOBBQ_PROMPT_IDS = ("1", "2", "3", "4", "5")
 
 
 def _strings(value: Any) -> Any:
@@ -39,9 +38,11 @@ class BBQSettings(BaseModel):
     mode: Mode = "auto"
     permutation_scheme: PermutationScheme = "cyclic"
     categories: CommaList | None = None  # None = every category in the data
-    limit: int | None = Field(None, ge=1)  # first N items (after the category filter)
+    # Quick runs: the first N items (after the category filter) — KoBBQ: of the samples
+    # file; CBBQ: of each category's ambiguous and of its disambiguated file.
+    limit: int | None = Field(None, ge=1)
     max_new_tokens: int = Field(32, ge=1)  # generate mode: the answer turn
-    keep_predictions: bool = True  # every answer in summary.json details
+    keep_predictions: bool = True  # every answer, one compact line each, in summary.json details
 
     @field_validator("permutations", mode="after", check_fields=False)
     @classmethod
@@ -57,7 +58,7 @@ class BBQSettings(BaseModel):
 
 
 class KoBBQSettings(BBQSettings):
-    prompts: CommaList = Field(default_factory=lambda: list(KOBBQ_PROMPT_IDS))
+    prompts: CommaList | None = None  # prompt ids; None = every prompt of the prompts file (1–5)
     permutations: CommaIntList = Field(default_factory=lambda: [0, 1, 2])
     # pooled: every answer of a prompt counts once (the test set: one sample per
     # template); per_template: the mean of per-template scores ("all-samples").
@@ -74,10 +75,10 @@ class KoBBQSettings(BBQSettings):
 
     @field_validator("prompts")
     @classmethod
-    def _some_prompts(cls, value: list[str]) -> list[str]:
-        if not value:
+    def _some_prompts(cls, value: list[str] | None) -> list[str] | None:
+        if value is not None and not value:
             raise ValueError("prompts must name at least one prompt id")
-        return list(dict.fromkeys(value))
+        return None if value is None else list(dict.fromkeys(value))
 
 
 class CBBQSettings(BBQSettings):
