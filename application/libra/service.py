@@ -210,6 +210,8 @@ class LibraService:
             f"({'plus glossary terms' if s.local_words == 'lexicon+glossary' else 'inflections included'}); "
             f"the model's definition is compared with the glossary's by {comparison}"
         )
+        if not boundary.boundary.understood:
+            notes.append("no local word could be checked against the glossary: bbs and EiCAT are undefined (null)")
         missing = boundary.boundary.vocabulary.without_definition()
         if missing:
             policy = (

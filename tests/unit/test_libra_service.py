@@ -247,3 +247,17 @@ def test_summary_and_report_from_the_embedded_fixture(tmp_path):
     report = (tmp_path / "out" / "report.md").read_text(encoding="utf-8")
     assert f"| all triplets | {overall['lms']:.2f} | {overall['ss']:.2f} |" in report
     assert "whānau" in report
+
+
+def test_without_local_words_bbs_is_undefined_and_said_so(tmp_path):
+    global LOCAL
+    saved, LOCAL = LOCAL, set()
+    try:
+        ctx = make_context(tmp_path, causal=ScriptedScorer(length_rule))
+        summary = run(tmp_path, ctx, LibraSettings(embedder="bag-of-words")).summary
+    finally:
+        LOCAL = saved
+    assert summary["counts"]["local_words"] == 0
+    assert summary["metrics"]["overall"]["bbs"] is None and summary["metrics"]["overall"]["eicat"] is None
+    assert summary["counts"]["valid_triplets"] == 3
+    assert any("no local word could be checked" in note for note in summary["notes"])
