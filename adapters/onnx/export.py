@@ -10,7 +10,8 @@ every input a tensor, traces with a padded attention mask and a non-empty past
 a second input shape before it is cached.
 
 Causal LM graph (one graph serves scoring, prefix reuse and generation):
-inputs ``input_ids [b,t]``, ``attention_mask [b,p+t]``, ``position_ids [b,t]``,
+inputs ``input_ids [b,t]``, ``attention_mask [b,1,t,p+t]`` (additive: 0 or the
+dtype's minimum; token trees need masks that are not causal), ``position_ids [b,t]``,
 ``logit_positions [k]`` (which positions get logits: the scorer needs only the
 scored ones, generation only the last), ``past.<i>.key|value [b,h,p,d]`` with
 ``p >= 0``; outputs ``logits [b,k,v]`` and ``present.<i>.key|value [b,h,p+t,d]``.
@@ -26,6 +27,7 @@ torch/transformers versions. Written to a temporary folder, then renamed.
 from __future__ import annotations
 
 import importlib.metadata
+import inspect
 import json
 import os
 import re
@@ -44,7 +46,7 @@ from culturebias.domain.fingerprint import fingerprint
 log = structlog.get_logger("culturebias.onnx")
 
 OPSET = 17
-EXPORT_VERSION = "1"
+EXPORT_VERSION = "2"  # 2: 4-D additive attention mask
 META_FILE = "export.json"
 MODEL_FILE = "model.onnx"
 # The export check: logits of ONNX Runtime against torch, relative to the logits' scale.
@@ -212,6 +214,15 @@ def _causal_inputs(model: Any, kv: list[tuple[int, int]], batch: int, length: in
     return ids, mask, positions, keep, past
 
 
+def _mask4d(model: Any, mask, past_length: int, length: int):
+    import torch
+
+    from culturebias.adapters.onnx.runtime import additive_mask
+
+    dtype = torch.empty((), dtype=next(model.parameters()).dtype).numpy().dtype
+    return torch.from_numpy(additive_mask(mask.numpy(), past_length, length, dtype))
+
+
 def _export_causal(model: Any, target: Path, opset: int) -> dict[str, Any]:
     import torch
 
@@ -219,12 +230,12 @@ def _export_causal(model: Any, target: Path, opset: int) -> dict[str, Any]:
     kv = _kv_shapes(model)
     n_layers = len(kv)
     ids, mask, positions, keep, past = _causal_inputs(model, kv, 2, 3, 2, vocab, seed=0)
-    probe = (ids[:, 2:], mask, positions[:, 2:], keep, *past)
+    probe = (ids[:, 2:], _mask4d(model, mask, 2, 3), positions[:, 2:], keep, *past)
     graph = _causal_graph(model, n_layers)
     inputs, outputs = causal_names(n_layers)
     axes: dict[str, dict[int, str]] = {
         "input_ids": {0: "batch", 1: "length"},
-        "attention_mask": {0: "batch", 1: "total_length"},
+        "attention_mask": {0: "batch", 2: "length", 3: "total_length"},
         "position_ids": {0: "batch", 1: "length"},
         "logit_positions": {0: "kept"},
         "logits": {0: "batch", 1: "kept"},
@@ -271,7 +282,7 @@ def _check_causal(model: Any, target: Path, kv: list[tuple[int, int]], vocab: in
         ids, mask, positions, keep, past = _causal_inputs(model, kv, batch, length, past_length, vocab, seed=batch)
         feed = {
             "input_ids": ids[:, past_length:].numpy(),
-            "attention_mask": mask.numpy(),
+            "attention_mask": _mask4d(model, mask, past_length, length).numpy(),
             "position_ids": positions[:, past_length:].numpy(),
             "logit_positions": keep.numpy(),
         }
@@ -298,9 +309,7 @@ def _export_masked(model: Any, target: Path, opset: int) -> dict[str, Any]:
     import torch
 
     config = model.config
-    uses_types = "token_type_ids" in __import__("inspect").signature(model.forward).parameters and getattr(
-        config, "type_vocab_size", 0
-    )
+    uses_types = "token_type_ids" in inspect.signature(model.forward).parameters and getattr(config, "type_vocab_size", 0)
 
     class MaskedLMGraph(torch.nn.Module):
         def __init__(self) -> None:

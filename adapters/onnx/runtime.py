@@ -3,6 +3,8 @@
 ``OrtCausalLM`` answers ``model(input_ids=..., attention_mask=..., position_ids=...,
 past_key_values=..., use_cache=..., logits_to_keep=...)`` with ``.logits`` and a
 transformers ``DynamicCache``, and ``OrtMaskedLM`` answers ``model(**inputs).logits``.
+The causal graph takes a 4-D additive attention mask, so the custom masks of the
+hf scorer's token trees run on ONNX Runtime as they do on torch (sdpa or eager).
 The hf adapter's scorers therefore run unchanged on top of them: tokenisation,
 boundary rule, batching, shared-prefix reuse and the log-softmax arithmetic are
 the hf adapter's own code, and only the forward passes move to ONNX Runtime.
@@ -22,6 +24,24 @@ from types import SimpleNamespace
 from typing import Any
 
 import numpy as np
+
+
+def additive_mask(mask: np.ndarray, past_length: int, length: int, dtype) -> np.ndarray:
+    """The ``[b, 1, t, p+t]`` additive attention mask the graph takes, from any mask transformers passes.
+
+    A 2-D padding mask ``[b, p+t]`` becomes causal-and-padding; a 4-D boolean mask
+    (True = may attend, as the hf scorer's token trees pass) or a 4-D additive
+    mask is used as given.
+    """
+    blocked = np.finfo(dtype).min
+    if mask.ndim == 4:
+        if mask.dtype == np.bool_:
+            return np.where(mask, 0, blocked).astype(dtype)
+        return mask.astype(dtype, copy=False)
+    keys = np.arange(past_length + length)[None, :]
+    queries = np.arange(length)[:, None] + past_length
+    allowed = (keys <= queries)[None, None, :, :] & (mask[:, None, None, :] != 0)
+    return np.where(allowed, 0, blocked).astype(dtype)
 
 
 class SessionRunner:
@@ -94,6 +114,12 @@ class OrtCausalLM(*_generative_base()):
 
         return torch.device("cpu")  # where the tensors this object takes and returns live
 
+    @property
+    def dtype(self):
+        import torch
+
+        return torch.float16 if self._float == np.float16 else torch.float32
+
     @classmethod
     def can_generate(cls) -> bool:
         return True
@@ -131,14 +157,14 @@ class OrtCausalLM(*_generative_base()):
         if attention_mask is None:
             mask = np.ones((batch, past_length + length), dtype=np.int64)
         else:
-            mask = attention_mask.detach().cpu().numpy().astype(np.int64, copy=False)
+            mask = attention_mask.detach().cpu().numpy()
         if position_ids is None:
             positions = np.broadcast_to(np.arange(past_length, past_length + length, dtype=np.int64), (batch, length))
         else:
             positions = position_ids.detach().cpu().numpy().astype(np.int64, copy=False)
         feeds = {
             "input_ids": input_ids.detach().cpu().numpy().astype(np.int64, copy=False),
-            "attention_mask": mask,
+            "attention_mask": additive_mask(mask, past_length, length, self._float),
             "position_ids": np.ascontiguousarray(positions),
             "logit_positions": _kept_positions(logits_to_keep, length),
         }

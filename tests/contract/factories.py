@@ -51,12 +51,68 @@ def hf_generator(batch_size: int = 4):
     return _hf_backend(batch_size).generator()
 
 
+@functools.lru_cache(maxsize=None)
+def _onnx_backend(batch_size: int):
+    import pytest
+
+    pytest.importorskip("onnxruntime")
+    from culturebias.adapters.hf.testing import cached_tiny_causal_lm
+    from culturebias.adapters.onnx.backend import create_backend
+    from culturebias.bootstrap.settings import ModelSettings
+
+    settings = ModelSettings(backend="onnx", path=str(cached_tiny_causal_lm(arch="llama")), device="cpu", batch_size=batch_size)
+    return create_backend(settings, CACHE_DIR)
+
+
+def onnx_scorer(batch_size: int = 4):
+    return _onnx_backend(batch_size).scorer()
+
+
+def onnx_generator(batch_size: int = 4):
+    return _onnx_backend(batch_size).generator()
+
+
+@functools.lru_cache(maxsize=None)
+def _openai_server():
+    """One loopback OpenAI-compatible server per test process, serving the tiny llama model."""
+    import atexit
+
+    from culturebias.adapters.hf.testing import cached_tiny_causal_lm
+    from culturebias.adapters.openai.test_server import HFTokenSource, OpenAITestServer
+
+    server = OpenAITestServer("tiny-llama", HFTokenSource(str(cached_tiny_causal_lm(arch="llama"))), hf_generator(4)).start()
+    atexit.register(server.stop)
+    return server
+
+
+@functools.lru_cache(maxsize=None)
+def _openai_backend(batch_size: int):
+    from culturebias.adapters.openai.backend import create_backend
+    from culturebias.bootstrap.settings import ModelSettings
+
+    server = _openai_server()
+    settings = ModelSettings(backend="openai", api_base=server.api_base, path="tiny-llama", max_concurrency=batch_size)
+    return create_backend(settings, Path(tempfile.mkdtemp(prefix="culturebias-contract-openai-")))
+
+
+def openai_scorer(batch_size: int = 4):
+    return _openai_backend(batch_size).scorer()
+
+
+def openai_generator(batch_size: int = 4):
+    return _openai_backend(batch_size).generator()
+
+
 SCORERS: dict[str, Callable[..., object]] = {
     "scripted": scripted_scorer,
     "hf": hf_scorer,
+    "onnx": onnx_scorer,
+    "openai": openai_scorer,
 }
 
 GENERATORS: dict[str, Callable[..., object]] = {
     "scripted": scripted_generator,
     "hf": hf_generator,
+    "onnx": onnx_generator,
+    "openai": openai_generator,
 }

@@ -5,11 +5,9 @@ from __future__ import annotations
 import json
 import subprocess
 import sys
-from pathlib import Path
 
 import numpy as np
 import pytest
-import structlog
 from structlog.testing import capture_logs
 
 pytest.importorskip("onnxruntime")
