@@ -190,7 +190,7 @@ def test_the_export_is_cached_by_model_and_opset_and_reused(tmp_path, monkeypatc
 
 
 def test_an_export_that_does_not_reproduce_torch_is_refused_and_not_cached(tmp_path, monkeypatch):
-    monkeypatch.setattr(onnx_export, "CHECK_TOLERANCE", -1.0)
+    monkeypatch.setattr(onnx_export, "CHECK_TOLERANCE", {"float32": -1.0})
     with pytest.raises(ConfigError, match="does not reproduce the torch model"):
         create_backend(settings(), tmp_path).scorer()
     assert not any(p for p in (tmp_path / "onnx").iterdir() if not p.name.startswith("."))
