@@ -1,15 +1,20 @@
-"""Batched continuation log-likelihood (PROTOCOLS §0.1) with shared-prefix KV reuse.
+"""Batched continuation log-likelihood (PROTOCOLS §0.1) with shared-prefix reuse.
 
 Requests are deduplicated and tokenised once. Requests that share a context (every
 sentence of a TWBias prompt type shares the rendered chat prompt; every option of
-a BBQ item shares the question) form a group: the tokens they share are run once,
-left-padded with other groups' prefixes in one batch, and their key/value cache is
-then indexed out to the batch of continuations, which are right-padded and sorted
-by length. Requests with nothing to share are batched whole, longest first.
+a BBQ item shares the question) form a group whose shared tokens run once, in a
+batch of such prefixes (left-padded); their key/value cache is then indexed out
+to the batches of continuations.
 
-Scores are exact: the prefix stops one token before the earliest scored token, so
-every scored token is predicted inside a continuation forward pass, and the
-padding never enters a scored position's attention.
+Continuations are packed into token-tree rows (``prefix_tree``): sequences that
+share a prefix beyond the context (an original sentence and its replacements)
+share those tokens too, each token attending only to its ancestors. Models whose
+attention cannot take such a mask get length-sorted, right-padded rows instead.
+``model.prefix_cache=false`` turns all reuse off: whole sequences, longest first.
+
+Scores are exact: a prefix stops one token before the earliest scored token, so
+every scored token is predicted inside a continuation pass, and padding never
+enters a scored position's attention.
 """
 
 from __future__ import annotations
@@ -23,6 +28,7 @@ from typing import Any, Iterator, Sequence
 import structlog
 
 from culturebias.adapters.hf.loading import LoadedModel
+from culturebias.adapters.hf.prefix_tree import TreeRow, pack_rows
 from culturebias.adapters.hf.tokens import RequestTokenizer, ScoredSequence
 from culturebias.domain.identity import ModelIdentity, ScoreProvenance
 from culturebias.domain.requests import LoglikelihoodRequest, LoglikelihoodResult
@@ -31,6 +37,8 @@ log = structlog.get_logger("culturebias.hf")
 
 # Upper bound on float32 logits held at once (elements): batches shrink for big vocabularies.
 LOGITS_BUDGET = 2**27
+# Nodes per token-tree row (a row grows to the longest single sequence when that is longer).
+TREE_ROW_TOKENS = 256
 
 
 @dataclass(frozen=True)
@@ -69,7 +77,8 @@ def _common_prefix_length(sequences: Sequence[Sequence[int]]) -> int:
 
 
 class HFScorer:
-    def __init__(self, loaded: LoadedModel, settings: Any):
+    def __init__(self, loaded: LoadedModel, settings: Any, *, tree_packing: bool | None = None):
+        """``tree_packing=None`` packs token trees where the attention implementation allows it."""
         self._model = loaded.model
         self._device = loaded.device
         self._identity = loaded.identity
@@ -83,6 +92,13 @@ class HFScorer:
         vocab = self._model.get_output_embeddings().weight.shape[0]
         self._max_batch_tokens = max(1, LOGITS_BUDGET // max(1, vocab))
         self._keeps_logits = "logits_to_keep" in inspect.signature(self._model.forward).parameters
+        attention = getattr(self._model.config, "_attn_implementation", None)
+        supported = attention in ("sdpa", "eager")
+        self._tree = settings.prefix_cache and supported and (tree_packing is None or tree_packing)
+        self._eager = attention == "eager"
+        window = getattr(self._model.config, "sliding_window", None)
+        # A custom mask replaces sliding-window masks: trees only where no window is ever reached.
+        self._window = window if isinstance(window, int) and window > 0 else None
         self._provenance = ScoreProvenance(
             backend="hf",
             dtype=loaded.dtype,
@@ -136,13 +152,27 @@ class HFScorer:
         finish(empty)
 
         groups, singles = self._plan(unique, sequences)
+        tree_groups = [g for g in groups if self._tree and self._fits_window(g.members, sequences)]
+        linear_groups = [g for g in groups if g not in tree_groups]
+        tree_singles = [i for i in singles if self._tree and self._fits_window([i], sequences)]
+        linear_singles = [i for i in singles if i not in set(tree_singles)]
         with torch.inference_mode():
-            for batch in self._prefix_batches(groups):
+            for batch in self._prefix_batches(tree_groups):
+                self._score_prefix_batch_tree(batch, sequences, results, finish)
+            for batch in self._prefix_batches(linear_groups):
                 self._score_prefix_batch(batch, sequences, results, finish)
-            rows = [_Row(i, sequences[i].ids, sequences[i].start) for i in singles]
+            items = [(i, sequences[i].ids, sequences[i].start) for i in tree_singles]
+            if items:
+                capacity = max(TREE_ROW_TOKENS, max(len(ids) for _, ids, _ in items))
+                for chunk in self._tree_batches(pack_rows(items, capacity)):
+                    self._store_tree(self._score_tree_rows(chunk), results, finish)
+            rows = [_Row(i, sequences[i].ids, sequences[i].start) for i in linear_singles]
             for chunk in self._row_batches(rows):
                 self._store(chunk, self._score_rows(chunk), results, finish)
         return [results[position[r]] for r in requests]  # type: ignore[misc]
+
+    def _fits_window(self, members: Sequence[int], sequences: Sequence[ScoredSequence]) -> bool:
+        return self._window is None or max(len(sequences[i].ids) for i in members) <= self._window
 
     # ------------------------------------------------------------------ planning
 
@@ -190,7 +220,111 @@ class HFScorer:
         if batch:
             yield batch
 
+    def _tree_batches(self, rows: list[TreeRow]) -> Iterator[list[TreeRow]]:
+        ordered = sorted(rows, key=len, reverse=True)
+        batch: list[TreeRow] = []
+        for row in ordered:
+            if batch and (len(batch) >= self._batch_size or (len(batch) + 1) * len(batch[0]) > self._max_batch_tokens):
+                yield batch
+                batch = []
+            batch.append(row)
+        if batch:
+            yield batch
+
     # ------------------------------------------------------------------ execution
+
+    def _score_prefix_batch_tree(self, batch: list[_PrefixGroup], sequences, results, finish) -> None:
+        import torch
+
+        cache, prefix_mask, prefix_lengths = self._run_prefixes([g.prefix for g in batch])
+        rows: list[TreeRow] = []
+        owner: dict[int, int] = {}  # id(row) -> group position in the batch
+        for g, group in enumerate(batch):
+            cut = len(group.prefix)
+            items = [(i, sequences[i].ids[cut:], sequences[i].start - cut) for i in group.members]
+            capacity = max(TREE_ROW_TOKENS, max(len(ids) for _, ids, _ in items))
+            for row in pack_rows(items, capacity):
+                owner[id(row)] = g
+                rows.append(row)
+        for chunk in self._tree_batches(rows):
+            select = torch.tensor([owner[id(row)] for row in chunk], device=self._device)
+            scores = self._score_tree_rows(
+                chunk, past=self._fork(cache, select), past_mask=prefix_mask[select], past_lengths=prefix_lengths[select]
+            )
+            self._store_tree(scores, results, finish)
+
+    @staticmethod
+    def _fork(cache, select):
+        """A cache restricted to the rows ``select``, leaving ``cache`` itself untouched."""
+        fork = copy.copy(cache)
+        fork.layers = [copy.copy(layer) for layer in cache.layers]
+        fork.batch_select_indices(select)
+        return fork
+
+    def _score_tree_rows(self, rows: list[TreeRow], past=None, past_mask=None, past_lengths=None) -> dict[int, tuple[float, int, bool]]:
+        import numpy as np
+        import torch
+
+        count, width = len(rows), max(len(row) for row in rows)
+        before = 0 if past_mask is None else past_mask.shape[1]
+        ids = np.full((count, width), self._pad_id, dtype=np.int64)
+        positions = np.zeros((count, width), dtype=np.int64)
+        parents = np.zeros((count, width), dtype=np.int64)
+        visible = np.zeros((count, 1, width, before + width), dtype=bool)
+        offsets = np.zeros(count, dtype=np.int64) if past_lengths is None else past_lengths.cpu().numpy()
+        if past_mask is not None:
+            visible[:, 0, :, :before] = past_mask.cpu().numpy().astype(bool)[:, None, :]
+        for b, row in enumerate(rows):
+            n = len(row)
+            ids[b, :n] = row.tokens
+            positions[b, :n] = offsets[b] + np.asarray(row.depths)
+            parents[b, :n] = np.maximum(np.asarray(row.parents), 0)
+            visible[b, 0, :n, before : before + n] = row.ancestors()
+            pad = np.arange(n, width)
+            visible[b, 0, pad, before + pad] = True  # padding sees itself: no empty softmax row
+        mask = torch.from_numpy(visible).to(self._device)
+        if self._eager:
+            dtype = self._model.dtype
+            mask = torch.zeros(mask.shape, dtype=dtype, device=self._device).masked_fill(~mask, torch.finfo(dtype).min)
+        kwargs: dict[str, Any] = {"use_cache": past is not None}
+        if past is not None:
+            kwargs["past_key_values"] = past
+        input_ids = torch.from_numpy(ids).to(self._device)
+        logits = self._model(
+            input_ids=input_ids,
+            attention_mask=mask,
+            position_ids=torch.from_numpy(positions).to(self._device),
+            **kwargs,
+        ).logits.float()
+        # A node's token is predicted by the logits at its parent's position.
+        parent_pos = torch.from_numpy(parents).to(self._device)
+        rows_index = torch.arange(count, device=self._device)[:, None].expand(count, width)
+        target_logits = logits[rows_index, parent_pos, input_ids]
+        node_logprobs = (target_logits - torch.logsumexp(logits, dim=-1).gather(1, parent_pos)).double().flatten()
+        node_greedy = (target_logits >= logits.max(dim=-1).values.gather(1, parent_pos)).flatten()
+        owners, flat, indices = [], [], []
+        for b, row in enumerate(rows):
+            for index, nodes in row.scored:
+                owners.extend([len(indices)] * len(nodes))
+                flat.extend(b * width + node for node in nodes)
+                indices.append(index)
+        owner_t = torch.tensor(owners, dtype=torch.long, device=self._device)
+        flat_t = torch.tensor(flat, dtype=torch.long, device=self._device)
+        sums = torch.zeros(len(indices), dtype=torch.float64, device=self._device)
+        sums.index_add_(0, owner_t, node_logprobs[flat_t])
+        misses = torch.zeros(len(indices), dtype=torch.float64, device=self._device)
+        misses.index_add_(0, owner_t, (~node_greedy[flat_t]).double())
+        counts = torch.bincount(owner_t, minlength=len(indices))
+        return {
+            index: (float(total), int(n), bool(miss == 0))
+            for index, total, n, miss in zip(indices, sums.tolist(), counts.tolist(), misses.tolist())
+        }
+
+    @staticmethod
+    def _store_tree(scores: dict[int, tuple[float, int, bool]], results, finish) -> None:
+        for index, (logprob, n_tokens, greedy) in scores.items():
+            results[index] = LoglikelihoodResult(logprob, n_tokens, greedy)
+        finish(list(scores))
 
     def _score_prefix_batch(self, batch: list[_PrefixGroup], sequences, results, finish) -> None:
         import torch
@@ -205,15 +339,8 @@ class HFScorer:
                 owner[i] = g
         for chunk in self._row_batches(rows):
             select = torch.tensor([owner[r.index] for r in chunk], device=self._device)
-            fork = copy.copy(cache)
-            fork.layers = [copy.copy(layer) for layer in cache.layers]
-            fork.batch_select_indices(select)
-            padded = bool((prefix_mask == 0).any())
             scores = self._score_rows(
-                chunk,
-                past=fork,
-                past_mask=prefix_mask[select] if padded else None,
-                past_lengths=prefix_lengths[select],
+                chunk, past=self._fork(cache, select), past_mask=prefix_mask[select], past_lengths=prefix_lengths[select]
             )
             self._store(chunk, scores, results, finish)
 
@@ -245,18 +372,15 @@ class HFScorer:
         for k, row in enumerate(rows):
             ids[k, : len(row.ids)] = torch.tensor(row.ids, dtype=torch.long)
         ids = ids.to(self._device)
-        kwargs: dict[str, Any] = {}
+        lengths = torch.tensor([len(r.ids) for r in rows], device=self._device)
+        own = (torch.arange(width, device=self._device)[None, :] < lengths[:, None]).long()
+        kwargs: dict[str, Any] = {"attention_mask": own, "use_cache": past is not None}
         if past is not None:
             kwargs["past_key_values"] = past
-            kwargs["use_cache"] = True
             kwargs["position_ids"] = past_lengths[:, None] + torch.arange(width, device=self._device)[None, :]
-            if past_mask is not None:
-                lengths = torch.tensor([len(r.ids) for r in rows], device=self._device)
-                own = (torch.arange(width, device=self._device)[None, :] < lengths[:, None]).long()
-                kwargs["attention_mask"] = torch.cat([past_mask, own], dim=1)
-        else:
-            # Right padding needs no mask under causal attention: no real token sees a pad.
-            kwargs["use_cache"] = False
+            if past_mask is None:
+                past_mask = torch.ones((len(rows), past.get_seq_length()), dtype=torch.long, device=self._device)
+            kwargs["attention_mask"] = torch.cat([past_mask, own], dim=1)
         first = min(r.start for r in rows) - 1  # earliest position whose logits are needed
         keep = width - first
         if self._keeps_logits:

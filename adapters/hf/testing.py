@@ -24,7 +24,7 @@ import tempfile
 from pathlib import Path
 from typing import Any, Literal
 
-BUILDER_VERSION = "2"
+BUILDER_VERSION = "3"
 
 BOS, EOS, PAD, UNK = "<s>", "</s>", "<pad>", "<unk>"
 IM_START, IM_END = "<|im_start|>", "<|im_end|>"
@@ -123,6 +123,7 @@ def build_tiny_causal_lm(
     vocab_size: int = 512,
     max_positions: int = 1024,
     init_range: float = 0.2,
+    model_vocab_size: int | None = None,
 ) -> Path:
     """A random causal LM and its tokenizer in ``path``.
 
@@ -130,7 +131,9 @@ def build_tiny_causal_lm(
     says whether plain tokenisation prepends ``<s>``. ``pad_token=False`` leaves
     the tokenizer without a pad token, as many released causal LMs are.
     ``init_range`` is larger than the usual 0.02 so that predictions are peaked
-    and differ visibly between contexts.
+    and differ visibly between contexts. ``model_vocab_size`` pads the embedding
+    and output layers beyond the tokenizer's vocabulary (ids the tokenizer never
+    produces), to give a benchmark model a real model's output-layer cost.
     """
     import torch
     from transformers import GPT2Config, GPT2LMHeadModel, LlamaConfig, LlamaForCausalLM
@@ -150,7 +153,7 @@ def build_tiny_causal_lm(
         "eos_token_id": tokenizer.convert_tokens_to_ids(EOS),
         "pad_token_id": tokenizer.convert_tokens_to_ids(PAD) if pad_token else None,
     }
-    real_vocab = len(tokenizer)
+    real_vocab = max(len(tokenizer), model_vocab_size or 0)
     torch.manual_seed(seed)
     if arch == "llama":
         config = LlamaConfig(
@@ -186,7 +189,9 @@ def build_tiny_causal_lm(
 
 
 def build_gpt2_small_shaped(path: str | Path, seed: int = 0, *, chat_template: bool = True) -> Path:
-    """GPT-2 small's shape (12 layers, 768 hidden, 12 heads, 1024 positions), random weights."""
+    """GPT-2 small's shape (12 layers, 768 hidden, 12 heads, 1024 positions, 50,257-row
+    output layer: 124M parameters), random weights, the tiny multilingual tokenizer.
+    Meant for scoring benchmarks: sampled text may hold ids the tokenizer lacks."""
     return build_tiny_causal_lm(
         path,
         arch="gpt2",
@@ -199,6 +204,7 @@ def build_gpt2_small_shaped(path: str | Path, seed: int = 0, *, chat_template: b
         vocab_size=512,
         max_positions=1024,
         init_range=0.02,
+        model_vocab_size=50257,
     )
 
 

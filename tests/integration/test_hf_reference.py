@@ -95,19 +95,50 @@ def build(arch: str, **options):
     return create_backend(settings, cache_dir=CACHE_DIR)
 
 
+def scorer_for(backend, reuse: str):
+    """tree: prefix KV + token-tree rows; prefix: prefix KV + padded rows; none: whole sequences."""
+    from culturebias.adapters.hf.scorer import HFScorer
+
+    settings = backend.settings.model_copy(update={"prefix_cache": reuse != "none"})
+    return HFScorer(backend.loaded(), settings, tree_packing=reuse == "tree")
+
+
 @pytest.mark.parametrize("arch", ["llama", "gpt2"])
 @pytest.mark.parametrize("with_template", [True, False], ids=["chat", "plain"])
-@pytest.mark.parametrize("prefix_cache", [True, False], ids=["prefix", "noprefix"])
+@pytest.mark.parametrize("reuse", ["tree", "prefix", "none"])
 @pytest.mark.parametrize("batch_size", [1, 3, 16])
-def test_scores_equal_one_at_a_time_reference(arch, with_template, prefix_cache, batch_size):
-    backend = build(arch, batch_size=batch_size, prefix_cache=prefix_cache)
+def test_scores_equal_one_at_a_time_reference(arch, with_template, reuse, batch_size):
+    backend = build(arch, batch_size=batch_size)
     requests = [LoglikelihoodRequest(c, s) for c in contexts(backend.templater(), with_template) for s in SENTENCES]
-    results = backend.scorer().loglikelihood(requests)
+    results = scorer_for(backend, reuse).loglikelihood(requests)
     assert len(results) == len(requests)
     for request, result in zip(requests, results):
         expected, n_scored = reference_logprob(arch, request.context, request.continuation)
         assert result.n_tokens == n_scored, request
         assert result.logprob == pytest.approx(expected, rel=RELATIVE), request
+
+
+@pytest.mark.parametrize("reuse", ["tree", "prefix"])
+def test_eager_attention_gives_the_same_scores(reuse):
+    from culturebias.adapters.hf.loading import load_causal_lm
+
+    settings = ModelSettings(path=model_path("llama"), batch_size=4)
+    loaded = load_causal_lm(settings, CACHE_DIR)
+    loaded.model.set_attn_implementation("eager")
+
+    class Backend:
+        def __init__(self):
+            self.settings = settings
+
+        def loaded(self):
+            return loaded
+
+    context = build("llama").templater().render([ChatMessage("user", "你想說什麼？")])
+    requests = [LoglikelihoodRequest(context, s) for s in SENTENCES] + [LoglikelihoodRequest("", s) for s in SENTENCES]
+    for request, result in zip(requests, scorer_for(Backend(), reuse).loglikelihood(requests)):
+        expected, n_scored = reference_logprob("llama", request.context, request.continuation)
+        assert result.n_tokens == n_scored
+        assert result.logprob == pytest.approx(expected, rel=RELATIVE)
 
 
 def test_chat_template_is_the_tokenizers_own_and_starts_with_bos():

@@ -1,0 +1,184 @@
+"""TWBias scoring speed: the hf scorer vs the authors' one-forward-per-sentence loop vs lm-eval.
+
+Scores the TWBias gender set (every original sentence and each of its
+replacements, origin term -> the row-aligned reference term of target_gender.csv)
+under ONE prompt type in a chat template, with a GPT-2-small-shaped random model
+(124M parameters), three ways in one process:
+
+1. culturebias' ``hf`` scorer (length-sorted batches, shared-prefix KV reuse);
+2. the authors' way: one forward pass per sentence with the prompt masked to -100;
+3. lm-evaluation-harness ``HFLM.loglikelihood`` on the identical (context, continuation) pairs.
+
+Throughput is counted in the same tokens for all three: the tokens of
+``context + continuation`` of every request, as a one-sequence-per-request
+scorer has to feed them. The naive loop is slow, so it runs on the first
+``--loop-limit`` requests only (a rate is a rate). Also checked: the scores agree
+(the framework with ``boundary_rule=authors`` counts prompt tokens as lm-eval and
+the authors do).
+
+    /work/venv/bin/python benchmarks/twbias_scoring.py --limit 400
+    /work/venv/bin/python benchmarks/twbias_scoring.py --limit 0      # all ~3,500 requests
+
+lm-eval is a benchmark-only dependency: ``pip install lm_eval`` (``culturebias[bench]``).
+"""
+
+from __future__ import annotations
+
+import argparse
+import csv
+import json
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+REPO = Path(__file__).resolve().parents[1]
+DEFAULT_DATA = REPO.parent / "shared" / "data" / "twbias"
+
+
+def read_csv(path: Path) -> list[dict[str, str]]:
+    with path.open(encoding="utf-8-sig", newline="") as handle:
+        return list(csv.DictReader(handle))
+
+
+def gender_sentences(data: Path) -> list[str]:
+    """Originals and replacements: male sentences T1 -> T2, female sentences T2 -> T1."""
+    pairs = [(row["T1"].strip(), row["T2"].strip()) for row in read_csv(data / "gender" / "target_gender.csv")]
+    pairs = [(m, f) for m, f in pairs if m and f]
+    texts: list[str] = []
+    for group, swap in (("male", lambda p: p), ("female", lambda p: (p[1], p[0]))):
+        for row in read_csv(data / "gender" / f"label_data_{group}.csv"):
+            sentence = row["Biased Sentences"].strip()
+            if not sentence:
+                continue
+            texts.append(sentence)
+            for origin, reference in map(swap, pairs):
+                if origin in sentence:
+                    texts.append(sentence.replace(origin, reference))
+    return texts
+
+
+def timed(fn):
+    start = time.perf_counter()
+    value = fn()
+    return value, time.perf_counter() - start
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--data", type=Path, default=DEFAULT_DATA, help="the twbias data folder")
+    parser.add_argument("--limit", type=int, default=400, help="requests to score (0 = all)")
+    parser.add_argument("--loop-limit", type=int, default=60, help="requests for the slow one-at-a-time loop")
+    parser.add_argument("--batch-size", type=int, default=16)
+    parser.add_argument("--prompt", default="1", help="TWBias prompt type (key of prompts.json)")
+    parser.add_argument("--threads", type=int, default=0, help="torch threads (0 = torch's default)")
+    parser.add_argument("--skip-lm-eval", action="store_true")
+    args = parser.parse_args(argv)
+
+    import torch
+    from transformers import AutoModelForCausalLM, AutoTokenizer
+
+    from culturebias.adapters.hf.backend import create_backend
+    from culturebias.adapters.hf.scorer import HFScorer
+    from culturebias.adapters.hf.testing import cached_gpt2_small_shaped
+    from culturebias.bootstrap.settings import ModelSettings
+    from culturebias.domain.requests import ChatMessage, LoglikelihoodRequest
+
+    if args.threads:
+        torch.set_num_threads(args.threads)
+    if not (args.data / "gender" / "target_gender.csv").is_file():
+        print(f"TWBias data not found at {args.data} (use --data)", file=sys.stderr)
+        return 2
+    texts = gender_sentences(args.data)
+    print(f"TWBias gender: {len(texts)} sentences (originals + replacements)")
+    if args.limit:
+        texts = texts[: args.limit]
+    model_dir = cached_gpt2_small_shaped(seed=0)
+    prompt = json.loads((args.data / "prompts.json").read_text(encoding="utf-8"))[args.prompt]
+
+    backend = create_backend(ModelSettings(path=str(model_dir), batch_size=args.batch_size), Path(tempfile.gettempdir()))
+    context = backend.templater().render([ChatMessage("user", prompt)])
+    requests = [LoglikelihoodRequest(context, t) for t in texts]
+    tokenizer = AutoTokenizer.from_pretrained(model_dir)
+    n_tokens = [len(tokenizer(context + t, add_special_tokens=False)["input_ids"]) for t in texts]
+    total = sum(n_tokens)
+    print(
+        f"scoring {len(requests)} requests, {total} tokens (context {len(tokenizer(context)['input_ids'])} tokens), "
+        f"GPT-2-small-shaped random model, batch size {args.batch_size}, {torch.get_num_threads()} torch threads"
+    )
+    rows: list[tuple[str, float, int, int]] = []  # name, seconds, requests, tokens
+
+    scorer = backend.scorer()
+    scorer.loglikelihood(requests[:4])  # warm-up
+    ours, seconds = timed(lambda: scorer.loglikelihood(requests))
+    rows.append(("culturebias hf (prefix reuse)", seconds, len(requests), total))
+
+    loaded = backend.loaded()
+    no_prefix = HFScorer(loaded, ModelSettings(path=str(model_dir), batch_size=args.batch_size, prefix_cache=False))
+    plain, seconds = timed(lambda: no_prefix.loglikelihood(requests))
+    rows.append(("culturebias hf (no prefix reuse)", seconds, len(requests), total))
+    worst = max(abs(a.logprob - b.logprob) / abs(b.logprob) for a, b in zip(ours, plain))
+    print(f"  prefix reuse vs none: max relative difference {worst:.2e}")
+
+    model = AutoModelForCausalLM.from_pretrained(model_dir).eval()
+    loop_requests = requests[: args.loop_limit]
+
+    def authors_loop() -> list[float]:
+        out = []
+        with torch.no_grad():
+            for request in loop_requests:
+                ids = tokenizer(request.context + request.continuation, add_special_tokens=False, return_tensors="pt")["input_ids"]
+                n_prompt = len(tokenizer(request.context, add_special_tokens=False)["input_ids"])
+                labels = ids.clone()
+                labels[0, :n_prompt] = -100
+                loss = model(input_ids=ids, labels=labels).loss.item()
+                out.append(-loss * (ids.shape[1] - n_prompt))
+        return out
+
+    loop_scores, seconds = timed(authors_loop)
+    rows.append(("authors' loop (1 forward/sentence)", seconds, len(loop_requests), sum(n_tokens[: len(loop_requests)])))
+    authors_rule = HFScorer(loaded, ModelSettings(path=str(model_dir), batch_size=args.batch_size, boundary_rule="authors"))
+    check = authors_rule.loglikelihood(loop_requests)
+    worst = max(abs(a.logprob - b) / abs(b) for a, b in zip(check, loop_scores))
+    print(f"  framework (authors' boundary rule) vs authors' loop: max relative difference {worst:.2e}")
+
+    if not args.skip_lm_eval:
+        try:
+            from lm_eval.api.instance import Instance
+            from lm_eval.models.huggingface import HFLM
+        except ImportError:
+            print("lm-eval is not installed (pip install lm_eval): skipping it", file=sys.stderr)
+        else:
+            lm = HFLM(pretrained=model, tokenizer=tokenizer, batch_size=args.batch_size, max_length=1024)
+            instances = [
+                Instance(request_type="loglikelihood", doc={}, arguments=(r.context, r.continuation), idx=i)
+                for i, r in enumerate(requests)
+            ]
+            lm.loglikelihood(instances[:4], disable_tqdm=True)  # warm-up
+            theirs, seconds = timed(lambda: lm.loglikelihood(instances, disable_tqdm=True))
+            rows.append(("lm-eval HFLM.loglikelihood", seconds, len(requests), total))
+            # lm-eval moves the context's trailing whitespace (the template's "\n") into the
+            # continuation, then counts context tokens alone: the same pairs, scored our way.
+            moved = [
+                LoglikelihoodRequest(r.context.rstrip(), r.context[len(r.context.rstrip()) :] + r.continuation)
+                for r in requests
+            ]
+            ours_authors = authors_rule.loglikelihood(moved)
+            worst = max(abs(a.logprob - b[0]) / abs(b[0]) for a, b in zip(ours_authors, theirs))
+            print(f"  framework (authors' boundary rule) vs lm-eval: max relative difference {worst:.2e}")
+
+    print()
+    print(f"{'method':38} {'requests':>8} {'seconds':>9} {'req/s':>8} {'tokens/s':>9} {'vs lm-eval':>10} {'vs loop':>8}")
+    rate = {name: tokens / seconds for name, seconds, _, tokens in rows}
+    baseline = rate.get("lm-eval HFLM.loglikelihood")
+    loop = rate["authors' loop (1 forward/sentence)"]
+    for name, seconds, count, tokens in rows:
+        versus = f"{rate[name] / baseline:9.2f}x" if baseline else f"{'-':>10}"
+        print(
+            f"{name:38} {count:8d} {seconds:9.2f} {count / seconds:8.1f} {rate[name]:9.0f} {versus} {rate[name] / loop:7.1f}x"
+        )
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
