@@ -106,7 +106,7 @@ def scorer_for(backend, reuse: str):
 @pytest.mark.parametrize("arch", ["llama", "gpt2"])
 @pytest.mark.parametrize("with_template", [True, False], ids=["chat", "plain"])
 @pytest.mark.parametrize("reuse", ["tree", "prefix", "none"])
-@pytest.mark.parametrize("batch_size", [1, 3, 16])
+@pytest.mark.parametrize("batch_size", [1, 5])
 def test_scores_equal_one_at_a_time_reference(arch, with_template, reuse, batch_size):
     backend = build(arch, batch_size=batch_size)
     requests = [LoglikelihoodRequest(c, s) for c in contexts(backend.templater(), with_template) for s in SENTENCES]
