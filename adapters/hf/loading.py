@@ -97,6 +97,21 @@ def tokenizer_fingerprint(tokenizer: Any) -> str:
     return hashlib.sha256((body + specials).encode("utf-8")).hexdigest()[:16]
 
 
+def _fit_threads_to_cpus() -> None:
+    """torch counts the host's cores; in a container limited to fewer, that oversubscribes them."""
+    import os
+
+    import torch
+
+    try:
+        available = len(os.sched_getaffinity(0))
+    except AttributeError:  # not on Linux
+        available = os.cpu_count() or 1
+    if torch.get_num_threads() > available:
+        torch.set_num_threads(available)
+    log.info("cpu threads", threads=torch.get_num_threads())
+
+
 @dataclass
 class LoadedModel:
     model: Any
@@ -124,6 +139,8 @@ def load_causal_lm(settings: Any, cache_dir: Path) -> LoadedModel:
         raise ConfigError(f"cannot load model {source.location!r}: {error}") from None
     model.to(device)
     model.eval()
+    if device == "cpu":
+        _fit_threads_to_cpus()
     identity = ModelIdentity(
         backend="hf",
         model=source.name,
