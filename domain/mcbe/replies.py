@@ -1,14 +1,16 @@
 """Reading model and judge replies: the first number, clamped; an A/B choice; bounded retries.
 
 PROTOCOLS §3: "parse the first number; clamp to range; retry a bounded number of
-times; report invalid counts". The retry loop is written once here, over a callback
+times; report invalid counts". A reply that merely parrots the prompt is invalid
+too, whatever digits it copied. The retry loop is written once here, over a callback
 that sends one batch of conversations and returns one reply each, so both the judge
 adapter and the application's bias-scoring stage re-ask only the invalid items, in one
 batch per round.
 
 A retry must not repeat the first request verbatim (a greedy, cached generator would
 return the same garbage), so each retry appends the previous reply as an assistant
-turn and a short reminder as a user turn: the conversation grows with every attempt.
+turn and a short reminder (without digits) as a user turn: the conversation grows
+with every attempt.
 """
 
 from __future__ import annotations
@@ -38,6 +40,22 @@ def first_number(text: str) -> float | None:
 
 def clamp(value: float, low: float, high: float) -> float:
     return min(max(value, low), high)
+
+
+ECHO_MIN_CHARS = 8
+
+
+def is_echo(reply: str, messages: Sequence[ChatMessage]) -> bool:
+    """A reply that only repeats a stretch of the conversation (small models parrot prompts).
+
+    Such a reply is no answer even when the copied stretch holds a number (the scale
+    "0到10" of a prompt, say). Truncated trailing bytes are ignored; short replies
+    ("8分") never count as echoes.
+    """
+    text = normalise(reply).strip().rstrip("\ufffd").strip()
+    if len(text) < ECHO_MIN_CHARS:
+        return False
+    return any(text in normalise(m.content) for m in messages)
 
 
 def parse_number(text: str, low: float, high: float) -> tuple[float | None, bool]:
@@ -101,8 +119,9 @@ class NumberReply:
     clamped: bool
 
 
-def reminder(low: float, high: float) -> str:
-    return f"请只回答一个{low:g}到{high:g}之间的数字，不要写其他内容。"
+# No digits: a small model that parrots the reminder must not produce a "valid" number
+# (a reminder saying "0到10" once turned echoed text into ratings of 0).
+REMINDER = "请只用一个数字回答上面要求的分数，不要写其他任何内容。"
 
 
 def retry_conversation(question: NumberQuestion, previous_replies: Sequence[str]) -> Conversation:
@@ -110,7 +129,7 @@ def retry_conversation(question: NumberQuestion, previous_replies: Sequence[str]
     turns: list[ChatMessage] = list(question.messages)
     for reply in previous_replies:
         turns.append(ChatMessage("assistant", reply))
-        turns.append(ChatMessage("user", reminder(question.low, question.high)))
+        turns.append(ChatMessage("user", REMINDER))
     return tuple(turns)
 
 
@@ -132,14 +151,15 @@ def ask_for_numbers(
     for attempt in range(1, max_retries + 2):
         if not pending:
             break
-        replies = ask([retry_conversation(questions[i], history[i]) for i in pending])
+        conversations = [retry_conversation(questions[i], history[i]) for i in pending]
+        replies = ask(conversations)
         if len(replies) != len(pending):
             raise ValueError(f"asked {len(pending)} conversations, got {len(replies)} replies")
         still: list[int] = []
-        for index, reply in zip(pending, replies):
+        for index, reply, conversation in zip(pending, replies, conversations):
             history[index].append(reply)
             value, clamped = parse_number(reply, questions[index].low, questions[index].high)
-            if value is None:
+            if value is None or is_echo(reply, conversation):
                 still.append(index)
             else:
                 results[index] = NumberReply(value, reply, attempt, clamped)

@@ -92,13 +92,12 @@ def _run(world: World, tmp_path, tasks: str, pc_decay: str = "paper") -> None:
         return -nll * len(continuation)  # the scripted scorer counts characters as tokens
 
     def reply(request, prompt: str) -> str:
-        text = request.messages[-1].content if request.messages[-1].role == "user" else ""
         first_turn = request.messages[0].content
         if "句子1：" in first_turn:
             first = _word_in(first_turn.split("句子1：")[1].split("\n")[0], words)
             second = _word_in(first_turn.split("句子2：")[1].split("\n")[0], words)
             return world.ss_reply(first, second)
-        if "严重程度打分" in first_turn or "到10之间" in text:
+        if "严重程度打分" in first_turn:
             return world.bs_reply
         return "分析。"
 

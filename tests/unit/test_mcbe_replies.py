@@ -8,6 +8,7 @@ from culturebias.domain.mcbe.replies import (
     NumberQuestion,
     ask_for_numbers,
     first_number,
+    is_echo,
     parse_choice,
     parse_number,
     retry_conversation,
@@ -78,7 +79,7 @@ def test_retry_conversation_grows_so_a_retry_differs_from_the_first_try():
     third = retry_conversation(q, ["garbage", "garbage"])
     assert first == q.messages
     assert len(second) == 3 and second[1] == ChatMessage("assistant", "garbage") and second[2].role == "user"
-    assert "0到10" in second[2].content
+    assert first_number(second[2].content) is None  # a parroted reminder is no rating
     assert len({first, second, third}) == 3
 
 
@@ -112,3 +113,15 @@ def test_ask_for_numbers_without_retries_and_reply_count_check():
         ask_for_numbers([_question("q")], lambda convs: [], max_retries=1)
     with pytest.raises(ValueError):
         ask_for_numbers([_question("q")], lambda convs: ["1"], max_retries=-1)
+
+
+def test_parroted_prompt_is_no_answer_even_with_digits():
+    prompt = (ChatMessage("user", "请给这句话打分（0到10分）：他们都很懒。"),)
+    assert is_echo("请给这句话打分（0到10分）：他们\ufffd", prompt)
+    assert not is_echo("8分", prompt)  # short replies are answers
+    assert not is_echo("我给这句话打8分，因为很懒", prompt)
+    echo_then_answer = {0: "请给这句话打分（0到10分）", 1: "7"}
+    replies = ask_for_numbers(
+        [NumberQuestion(prompt, 0, 10)], lambda convs: [echo_then_answer[(len(convs[0]) - 1) // 2]], max_retries=1
+    )
+    assert (replies[0].value, replies[0].attempts) == (7.0, 2)
