@@ -152,10 +152,12 @@ class HFScorer:
         finish(empty)
 
         groups, singles = self._plan(unique, sequences)
-        tree_groups = [g for g in groups if self._tree and self._fits_window(g.members, sequences)]
-        linear_groups = [g for g in groups if g not in tree_groups]
-        tree_singles = [i for i in singles if self._tree and self._fits_window([i], sequences)]
-        linear_singles = [i for i in singles if i not in set(tree_singles)]
+        tree_groups, linear_groups, tree_singles, linear_singles = [], [], [], []
+        for group in groups:
+            fits = self._tree and self._fits_window(group.members, sequences)
+            (tree_groups if fits else linear_groups).append(group)
+        for i in singles:
+            (tree_singles if self._tree and self._fits_window([i], sequences) else linear_singles).append(i)
         with torch.inference_mode():
             for batch in self._prefix_batches(tree_groups):
                 self._score_prefix_batch_tree(batch, sequences, results, finish)
