@@ -71,7 +71,9 @@ def load_onnx_model(settings: Any, cache_dir: Path, kind: str) -> OnnxModel:
 
         auto = AutoModelForCausalLM if kind == "causal" else AutoModelForMaskedLM
         log.info("loading torch model for export", model=source.name, location=source.location, dtype=settings.dtype)
-        return auto.from_pretrained(source.location, dtype=_torch_dtype(settings.dtype), **common).eval()
+        # Eager attention traces to plain MatMul/Softmax; sdpa's export adds NaN guards over every score.
+        model = auto.from_pretrained(source.location, dtype=_torch_dtype(settings.dtype), attn_implementation="eager", **common)
+        return model.eval()
 
     exported = ensure_exported(folder, kind, load_torch_model)
     session, device = open_session(str(exported.model_file), settings.device)

@@ -46,7 +46,7 @@ from culturebias.domain.fingerprint import fingerprint
 log = structlog.get_logger("culturebias.onnx")
 
 OPSET = 17
-EXPORT_VERSION = "2"  # 2: 4-D additive attention mask
+EXPORT_VERSION = "3"  # 2: 4-D additive attention mask; 3: traced with eager attention
 META_FILE = "export.json"
 MODEL_FILE = "model.onnx"
 # The export check: ONNX Runtime's logits against torch's, relative to the logits' scale, per dtype.
