@@ -12,6 +12,7 @@ from typing import Any
 from dependency_injector import containers, providers
 
 from culturebias.application.context import Lazy, ModelPorts, RunContext
+from culturebias.application.recorded_ports import RecordedGenerator
 from culturebias.application.registry import import_object, service_class
 from culturebias.bootstrap import registry
 from culturebias.bootstrap.settings import ModelSettings, Settings
@@ -55,11 +56,15 @@ def judge_model_settings(settings: Settings) -> ModelSettings | None:
     return settings.model.model_copy(update=update)
 
 
-def build_judge(settings: Settings, model_backend: Any, cache_dir: Path):
+def build_judge_generator(settings: Settings, model_backend: Any, cache_dir: Path):
+    """The generator the judge speaks through: the evaluated model's, unless ``judge.*`` names another."""
     judge_settings = judge_model_settings(settings)
     backend = model_backend if judge_settings is None else build_model_backend(judge_settings, cache_dir)
-    judge_cls = import_object(registry.JUDGE)
-    return judge_cls(backend.generator(), max_retries=settings.judge.max_retries)
+    return backend.generator()
+
+
+def build_judge(settings: Settings, generator: Any):
+    return import_object(registry.JUDGE)(generator, max_retries=settings.judge.max_retries)
 
 
 def build_progress(settings: Settings):
@@ -104,7 +109,7 @@ class Container(containers.DeclarativeContainer):
     model_backend = providers.Singleton(
         build_model_backend, settings.provided.model, cache_dir
     )
-    judge = providers.Singleton(build_judge, settings, model_backend, cache_dir)
+    judge_generator = providers.Singleton(build_judge_generator, settings, model_backend, cache_dir)
 
 
 def make_container(benchmark: str, settings: Settings, out_dir: Path) -> Container:
@@ -121,12 +126,21 @@ def make_context_factory(container: Container):
     settings: Settings = container.settings()
 
     def make(run_id: str) -> RunContext:
+        store = container.store()
         ports = ModelPorts(
             scorer=Lazy(lambda: container.model_backend().scorer()),
             templater=Lazy(lambda: container.model_backend().templater()),
             generator=Lazy(lambda: container.model_backend().generator()),
             pseudo_scorer=Lazy(lambda: container.model_backend().pseudo_scorer()),
-            judge=Lazy(lambda: container.judge()),
+            # The judge's replies are stored like any generation, so --resume never re-asks it.
+            judge=Lazy(
+                lambda: build_judge(
+                    settings,
+                    RecordedGenerator(
+                        container.judge_generator(), store, run_id, container.progress(), settings.run.chunk_size
+                    ),
+                )
+            ),
         )
         return RunContext(
             run_id=run_id,

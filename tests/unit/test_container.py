@@ -92,3 +92,33 @@ def test_json_logs_on_demand(capsys):
     line = capsys.readouterr().err.strip().splitlines()[-1]
     assert json.loads(line)["event"] == "hello" and json.loads(line)["n"] == 3
     configure_logging("console", "info")
+
+
+def test_judge_replies_are_stored_for_resume(tmp_path, monkeypatch):
+    from culturebias.adapters.scripted.backend import ScriptedGenerator
+    from culturebias.domain.requests import ChatMessage
+    from culturebias.domain.runs import RunManifest
+    from culturebias.ports.judging import JudgeRequest
+
+    asked: list[str] = []
+
+    def reply(request, prompt):
+        asked.append(prompt)
+        return "7"
+
+    class JudgeBackend(FakeBackend):
+        def generator(self):
+            return ScriptedGenerator(reply)
+
+    module = type(sys)("fake_judge_backend")
+    module.create_backend = JudgeBackend
+    monkeypatch.setitem(sys.modules, "fake_judge_backend", module)
+    monkeypatch.setitem(registry.MODEL_BACKENDS, "fake", "fake_judge_backend:create_backend")
+    c = container(tmp_path, "model.backend=fake", "run.progress=false")
+    c.store().create_run(RunManifest(run_id="r", benchmark="mcbe", config={}, config_fingerprint="c", data_fingerprint="d"))
+    request = JudgeRequest(messages=(ChatMessage("user", "rate 0-10"),), low=0, high=10)
+    first = make_context_factory(c)("r").judge().judge([request])
+    again = make_context_factory(c)("r").judge().judge([request])
+    assert first[0].value == again[0].value == 7
+    assert len(asked) == 1, "a resumed run does not ask the judge again"
+    assert len(c.store().load_results("r", "generation")) == 1
