@@ -24,10 +24,10 @@ an error naming the first missing key; a malformed or duplicate line is a
 from __future__ import annotations
 
 import hashlib
-import json
 from pathlib import Path
 from typing import Sequence
 
+from culturebias.adapters.datasets.jsonl_rows import read_jsonl
 from culturebias.domain.bbq.keys import AnswerKey
 from culturebias.domain.errors import CapabilityError, ConfigError, DataError, ReplayMissingError
 from culturebias.domain.identity import ModelIdentity
@@ -50,32 +50,20 @@ def read_answers(path: Path) -> dict[tuple[str, str, int], dict[str, str]]:
     """(sample_id, prompt_id, permutation) → {"raw": ..., "reasoning": ...}."""
     answers: dict[tuple[str, str, int], dict[str, str]] = {}
     first_line: dict[tuple[str, str, int], int] = {}
-    with path.open(encoding="utf-8-sig") as handle:
-        for line_number, line in enumerate(handle, start=1):
-            if not line.strip():
-                continue
-            try:
-                record = json.loads(line)
-            except json.JSONDecodeError as error:
-                raise DataError(f"not a JSON object: {error.msg}", file=str(path), row=line_number) from None
-            if not isinstance(record, dict):
-                raise DataError("not a JSON object", file=str(path), row=line_number)
-            for name in REQUIRED:
-                if name not in record:
-                    raise DataError(f"missing field {name!r}", file=str(path), row=line_number, field=name)
-            if not isinstance(record["raw"], str):
-                raise DataError("raw must be a string", file=str(path), row=line_number, field="raw")
-            key = (str(record["sample_id"]).strip(), str(record["prompt_id"]).strip(), _permutation(record["permutation"], path, line_number))
-            if key in answers:
-                raise DataError(
-                    f"duplicate answer for sample_id={key[0]!r}, prompt_id={key[1]!r}, permutation={key[2]} "
-                    f"(first at line {first_line[key]})",
-                    file=str(path),
-                    row=line_number,
-                )
-            first_line[key] = line_number
-            reasoning = record.get("reasoning")
-            answers[key] = {"raw": record["raw"], "reasoning": reasoning if isinstance(reasoning, str) else ""}
+    for line_number, record in read_jsonl(path, REQUIRED):
+        if not isinstance(record["raw"], str):
+            raise DataError("raw must be a string", file=str(path), row=line_number, field="raw")
+        key = (str(record["sample_id"]).strip(), str(record["prompt_id"]).strip(), _permutation(record["permutation"], path, line_number))
+        if key in answers:
+            raise DataError(
+                f"duplicate answer for sample_id={key[0]!r}, prompt_id={key[1]!r}, permutation={key[2]} "
+                f"(first at line {first_line[key]})",
+                file=str(path),
+                row=line_number,
+            )
+        first_line[key] = line_number
+        reasoning = record.get("reasoning")
+        answers[key] = {"raw": record["raw"], "reasoning": reasoning if isinstance(reasoning, str) else ""}
     return answers
 
 

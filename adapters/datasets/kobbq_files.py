@@ -21,12 +21,12 @@ from __future__ import annotations
 
 import ast
 import csv
-import json
 from pathlib import Path
 from typing import Iterator
 
 from culturebias.domain.bbq.kobbq_prompts import DATASET_UNKNOWN, KoBBQDataset, KoBBQPrompt
 from culturebias.domain.bbq.model import QAItem, Skip
+from culturebias.adapters.datasets.jsonl_rows import read_jsonl
 from culturebias.domain.errors import DataError, MissingDataError
 from culturebias.domain.fingerprint import fingerprint_bytes
 
@@ -48,23 +48,6 @@ def read_tsv(path: Path, required: tuple[str, ...]) -> Iterator[tuple[int, dict[
             raise DataError(f"missing column(s) {missing}; found {reader.fieldnames}", file=str(path), row=1)
         for row in reader:
             yield reader.line_num, {k: (v if v is not None else "") for k, v in row.items() if k is not None}
-
-
-def read_jsonl(path: Path, required: tuple[str, ...]) -> Iterator[tuple[int, dict]]:
-    with path.open(encoding="utf-8-sig") as handle:
-        for number, line in enumerate(handle, start=1):
-            if not line.strip():
-                continue
-            try:
-                row = json.loads(line)
-            except json.JSONDecodeError as error:
-                raise DataError(f"not a JSON object: {error.msg}", file=str(path), row=number) from None
-            if not isinstance(row, dict):
-                raise DataError("not a JSON object", file=str(path), row=number)
-            missing = [c for c in required if c not in row]
-            if missing:
-                raise DataError(f"missing field(s) {missing}", file=str(path), row=number)
-            yield number, row
 
 
 def read_prompts(path: Path) -> dict[str, KoBBQPrompt]:

@@ -19,6 +19,7 @@ from culturebias.adapters.hf.loading import LoadedModel
 from culturebias.adapters.hf.scorer import model_max_length
 from culturebias.domain.identity import ModelIdentity
 from culturebias.domain.requests import GenerationParams, GenerationRequest, GenerationResult
+from culturebias.adapters.hf.dedupe import unique_requests
 
 log = structlog.get_logger("culturebias.hf")
 
@@ -73,15 +74,7 @@ class HFGenerator:
         return list(self._tokenizer(text, add_special_tokens=add_specials)["input_ids"])
 
     def generate(self, requests: Sequence[GenerationRequest], progress: Any = None) -> list[GenerationResult]:
-        position: dict[GenerationRequest, int] = {}
-        unique: list[GenerationRequest] = []
-        for request in requests:
-            if request not in position:
-                position[request] = len(unique)
-                unique.append(request)
-        multiplicity = [0] * len(unique)
-        for request in requests:
-            multiplicity[position[request]] += 1
+        unique, position, multiplicity = unique_requests(requests)
 
         encoded = [self._encode(*self.render(r)) for r in unique]
         by_params: dict[GenerationParams, list[int]] = defaultdict(list)

@@ -32,6 +32,7 @@ from culturebias.adapters.hf.prefix_tree import TreeRow, pack_rows
 from culturebias.adapters.hf.tokens import RequestTokenizer, ScoredSequence
 from culturebias.domain.identity import ModelIdentity, ScoreProvenance
 from culturebias.domain.requests import LoglikelihoodRequest, LoglikelihoodResult
+from culturebias.adapters.hf.dedupe import unique_requests
 
 log = structlog.get_logger("culturebias.hf")
 
@@ -126,15 +127,7 @@ class HFScorer:
     ) -> list[LoglikelihoodResult]:
         import torch
 
-        position: dict[LoglikelihoodRequest, int] = {}
-        unique: list[LoglikelihoodRequest] = []
-        for request in requests:
-            if request not in position:
-                position[request] = len(unique)
-                unique.append(request)
-        multiplicity = [0] * len(unique)
-        for request in requests:
-            multiplicity[position[request]] += 1
+        unique, position, multiplicity = unique_requests(requests)
 
         sequences = self._tokens.encode(unique)
         truncated = sum(s.truncated for s in sequences)
