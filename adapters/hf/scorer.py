@@ -29,6 +29,7 @@ import structlog
 
 from culturebias.adapters.hf.loading import LoadedModel
 from culturebias.adapters.hf.prefix_tree import TreeRow, pack_rows
+from culturebias.adapters.hf.scoring_head import scoring_head
 from culturebias.adapters.hf.tokens import RequestTokenizer, ScoredSequence
 from culturebias.domain.identity import ModelIdentity, ScoreProvenance
 from culturebias.domain.requests import LoglikelihoodRequest, LoglikelihoodResult
@@ -78,8 +79,11 @@ def _common_prefix_length(sequences: Sequence[Sequence[int]]) -> int:
 
 
 class HFScorer:
-    def __init__(self, loaded: LoadedModel, settings: Any, *, tree_packing: bool | None = None):
-        """``tree_packing=None`` packs token trees where the attention implementation allows it."""
+    def __init__(self, loaded: LoadedModel, settings: Any, *, tree_packing: bool | None = None, split_head: bool = True):
+        """``tree_packing=None`` packs token trees where the attention implementation allows it.
+
+        ``split_head=False`` scores from the model's full logits even where the split head applies.
+        """
         self._model = loaded.model
         self._device = loaded.device
         self._identity = loaded.identity
@@ -93,6 +97,7 @@ class HFScorer:
         vocab = self._model.get_output_embeddings().weight.shape[0]
         self._max_batch_tokens = max(1, LOGITS_BUDGET // max(1, vocab))
         self._keeps_logits = "logits_to_keep" in inspect.signature(self._model.forward).parameters
+        self._head = scoring_head(self._model, allow_split=split_head)
         attention = getattr(self._model.config, "_attn_implementation", None)
         supported = attention in ("sdpa", "eager")
         self._tree = settings.prefix_cache and supported and (tree_packing is None or tree_packing)
@@ -284,31 +289,37 @@ class HFScorer:
         kwargs: dict[str, Any] = {"use_cache": past is not None}
         if past is not None:
             kwargs["past_key_values"] = past
-        input_ids = torch.from_numpy(ids).to(self._device)
-        logits = self._model(
-            input_ids=input_ids,
+        output, _ = self._head.forward(
+            input_ids=torch.from_numpy(ids).to(self._device),
             attention_mask=mask,
             position_ids=torch.from_numpy(positions).to(self._device),
             **kwargs,
-        ).logits.float()
-        # A node's token is predicted by the logits at its parent's position.
-        parent_pos = torch.from_numpy(parents).to(self._device)
-        rows_index = torch.arange(count, device=self._device)[:, None].expand(count, width)
-        target_logits = logits[rows_index, parent_pos, input_ids]
-        node_logprobs = (target_logits - torch.logsumexp(logits, dim=-1).gather(1, parent_pos)).double().flatten()
-        node_greedy = (target_logits >= logits.max(dim=-1).values.gather(1, parent_pos)).flatten()
+        )
         owners, flat, indices = [], [], []
         for b, row in enumerate(rows):
             for index, nodes in row.scored:
                 owners.extend([len(indices)] * len(nodes))
                 flat.extend(b * width + node for node in nodes)
                 indices.append(index)
+        # A node's token is predicted by the output at its parent's position.
+        flat_nodes = np.asarray(flat, dtype=np.int64)
+        parent_flat = (flat_nodes // width) * width + parents.reshape(-1)[flat_nodes]
+        return self._sum_scores(output, parent_flat, ids.reshape(-1)[flat_nodes], owners, indices)
+
+    def _sum_scores(self, output, parent_flat, targets, owners, indices) -> dict[int, tuple[float, int, bool]]:
+        """Per request: (summed log-probability, scored tokens, all greedy) from per-token predictions."""
+        import torch
+
+        logprobs, greedy = self._head.score(
+            output,
+            torch.as_tensor(parent_flat, dtype=torch.long, device=self._device),
+            torch.as_tensor(targets, dtype=torch.long, device=self._device),
+        )
         owner_t = torch.tensor(owners, dtype=torch.long, device=self._device)
-        flat_t = torch.tensor(flat, dtype=torch.long, device=self._device)
         sums = torch.zeros(len(indices), dtype=torch.float64, device=self._device)
-        sums.index_add_(0, owner_t, node_logprobs[flat_t])
+        sums.index_add_(0, owner_t, logprobs)
         misses = torch.zeros(len(indices), dtype=torch.float64, device=self._device)
-        misses.index_add_(0, owner_t, (~node_greedy[flat_t]).double())
+        misses.index_add_(0, owner_t, (~greedy).double())
         counts = torch.bincount(owner_t, minlength=len(indices))
         return {
             index: (float(total), int(n), bool(miss == 0))
@@ -356,8 +367,8 @@ class HFScorer:
             kwargs["position_ids"] = (mask.cumsum(dim=1) - 1).clamp(min=0)
         if self._keeps_logits:
             kwargs["logits_to_keep"] = 1
-        output = self._model(input_ids=ids, **kwargs)
-        return output.past_key_values, mask, lengths
+        _, past = self._head.forward(input_ids=ids, **kwargs)
+        return past, mask, lengths
 
     def _score_rows(self, rows: list[_Row], past=None, past_mask=None, past_lengths=None) -> list[tuple[float, int, bool]]:
         import torch
@@ -376,25 +387,21 @@ class HFScorer:
             if past_mask is None:
                 past_mask = torch.ones((len(rows), past.get_seq_length()), dtype=torch.long, device=self._device)
             kwargs["attention_mask"] = torch.cat([past_mask, own], dim=1)
-        first = min(r.start for r in rows) - 1  # earliest position whose logits are needed
-        keep = width - first
-        if self._keeps_logits:
-            kwargs["logits_to_keep"] = keep
-        logits = self._model(input_ids=ids, **kwargs).logits[:, -keep:, :].float()
-        # Logits at position first+j predict token first+j+1.
-        targets = torch.full((len(rows), keep), self._pad_id, dtype=torch.long, device=self._device)
-        targets[:, : keep - 1] = ids[:, first + 1 :]
-        target_pos = torch.arange(first + 1, first + 1 + keep, device=self._device)[None, :]
-        starts = torch.tensor([r.start for r in rows], device=self._device)[:, None]
-        ends = torch.tensor([len(r.ids) for r in rows], device=self._device)[:, None]
-        scored = (target_pos >= starts) & (target_pos < ends)
-        target_logits = logits.gather(-1, targets.unsqueeze(-1)).squeeze(-1)
-        token_logprobs = (target_logits - torch.logsumexp(logits, dim=-1)).double()
-        greedy = target_logits >= logits.max(dim=-1).values
-        sums = torch.where(scored, token_logprobs, torch.zeros_like(token_logprobs)).sum(dim=1)
-        all_greedy = (greedy | ~scored).all(dim=1)
-        counts = scored.sum(dim=1)
-        return [(float(s), int(n), bool(g)) for s, n, g in zip(sums.tolist(), counts.tolist(), all_greedy.tolist())]
+        first = min(r.start for r in rows) - 1  # earliest position whose output is needed
+        kept = width  # positions the forward pass returns output for: the last ``kept``
+        if self._keeps_logits and not self._head.split:
+            kept = width - first
+            kwargs["logits_to_keep"] = kept
+        output, _ = self._head.forward(input_ids=ids, **kwargs)
+        skipped = width - kept
+        parent_flat, targets, owners = [], [], []
+        for k, row in enumerate(rows):
+            for j in range(row.start, len(row.ids)):  # token j is predicted at position j - 1
+                parent_flat.append(k * kept + j - 1 - skipped)
+                targets.append(row.ids[j])
+                owners.append(k)
+        scores = self._sum_scores(output, parent_flat, targets, owners, list(range(len(rows))))
+        return [scores[k] for k in range(len(rows))]
 
     @staticmethod
     def _store(rows: list[_Row], scores, results, finish) -> None:

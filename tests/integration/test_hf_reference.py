@@ -95,22 +95,26 @@ def build(arch: str, **options):
     return create_backend(settings, cache_dir=CACHE_DIR)
 
 
-def scorer_for(backend, reuse: str):
-    """tree: prefix KV + token-tree rows; prefix: prefix KV + padded rows; none: whole sequences."""
+def scorer_for(backend, reuse: str, head: str = "split"):
+    """tree: prefix KV + token-tree rows; prefix: prefix KV + padded rows; none: whole sequences.
+
+    head: split = decoder states + chunked output embedding; logits = the model's full logits.
+    """
     from culturebias.adapters.hf.scorer import HFScorer
 
     settings = backend.settings.model_copy(update={"prefix_cache": reuse != "none"})
-    return HFScorer(backend.loaded(), settings, tree_packing=reuse == "tree")
+    return HFScorer(backend.loaded(), settings, tree_packing=reuse == "tree", split_head=head == "split")
 
 
 @pytest.mark.parametrize("arch", ["llama", "gpt2"])
 @pytest.mark.parametrize("with_template", [True, False], ids=["chat", "plain"])
 @pytest.mark.parametrize("reuse", ["tree", "prefix", "none"])
 @pytest.mark.parametrize("batch_size", [1, 5])
-def test_scores_equal_one_at_a_time_reference(arch, with_template, reuse, batch_size):
+@pytest.mark.parametrize("head", ["split", "logits"])
+def test_scores_equal_one_at_a_time_reference(arch, with_template, reuse, batch_size, head):
     backend = build(arch, batch_size=batch_size)
     requests = [LoglikelihoodRequest(c, s) for c in contexts(backend.templater(), with_template) for s in SENTENCES]
-    results = scorer_for(backend, reuse).loglikelihood(requests)
+    results = scorer_for(backend, reuse, head).loglikelihood(requests)
     assert len(results) == len(requests)
     for request, result in zip(requests, results):
         expected, n_scored = reference_logprob(arch, request.context, request.continuation)

@@ -1,0 +1,149 @@
+"""From a forward pass's output to the log-probability of chosen next tokens.
+
+The scorer needs, for each scored token, ``log p(token | its predecessors)`` and
+whether the token was the greedy argmax, and nothing else of the vocabulary.
+Two heads give those numbers:
+
+- ``LogitsHead`` takes the model's logits as transformers returns them: the
+  whole ``[batch, length, vocab]`` tensor is built (half a gigabyte for a
+  batch of 2,500 tokens and a 50k vocabulary) and read several times.
+- ``SplitHead`` runs the decoder alone and applies the output embedding itself,
+  to the positions that predict a scored token only, a few dozen positions at a
+  time into one reused buffer that stays in the CPU cache. It is used only where
+  the model's logits are exactly ``lm_head(last_hidden_state)``: a probe on a
+  short input checks that when the scorer is built (a soft-capped or scaled head
+  falls back to ``LogitsHead``).
+
+Both return, for flat "parent" positions and target token ids, the float64
+log-probabilities and greedy flags; the scorer sums them per request.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import structlog
+
+log = structlog.get_logger("culturebias.hf")
+
+# Logits held at once by the split head (elements): 4 Mi float32 = 16 MiB, inside a server CPU's L3 cache.
+CHUNK_ELEMENTS = 2**22
+
+
+def node_scores(logits, parents, targets):
+    """(log-probabilities float64, greedy flags) of ``targets`` predicted at rows ``parents`` of 2-D ``logits``."""
+    import torch
+
+    needed, local = torch.unique(parents, return_inverse=True)
+    rows = logits[needed].float()
+    picked = rows[local, targets]
+    top = rows.max(dim=-1).values
+    lse = torch.logsumexp(rows, dim=-1)
+    return (picked - lse[local]).double(), picked >= top[local]
+
+
+class LogitsHead:
+    """The model computes the logits; ``forward`` returns them flattened to ``[positions, vocab]``."""
+
+    split = False
+
+    def __init__(self, model: Any):
+        self._model = model
+
+    def forward(self, **kwargs: Any):
+        output = self._model(**kwargs)
+        logits = output.logits
+        return logits.reshape(-1, logits.shape[-1]), output.past_key_values
+
+    def score(self, output, parents, targets):
+        return node_scores(output, parents, targets)
+
+
+class SplitHead:
+    """The decoder computes hidden states; the output embedding is applied chunk by chunk to the needed positions."""
+
+    split = True
+
+    def __init__(self, model: Any, decoder: Any, embedding: Any):
+        self._model = model
+        self._decoder = decoder
+        self._weight = embedding.weight
+        self._bias = embedding.bias
+        self._chunk = max(1, CHUNK_ELEMENTS // self._weight.shape[0])
+
+    def forward(self, logits_to_keep: Any = None, **kwargs: Any):
+        output = self._decoder(**kwargs)
+        hidden = output.last_hidden_state
+        return hidden.reshape(-1, hidden.shape[-1]), output.past_key_values
+
+    def score(self, hidden, parents, targets):
+        import torch
+
+        order = torch.argsort(parents, stable=True)
+        parents, targets = parents[order], targets[order]
+        needed, counts = torch.unique_consecutive(parents, return_counts=True)
+        ends = torch.cumsum(counts, 0).tolist()
+        states = hidden[needed]
+        logprobs = torch.empty(len(parents), dtype=torch.float64, device=hidden.device)
+        greedy = torch.empty(len(parents), dtype=torch.bool, device=hidden.device)
+        in_place = self._weight.dtype == torch.float32
+        buffer = torch.empty((self._chunk, self._weight.shape[0]), dtype=torch.float32, device=hidden.device) if in_place else None
+        local = torch.repeat_interleave(torch.arange(len(needed), device=hidden.device), counts)
+        for first in range(0, len(needed), self._chunk):
+            last = min(first + self._chunk, len(needed))
+            lo = ends[first - 1] if first else 0
+            hi = ends[last - 1]
+            block = states[first:last]
+            if in_place:
+                logits = buffer[: last - first]
+                if self._bias is None:
+                    torch.mm(block, self._weight.t(), out=logits)
+                else:
+                    torch.addmm(self._bias, block, self._weight.t(), out=logits)
+            else:
+                logits = torch.nn.functional.linear(block, self._weight, self._bias).float()
+            rows = local[lo:hi] - first
+            picked = logits[rows, targets[lo:hi]]
+            top = logits.max(dim=-1).values
+            lse = top + logits.sub_(top[:, None]).exp_().sum(dim=-1).log()
+            logprobs[lo:hi] = (picked - lse[rows]).double()
+            greedy[lo:hi] = picked >= top[rows]
+        restore = torch.empty_like(order)
+        restore[order] = torch.arange(len(order), device=order.device)
+        return logprobs[restore], greedy[restore]
+
+
+def scoring_head(model: Any, allow_split: bool = True):
+    """``SplitHead`` where the probe shows the model's logits are its output embedding of the decoder's states."""
+    if allow_split:
+        split = _probe_split(model)
+        if split is not None:
+            return split
+    return LogitsHead(model)
+
+
+def _probe_split(model: Any) -> SplitHead | None:
+    import torch
+
+    try:
+        decoder = model.get_decoder()
+        embedding = model.get_output_embeddings()
+    except Exception:  # noqa: BLE001 - any model without the accessors keeps the plain head
+        return None
+    if decoder is None or decoder is model or not isinstance(embedding, torch.nn.Linear):
+        return None
+    vocab = int(embedding.weight.shape[0])
+    generator = torch.Generator().manual_seed(0)
+    ids = torch.randint(0, vocab, (1, 6), generator=generator).to(embedding.weight.device)
+    try:
+        with torch.inference_mode():
+            want = model(input_ids=ids).logits.float()
+            got = embedding(decoder(input_ids=ids).last_hidden_state).float()
+    except Exception as error:  # noqa: BLE001
+        log.debug("split scoring head unavailable", reason=str(error))
+        return None
+    scale = float(want.abs().max()) or 1.0
+    if got.shape != want.shape or float((got - want).abs().max()) > 1e-5 * scale:
+        log.info("model post-processes its logits: scoring from the full logits", architecture=type(model).__name__)
+        return None
+    return SplitHead(model, decoder, embedding)
