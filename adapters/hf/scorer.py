@@ -12,6 +12,9 @@ share those tokens too, each token attending only to its ancestors. Models whose
 attention cannot take such a mask get length-sorted, right-padded rows instead.
 ``model.prefix_cache=false`` turns all reuse off: whole sequences, longest first.
 
+The output embedding runs only at positions that predict a scored token, a few
+at a time (``scoring_head``), where the model's logits are plainly that product.
+
 Scores are exact: a prefix stops one token before the earliest scored token, so
 every scored token is predicted inside a continuation pass, and padding never
 enters a scored position's attention.
@@ -20,7 +23,6 @@ enters a scored position's attention.
 from __future__ import annotations
 
 import copy
-import inspect
 from collections import defaultdict
 from dataclasses import dataclass
 from typing import Any, Iterator, Sequence
@@ -39,6 +41,8 @@ log = structlog.get_logger("culturebias.hf")
 
 # Upper bound on float32 logits held at once (elements): batches shrink for big vocabularies.
 LOGITS_BUDGET = 2**27
+# Tokens per forward pass that the split head allows whatever the vocabulary (it never holds all logits).
+SPLIT_HEAD_BATCH_TOKENS = 2048
 # Nodes per token-tree row (a row grows to the longest single sequence when that is longer).
 TREE_ROW_TOKENS = 256
 
@@ -95,9 +99,10 @@ class HFScorer:
         pad = tokenizer.pad_token_id
         self._pad_id = pad if pad is not None else (tokenizer.eos_token_id or 0)
         vocab = self._model.get_output_embeddings().weight.shape[0]
-        self._max_batch_tokens = max(1, LOGITS_BUDGET // max(1, vocab))
-        self._keeps_logits = "logits_to_keep" in inspect.signature(self._model.forward).parameters
         self._head = scoring_head(self._model, allow_split=split_head)
+        self._max_batch_tokens = max(1, LOGITS_BUDGET // max(1, vocab))
+        if self._head.split:
+            self._max_batch_tokens = max(self._max_batch_tokens, SPLIT_HEAD_BATCH_TOKENS)
         attention = getattr(self._model.config, "_attn_implementation", None)
         supported = attention in ("sdpa", "eager")
         self._tree = settings.prefix_cache and supported and (tree_packing is None or tree_packing)
@@ -289,12 +294,6 @@ class HFScorer:
         kwargs: dict[str, Any] = {"use_cache": past is not None}
         if past is not None:
             kwargs["past_key_values"] = past
-        output, _ = self._head.forward(
-            input_ids=torch.from_numpy(ids).to(self._device),
-            attention_mask=mask,
-            position_ids=torch.from_numpy(positions).to(self._device),
-            **kwargs,
-        )
         owners, flat, indices = [], [], []
         for b, row in enumerate(rows):
             for index, nodes in row.scored:
@@ -304,16 +303,25 @@ class HFScorer:
         # A node's token is predicted by the output at its parent's position.
         flat_nodes = np.asarray(flat, dtype=np.int64)
         parent_flat = (flat_nodes // width) * width + parents.reshape(-1)[flat_nodes]
-        return self._sum_scores(output, parent_flat, ids.reshape(-1)[flat_nodes], owners, indices)
+        return self._sum_scores(
+            parent_flat,
+            ids.reshape(-1)[flat_nodes],
+            owners,
+            indices,
+            input_ids=torch.from_numpy(ids).to(self._device),
+            attention_mask=mask,
+            position_ids=torch.from_numpy(positions).to(self._device),
+            **kwargs,
+        )
 
-    def _sum_scores(self, output, parent_flat, targets, owners, indices) -> dict[int, tuple[float, int, bool]]:
-        """Per request: (summed log-probability, scored tokens, all greedy) from per-token predictions."""
+    def _sum_scores(self, parent_flat, targets, owners, indices, **forward: Any) -> dict[int, tuple[float, int, bool]]:
+        """Run the forward pass and sum per request: (log-probability, scored tokens, all greedy)."""
         import torch
 
         logprobs, greedy = self._head.score(
-            output,
             torch.as_tensor(parent_flat, dtype=torch.long, device=self._device),
             torch.as_tensor(targets, dtype=torch.long, device=self._device),
+            **forward,
         )
         owner_t = torch.tensor(owners, dtype=torch.long, device=self._device)
         sums = torch.zeros(len(indices), dtype=torch.float64, device=self._device)
@@ -365,10 +373,7 @@ class HFScorer:
         if bool((mask == 0).any()):
             kwargs["attention_mask"] = mask
             kwargs["position_ids"] = (mask.cumsum(dim=1) - 1).clamp(min=0)
-        if self._keeps_logits:
-            kwargs["logits_to_keep"] = 1
-        _, past = self._head.forward(input_ids=ids, **kwargs)
-        return past, mask, lengths
+        return self._head.prefix(input_ids=ids, **kwargs), mask, lengths
 
     def _score_rows(self, rows: list[_Row], past=None, past_mask=None, past_lengths=None) -> list[tuple[float, int, bool]]:
         import torch
@@ -387,20 +392,13 @@ class HFScorer:
             if past_mask is None:
                 past_mask = torch.ones((len(rows), past.get_seq_length()), dtype=torch.long, device=self._device)
             kwargs["attention_mask"] = torch.cat([past_mask, own], dim=1)
-        first = min(r.start for r in rows) - 1  # earliest position whose output is needed
-        kept = width  # positions the forward pass returns output for: the last ``kept``
-        if self._keeps_logits and not self._head.split:
-            kept = width - first
-            kwargs["logits_to_keep"] = kept
-        output, _ = self._head.forward(input_ids=ids, **kwargs)
-        skipped = width - kept
         parent_flat, targets, owners = [], [], []
         for k, row in enumerate(rows):
             for j in range(row.start, len(row.ids)):  # token j is predicted at position j - 1
-                parent_flat.append(k * kept + j - 1 - skipped)
+                parent_flat.append(k * width + j - 1)
                 targets.append(row.ids[j])
                 owners.append(k)
-        scores = self._sum_scores(output, parent_flat, targets, owners, list(range(len(rows))))
+        scores = self._sum_scores(parent_flat, targets, owners, list(range(len(rows))), input_ids=ids, **kwargs)
         return [scores[k] for k in range(len(rows))]
 
     @staticmethod

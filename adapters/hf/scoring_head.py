@@ -2,7 +2,7 @@
 
 The scorer needs, for each scored token, ``log p(token | its predecessors)`` and
 whether the token was the greedy argmax, and nothing else of the vocabulary.
-Two heads give those numbers:
+Two heads give those numbers on torch:
 
 - ``LogitsHead`` takes the model's logits as transformers returns them: the
   whole ``[batch, length, vocab]`` tensor is built (half a gigabyte for a
@@ -14,12 +14,16 @@ Two heads give those numbers:
   short input checks that when the scorer is built (a soft-capped or scaled head
   falls back to ``LogitsHead``).
 
-Both return, for flat "parent" positions and target token ids, the float64
-log-probabilities and greedy flags; the scorer sums them per request.
+Both run the forward pass themselves (``score``), given the flat "parent"
+positions (row * width + column) and target token ids, and return the float64
+log-probabilities and greedy flags; the scorer sums them per request. A backend
+whose model object offers ``scoring_head()`` (the onnx facade: the head inside
+its graph) supplies its own.
 """
 
 from __future__ import annotations
 
+import inspect
 from typing import Any
 
 import structlog
@@ -43,20 +47,30 @@ def node_scores(logits, parents, targets):
 
 
 class LogitsHead:
-    """The model computes the logits; ``forward`` returns them flattened to ``[positions, vocab]``."""
+    """The model computes the logits, only from the earliest predicting position on where it can."""
 
     split = False
 
     def __init__(self, model: Any):
         self._model = model
+        self._keeps = "logits_to_keep" in inspect.signature(model.forward).parameters
 
-    def forward(self, **kwargs: Any):
-        output = self._model(**kwargs)
-        logits = output.logits
-        return logits.reshape(-1, logits.shape[-1]), output.past_key_values
+    def prefix(self, **kwargs: Any):
+        """The key/value cache of a forward pass whose output is not needed."""
+        if self._keeps:
+            kwargs["logits_to_keep"] = 1
+        return self._model(**kwargs).past_key_values
 
-    def score(self, output, parents, targets):
-        return node_scores(output, parents, targets)
+    def score(self, parents, targets, **kwargs: Any):
+        """(float64 log-probabilities, greedy flags) of ``targets`` predicted at flat positions ``parents``."""
+        width = kwargs["input_ids"].shape[1]
+        kept = width
+        if self._keeps and len(parents):
+            kept = width - int((parents % width).min())
+            kwargs["logits_to_keep"] = kept
+        logits = self._model(**kwargs).logits
+        rows = (parents // width) * kept + (parents % width) - (width - kept)
+        return node_scores(logits.reshape(-1, logits.shape[-1]), rows, targets)
 
 
 class SplitHead:
@@ -71,14 +85,14 @@ class SplitHead:
         self._bias = embedding.bias
         self._chunk = max(1, CHUNK_ELEMENTS // self._weight.shape[0])
 
-    def forward(self, logits_to_keep: Any = None, **kwargs: Any):
-        output = self._decoder(**kwargs)
-        hidden = output.last_hidden_state
-        return hidden.reshape(-1, hidden.shape[-1]), output.past_key_values
+    def prefix(self, **kwargs: Any):
+        return self._decoder(**kwargs).past_key_values
 
-    def score(self, hidden, parents, targets):
+    def score(self, parents, targets, **kwargs: Any):
         import torch
 
+        hidden = self._decoder(**kwargs).last_hidden_state
+        hidden = hidden.reshape(-1, hidden.shape[-1])
         order = torch.argsort(parents, stable=True)
         parents, targets = parents[order], targets[order]
         needed, counts = torch.unique_consecutive(parents, return_counts=True)
@@ -114,7 +128,13 @@ class SplitHead:
 
 
 def scoring_head(model: Any, allow_split: bool = True):
-    """``SplitHead`` where the probe shows the model's logits are its output embedding of the decoder's states."""
+    """The model's own head if it has one, else ``SplitHead`` where the probe shows the logits are
+    the output embedding of the decoder's states, else ``LogitsHead``."""
+    own = getattr(model, "scoring_head", None)
+    if own is not None:
+        head = own(allow_split)
+        if head is not None:
+            return head
     if allow_split:
         split = _probe_split(model)
         if split is not None:
@@ -135,10 +155,11 @@ def _probe_split(model: Any) -> SplitHead | None:
     vocab = int(embedding.weight.shape[0])
     generator = torch.Generator().manual_seed(0)
     ids = torch.randint(0, vocab, (1, 6), generator=generator).to(embedding.weight.device)
+    mask = torch.ones_like(ids)
     try:
         with torch.inference_mode():
-            want = model(input_ids=ids).logits.float()
-            got = embedding(decoder(input_ids=ids).last_hidden_state).float()
+            want = model(input_ids=ids, attention_mask=mask).logits.float()
+            got = embedding(decoder(input_ids=ids, attention_mask=mask).last_hidden_state).float()
     except Exception as error:  # noqa: BLE001
         log.debug("split scoring head unavailable", reason=str(error))
         return None

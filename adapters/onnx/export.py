@@ -15,6 +15,12 @@ dtype's minimum; token trees need masks that are not causal), ``position_ids [b,
 ``logit_positions [k]`` (which positions get logits: the scorer needs only the
 scored ones, generation only the last), ``past.<i>.key|value [b,h,p,d]`` with
 ``p >= 0``; outputs ``logits [b,k,v]`` and ``present.<i>.key|value [b,h,p+t,d]``.
+Where the model's logits are the output embedding of its decoder's states (the
+hf scorer's split-head probe), the graph also scores next tokens itself:
+``score_positions [m]`` (flat ``row * t + column`` positions), ``score_rows [n]``
+(which of those predicts each target) and ``score_targets [n]`` give
+``score_logprobs [n]`` (log-softmax over the vocabulary) and ``score_greedy [n]``,
+so a scoring run never moves ``[b,t,v]`` logits out of ONNX Runtime.
 Masked LM graph: ``input_ids``, ``attention_mask`` (and ``token_type_ids`` where
 the model has them) to ``logits``.
 
@@ -46,11 +52,13 @@ from culturebias.domain.fingerprint import fingerprint
 log = structlog.get_logger("culturebias.onnx")
 
 OPSET = 17
-EXPORT_VERSION = "3"  # 2: 4-D additive attention mask; 3: traced with eager attention
+EXPORT_VERSION = "4"  # 2: 4-D additive attention mask; 3: traced with eager attention; 4: scoring head in the graph
 META_FILE = "export.json"
 MODEL_FILE = "model.onnx"
 # The export check: ONNX Runtime's logits against torch's, relative to the logits' scale, per dtype.
 CHECK_TOLERANCE = {"float32": 1e-4, "float16": 2e-2}
+SCORE_INPUTS = ["score_positions", "score_rows", "score_targets"]
+SCORE_OUTPUTS = ["score_logprobs", "score_greedy"]
 
 
 @dataclass(frozen=True)
@@ -143,37 +151,59 @@ def ensure_exported(folder: Path, kind: str, load_torch_model, opset: int = OPSE
 # --------------------------------------------------------------------------- causal
 
 
-def _causal_graph(model: Any, n_layers: int):
+def _causal_graph(model: Any, n_layers: int, score_head: bool):
     import torch
     from transformers import DynamicCache
+
+    decoder = model.get_decoder() if score_head else None
+    embedding = model.get_output_embeddings() if score_head else None
+    vocab = int(model.get_output_embeddings().weight.shape[0])
 
     class CausalLMGraph(torch.nn.Module):
         def __init__(self) -> None:
             super().__init__()
             self.model = model
 
-        def forward(self, input_ids, attention_mask, position_ids, logit_positions, *past):
+        def forward(self, input_ids, attention_mask, position_ids, logit_positions, *rest):
+            past = rest[3:] if score_head else rest
             cache = DynamicCache([(past[2 * i], past[2 * i + 1]) for i in range(n_layers)])
-            out = self.model(
+            arguments = dict(
                 input_ids=input_ids,
                 attention_mask=attention_mask,
                 position_ids=position_ids,
                 past_key_values=cache,
                 use_cache=True,
-                logits_to_keep=logit_positions,
             )
-            flat = []
-            for layer in out.past_key_values.layers:
-                flat.extend((layer.keys, layer.values))
-            return (out.logits, *flat)
+            if not score_head:
+                out = self.model(**arguments, logits_to_keep=logit_positions)
+                return (out.logits, *_flat_cache(out.past_key_values))
+            score_positions, score_rows, score_targets = rest[:3]
+            out = decoder(**arguments)
+            hidden = out.last_hidden_state
+            logits = embedding(hidden[:, logit_positions])
+            head = embedding(hidden.reshape(-1, hidden.shape[-1])[score_positions]).float()
+            top = head.max(dim=-1).values
+            # Spelled out: ONNX Runtime's ReduceLogSumExp loses ~1e-4 against torch on SmolLM2's logits.
+            lse = top + torch.log(torch.exp(head - top[:, None]).sum(dim=-1))
+            picked = head.reshape(-1)[score_rows * vocab + score_targets]
+            return (logits, picked - lse[score_rows], picked >= top[score_rows], *_flat_cache(out.past_key_values))
 
     return CausalLMGraph().eval()
 
 
-def causal_names(n_layers: int) -> tuple[list[str], list[str]]:
+def _flat_cache(cache) -> list:
+    flat = []
+    for layer in cache.layers:
+        flat.extend((layer.keys, layer.values))
+    return flat
+
+
+def causal_names(n_layers: int, score_head: bool = False) -> tuple[list[str], list[str]]:
     past = [f"past.{i}.{part}" for i in range(n_layers) for part in ("key", "value")]
     present = [f"present.{i}.{part}" for i in range(n_layers) for part in ("key", "value")]
-    return ["input_ids", "attention_mask", "position_ids", "logit_positions", *past], ["logits", *present]
+    scoring_in = SCORE_INPUTS if score_head else []
+    scoring_out = SCORE_OUTPUTS if score_head else []
+    return ["input_ids", "attention_mask", "position_ids", "logit_positions", *scoring_in, *past], ["logits", *scoring_out, *present]
 
 
 def _kv_shapes(model: Any) -> list[tuple[int, int]]:
@@ -227,27 +257,50 @@ def _mask4d(model: Any, mask, past_length: int, length: int):
     return torch.from_numpy(additive_mask(mask.numpy(), past_length, length, dtype))
 
 
+def _score_probe(batch: int, length: int, vocab: int, seed: int):
+    """Score inputs over every position of a ``batch x length`` input, two targets at the first position."""
+    import torch
+
+    generator = torch.Generator().manual_seed(seed + 1)
+    positions = torch.arange(batch * length, dtype=torch.long)
+    rows = torch.cat([torch.zeros(1, dtype=torch.long), positions])
+    targets = torch.randint(0, vocab, (len(rows),), generator=generator)
+    return positions, rows, targets
+
+
 def _export_causal(model: Any, target: Path, opset: int) -> dict[str, Any]:
     import torch
+
+    from culturebias.adapters.hf.scoring_head import SplitHead, scoring_head
 
     vocab = int(model.get_output_embeddings().weight.shape[0])
     kv = _kv_shapes(model)
     n_layers = len(kv)
+    score_head = isinstance(scoring_head(model), SplitHead)
     ids, mask, positions, keep, past = _causal_inputs(model, kv, 2, 3, 2, vocab, seed=0)
-    probe = (ids[:, 2:], _mask4d(model, mask, 2, 3), positions[:, 2:], keep, *past)
-    graph = _causal_graph(model, n_layers)
-    inputs, outputs = causal_names(n_layers)
+    scoring = _score_probe(2, 3, vocab, seed=0) if score_head else ()
+    probe = (ids[:, 2:], _mask4d(model, mask, 2, 3), positions[:, 2:], keep, *scoring, *past)
+    graph = _causal_graph(model, n_layers, score_head)
+    inputs, outputs = causal_names(n_layers, score_head)
     axes: dict[str, dict[int, str]] = {
         "input_ids": {0: "batch", 1: "length"},
         "attention_mask": {0: "batch", 2: "length", 3: "total_length"},
         "position_ids": {0: "batch", 1: "length"},
         "logit_positions": {0: "kept"},
         "logits": {0: "batch", 1: "kept"},
+        "score_positions": {0: "scored_positions"},
+        "score_rows": {0: "scored"},
+        "score_targets": {0: "scored"},
+        "score_logprobs": {0: "scored"},
+        "score_greedy": {0: "scored"},
     }
-    for name in inputs[4:]:
-        axes[name] = {0: "batch", 2: "past_length"}
-    for name in outputs[1:]:
-        axes[name] = {0: "batch", 2: "total_length"}
+    for name in inputs:
+        if name.startswith("past."):
+            axes[name] = {0: "batch", 2: "past_length"}
+    for name in outputs:
+        if name.startswith("present."):
+            axes[name] = {0: "batch", 2: "total_length"}
+    axes = {name: axis for name, axis in axes.items() if name in inputs or name in outputs}
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")  # tracer warnings about python-side shape checks; the check below guards
         with torch.no_grad():
@@ -262,7 +315,7 @@ def _export_causal(model: Any, target: Path, opset: int) -> dict[str, Any]:
                 dynamo=False,
                 do_constant_folding=True,
             )
-    _check_causal(model, target, kv, vocab)
+    _check_causal(model, target, kv, vocab, score_head)
     return {
         "n_layers": n_layers,
         "vocab": vocab,
@@ -270,18 +323,19 @@ def _export_causal(model: Any, target: Path, opset: int) -> dict[str, Any]:
         "dtype": str(next(model.parameters()).dtype).removeprefix("torch."),
         "inputs": inputs,
         "outputs": outputs,
+        "score_head": score_head,
         "architecture": type(model).__name__,
     }
 
 
-def _check_causal(model: Any, target: Path, kv: list[tuple[int, int]], vocab: int) -> None:
-    """ONNX Runtime must reproduce torch's logits on shapes the trace did not see: no past, and one-token decoding."""
+def _check_causal(model: Any, target: Path, kv: list[tuple[int, int]], vocab: int, score_head: bool) -> None:
+    """ONNX Runtime must reproduce torch on shapes the trace did not see: no past, and one-token decoding."""
     import numpy as np
     import onnxruntime as ort
     import torch
 
     session = ort.InferenceSession(str(target), providers=["CPUExecutionProvider"])
-    names = [i.name for i in session.get_inputs()]
+    past_names = [i.name for i in session.get_inputs() if i.name.startswith("past.")]
     for batch, length, past_length in ((3, 5, 0), (2, 1, 4)):
         ids, mask, positions, keep, past = _causal_inputs(model, kv, batch, length, past_length, vocab, seed=batch)
         feed = {
@@ -290,20 +344,37 @@ def _check_causal(model: Any, target: Path, kv: list[tuple[int, int]], vocab: in
             "position_ids": positions[:, past_length:].numpy(),
             "logit_positions": keep.numpy(),
         }
-        feed.update({name: t.float().numpy() if t.dtype == torch.bfloat16 else t.numpy() for name, t in zip(names[4:], past)})
-        got = session.run(["logits"], feed)[0].astype(np.float32)
+        if score_head:
+            feed.update(zip(SCORE_INPUTS, (t.numpy() for t in _score_probe(batch, length, vocab, seed=batch))))
+        feed.update({name: t.float().numpy() if t.dtype == torch.bfloat16 else t.numpy() for name, t in zip(past_names, past)})
+        wanted = ["logits", *SCORE_OUTPUTS] if score_head else ["logits"]
+        got = dict(zip(wanted, session.run(wanted, feed)))
         with torch.inference_mode():
-            want = model(input_ids=ids, attention_mask=mask, position_ids=positions).logits[:, past_length:].float().numpy()
+            want = model(input_ids=ids, attention_mask=mask, position_ids=positions).logits[:, past_length:].float()
         real = mask[:, past_length:].numpy().astype(bool)
         if not real.any():
             continue
-        diff = float(np.abs(got - want)[real].max())
-        scale = float(np.abs(want).max()) or 1.0
-        if not diff <= _tolerance(model) * scale:
-            raise ConfigError(
-                f"the ONNX export of {type(model).__name__} does not reproduce the torch model "
-                f"(max logit difference {diff:.3g} with batch {batch}, length {length}, past {past_length})"
-            )
+        scale = float(want.abs().max()) or 1.0
+        _require_close(model, "logit", np.abs(got["logits"].astype(np.float32) - want.numpy())[real], scale, batch, length, past_length)
+        if score_head:
+            _, rows, targets = _score_probe(batch, length, vocab, seed=batch)
+            flat = want.reshape(-1, vocab)
+            expected = torch.log_softmax(flat.double(), dim=-1)[rows, targets]
+            keep_rows = torch.from_numpy(real.reshape(-1))[rows].numpy()
+            diff = np.abs(got["score_logprobs"].astype(np.float64) - expected.numpy())[keep_rows]
+            _require_close(model, "log-probability", diff, scale, batch, length, past_length)
+            greedy = (flat[rows].argmax(dim=-1) == targets).numpy()
+            if not bool(np.all(got["score_greedy"][keep_rows] | ~greedy[keep_rows])):
+                raise ConfigError(f"the ONNX export of {type(model).__name__} misses a greedy token in its scoring head")
+
+
+def _require_close(model: Any, what: str, diff, scale: float, batch: int, length: int, past_length: int) -> None:
+    worst = float(diff.max()) if diff.size else 0.0
+    if not worst <= _tolerance(model) * scale:
+        raise ConfigError(
+            f"the ONNX export of {type(model).__name__} does not reproduce the torch model "
+            f"(max {what} difference {worst:.3g} with batch {batch}, length {length}, past {past_length})"
+        )
 
 
 # --------------------------------------------------------------------------- masked

@@ -6,8 +6,11 @@ transformers ``DynamicCache``, and ``OrtMaskedLM`` answers ``model(**inputs).log
 The causal graph takes a 4-D additive attention mask, so the custom masks of the
 hf scorer's token trees run on ONNX Runtime as they do on torch (sdpa or eager).
 The hf adapter's scorers therefore run unchanged on top of them: tokenisation,
-boundary rule, batching, shared-prefix reuse and the log-softmax arithmetic are
-the hf adapter's own code, and only the forward passes move to ONNX Runtime.
+boundary rule, batching and shared-prefix reuse are the hf adapter's own code,
+and only the forward passes move to ONNX Runtime. Where the export holds a
+scoring head, ``OrtScoringHead`` hands the scorer's (position, target) pairs to
+the graph, which returns their log-probabilities: the ``[b,t,v]`` logits stay
+inside ONNX Runtime.
 Tensors stay torch tensors on the CPU (zero-copy to and from numpy). The hf
 generator's ``model.generate`` is transformers' own ``GenerationMixin.generate``
 driving this facade, so logits processors, sampling and stop strings behave
@@ -105,8 +108,9 @@ class OrtCausalLM(*_generative_base()):
         self.meta = meta
         self._kv = [tuple(shape) for shape in meta["kv_shapes"]]
         self._float = np.float16 if meta.get("dtype") == "float16" else np.float32
-        self._past_names = meta["inputs"][4:]
-        self._present_names = meta["outputs"][1:]
+        self._past_names = [name for name in meta["inputs"] if name.startswith("past.")]
+        self._present_names = [name for name in meta["outputs"] if name.startswith("present.")]
+        self._scores = bool(meta.get("score_head"))
 
     @property
     def device(self):
@@ -144,9 +148,34 @@ class OrtCausalLM(*_generative_base()):
         **unused: Any,
     ):
         import torch
-        from transformers import DynamicCache
         from transformers.modeling_outputs import CausalLMOutputWithPast
 
+        feeds = self._feeds(input_ids, attention_mask, position_ids, past_key_values)
+        feeds["logit_positions"] = _kept_positions(logits_to_keep, input_ids.shape[1])
+        wanted = ["logits", *self._present_names] if use_cache else ["logits"]
+        out = self.runner.run(feeds, wanted)
+        return CausalLMOutputWithPast(logits=torch.from_numpy(out["logits"]), past_key_values=self._cache(out) if use_cache else None)
+
+    def scoring_head(self, allow_split: bool = True):
+        """The head inside the graph, where the export has one (the hf scorer asks for it)."""
+        return OrtScoringHead(self) if self._scores and allow_split else None
+
+    def score_tokens(self, parents, targets, input_ids=None, attention_mask=None, position_ids=None, past_key_values=None, **unused: Any):
+        """(float64 log-probabilities, greedy flags) of ``targets`` predicted at flat positions ``parents``, in one session run."""
+        import torch
+
+        if len(parents) == 0:
+            return torch.zeros(0, dtype=torch.float64), torch.zeros(0, dtype=torch.bool)
+        needed, rows = torch.unique(parents, return_inverse=True)
+        feeds = self._feeds(input_ids, attention_mask, position_ids, past_key_values)
+        feeds["logit_positions"] = np.zeros(0, dtype=np.int64)
+        feeds["score_positions"] = needed.cpu().numpy().astype(np.int64)
+        feeds["score_rows"] = rows.cpu().numpy().astype(np.int64).reshape(-1)
+        feeds["score_targets"] = targets.cpu().numpy().astype(np.int64).reshape(-1)
+        out = self.runner.run(feeds, ["score_logprobs", "score_greedy"])
+        return torch.from_numpy(out["score_logprobs"]).double(), torch.from_numpy(out["score_greedy"])
+
+    def _feeds(self, input_ids, attention_mask, position_ids, past_key_values) -> dict[str, np.ndarray]:
         batch, length = input_ids.shape
         if past_key_values is not None and past_key_values.get_seq_length() > 0:
             past = [t for layer in past_key_values.layers for t in (layer.keys, layer.values)]
@@ -166,16 +195,36 @@ class OrtCausalLM(*_generative_base()):
             "input_ids": input_ids.detach().cpu().numpy().astype(np.int64, copy=False),
             "attention_mask": additive_mask(mask, past_length, length, self._float),
             "position_ids": np.ascontiguousarray(positions),
-            "logit_positions": _kept_positions(logits_to_keep, length),
         }
+        if self._scores:  # a plain forward pass scores one token, position 0 (ONNX Runtime's reductions reject empty inputs)
+            feeds.update({name: np.zeros(1, dtype=np.int64) for name in ("score_positions", "score_rows", "score_targets")})
         feeds.update(zip(self._past_names, past_arrays))
-        wanted = ["logits", *self._present_names] if use_cache else ["logits"]
-        out = self.runner.run(feeds, wanted)
-        cache = None
-        if use_cache:
-            presents = [torch.from_numpy(out[name]) for name in self._present_names]
-            cache = DynamicCache([(presents[2 * i], presents[2 * i + 1]) for i in range(len(self._kv))])
-        return CausalLMOutputWithPast(logits=torch.from_numpy(out["logits"]), past_key_values=cache)
+        return feeds
+
+    def _cache(self, out: dict[str, np.ndarray]):
+        import torch
+        from transformers import DynamicCache
+
+        presents = [torch.from_numpy(out[name]) for name in self._present_names]
+        return DynamicCache([(presents[2 * i], presents[2 * i + 1]) for i in range(len(self._kv))])
+
+
+class OrtScoringHead:
+    """The hf scorer's head interface over the graph's own scoring outputs."""
+
+    split = True
+
+    def __init__(self, model: OrtCausalLM):
+        self._model = model
+
+    def prefix(self, **kwargs: Any):
+        import torch
+
+        kwargs["logits_to_keep"] = torch.zeros(0, dtype=torch.long)  # no logits: only the cache is wanted
+        return self._model(**kwargs).past_key_values
+
+    def score(self, parents, targets, **kwargs: Any):
+        return self._model.score_tokens(parents, targets, **kwargs)
 
 
 def _kept_positions(logits_to_keep: Any, length: int) -> np.ndarray:

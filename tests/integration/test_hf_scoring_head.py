@@ -57,16 +57,19 @@ def test_split_head_scores_equal_the_full_logits(monkeypatch, arch):
     generator = torch.Generator().manual_seed(3)
     ids = torch.randint(0, model.config.vocab_size, (2, 9), generator=generator)
     with torch.inference_mode():
-        hidden, _ = head.forward(input_ids=ids)
         logits = model(input_ids=ids).logits.reshape(-1, model.config.vocab_size)
         parents = torch.tensor([5, 0, 5, 17, 3, 3, 3, 9, 1, 12])
         targets = torch.randint(0, model.config.vocab_size, (len(parents),), generator=generator)
         targets[1] = int(logits[0].argmax())  # one greedy target
-        got, got_greedy = head.score(hidden, parents, targets)
+        got, got_greedy = head.score(parents, targets, input_ids=ids)
         want, want_greedy = node_scores(logits, parents, targets)
+        plain, plain_greedy = LogitsHead(model).score(parents, targets, input_ids=ids)  # keeps logits from column 0 on
+        late, _ = LogitsHead(model).score(parents[parents % 9 >= 3], targets[parents % 9 >= 3], input_ids=ids)
     assert got.dtype == torch.float64
     assert torch.allclose(got, want, rtol=1e-5, atol=1e-5)
     assert got_greedy.tolist() == want_greedy.tolist()
     assert bool(got_greedy[1])
+    assert torch.allclose(plain, want) and plain_greedy.tolist() == want_greedy.tolist()
+    assert torch.allclose(late, want[parents % 9 >= 3], rtol=1e-5, atol=1e-5)  # logits kept from column 3 on only
     reference = torch.log_softmax(logits.double(), dim=-1)[parents, targets]
     assert torch.allclose(got, reference, rtol=1e-5, atol=1e-5)

@@ -189,6 +189,33 @@ def test_the_export_is_cached_by_model_and_opset_and_reused(tmp_path, monkeypatc
     assert len(keys) == 4
 
 
+@pytest.mark.parametrize("arch", ["llama", "gpt2"])
+def test_the_graph_scores_tokens_itself_and_agrees_with_its_own_logits(tmp_path, arch):
+    """The scoring head inside the graph gives what the full logits give, greedy flags included."""
+    from culturebias.adapters.hf.scorer import HFScorer
+    from culturebias.adapters.onnx.backend import _hf_loaded
+    from culturebias.adapters.onnx.runtime import OrtScoringHead
+
+    backend = create_backend(settings(path=str(cached_tiny_causal_lm(arch=arch)), batch_size=3), tmp_path)
+    scorer = backend.scorer()
+    assert isinstance(scorer._inner._head, OrtScoringHead)
+    [folder] = (tmp_path / "onnx").iterdir()
+    meta = json.loads((folder / "export.json").read_text(encoding="utf-8"))
+    assert meta["score_head"] is True
+    assert meta["outputs"][:3] == ["logits", "score_logprobs", "score_greedy"]
+    from_logits = HFScorer(_hf_loaded(backend.causal(), backend.settings), backend.settings, split_head=False)
+    contexts = ["", "The doctor", "Question: who was late?\nAnswer:"]
+    continuations = [" said", " said that she would come", " the nurse", " the nurse was late", "!"]
+    requests = [LoglikelihoodRequest(c, t) for c in contexts for t in continuations]
+    repeated = [LoglikelihoodRequest("", "a a a a a a a a")]  # a tiny random model's likely greedy run
+    got = scorer.loglikelihood(requests + repeated)
+    want = from_logits.loglikelihood(requests + repeated)
+    for request, a, b in zip(requests + repeated, got, want):
+        assert a.n_tokens == b.n_tokens, request
+        assert a.logprob == pytest.approx(b.logprob, rel=1e-5, abs=1e-5), request
+        assert a.is_greedy == b.is_greedy, request
+
+
 def test_an_export_that_does_not_reproduce_torch_is_refused_and_not_cached(tmp_path, monkeypatch):
     monkeypatch.setattr(onnx_export, "CHECK_TOLERANCE", {"float32": -1.0})
     with pytest.raises(ConfigError, match="does not reproduce the torch model"):
