@@ -76,7 +76,9 @@ def load_onnx_model(settings: Any, cache_dir: Path, kind: str) -> OnnxModel:
         return model.eval()
 
     exported = ensure_exported(folder, kind, load_torch_model)
-    session, device = open_session(str(exported.model_file), settings.device)
+    # With the scoring head in the graph, little torch work runs between two session runs: threads may spin.
+    spin = kind == "causal" and bool(exported.meta.get("score_head"))
+    session, device = open_session(str(exported.model_file), settings.device, spin=spin)
     runner = SessionRunner(session, device)
     if kind == "causal":
         facade: Any = OrtCausalLM(runner, config, exported.meta, _generation_config(source.location, config, common))

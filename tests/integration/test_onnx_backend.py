@@ -203,6 +203,8 @@ def test_the_graph_scores_tokens_itself_and_agrees_with_its_own_logits(tmp_path,
     meta = json.loads((folder / "export.json").read_text(encoding="utf-8"))
     assert meta["score_head"] is True
     assert meta["outputs"][:3] == ["logits", "score_logprobs", "score_greedy"]
+    options = backend.causal().model.runner.session.get_session_options()
+    assert options.get_session_config_entry("session.intra_op.allow_spinning") == "1"  # torch has nothing to do between runs
     from_logits = HFScorer(_hf_loaded(backend.causal(), backend.settings), backend.settings, split_head=False)
     contexts = ["", "The doctor", "Question: who was late?\nAnswer:"]
     continuations = [" said", " said that she would come", " the nurse", " the nurse was late", "!"]
