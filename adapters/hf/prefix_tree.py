@@ -57,12 +57,19 @@ class TreeRow:
         return matrix
 
 
-def _common(a: Sequence[int], b: Sequence[int]) -> int:
-    limit = min(len(a), len(b))
-    i = 0
-    while i < limit and a[i] == b[i]:
-        i += 1
-    return i
+def common_prefix_length(sequences: Sequence[Sequence[int]]) -> int:
+    """How many leading tokens all ``sequences`` share."""
+    first = sequences[0]
+    length = len(first)
+    for other in sequences[1:]:
+        limit = min(length, len(other))
+        i = 0
+        while i < limit and first[i] == other[i]:
+            i += 1
+        length = i
+        if length == 0:
+            break
+    return length
 
 
 def pack_rows(items: Sequence[tuple[int, Sequence[int], int]], capacity: int) -> list[TreeRow]:
@@ -77,7 +84,7 @@ def pack_rows(items: Sequence[tuple[int, Sequence[int], int]], capacity: int) ->
     row: TreeRow | None = None
     previous: Sequence[int] = ()
     for index, ids, start in sorted(items, key=lambda item: tuple(item[1])):
-        added = len(ids) - (_common(previous, ids) if row is not None else 0)
+        added = len(ids) - (common_prefix_length([previous, ids]) if row is not None else 0)
         if row is None or len(row) + added > capacity:
             row = TreeRow()
             rows.append(row)

@@ -30,7 +30,7 @@ from typing import Any, Iterator, Sequence
 import structlog
 
 from culturebias.adapters.hf.loading import LoadedModel
-from culturebias.adapters.hf.prefix_tree import TreeRow, pack_rows
+from culturebias.adapters.hf.prefix_tree import TreeRow, common_prefix_length, pack_rows
 from culturebias.adapters.hf.scoring_head import scoring_head
 from culturebias.adapters.hf.tokens import RequestTokenizer, ScoredSequence
 from culturebias.domain.identity import ModelIdentity, ScoreProvenance
@@ -53,6 +53,9 @@ class _Row:
     ids: Sequence[int]  # tokens fed to this forward pass (after any shared prefix)
     start: int  # first scored token within ``ids`` (>= 1)
 
+    def __len__(self) -> int:
+        return len(self.ids)
+
 
 @dataclass(frozen=True)
 class _PrefixGroup:
@@ -66,20 +69,6 @@ def model_max_length(config: Any) -> int | None:
         if isinstance(value, int) and value > 0:
             return value
     return None
-
-
-def _common_prefix_length(sequences: Sequence[Sequence[int]]) -> int:
-    first = sequences[0]
-    length = len(first)
-    for other in sequences[1:]:
-        limit = min(length, len(other))
-        i = 0
-        while i < limit and first[i] == other[i]:
-            i += 1
-        length = i
-        if length == 0:
-            break
-    return length
 
 
 class HFScorer:
@@ -162,18 +151,13 @@ class HFScorer:
         for i in singles:
             (tree_singles if self._tree and self._fits_window([i], sequences) else linear_singles).append(i)
         with torch.inference_mode():
-            for batch in self._prefix_batches(tree_groups):
-                self._score_prefix_batch_tree(batch, sequences, results, finish)
-            for batch in self._prefix_batches(linear_groups):
-                self._score_prefix_batch(batch, sequences, results, finish)
-            items = [(i, sequences[i].ids, sequences[i].start) for i in tree_singles]
-            if items:
-                capacity = max(TREE_ROW_TOKENS, max(len(ids) for _, ids, _ in items))
-                for chunk in self._tree_batches(pack_rows(items, capacity)):
-                    self._store_tree(self._score_tree_rows(chunk), results, finish)
-            rows = [_Row(i, sequences[i].ids, sequences[i].start) for i in linear_singles]
-            for chunk in self._row_batches(rows):
-                self._store(chunk, self._score_rows(chunk), results, finish)
+            for tree, prefixed in ((True, tree_groups), (False, linear_groups)):
+                for batch in self._prefix_batches(prefixed):
+                    self._score_prefix_batch(batch, sequences, results, finish, tree)
+            for tree, alone in ((True, tree_singles), (False, linear_singles)):
+                items = [(i, sequences[i].ids, sequences[i].start) for i in alone]
+                for chunk in self._batches(self._pack(items, tree)):
+                    self._store(self._score(chunk, tree), results, finish)
         return [results[position[r]] for r in requests]  # type: ignore[misc]
 
     def _fits_window(self, members: Sequence[int], sequences: Sequence[ScoredSequence]) -> bool:
@@ -195,7 +179,7 @@ class HFScorer:
             if len(members) < 2:
                 singles.extend(members)
                 continue
-            shared = _common_prefix_length([sequences[i].ids for i in members])
+            shared = common_prefix_length([sequences[i].ids for i in members])
             # Stop before the earliest scored token: its prediction must come from a continuation pass.
             length = min(shared, min(sequences[i].start for i in members) - 1)
             if length < 1:
@@ -209,54 +193,45 @@ class HFScorer:
         for start in range(0, len(ordered), self._batch_size):
             yield ordered[start : start + self._batch_size]
 
-    def _row_batches(self, rows: list[_Row]) -> Iterator[list[_Row]]:
-        """Longest first; at most ``batch_size`` rows and a bounded number of logits per batch."""
-        ordered = sorted(rows, key=lambda r: len(r.ids), reverse=True)
-        batch: list[_Row] = []
+    def _batches(self, rows: list, length=len) -> Iterator[list]:
+        """Longest first; at most ``batch_size`` rows and a bounded number of tokens per batch."""
+        ordered = sorted(rows, key=length, reverse=True)
+        batch: list = []
         for row in ordered:
-            if batch:
-                longest = len(batch[0].ids)
-                too_many = len(batch) >= self._batch_size
-                too_big = (len(batch) + 1) * longest > self._max_batch_tokens
-                if too_many or too_big:
-                    yield batch
-                    batch = []
-            batch.append(row)
-        if batch:
-            yield batch
-
-    def _tree_batches(self, rows: list[TreeRow]) -> Iterator[list[TreeRow]]:
-        ordered = sorted(rows, key=len, reverse=True)
-        batch: list[TreeRow] = []
-        for row in ordered:
-            if batch and (len(batch) >= self._batch_size or (len(batch) + 1) * len(batch[0]) > self._max_batch_tokens):
+            if batch and (len(batch) >= self._batch_size or (len(batch) + 1) * length(batch[0]) > self._max_batch_tokens):
                 yield batch
                 batch = []
             batch.append(row)
         if batch:
             yield batch
 
+    @staticmethod
+    def _pack(items: list[tuple[int, Sequence[int], int]], tree: bool) -> list:
+        """``(request index, ids, first scored position)`` items as token-tree rows, or one padded row each."""
+        if not items:
+            return []
+        if tree:
+            return pack_rows(items, max(TREE_ROW_TOKENS, max(len(ids) for _, ids, _ in items)))
+        return [_Row(index, ids, start) for index, ids, start in items]
+
     # ------------------------------------------------------------------ execution
 
-    def _score_prefix_batch_tree(self, batch: list[_PrefixGroup], sequences, results, finish) -> None:
+    def _score_prefix_batch(self, batch: list[_PrefixGroup], sequences, results, finish, tree: bool) -> None:
         import torch
 
         cache, prefix_mask, prefix_lengths = self._run_prefixes([g.prefix for g in batch])
-        rows: list[TreeRow] = []
-        owner: dict[int, int] = {}  # id(row) -> group position in the batch
+        owned = []  # (row, position of its group in the batch)
         for g, group in enumerate(batch):
             cut = len(group.prefix)
             items = [(i, sequences[i].ids[cut:], sequences[i].start - cut) for i in group.members]
-            capacity = max(TREE_ROW_TOKENS, max(len(ids) for _, ids, _ in items))
-            for row in pack_rows(items, capacity):
-                owner[id(row)] = g
-                rows.append(row)
-        for chunk in self._tree_batches(rows):
-            select = torch.tensor([owner[id(row)] for row in chunk], device=self._device)
-            scores = self._score_tree_rows(
-                chunk, past=self._fork(cache, select), past_mask=prefix_mask[select], past_lengths=prefix_lengths[select]
-            )
-            self._store_tree(scores, results, finish)
+            owned.extend((row, g) for row in self._pack(items, tree))
+        for chunk in self._batches(owned, length=lambda pair: len(pair[0])):
+            select = torch.tensor([g for _, g in chunk], device=self._device)
+            past = {"past": self._fork(cache, select), "past_mask": prefix_mask[select], "past_lengths": prefix_lengths[select]}
+            self._store(self._score([row for row, _ in chunk], tree, **past), results, finish)
+
+    def _score(self, rows: list, tree: bool, **past: Any) -> dict[int, tuple[float, int, bool]]:
+        return self._score_tree_rows(rows, **past) if tree else self._score_rows(rows, **past)
 
     @staticmethod
     def _fork(cache, select):
@@ -335,28 +310,10 @@ class HFScorer:
         }
 
     @staticmethod
-    def _store_tree(scores: dict[int, tuple[float, int, bool]], results, finish) -> None:
+    def _store(scores: dict[int, tuple[float, int, bool]], results, finish) -> None:
         for index, (logprob, n_tokens, greedy) in scores.items():
             results[index] = LoglikelihoodResult(logprob, n_tokens, greedy)
         finish(list(scores))
-
-    def _score_prefix_batch(self, batch: list[_PrefixGroup], sequences, results, finish) -> None:
-        import torch
-
-        cache, prefix_mask, prefix_lengths = self._run_prefixes([g.prefix for g in batch])
-        rows, owner = [], {}
-        for g, group in enumerate(batch):
-            cut = len(group.prefix)
-            for i in group.members:
-                seq = sequences[i]
-                rows.append(_Row(i, seq.ids[cut:], seq.start - cut))
-                owner[i] = g
-        for chunk in self._row_batches(rows):
-            select = torch.tensor([owner[r.index] for r in chunk], device=self._device)
-            scores = self._score_rows(
-                chunk, past=self._fork(cache, select), past_mask=prefix_mask[select], past_lengths=prefix_lengths[select]
-            )
-            self._store(chunk, scores, results, finish)
 
     def _run_prefixes(self, prefixes: list[tuple[int, ...]]):
         import torch
@@ -375,7 +332,7 @@ class HFScorer:
             kwargs["position_ids"] = (mask.cumsum(dim=1) - 1).clamp(min=0)
         return self._head.prefix(input_ids=ids, **kwargs), mask, lengths
 
-    def _score_rows(self, rows: list[_Row], past=None, past_mask=None, past_lengths=None) -> list[tuple[float, int, bool]]:
+    def _score_rows(self, rows: list[_Row], past=None, past_mask=None, past_lengths=None) -> dict[int, tuple[float, int, bool]]:
         import torch
 
         width = max(len(r.ids) for r in rows)
@@ -398,11 +355,4 @@ class HFScorer:
                 parent_flat.append(k * width + j - 1)
                 targets.append(row.ids[j])
                 owners.append(k)
-        scores = self._sum_scores(parent_flat, targets, owners, list(range(len(rows))), input_ids=ids, **kwargs)
-        return [scores[k] for k in range(len(rows))]
-
-    @staticmethod
-    def _store(rows: list[_Row], scores, results, finish) -> None:
-        for row, (logprob, n_tokens, greedy) in zip(rows, scores):
-            results[row.index] = LoglikelihoodResult(logprob, n_tokens, greedy)
-        finish([row.index for row in rows])
+        return self._sum_scores(parent_flat, targets, owners, [row.index for row in rows], input_ids=ids, **kwargs)

@@ -39,11 +39,15 @@ def node_scores(logits, parents, targets):
     import torch
 
     needed, local = torch.unique(parents, return_inverse=True)
-    rows = logits[needed].float()
-    picked = rows[local, targets]
-    top = rows.max(dim=-1).values
-    lse = torch.logsumexp(rows, dim=-1)
-    return (picked - lse[local]).double(), picked >= top[local]
+    return _reduce(logits[needed].float(), local, targets)  # indexing copies: ``logits`` stays intact
+
+
+def _reduce(logits, rows, targets):
+    """Log-softmax at (``rows``, ``targets``) of float32 ``logits`` and greedy flags; overwrites ``logits``."""
+    picked = logits[rows, targets]
+    top = logits.max(dim=-1).values
+    lse = top + logits.sub_(top[:, None]).exp_().sum(dim=-1).log()
+    return (picked - lse[rows]).double(), picked >= top[rows]
 
 
 class LogitsHead:
@@ -116,12 +120,7 @@ class SplitHead:
                     torch.addmm(self._bias, block, self._weight.t(), out=logits)
             else:
                 logits = torch.nn.functional.linear(block, self._weight, self._bias).float()
-            rows = local[lo:hi] - first
-            picked = logits[rows, targets[lo:hi]]
-            top = logits.max(dim=-1).values
-            lse = top + logits.sub_(top[:, None]).exp_().sum(dim=-1).log()
-            logprobs[lo:hi] = (picked - lse[rows]).double()
-            greedy[lo:hi] = picked >= top[rows]
+            logprobs[lo:hi], greedy[lo:hi] = _reduce(logits, local[lo:hi] - first, targets[lo:hi])
         restore = torch.empty_like(order)
         restore[order] = torch.arange(len(order), device=order.device)
         return logprobs[restore], greedy[restore]

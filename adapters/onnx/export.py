@@ -344,8 +344,8 @@ def _check_causal(model: Any, target: Path, kv: list[tuple[int, int]], vocab: in
             "position_ids": positions[:, past_length:].numpy(),
             "logit_positions": keep.numpy(),
         }
-        if score_head:
-            feed.update(zip(SCORE_INPUTS, (t.numpy() for t in _score_probe(batch, length, vocab, seed=batch))))
+        scoring = _score_probe(batch, length, vocab, seed=batch) if score_head else ()
+        feed.update(zip(SCORE_INPUTS, (t.numpy() for t in scoring)))
         feed.update({name: t.float().numpy() if t.dtype == torch.bfloat16 else t.numpy() for name, t in zip(past_names, past)})
         wanted = ["logits", *SCORE_OUTPUTS] if score_head else ["logits"]
         got = dict(zip(wanted, session.run(wanted, feed)))
@@ -357,7 +357,7 @@ def _check_causal(model: Any, target: Path, kv: list[tuple[int, int]], vocab: in
         scale = float(want.abs().max()) or 1.0
         _require_close(model, "logit", np.abs(got["logits"].astype(np.float32) - want.numpy())[real], scale, batch, length, past_length)
         if score_head:
-            _, rows, targets = _score_probe(batch, length, vocab, seed=batch)
+            _, rows, targets = scoring
             flat = want.reshape(-1, vocab)
             expected = torch.log_softmax(flat.double(), dim=-1)[rows, targets]
             keep_rows = torch.from_numpy(real.reshape(-1))[rows].numpy()

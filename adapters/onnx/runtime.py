@@ -28,6 +28,8 @@ from typing import Any
 
 import numpy as np
 
+from culturebias.adapters.onnx.export import SCORE_INPUTS
+
 
 def additive_mask(mask: np.ndarray, past_length: int, length: int, dtype) -> np.ndarray:
     """The ``[b, 1, t, p+t]`` additive attention mask the graph takes, from any mask transformers passes.
@@ -169,9 +171,8 @@ class OrtCausalLM(*_generative_base()):
         needed, rows = torch.unique(parents, return_inverse=True)
         feeds = self._feeds(input_ids, attention_mask, position_ids, past_key_values)
         feeds["logit_positions"] = np.zeros(0, dtype=np.int64)
-        feeds["score_positions"] = needed.cpu().numpy().astype(np.int64)
-        feeds["score_rows"] = rows.cpu().numpy().astype(np.int64).reshape(-1)
-        feeds["score_targets"] = targets.cpu().numpy().astype(np.int64).reshape(-1)
+        scoring = (needed, rows, targets)  # in the order of SCORE_INPUTS
+        feeds.update({name: t.cpu().numpy().astype(np.int64).reshape(-1) for name, t in zip(SCORE_INPUTS, scoring)})
         out = self.runner.run(feeds, ["score_logprobs", "score_greedy"])
         return torch.from_numpy(out["score_logprobs"]).double(), torch.from_numpy(out["score_greedy"])
 
@@ -197,7 +198,7 @@ class OrtCausalLM(*_generative_base()):
             "position_ids": np.ascontiguousarray(positions),
         }
         if self._scores:  # a plain forward pass scores one token, position 0 (ONNX Runtime's reductions reject empty inputs)
-            feeds.update({name: np.zeros(1, dtype=np.int64) for name in ("score_positions", "score_rows", "score_targets")})
+            feeds.update({name: np.zeros(1, dtype=np.int64) for name in SCORE_INPUTS})
         feeds.update(zip(self._past_names, past_arrays))
         return feeds
 

@@ -31,45 +31,38 @@ def scripted_generator(batch_size: int = 4) -> ScriptedGenerator:
 
 
 @functools.lru_cache(maxsize=None)
-def _hf_backend(batch_size: int):
+def _local_backend(backend: str, batch_size: int):
+    """The ``hf`` or ``onnx`` backend over the tiny llama model."""
+    import importlib
+
     import pytest
 
     pytest.importorskip("torch")
-    from culturebias.adapters.hf.backend import create_backend
+    if backend == "onnx":
+        pytest.importorskip("onnxruntime")
     from culturebias.adapters.hf.testing import cached_tiny_causal_lm
     from culturebias.bootstrap.settings import ModelSettings
 
-    settings = ModelSettings(path=str(cached_tiny_causal_lm(arch="llama")), batch_size=batch_size)
+    create_backend = importlib.import_module(f"culturebias.adapters.{backend}.backend").create_backend
+    where = {"device": "cpu"} if backend == "onnx" else {}  # hf keeps model.device=auto: a GPU where there is one
+    settings = ModelSettings(backend=backend, path=str(cached_tiny_causal_lm(arch="llama")), batch_size=batch_size, **where)
     return create_backend(settings, CACHE_DIR)
 
 
 def hf_scorer(batch_size: int = 4):
-    return _hf_backend(batch_size).scorer()
+    return _local_backend("hf", batch_size).scorer()
 
 
 def hf_generator(batch_size: int = 4):
-    return _hf_backend(batch_size).generator()
-
-
-@functools.lru_cache(maxsize=None)
-def _onnx_backend(batch_size: int):
-    import pytest
-
-    pytest.importorskip("onnxruntime")
-    from culturebias.adapters.hf.testing import cached_tiny_causal_lm
-    from culturebias.adapters.onnx.backend import create_backend
-    from culturebias.bootstrap.settings import ModelSettings
-
-    settings = ModelSettings(backend="onnx", path=str(cached_tiny_causal_lm(arch="llama")), device="cpu", batch_size=batch_size)
-    return create_backend(settings, CACHE_DIR)
+    return _local_backend("hf", batch_size).generator()
 
 
 def onnx_scorer(batch_size: int = 4):
-    return _onnx_backend(batch_size).scorer()
+    return _local_backend("onnx", batch_size).scorer()
 
 
 def onnx_generator(batch_size: int = 4):
-    return _onnx_backend(batch_size).generator()
+    return _local_backend("onnx", batch_size).generator()
 
 
 @functools.lru_cache(maxsize=None)

