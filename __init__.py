@@ -1,14 +1,62 @@
 """culturebias: social-bias evaluation of language models through local cultural lenses.
 
-Layers (each a sub-package, hexagonal architecture):
+The public API (typed, embeddable; see README "Python API")::
 
-- ``culturebias.domain``: pure models and metric functions (numpy/scipy only).
-- ``culturebias.ports``: the interfaces the application needs (typing Protocols).
-- ``culturebias.application``: one service per benchmark protocol, and run orchestration.
-- ``culturebias.adapters``: implementations of the ports (HF, ONNX, OpenAI, stores, ...).
-- ``culturebias.bootstrap``: typed configuration, the DI container and the CLI.
+    import culturebias
+    summary = culturebias.evaluate("kobbq", model={"path": "/models/m"}, options={"limit": 50})
+    summary.metrics.overall.acc_amb, summary.run_id
+    culturebias.load_summary("runs/kobbq/summary.json")
+    culturebias.list_runs("runs/kobbq")
+    culturebias.benchmarks(), culturebias.backends(), culturebias.stores()
 
-Importing this package never imports torch or any other heavy backend.
+Errors are the typed ones of ``culturebias.errors``. Layers (each a sub-package,
+hexagonal architecture): ``domain`` (pure models and metrics), ``ports``
+(typing Protocols), ``application`` (one service per protocol), ``adapters``
+(HF, ONNX, OpenAI, stores, reports, ...), ``bootstrap`` (configuration, the
+registry, the DI container, the API and the CLI), ``testing`` (fakes and tiny
+models for tests).
+
+Importing this package never imports torch or any other heavy backend: the API
+is loaded on first use.
 """
 
+from __future__ import annotations
+
+from typing import Any
+
 __version__ = "0.1.0"
+
+_API = {
+    "evaluate": "culturebias.bootstrap.api",
+    "load_summary": "culturebias.bootstrap.api",
+    "list_runs": "culturebias.bootstrap.api",
+    "benchmarks": "culturebias.bootstrap.api",
+    "backends": "culturebias.bootstrap.api",
+    "stores": "culturebias.bootstrap.api",
+    "summary_schema": "culturebias.bootstrap.api",
+    "Settings": "culturebias.bootstrap.settings",
+    "ModelSettings": "culturebias.bootstrap.settings",
+    "DataSettings": "culturebias.bootstrap.settings",
+    "StoreSettings": "culturebias.bootstrap.settings",
+    "RunSettings": "culturebias.bootstrap.settings",
+    "JudgeSettings": "culturebias.bootstrap.settings",
+    "RunSummary": "culturebias.domain.summary",
+    "RunManifest": "culturebias.domain.runs",
+    "ProgressEvent": "culturebias.ports.progress",
+}
+
+__all__ = ["__version__", "errors", *_API]
+
+
+def __getattr__(name: str) -> Any:
+    if name in _API:
+        import importlib
+
+        value = getattr(importlib.import_module(_API[name]), name)
+        globals()[name] = value
+        return value
+    if name == "errors":
+        import importlib
+
+        return importlib.import_module("culturebias.errors")
+    raise AttributeError(f"module 'culturebias' has no attribute {name!r}")

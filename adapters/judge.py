@@ -3,10 +3,10 @@
 Each request's conversation goes to the generator (greedy); the first number in
 the reply is clamped to the request's range. Requests without a number are asked
 again, all together in one batch per round, at most ``max_retries`` more times;
-each retry appends the previous reply and a reminder to the conversation, so it
-differs from the earlier request (a greedy or cached generator would otherwise
-answer the same garbage again). ``JudgeVerdict.attempts`` counts the asks;
-``value`` is None when every attempt failed.
+each retry appends the previous reply and the request's reminder (in the
+protocol's language) to the conversation, so it differs from the earlier request
+(a greedy or cached generator would otherwise answer the same garbage again).
+``JudgeVerdict.attempts`` counts the asks; ``value`` is None when every attempt failed.
 """
 
 from __future__ import annotations
@@ -14,7 +14,7 @@ from __future__ import annotations
 from typing import Sequence
 
 from culturebias.domain.identity import ModelIdentity
-from culturebias.domain.mcbe.replies import Conversation, NumberQuestion, ask_for_numbers
+from culturebias.domain.replies import Conversation, NumberQuestion, ask_for_numbers
 from culturebias.domain.requests import GenerationParams, GenerationRequest
 from culturebias.ports.generation import Generator
 from culturebias.ports.judging import JudgeRequest, JudgeVerdict
@@ -43,6 +43,6 @@ class GeneratorJudge:
         return [result.text for result in self._generator.generate(requests)]
 
     def judge(self, requests: Sequence[JudgeRequest]) -> list[JudgeVerdict]:
-        questions = [NumberQuestion(tuple(r.messages), r.low, r.high) for r in requests]
+        questions = [NumberQuestion(tuple(r.messages), r.low, r.high, r.reminder) for r in requests]
         replies = ask_for_numbers(questions, self._ask, self.max_retries)
         return [JudgeVerdict(value=reply.value, raw=reply.raw, attempts=reply.attempts) for reply in replies]

@@ -1,8 +1,11 @@
-"""Progress reporters: a tqdm bar on stderr, or silence."""
+"""Progress reporters: a tqdm bar on stderr, callbacks to an embedding host, or silence."""
 
 from __future__ import annotations
 
 import sys
+from typing import Callable
+
+from culturebias.ports.progress import ProgressEvent
 
 
 class TqdmTask:
@@ -37,3 +40,29 @@ class NullTask:
 class NullProgress:
     def task(self, description: str, total: int | None) -> NullTask:
         return NullTask()
+
+
+class CallbackTask:
+    def __init__(self, description: str, total: int | None, callback: Callable[[ProgressEvent], None]):
+        self._description = description
+        self._total = total
+        self._callback = callback
+        self.done = 0
+        callback(ProgressEvent(description, 0, total))
+
+    def advance(self, n: int = 1) -> None:
+        self.done += n
+        self._callback(ProgressEvent(self._description, self.done, self._total))
+
+    def close(self) -> None:
+        self._callback(ProgressEvent(self._description, self.done, self._total, finished=True))
+
+
+class CallbackProgress:
+    """Progress as calls of ``callback(ProgressEvent)``: what ``culturebias.evaluate(on_progress=...)`` uses."""
+
+    def __init__(self, callback: Callable[[ProgressEvent], None]):
+        self._callback = callback
+
+    def task(self, description: str, total: int | None) -> CallbackTask:
+        return CallbackTask(description, total, self._callback)

@@ -2,7 +2,10 @@
 
     --set model.backend=replay --set model.path=answers.jsonl
 
-One JSON object per line::
+One JSON object per line: the fields that name the question asked, the reply in
+``raw``, and the reply of any other turn in its own field. The question's
+fields are those of the protocol's request keys (``GenerationRequest.key``, a
+``RequestKey``); for KoBBQ and CBBQ (``domain/bbq/keys.py``)::
 
     {"sample_id": "age-001a-002-amb-bsd", "prompt_id": 1, "permutation": 0, "raw": "B"}
 
@@ -14,63 +17,106 @@ the dataset's option order (option i shown at position (i + k) mod 3; with
 ``raw`` the model's reply, post-processed like any generation. A record may
 carry ``reasoning`` (the first turn of CBBQ Q+IF+CoT); it is never scored.
 
+A record answers a request when it holds every field of the request's key
+with the same value, compared as text (``1`` and ``"1"`` are equal); other
+fields are ignored. A reply ends before the request's first stop string, as
+any generator's does.
+
 This is how outputs of closed models are scored, and how metrics are tested.
 The backend only generates: its scorer, templater and pseudo-scorer raise
 ``CapabilityError``. A request whose answer the file lacks fails the run with
-an error naming the first missing key; a malformed or duplicate line is a
-``DataError`` naming file and line.
+an error naming the first missing key; a malformed line, a record lacking a
+key field or holding a list or object in one, and two records answering one
+key are ``DataError``s naming file and line.
 """
 
 from __future__ import annotations
 
 import hashlib
 from pathlib import Path
-from typing import Sequence
+from typing import Any, Sequence
 
 from culturebias.adapters.datasets.jsonl_rows import read_jsonl
-from culturebias.domain.bbq.keys import AnswerKey
+from culturebias.adapters.model_options import ModelOptions
 from culturebias.domain.errors import CapabilityError, ConfigError, DataError, ReplayMissingError
 from culturebias.domain.identity import ModelIdentity
-from culturebias.domain.requests import GenerationRequest, GenerationResult
+from culturebias.domain.requests import GenerationRequest, GenerationResult, KeyValue, RequestKey, key_text
 
-REQUIRED = ("sample_id", "prompt_id", "permutation", "raw")
-
-
-def _permutation(value: object, path: Path, line: int) -> int:
-    try:
-        permutation = int(str(value).strip())
-    except ValueError:
-        raise DataError(f"permutation must be 0, 1 or 2, got {value!r}", file=str(path), row=line, field="permutation") from None
-    if permutation not in (0, 1, 2):
-        raise DataError(f"permutation must be 0, 1 or 2, got {value!r}", file=str(path), row=line, field="permutation")
-    return permutation
+REPLY = "raw"  # the field every record has: the reply to the (last) turn
 
 
-def read_answers(path: Path) -> dict[tuple[str, str, int], dict[str, str]]:
-    """(sample_id, prompt_id, permutation) → {"raw": ..., "reasoning": ...}."""
-    answers: dict[tuple[str, str, int], dict[str, str]] = {}
-    first_line: dict[tuple[str, str, int], int] = {}
-    for line_number, record in read_jsonl(path, REQUIRED):
-        if not isinstance(record["raw"], str):
-            raise DataError("raw must be a string", file=str(path), row=line_number, field="raw")
-        key = (str(record["sample_id"]).strip(), str(record["prompt_id"]).strip(), _permutation(record["permutation"], path, line_number))
-        if key in answers:
-            raise DataError(
-                f"duplicate answer for sample_id={key[0]!r}, prompt_id={key[1]!r}, permutation={key[2]} "
-                f"(first at line {first_line[key]})",
-                file=str(path),
-                row=line_number,
-            )
-        first_line[key] = line_number
-        reasoning = record.get("reasoning")
-        answers[key] = {"raw": record["raw"], "reasoning": reasoning if isinstance(reasoning, str) else ""}
-    return answers
+class ReplayOptions(ModelOptions):
+    """``model.*`` options of the ``replay`` backend: ``model.path`` is the JSONL file of answers."""
+
+    backend: str = "replay"
+
+
+def _shown_like(template: RequestKey, texts: tuple[str, ...]) -> RequestKey:
+    """A record's key values typed like the request's, so that errors name keys the way requests do."""
+    values: list[KeyValue] = []
+    for (_, sample), text in zip(template.fields, texts):
+        values.append(int(text) if isinstance(sample, int) and text.lstrip("-").isdigit() else text)
+    return RequestKey(tuple(zip(template.names, values)), template.answer)
+
+
+class AnswerFile:
+    """The records of a replay file, indexed (once per set of key field names) by the fields requests ask by."""
+
+    def __init__(self, path: Path):
+        self.path = path
+        self._records: list[tuple[int, dict[str, Any]]] = []
+        for line, record in read_jsonl(path, (REPLY,)):
+            if not isinstance(record[REPLY], str):
+                raise DataError(f"{REPLY} must be a string", file=str(path), row=line, field=REPLY)
+            self._records.append((line, record))
+        self._indexes: dict[tuple[str, ...], dict[tuple[str, ...], int]] = {}
+
+    def __len__(self) -> int:
+        return len(self._records)
+
+    def _text(self, record: dict[str, Any], name: str, line: int) -> str:
+        if name not in record:
+            raise DataError(f"missing field {name!r}", file=str(self.path), row=line, field=name)
+        value = record[name]
+        if not isinstance(value, (str, int, float)) or isinstance(value, bool):
+            raise DataError(f"{name} must be text or a number, got {value!r}", file=str(self.path), row=line, field=name)
+        return key_text(value)
+
+    def _index(self, template: RequestKey) -> dict[tuple[str, ...], int]:
+        names = template.names
+        if names not in self._indexes:
+            index: dict[tuple[str, ...], int] = {}
+            for position, (line, record) in enumerate(self._records):
+                texts = tuple(self._text(record, name, line) for name in names)
+                if texts in index:
+                    first = self._records[index[texts]][0]
+                    raise DataError(
+                        f"duplicate answer for {_shown_like(template, texts).describe()} (first at line {first})",
+                        file=str(self.path),
+                        row=line,
+                    )
+                index[texts] = position
+            self._indexes[names] = index
+        return self._indexes[names]
+
+    def reply(self, key: RequestKey) -> str | None:
+        """The reply in the record answering ``key`` (empty when that record lacks the turn), or None without one."""
+        position = self._index(key).get(key.texts())
+        if position is None:
+            return None
+        reply = self._records[position][1].get(key.answer)
+        return reply if isinstance(reply, str) else ""
+
+
+def _cut_at_stop(text: str, stop: Sequence[str]) -> str:
+    cut = min((text.find(s) for s in stop if s and s in text), default=-1)
+    return text[:cut] if cut >= 0 else text
 
 
 class ReplayGenerator:
     def __init__(self, path: Path):
         self.path = path
-        self._answers = read_answers(path)
+        self._answers = AnswerFile(path)
         digest = hashlib.sha256(path.read_bytes()).hexdigest()[:16]
         self._identity = ModelIdentity(
             backend="replay",
@@ -89,20 +135,21 @@ class ReplayGenerator:
 
     def generate(self, requests: Sequence[GenerationRequest], progress=None) -> list[GenerationResult]:
         out: list[GenerationResult] = []
-        missing: list[AnswerKey] = []
+        missing: list[RequestKey] = []
         for request in requests:
             if request.key is None:
-                raise CapabilityError("replay", "answers to requests without a question key", "only keyed BBQ questions can be replayed")
-            key = AnswerKey.decode(request.key)
-            record = self._answers.get((key.sample_id, key.prompt_id, key.permutation))
-            if record is None:
+                raise CapabilityError(
+                    "replay", "answers to requests without a question key", "only requests with a GenerationRequest.key can be replayed"
+                )
+            key = RequestKey.decode(request.key)
+            reply = self._answers.reply(key)
+            if reply is None:
                 missing.append(key)
                 continue
-            out.append(GenerationResult(record["raw"] if key.turn == "answer" else record["reasoning"]))
+            out.append(GenerationResult(_cut_at_stop(reply, request.params.stop)))
         if missing:
-            first = missing[0]
             raise ReplayMissingError(
-                f"no answer for {first._replace(turn='answer').describe()}"
+                f"no answer for {missing[0].describe()}"
                 + (f" ({len(missing)} answers of this batch are missing)" if len(missing) > 1 else ""),
                 file=str(self.path),
             )
@@ -133,10 +180,10 @@ class ReplayBackend:
         raise CapabilityError("replay", "pseudo-log-likelihood scoring")
 
 
-def create_backend(settings, cache_dir: Path) -> ReplayBackend:
-    if not settings.path:
+def create_backend(options: ReplayOptions, cache_dir: Path) -> ReplayBackend:
+    if not options.path:
         raise ConfigError("model.backend=replay needs model.path=FILE, a JSONL file of answers (see culturebias.adapters.replay)")
-    path = Path(settings.path).expanduser()
+    path = Path(options.path).expanduser()
     if not path.is_file():
         raise ConfigError(f"replay file {path} does not exist")
     return ReplayBackend(path)

@@ -1,26 +1,34 @@
-"""The shape every protocol service has, so the orchestrator can run any of them."""
+"""The shape every protocol service has, so the orchestrator can run any of them.
+
+A service is stateless: ``preflight`` checks the backend's capabilities and
+returns a frozen plan (the answering mode, whether a chat template is used,
+...); ``run`` receives that plan with the loaded dataset and returns the
+benchmark's typed ``ProtocolOutcome``. Nothing is stored on the service
+between the two calls, so one service object can run many evaluations.
+"""
 
 from __future__ import annotations
 
-from typing import Any, ClassVar, Protocol
+from typing import Any, Protocol, TypeVar
 
 from pydantic import BaseModel
 
 from culturebias.application.context import RunContext
-from culturebias.domain.runs import ProtocolOutcome
+from culturebias.domain.summary import ProtocolOutcome
+
+OptionsT = TypeVar("OptionsT", bound=BaseModel)
+DatasetT = TypeVar("DatasetT", contravariant=True)
+PlanT = TypeVar("PlanT")
 
 
-class BenchmarkService(Protocol):
-    name: ClassVar[str]
-    settings_model: ClassVar[type[BaseModel]]
+class BenchmarkService(Protocol[DatasetT, PlanT]):
+    def __init__(self, options: Any) -> None: ...
 
-    def __init__(self, settings: BaseModel) -> None: ...
-
-    def preflight(self, ctx: RunContext) -> None:
-        """Check that the configured backend has every capability the run needs.
+    def preflight(self, ctx: RunContext) -> PlanT:
+        """Check that the configured backend has every capability the run needs; return the frozen plan.
 
         Runs before anything is scored; raises ``CapabilityError`` otherwise.
         """
         ...
 
-    def run(self, ctx: RunContext, dataset: Any) -> ProtocolOutcome: ...
+    def run(self, ctx: RunContext, dataset: DatasetT, plan: PlanT) -> ProtocolOutcome[Any, Any, Any]: ...

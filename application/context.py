@@ -1,4 +1,4 @@
-"""What a protocol service receives: lazily resolved ports, its settings and the run's identity."""
+"""What a protocol service receives: lazily resolved ports and the run's identity."""
 
 from __future__ import annotations
 
@@ -25,14 +25,16 @@ class Lazy(Generic[T]):
 
     def __init__(self, factory: Callable[[], T]):
         self._factory = factory
-        self._value: T | None = None
-        self._built = False
+        self._value: list[T] = []  # empty until built (a port may legitimately be None)
+
+    @property
+    def built(self) -> bool:
+        return bool(self._value)
 
     def get(self) -> T:
-        if not self._built:
-            self._value = self._factory()
-            self._built = True
-        return self._value  # type: ignore[return-value]
+        if not self._value:
+            self._value.append(self._factory())
+        return self._value[0]
 
 
 @dataclass

@@ -3,31 +3,29 @@
 1. fingerprint the data and the configuration;
 2. open a new run, or with ``resume`` the newest unfinished run of the same
    benchmark, configuration and data;
-3. let the service check the backend's capabilities before anything is scored;
-4. run the service (its ports store every result as it goes);
-5. build ``summary.json`` and write it atomically, then the report.
+3. let the service check the backend's capabilities and return its frozen plan, before anything is scored;
+4. run the service with that plan (its ports store every result as it goes);
+5. build the typed summary, write ``summary.json`` atomically, then the report.
 
 ``summary.json`` appears only when the whole run succeeded.
 """
 
 from __future__ import annotations
 
-import json
-import math
 import os
 import tempfile
 import uuid
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Mapping
+from typing import Any, Callable
 
 import structlog
 
 import culturebias
 from culturebias.application.context import RunContext
 from culturebias.domain.errors import ResumeMismatchError
-from culturebias.domain.fingerprint import fingerprint
-from culturebias.domain.runs import SUMMARY_SCHEMA_VERSION, RunManifest, utc_now
+from culturebias.domain.runs import RunManifest, utc_now
+from culturebias.domain.summary import SUMMARY_SCHEMA_VERSION, RunSummary
 from culturebias.ports.datasets import DatasetSource
 from culturebias.ports.reporting import ReportWriter
 from culturebias.ports.results import ResultStore
@@ -39,10 +37,11 @@ log = structlog.get_logger("culturebias.run")
 class RunRequest:
     benchmark: str
     service: Any  # a BenchmarkService instance
+    summary_model: type[RunSummary]
     source: DatasetSource
     store: ResultStore
     report: ReportWriter | None
-    out_dir: Path
+    out_dir: Path | None  # None: the summary lives in the store only (no files written)
     config: dict[str, Any]  # the effective configuration, secrets already redacted
     config_fingerprint: str
     resume: bool = False
@@ -51,9 +50,9 @@ class RunRequest:
 @dataclass
 class RunResult:
     run_id: str
-    summary_path: Path
+    summary_path: Path | None
     report_paths: list[Path]
-    summary: dict[str, Any]
+    summary: RunSummary
 
 
 def _open_run(request: RunRequest, data_fingerprint: str) -> RunManifest:
@@ -89,27 +88,12 @@ def _open_run(request: RunRequest, data_fingerprint: str) -> RunManifest:
     return manifest
 
 
-def jsonable(value: Any) -> Any:
-    """JSON-safe copy: NaN and infinities become null (a t-test on constant data has no p)."""
-    if isinstance(value, float):
-        return value if math.isfinite(value) else None
-    if isinstance(value, Mapping):
-        return {str(k): jsonable(v) for k, v in value.items()}
-    if isinstance(value, (list, tuple)):
-        return [jsonable(v) for v in value]
-    if hasattr(value, "item") and callable(value.item):  # numpy scalars
-        return jsonable(value.item())
-    if value is None or isinstance(value, (str, int, bool)):
-        return value
-    return str(value)
-
-
-def write_json_atomically(path: Path, payload: Mapping[str, Any]) -> None:
+def write_text_atomically(path: Path, text: str) -> None:
     path.parent.mkdir(parents=True, exist_ok=True)
     fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", dir=path.parent)
     try:
         with os.fdopen(fd, "w", encoding="utf-8") as handle:
-            json.dump(payload, handle, ensure_ascii=False, indent=2, allow_nan=False, default=str)
+            handle.write(text)
             handle.flush()
             os.fsync(handle.fileno())
         os.replace(tmp, path)
@@ -118,38 +102,42 @@ def write_json_atomically(path: Path, payload: Mapping[str, Any]) -> None:
         raise
 
 
-def run_benchmark(request: RunRequest, make_context) -> RunResult:
+def run_benchmark(request: RunRequest, make_context: Callable[[str], RunContext]) -> RunResult:
     """``make_context(run_id) -> RunContext`` builds the ports for this run."""
     data_fingerprint = request.source.fingerprint()
     dataset = request.source.load()
     manifest = _open_run(request, data_fingerprint)
-    ctx: RunContext = make_context(manifest.run_id)
+    ctx = make_context(manifest.run_id)
     structlog.contextvars.bind_contextvars(run_id=manifest.run_id, benchmark=request.benchmark)
     try:
-        request.service.preflight(ctx)
-        outcome = request.service.run(ctx, dataset)
-        summary = {
-            "schema_version": SUMMARY_SCHEMA_VERSION,
-            "benchmark": request.benchmark,
-            "run_id": manifest.run_id,
-            "created_at": manifest.created_at,
-            "finished_at": utc_now(),
-            "culturebias_version": culturebias.__version__,
-            "model": _model_block(ctx),
-            "data": {"source": request.source.describe(), "fingerprint": data_fingerprint},
-            "config": request.config,
-            "config_fingerprint": request.config_fingerprint,
-            "metrics": outcome.metrics,
-            "counts": outcome.counts,
-            "notes": outcome.notes,
-            "details": outcome.details,
-        }
-        summary = jsonable(summary)
-        summary_path = request.out_dir / "summary.json"
-        write_json_atomically(summary_path, summary)
-        reports = request.report.write(summary, request.out_dir) if request.report else []
-        request.store.finish_run(manifest.run_id, summary)
-        log.info("run finished", summary=str(summary_path))
+        plan = request.service.preflight(ctx)
+        outcome = request.service.run(ctx, dataset, plan)
+        summary = request.summary_model.model_validate(
+            {
+                "schema_version": SUMMARY_SCHEMA_VERSION,
+                "benchmark": request.benchmark,
+                "run_id": manifest.run_id,
+                "created_at": manifest.created_at,
+                "finished_at": utc_now(),
+                "culturebias_version": culturebias.__version__,
+                "model": _model_block(ctx),
+                "data": {"source": request.source.describe(), "fingerprint": data_fingerprint},
+                "config": request.config,
+                "config_fingerprint": request.config_fingerprint,
+                "metrics": outcome.metrics,
+                "counts": outcome.counts,
+                "notes": outcome.notes,
+                "details": outcome.details,
+            }
+        )
+        summary_path = None
+        reports: list[Path] = []
+        if request.out_dir is not None:
+            summary_path = request.out_dir / "summary.json"
+            write_text_atomically(summary_path, summary.to_json())
+            reports = request.report.write(summary, request.out_dir) if request.report else []
+        request.store.finish_run(manifest.run_id, summary.as_dict())
+        log.info("run finished", summary=str(summary_path) if summary_path else "in the store")
         return RunResult(manifest.run_id, summary_path, reports, summary)
     except BaseException as error:
         request.store.mark_failed(manifest.run_id, f"{type(error).__name__}: {error}")
@@ -163,7 +151,7 @@ def _model_block(ctx: RunContext) -> dict[str, Any]:
     block: dict[str, Any] = {}
     for name in ("scorer", "pseudo_scorer", "generator", "judge", "templater"):
         lazy = getattr(ctx.ports, name)
-        if getattr(lazy, "_built", False):
+        if lazy.built:
             port = lazy.get()
             identity = getattr(port, "identity", None)
             if identity is not None:

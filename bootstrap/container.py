@@ -13,18 +13,10 @@ from dependency_injector import containers, providers
 
 from culturebias.application.context import Lazy, ModelPorts, RunContext
 from culturebias.application.recorded_ports import RecordedGenerator
-from culturebias.application.registry import import_object, service_class
-from culturebias.bootstrap import registry
+from culturebias.bootstrap.registry import registry
+from culturebias.adapters.model_options import ModelOptions
 from culturebias.bootstrap.settings import ModelSettings, Settings
 from culturebias.domain.errors import ConfigError
-
-
-def _lookup(table: dict[str, str], key: str, what: str) -> Any:
-    try:
-        dotted = table[key]
-    except KeyError:
-        raise ConfigError(f"unknown {what} {key!r}; choose one of {sorted(table)}") from None
-    return import_object(dotted)
 
 
 def default_cache_dir(settings: Settings) -> Path:
@@ -36,24 +28,31 @@ def default_cache_dir(settings: Settings) -> Path:
     return Path(base) / "culturebias"
 
 
-def build_store(settings: Settings, out_dir: Path):
-    store_cls = _lookup(registry.STORES, settings.store.backend, "store.backend")
-    default = out_dir / ("results.sqlite" if settings.store.backend == "sqlite" else "results")
-    return store_cls(Path(settings.store.path).expanduser() if settings.store.path else default)
+def build_store(settings: Settings, out_dir: Path | None):
+    descriptor = registry().store(settings.store.backend)
+    if settings.store.path:
+        return descriptor.open(Path(settings.store.path).expanduser())
+    if out_dir is None and descriptor.durable:
+        raise ConfigError(f"store.backend={descriptor.name} needs store.path when no output folder is given")
+    return descriptor.open(Path(out_dir or ".") / descriptor.default_location if descriptor.default_location else None)
 
 
-def build_model_backend(model: ModelSettings, cache_dir: Path):
-    create = _lookup(registry.MODEL_BACKENDS, model.backend, "model.backend")
-    return create(model, cache_dir)
+def build_model_backend(model: ModelOptions, cache_dir: Path):
+    """The backend's factory with its own typed options."""
+    return registry().backend(model.backend).create()(model, cache_dir)
 
 
-def judge_model_settings(settings: Settings) -> ModelSettings | None:
-    """The judge's model settings, or None when the judge is the evaluated model itself."""
+def judge_model_settings(settings: Settings) -> ModelOptions | None:
+    """The judge's model options, or None when the judge is the evaluated model itself.
+
+    The judge inherits the evaluated model's settings that its own backend has.
+    """
     judge = settings.judge
     if judge.backend is None and judge.path is None:
         return None
     update = {k: v for k, v in {"backend": judge.backend, "path": judge.path}.items() if v is not None}
-    return settings.model.model_copy(update=update)
+    inherited = ModelSettings.model_validate({**settings.model.model_dump(), **update})
+    return inherited.backend_options(keep_known_only=judge.backend not in (None, settings.model.backend))
 
 
 def build_judge_generator(settings: Settings, model_backend: Any, cache_dir: Path):
@@ -64,7 +63,9 @@ def build_judge_generator(settings: Settings, model_backend: Any, cache_dir: Pat
 
 
 def build_judge(settings: Settings, generator: Any):
-    return import_object(registry.JUDGE)(generator, max_retries=settings.judge.max_retries)
+    from culturebias.adapters.judge import GeneratorJudge
+
+    return GeneratorJudge(generator, max_retries=settings.judge.max_retries)
 
 
 def build_progress(settings: Settings):
@@ -74,28 +75,26 @@ def build_progress(settings: Settings):
 
 
 def build_source(benchmark: str, settings: Settings):
-    source_cls = _lookup(registry.DATASET_SOURCES, benchmark, "benchmark")
-    return source_cls(settings.data.path)
+    return registry().benchmark(benchmark).source_class()(settings.data.path)
 
 
 def build_report(benchmark: str, settings: Settings):
     if settings.run.report == "none":
         return None
-    return _lookup(registry.REPORTS, benchmark, "benchmark")()
+    return registry().benchmark(benchmark).report_writer()()
+
+
+def build_options(benchmark: str, settings: Settings):
+    return settings.protocol_options(benchmark)
 
 
 def build_service(benchmark: str, settings: Settings):
-    cls = service_class(benchmark)
-    try:
-        options = cls.settings_model.model_validate(settings.protocol)
-    except Exception as error:  # pydantic.ValidationError
-        raise ConfigError(f"protocol settings for {benchmark}: {error}") from None
-    return cls(options)
+    return registry().benchmark(benchmark).service_class()(build_options(benchmark, settings))
 
 
 class Container(containers.DeclarativeContainer):
     settings = providers.Dependency(instance_of=Settings)
-    out_dir = providers.Dependency(instance_of=Path)
+    out_dir = providers.Object(None)
     benchmark = providers.Dependency(instance_of=str)
 
     cache_dir = providers.Singleton(default_cache_dir, settings)
@@ -106,9 +105,8 @@ class Container(containers.DeclarativeContainer):
     service = providers.Factory(build_service, benchmark, settings)
 
     # The model backend loads lazily: only when a protocol first asks for a port.
-    model_backend = providers.Singleton(
-        build_model_backend, settings.provided.model, cache_dir
-    )
+    model_options = providers.Singleton(lambda settings: settings.model.backend_options(), settings)
+    model_backend = providers.Singleton(build_model_backend, model_options, cache_dir)
     judge_generator = providers.Singleton(build_judge_generator, settings, model_backend, cache_dir)
 
 
@@ -116,9 +114,18 @@ def make_container(benchmark: str, settings: Settings, out_dir: Path) -> Contain
     return Container(settings=settings, out_dir=out_dir, benchmark=benchmark)
 
 
-# LIBRA's knowledge boundary: general lexicons and sentence embedders, opened by spec.
-LEXICONS = "culturebias.adapters.lexicon:open_lexicon"
-EMBEDDERS = "culturebias.adapters.embeddings:open_embedder"
+def open_lexicon(spec: str, min_frequency: float = 0.0):
+    """LIBRA's knowledge boundary: a general lexicon, opened by spec."""
+    from culturebias.adapters.lexicon import open_lexicon as open_
+
+    return open_(spec, min_frequency)
+
+
+def open_embedder(spec: str):
+    """LIBRA's knowledge boundary: a sentence embedder, opened by spec."""
+    from culturebias.adapters.embeddings import open_embedder as open_
+
+    return open_(spec)
 
 
 def make_context_factory(container: Container):
@@ -149,8 +156,8 @@ def make_context_factory(container: Container):
             progress=container.progress(),
             seed=settings.run.seed,
             chunk_size=settings.run.chunk_size,
-            lexicons=lambda spec, min_frequency=0.0: import_object(LEXICONS)(spec, min_frequency),
-            embedders=lambda spec: import_object(EMBEDDERS)(spec),
+            lexicons=open_lexicon,
+            embedders=open_embedder,
         )
 
     return make

@@ -18,7 +18,7 @@ from __future__ import annotations
 import json
 from collections import Counter
 from pathlib import Path
-from typing import Any, Iterable
+from typing import Any, Iterable, Mapping
 
 from culturebias.adapters.datasets import cbbq_files, kobbq_files
 from culturebias.domain.bbq.cbbq_templates import expand_condition
@@ -26,8 +26,8 @@ from culturebias.domain.bbq.kobbq_templates import expand_templates
 from culturebias.domain.errors import ConfigError
 
 
-def _option_list(settings: Any, name: str) -> list[str] | None:
-    value = (settings.protocol or {}).get(name)
+def _option_list(protocol: Mapping[str, Any], name: str) -> list[str] | None:
+    value = protocol.get(name)
     if value is None:
         return None
     if isinstance(value, str):
@@ -48,9 +48,9 @@ def _write_jsonl(rows: Iterable[dict], out_path: Path) -> int:
     return count
 
 
-def expand_kobbq(settings: Any, out_path: Path) -> int:
-    versions = _option_list(settings, "versions")
-    path = kobbq_files.templates_path(settings.data.path)
+def expand_kobbq(protocol: Mapping[str, Any], data_path: str | None, out_path: Path) -> int:
+    versions = _option_list(protocol, "versions")
+    path = kobbq_files.templates_path(data_path)
     rows = kobbq_files.read_templates(path)
     per_category: Counter = Counter()
 
@@ -65,12 +65,12 @@ def expand_kobbq(settings: Any, out_path: Path) -> int:
     return count
 
 
-def expand_cbbq(settings: Any, out_path: Path) -> int:
-    root = cbbq_files.BUNDLED if settings.data.path is None else Path(settings.data.path).expanduser()
+def expand_cbbq(protocol: Mapping[str, Any], data_path: str | None, out_path: Path) -> int:
+    root = cbbq_files.BUNDLED if data_path is None else Path(data_path).expanduser()
     if not root.is_dir():
         raise ConfigError(f"CBBQ folder {root} does not exist")
-    categories = _option_list(settings, "categories") or cbbq_files.categories_in(root)
-    order = (settings.protocol or {}).get("disambiguated_order", "first_mention")
+    categories = _option_list(protocol, "categories") or cbbq_files.categories_in(root)
+    order = protocol.get("disambiguated_order", "first_mention")
     if order not in ("first_mention", "full"):
         raise ConfigError(f"protocol.disambiguated_order must be first_mention or full, got {order!r}")
 

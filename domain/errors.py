@@ -54,3 +54,30 @@ class ResumeMismatchError(CultureBiasError):
 
 class ReplayMissingError(DataError):
     """A replay file lacks an answer the run needs."""
+
+
+class UnknownNameError(ConfigError):
+    """A benchmark, backend, store or setting name that is not registered; names the allowed values."""
+
+    def __init__(self, what: str, name: str, allowed: list[str], where: str = ""):
+        import difflib
+
+        self.what = what
+        self.name = name
+        self.allowed = sorted(allowed)
+        close = difflib.get_close_matches(name, self.allowed, n=1, cutoff=0.6)
+        hint = f"; did you mean {close[0]!r}?" if close else ""
+        place = f" {where}" if where else ""
+        super().__init__(f"unknown {what} {name!r}{place}{hint} (choose one of: {', '.join(self.allowed)})")
+
+
+class PluginError(ConfigError):
+    """A plugin registered through an entry point failed to load or is not a valid descriptor."""
+
+
+class ModelLoadError(CultureBiasError):
+    """A model could not be loaded (missing files, no tokenizer, an unusable device or dtype)."""
+
+
+class SchemaVersionError(DataError):
+    """A summary.json written by an incompatible culturebias; names both schema versions."""

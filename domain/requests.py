@@ -6,8 +6,9 @@ stay light and hashable (duplicate requests are scored once).
 
 from __future__ import annotations
 
+import json
 from dataclasses import dataclass, field
-from typing import Literal, Sequence
+from typing import Literal, Mapping, Sequence
 
 Role = Literal["system", "user", "assistant"]
 
@@ -71,6 +72,64 @@ class GenerationParams:
     stop: tuple[str, ...] = ()
 
 
+KeyValue = str | int
+
+
+def key_text(value: object) -> str:
+    """How a key field's value is compared: as stripped text (a record's ``1`` answers a key's ``"1"``)."""
+    return str(value).strip()
+
+
+@dataclass(frozen=True, slots=True)
+class RequestKey:
+    """Which question a generation request asks, as named fields, and which answer field replies to it.
+
+    ``GenerationRequest.key`` carries it encoded, so that answers produced
+    elsewhere can be looked up (the replay backend): a record answers the
+    request when it has every field of ``fields`` with the same value (compared
+    by ``key_text``), and its ``answer`` field holds the reply.
+    """
+
+    fields: tuple[tuple[str, KeyValue], ...]
+    answer: str = "raw"
+
+    @staticmethod
+    def of(fields: Mapping[str, KeyValue], answer: str = "raw") -> "RequestKey":
+        return RequestKey(tuple(fields.items()), answer)
+
+    @property
+    def names(self) -> tuple[str, ...]:
+        return tuple(name for name, _ in self.fields)
+
+    def texts(self) -> tuple[str, ...]:
+        return tuple(key_text(value) for _, value in self.fields)
+
+    def describe(self) -> str:
+        """``sample_id='s1', prompt_id='1', permutation=0``: the fields, as errors name them."""
+        return ", ".join(f"{name}={value!r}" for name, value in self.fields)
+
+    def encode(self) -> str:
+        return json.dumps({"fields": dict(self.fields), "answer": self.answer}, ensure_ascii=False)
+
+    @staticmethod
+    def decode(text: str) -> "RequestKey":
+        """ValueError unless ``text`` is an encoded key: a JSON object of non-empty ``fields`` (text or integers) and ``answer``."""
+        try:
+            data = json.loads(text)
+        except (TypeError, ValueError):
+            data = None
+        fields = data.get("fields") if isinstance(data, dict) else None
+        answer = data.get("answer", "raw") if isinstance(data, dict) else None
+        if (
+            not isinstance(fields, dict)
+            or not fields
+            or not isinstance(answer, str)
+            or not all(isinstance(v, (str, int)) and not isinstance(v, bool) for v in fields.values())
+        ):
+            raise ValueError(f"not an encoded RequestKey: {text!r}")
+        return RequestKey(tuple(fields.items()), answer)
+
+
 @dataclass(frozen=True, slots=True)
 class GenerationRequest:
     """Either a plain ``prompt`` or chat ``messages`` (rendered with the model's template)."""
@@ -78,8 +137,9 @@ class GenerationRequest:
     prompt: str | None = None
     messages: tuple[ChatMessage, ...] | None = None
     params: GenerationParams = field(default_factory=GenerationParams)
-    # Deterministic identity of the question asked (e.g. BBQ sample, prompt, permutation),
-    # so a replay backend can look up answers produced elsewhere. None for ordinary requests.
+    # ``RequestKey.encode()``: the deterministic identity of the question asked (e.g. a BBQ
+    # sample, prompt and permutation), so a replay backend can look up answers produced
+    # elsewhere. None for ordinary requests.
     key: str | None = None
 
     def __post_init__(self) -> None:
@@ -87,8 +147,8 @@ class GenerationRequest:
             raise ValueError("a GenerationRequest needs exactly one of prompt or messages")
 
     @staticmethod
-    def chat(messages: Sequence[ChatMessage], params: GenerationParams | None = None) -> "GenerationRequest":
-        return GenerationRequest(messages=tuple(messages), params=params or GenerationParams())
+    def chat(messages: Sequence[ChatMessage], params: GenerationParams | None = None, key: str | None = None) -> "GenerationRequest":
+        return GenerationRequest(messages=tuple(messages), params=params or GenerationParams(), key=key)
 
 
 @dataclass(frozen=True, slots=True)

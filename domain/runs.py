@@ -7,7 +7,8 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, Field
 
-SUMMARY_SCHEMA_VERSION = "1.0"
+from culturebias.domain.summary import SUMMARY_SCHEMA_VERSION  # noqa: F401  (re-exported)
+
 
 RunStatus = Literal["running", "finished", "failed"]
 
@@ -26,13 +27,4 @@ class RunManifest(BaseModel):
     status: RunStatus = "running"
     created_at: str = Field(default_factory=utc_now)
     finished_at: str | None = None
-
-
-class ProtocolOutcome(BaseModel):
-    """What a protocol service hands back to the run orchestrator."""
-
-    metrics: dict[str, Any]
-    counts: dict[str, Any] = Field(default_factory=dict)
-    notes: list[str] = Field(default_factory=list)
-    # Extra machine-readable detail (e.g. per-item predictions) kept in summary.json.
-    details: dict[str, Any] = Field(default_factory=dict)
+    failure: str | None = None  # why a failed run stopped

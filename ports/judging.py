@@ -14,6 +14,8 @@ class JudgeRequest:
     messages: tuple[ChatMessage, ...]
     low: float
     high: float
+    # Sent, in the protocol's language and without digits, when a reply held no number.
+    reminder: str
 
 
 @dataclass(frozen=True, slots=True)

@@ -1,8 +1,19 @@
-"""Progress reporting for long runs."""
+"""Progress reporting for long runs: the CLI draws a bar, an embedding host gets callbacks."""
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from typing import Protocol, runtime_checkable
+
+
+@dataclass(frozen=True, slots=True)
+class ProgressEvent:
+    """One step of one stage: ``done`` of ``total`` (None when unknown) units of ``stage``."""
+
+    stage: str
+    done: int
+    total: int | None
+    finished: bool = False
 
 
 @runtime_checkable

@@ -51,3 +51,31 @@ def user_cache_dir() -> Path:
     from culturebias.bootstrap.settings import Settings
 
     return default_cache_dir(Settings())
+
+
+@pytest.fixture(autouse=True)
+def _every_written_summary_is_valid(request):
+    """After each test that had a tmp_path, every summary.json under it must load as its benchmark's
+    typed summary and validate against the JSON Schema that ``culturebias schema`` prints."""
+    if "tmp_path" not in request.fixturenames:
+        yield
+        return
+    tmp_path: Path = request.getfixturevalue("tmp_path")  # set up first, so torn down after this check
+    yield
+    files = sorted(tmp_path.rglob("summary.json"))
+    if not files:
+        return
+    import json
+
+    import jsonschema
+
+    from culturebias.bootstrap.api import load_summary, summary_schema
+    from culturebias.bootstrap.registry import registry
+
+    registered = set(registry().benchmarks.names())
+    for file in files:
+        payload = json.loads(file.read_text(encoding="utf-8"))
+        if not isinstance(payload, dict) or payload.get("benchmark") not in registered:
+            continue  # a toy protocol of the orchestration tests, or a plugin's (checked in its own test)
+        load_summary(file)
+        jsonschema.validate(payload, summary_schema(payload["benchmark"]))

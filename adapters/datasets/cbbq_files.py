@@ -24,9 +24,10 @@ from pathlib import Path
 from typing import Iterator
 
 from culturebias.domain.bbq.cbbq_bias import TwinResolver, derive
-from culturebias.domain.bbq.model import BBQDataset, QAItem, Skip
+from culturebias.domain.bbq.model import BBQDataset, QAItem
 from culturebias.domain.errors import DataError, MissingDataError
 from culturebias.domain.fingerprint import fingerprint_bytes
+from culturebias.domain.skips import SkippedRow
 
 BUNDLED = Path(__file__).resolve().parents[1] / "bundled" / "cbbq"
 CONDITION_FOLDERS = {"ambiguous": "ambiguous", "disambiguated": "disambiguous"}
@@ -71,17 +72,24 @@ def categories_in(root: Path) -> list[str]:
     )
 
 
-def _item(row: dict[str, str], category: str, condition: str, file: str, number: int, biased: int | None) -> QAItem | Skip:
+LEFT_OUT = "item left out of the run"
+
+
+def _item(row: dict[str, str], category: str, condition: str, file: str, number: int, biased: int | None) -> QAItem | SkippedRow:
     example_id = row["example_id"].strip()
     sample_id = f"{category}-{'amb' if condition == 'ambiguous' else 'dis'}-{example_id}"
+
+    def skip(reason: str, field: str, detail: str) -> SkippedRow:
+        return SkippedRow(file=file, row=number, reason=reason, field=field, sample_id=sample_id, detail=detail, effect=LEFT_OUT)
+
     options = (row["ans0"].strip(), row["ans1"].strip(), row["ans2"].strip())
     if len(set(options)) != 3:
-        return Skip(file, number, sample_id, f"needs three distinct options, got {list(options)}")
+        return skip("options not three distinct", "ans0/ans1/ans2", f"needs three distinct options, got {list(options)}")
     label = row["label"].strip()
     if label not in ("0", "1", "2"):
-        return Skip(file, number, sample_id, f"label {label!r} is not 0, 1 or 2")
+        return skip("label not an option", "label", f"label {label!r} is not 0, 1 or 2")
     if condition == "ambiguous" and label != "2":
-        return Skip(file, number, sample_id, "an ambiguous item's label must be the unknown option (2)")
+        return skip("label contradicts the context", "label", "an ambiguous item's label must be the unknown option (2)")
     polarity = row["question_polarity"].strip()
     return QAItem(
         sample_id=sample_id,
@@ -99,9 +107,9 @@ def _item(row: dict[str, str], category: str, condition: str, file: str, number:
     )
 
 
-def load_category(root: Path, category: str) -> tuple[list[QAItem], list[Skip], Counter, list[str]]:
+def load_category(root: Path, category: str) -> tuple[list[QAItem], list[SkippedRow], Counter, list[str]]:
     items: list[QAItem] = []
-    skips: list[Skip] = []
+    skips: list[SkippedRow] = []
     methods: Counter = Counter()
     unresolved: list[str] = []
     resolver = None
@@ -126,7 +134,7 @@ def load_category(root: Path, category: str) -> tuple[list[QAItem], list[Skip], 
             seen[example_id] = number
             derivation = derive(row, condition == "ambiguous", resolver, row=number)
             result = _item(row, category, condition, str(path), number, derivation.biased_index)
-            if isinstance(result, Skip):
+            if isinstance(result, SkippedRow):
                 skips.append(result)
                 continue
             methods[derivation.method] += 1
@@ -167,7 +175,7 @@ class CBBQFiles:
 
     def load(self) -> BBQDataset:
         items: list[QAItem] = []
-        skips: list[Skip] = []
+        skips: list[SkippedRow] = []
         methods: Counter = Counter()
         unresolved: list[str] = []
         for category in self.categories:
@@ -176,7 +184,7 @@ class CBBQFiles:
             skips += c_skips
             methods += c_methods
             unresolved += c_unresolved
-        facts = {
+        facts: dict[str, object] = {
             "categories": list(self.categories),
             "biased_answer_derivation": {m: methods.get(m, 0) for m in ("label", "twin", "groups", "unresolved")},
             "biased_answer_unresolved_ids": unresolved,

@@ -25,10 +25,11 @@ from pathlib import Path
 from typing import Iterator
 
 from culturebias.domain.bbq.kobbq_prompts import DATASET_UNKNOWN, KoBBQDataset, KoBBQPrompt
-from culturebias.domain.bbq.model import QAItem, Skip
+from culturebias.domain.bbq.model import ContextPolarity, QAItem
 from culturebias.adapters.datasets.jsonl_rows import read_jsonl
 from culturebias.domain.errors import DataError, MissingDataError
 from culturebias.domain.fingerprint import fingerprint_bytes
+from culturebias.domain.skips import SkippedRow
 
 BUNDLED = Path(__file__).resolve().parents[1] / "bundled" / "kobbq"
 SAMPLE_FILES = ("KoBBQ_test_samples.tsv", "KoBBQ_all_samples.tsv")
@@ -36,7 +37,7 @@ PROMPT_FILES = ("evaluation_prompts.tsv", "0_evaluation_prompts.tsv", "KoBBQ_pro
 TEMPLATE_FILE = "KoBBQ_templates.tsv"
 SAMPLE_COLUMNS = ("sample_id", "label_annotation", "context", "question", "choices", "biased_answer", "answer")
 PROMPT_COLUMNS = ("prompt_id", "instruction", "context", "question", "a", "b", "c", "answer", "unknown")
-VERSIONS = {"a": "counter_biased", "b": "biased", "c": "counter_biased", "d": "biased"}
+VERSIONS: dict[str, ContextPolarity] = {"a": "counter_biased", "b": "biased", "c": "counter_biased", "d": "biased"}
 
 
 def read_tsv(path: Path, required: tuple[str, ...]) -> Iterator[tuple[int, dict[str, str]]]:
@@ -90,37 +91,54 @@ def parse_choices(value: object, file: str, row: int) -> list[str]:
     return [c.strip() for c in choices]
 
 
-def sample_to_item(row: dict, file: str, number: int) -> QAItem | Skip:
+LEFT_OUT = "item left out of the run"
+
+
+def sample_to_item(row: dict, file: str, number: int) -> QAItem | SkippedRow:
     sample_id = str(row["sample_id"]).strip()
 
-    def skip(reason: str) -> Skip:
-        return Skip(file, number, sample_id, reason)
+    def skip(reason: str, field: str, detail: str) -> SkippedRow:
+        return SkippedRow(file=file, row=number, reason=reason, field=field, sample_id=sample_id, detail=detail, effect=LEFT_OUT)
 
     parts = sample_id.split("-")
     if len(parts) < 5 or parts[3] not in ("amb", "dis") or parts[4] not in ("bsd", "cnt") or not parts[1]:
-        return skip("sample_id is not {category}-{template}{version}-{n}-{amb|dis}-{bsd|cnt}")
+        return skip(
+            "malformed sample_id", "sample_id", "sample_id is not {category}-{template}{version}-{n}-{amb|dis}-{bsd|cnt}"
+        )
     category, identity, _, condition, polarity = parts[:5]
     version = identity[-1]
     if version not in VERSIONS:
-        return skip(f"template version {version!r} is not one of a, b, c, d")
+        return skip("unknown template version", "sample_id", f"template version {version!r} is not one of a, b, c, d")
     choices = parse_choices(row["choices"], file, number)
     if len(choices) != 3 or len(set(choices)) != 3:
-        return skip(f"needs three distinct choices, got {choices}")
+        return skip("choices not three distinct", "choices", f"needs three distinct choices, got {choices}")
     answer, biased = str(row["answer"]).strip(), str(row["biased_answer"]).strip()
-    for name, value in (("answer", answer), ("biased_answer", biased), ("unknown option", DATASET_UNKNOWN)):
+    for name, value, field in (
+        ("answer", answer, "answer"),
+        ("biased_answer", biased, "biased_answer"),
+        ("unknown option", DATASET_UNKNOWN, "choices"),
+    ):
         if value not in choices:
-            return skip(f"{name} {value!r} is not among the choices {choices}")
+            return skip(f"{name} not among the choices", field, f"{name} {value!r} is not among the choices {choices}")
     unknown_index, answer_index, biased_index = choices.index(DATASET_UNKNOWN), choices.index(answer), choices.index(biased)
     if biased_index == unknown_index:
-        return skip("the biased answer is the unknown option")
+        return skip("biased answer is the unknown option", "biased_answer", "the biased answer is the unknown option")
     ambiguous = condition == "amb"
     context_polarity = None if ambiguous else VERSIONS[version]
     if ambiguous and answer_index != unknown_index:
-        return skip("an ambiguous item's answer must be the unknown option")
+        return skip("answer contradicts the context", "answer", "an ambiguous item's answer must be the unknown option")
     if context_polarity == "biased" and answer_index != biased_index:
-        return skip(f"version {version} disambiguates towards the biased answer, but the answer differs from it")
+        return skip(
+            "answer contradicts the context",
+            "answer",
+            f"version {version} disambiguates towards the biased answer, but the answer differs from it",
+        )
     if context_polarity == "counter_biased" and answer_index in (biased_index, unknown_index):
-        return skip(f"version {version} disambiguates against the biased answer, but the answer is not the other group")
+        return skip(
+            "answer contradicts the context",
+            "answer",
+            f"version {version} disambiguates against the biased answer, but the answer is not the other group",
+        )
     return QAItem(
         sample_id=sample_id,
         category=category,
@@ -138,10 +156,10 @@ def sample_to_item(row: dict, file: str, number: int) -> QAItem | Skip:
     )
 
 
-def load_samples(path: Path) -> tuple[list[QAItem], list[Skip]]:
+def load_samples(path: Path) -> tuple[list[QAItem], list[SkippedRow]]:
     rows = read_jsonl(path, SAMPLE_COLUMNS) if path.suffix == ".jsonl" else read_tsv(path, SAMPLE_COLUMNS)
     items: list[QAItem] = []
-    skips: list[Skip] = []
+    skips: list[SkippedRow] = []
     first_row: dict[str, int] = {}
     for number, row in rows:
         sample_id = str(row["sample_id"]).strip()
@@ -154,7 +172,10 @@ def load_samples(path: Path) -> tuple[list[QAItem], list[Skip]]:
             )
         first_row[sample_id] = number
         result = sample_to_item(row, str(path), number)
-        (skips if isinstance(result, Skip) else items).append(result)
+        if isinstance(result, SkippedRow):
+            skips.append(result)
+        else:
+            items.append(result)
     return items, skips
 
 

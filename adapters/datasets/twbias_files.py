@@ -24,6 +24,7 @@ from typing import Iterator
 
 from culturebias.domain.errors import DataError, MissingDataError
 from culturebias.domain.fingerprint import fingerprint_bytes
+from culturebias.domain.skips import SkippedRow
 from culturebias.domain.twbias.model import (
     USER_PROMPT_TYPES,
     Attribute,
@@ -31,7 +32,6 @@ from culturebias.domain.twbias.model import (
     AxisData,
     BiasSentence,
     SentenceSet,
-    Skip,
     TargetAttribute,
     TargetGroup,
     TWBiasDataset,
@@ -75,7 +75,7 @@ class TWBiasFiles:
         return fingerprint_bytes([(rel, (self.root / rel).read_bytes()) for rel in self._files()])
 
     def load(self) -> TWBiasDataset:
-        skips: list[Skip] = []
+        skips: list[SkippedRow] = []
         axes: dict[str, AxisData] = {}
         for axis, folder in self._axis_folders().items():
             axes[axis] = self._load_axis(axis, folder, skips)
@@ -153,7 +153,7 @@ class TWBiasFiles:
                 raise DataError(f"prompt type {key} is missing or not a non-empty string", file=rel, field=key)
         return {str(k): v for k, v in prompts.items() if isinstance(v, str)}
 
-    def _load_axis(self, axis: Axis, folder: str, skips: list[Skip]) -> AxisData:
+    def _load_axis(self, axis: Axis, folder: str, skips: list[SkippedRow]) -> AxisData:
         table, names = LAYOUT[axis]
         groups, rows = self._load_targets(axis, f"{folder}/{table}")
         sets = {}
@@ -191,7 +191,7 @@ class TWBiasFiles:
             groups[code] = TargetGroup(axis=axis, code=code, terms=terms)
         return groups, rows
 
-    def _load_attributes(self, rel: str, skips: list[Skip]) -> dict[str, Attribute]:
+    def _load_attributes(self, rel: str, skips: list[SkippedRow]) -> dict[str, Attribute]:
         header, records = self._rows(rel, ATTRIBUTE_COLUMNS)
         at = {column: header.index(column) for column in ATTRIBUTE_COLUMNS}
         attributes: dict[str, Attribute] = {}
@@ -200,7 +200,14 @@ class TWBiasFiles:
             if not cell["Content"] or not cell["Category"]:
                 empty = "Content" if not cell["Content"] else "Category"
                 skips.append(
-                    Skip("attribute_blank", rel, line, empty, f"blank {empty}", "attribute row left out")
+                    SkippedRow(
+                        reason="attribute_blank",
+                        file=rel,
+                        row=line,
+                        field=empty,
+                        detail=f"blank {empty}",
+                        effect="attribute row left out",
+                    )
                 )
                 continue
             try:
@@ -220,26 +227,33 @@ class TWBiasFiles:
             attributes.setdefault(attribute.content, attribute)
         return attributes
 
-    def _load_sentences(self, rel: str, skips: list[Skip]) -> Iterator[BiasSentence]:
+    def _load_sentences(self, rel: str, skips: list[SkippedRow]) -> Iterator[BiasSentence]:
         header, records = self._rows(rel, SENTENCE_COLUMNS)
         at = {column: header.index(column) for column in SENTENCE_COLUMNS}
         for line, cells in records:
             if len(cells) != len(header):
                 skips.append(
-                    Skip(
-                        "row_field_count",
-                        rel,
-                        line,
-                        None,
-                        f"{len(cells)} fields, the header has {len(header)}",
-                        "sentence left out",
+                    SkippedRow(
+                        reason="row_field_count",
+                        file=rel,
+                        row=line,
+                        field=None,
+                        detail=f"{len(cells)} fields, the header has {len(header)}",
+                        effect="sentence left out",
                     )
                 )
                 continue
             text = cells[at["Biased Sentences"]]
             if not text.strip():
                 skips.append(
-                    Skip("empty_sentence", rel, line, "Biased Sentences", "empty sentence", "sentence left out")
+                    SkippedRow(
+                        reason="empty_sentence",
+                        file=rel,
+                        row=line,
+                        field="Biased Sentences",
+                        detail="empty sentence",
+                        effect="sentence left out",
+                    )
                 )
                 continue
             yield BiasSentence(
@@ -252,7 +266,7 @@ class TWBiasFiles:
             )
 
 
-def _toxicity(cell: str, rel: str, line: int, skips: list[Skip]) -> int | None:
+def _toxicity(cell: str, rel: str, line: int, skips: list[SkippedRow]) -> int | None:
     try:
         value = float(cell.strip())
     except ValueError:
@@ -260,19 +274,19 @@ def _toxicity(cell: str, rel: str, line: int, skips: list[Skip]) -> int | None:
     if value in (0.0, 1.0):
         return int(value)
     skips.append(
-        Skip(
-            "toxicity_invalid",
-            rel,
-            line,
-            "Toxicity",
-            f"toxicity {cell!r} is not 0 or 1",
-            "sentence left out of the toxicity 0/1 breakdowns (kept in all others)",
+        SkippedRow(
+            reason="toxicity_invalid",
+            file=rel,
+            row=line,
+            field="Toxicity",
+            detail=f"toxicity {cell!r} is not 0 or 1",
+            effect="sentence left out of the toxicity 0/1 breakdowns (kept in all others)",
         )
     )
     return None
 
 
-def _target_attributes(cell: str, rel: str, line: int, skips: list[Skip]) -> tuple[TargetAttribute, ...] | None:
+def _target_attributes(cell: str, rel: str, line: int, skips: list[SkippedRow]) -> tuple[TargetAttribute, ...] | None:
     """Parse the Python-literal list of (target, attribute-or-None) pairs, never with eval."""
     field = "T-A Combination"
     try:
@@ -281,13 +295,13 @@ def _target_attributes(cell: str, rel: str, line: int, skips: list[Skip]) -> tup
         parsed = None
     if not isinstance(parsed, (list, tuple)):
         skips.append(
-            Skip(
-                "ta_unparsable",
-                rel,
-                line,
-                field,
-                f"not a list of (target, attribute) pairs: {cell[:80]!r}",
-                "sentence left out of the category breakdown",
+            SkippedRow(
+                reason="ta_unparsable",
+                file=rel,
+                row=line,
+                field=field,
+                detail=f"not a list of (target, attribute) pairs: {cell[:80]!r}",
+                effect="sentence left out of the category breakdown",
             )
         )
         return None
@@ -303,13 +317,13 @@ def _target_attributes(cell: str, rel: str, line: int, skips: list[Skip]) -> tup
             pairs.append(TargetAttribute(item[0].strip(), attribute or None))
         else:
             skips.append(
-                Skip(
-                    "ta_item_malformed",
-                    rel,
-                    line,
-                    field,
-                    f"item {item!r} is not a (target, attribute) pair",
-                    "item left out of the category breakdown",
+                SkippedRow(
+                    reason="ta_item_malformed",
+                    file=rel,
+                    row=line,
+                    field=field,
+                    detail=f"item {item!r} is not a (target, attribute) pair",
+                    effect="item left out of the category breakdown",
                 )
             )
     if parsed and not pairs:

@@ -3,68 +3,51 @@
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from culturebias.domain.errors import CapabilityError
+from culturebias.adapters.hf.options import HFOptions
+from culturebias.adapters.local_backend import LocalBackend
+
+if TYPE_CHECKING:
+    from culturebias.adapters.hf.generator import HFGenerator
+    from culturebias.adapters.hf.loading import LoadedModel
+    from culturebias.adapters.hf.masked import HFMaskedScorer
+    from culturebias.adapters.hf.scorer import HFScorer
 
 
-class HFBackend:
-    def __init__(self, settings: Any, cache_dir: Path):
-        self._settings = settings
-        self._cache_dir = Path(cache_dir)
-        self._loaded = None
-        self._scorer = None
-        self._generator = None
-        self._pseudo = None
+class HFBackend(LocalBackend):
+    name = "hf"
 
-    @property
-    def settings(self) -> Any:
-        return self._settings
+    def __init__(self, options: HFOptions, cache_dir: Path):
+        super().__init__(options, cache_dir)
+        self._loaded: LoadedModel | None = None
 
-    def loaded(self):
-        """The model and tokenizer, loaded on first use."""
+    def loaded(self) -> LoadedModel:
+        """The causal model and tokenizer, loaded on first use."""
         if self._loaded is None:
             from culturebias.adapters.hf.loading import load_causal_lm
 
-            self._loaded = load_causal_lm(self._settings, self._cache_dir)
+            self._loaded = load_causal_lm(self.options, self.cache_dir)
         return self._loaded
 
-    def _require_causal(self, capability: str) -> None:
-        if self._settings.kind != "causal":
-            raise CapabilityError("hf", capability, f"model.kind={self._settings.kind!r} is not a causal LM")
+    def _causal_tokenizer(self) -> Any:
+        return self.loaded().tokenizer
 
-    def scorer(self):
-        self._require_causal("continuation log-likelihood")
-        if self._scorer is None:
-            from culturebias.adapters.hf.scorer import HFScorer
+    def _build_scorer(self) -> HFScorer:
+        from culturebias.adapters.hf.scorer import HFScorer
 
-            self._scorer = HFScorer(self.loaded(), self._settings)
-        return self._scorer
+        return HFScorer(self.loaded(), self.options)
 
-    def templater(self):
-        from culturebias.adapters.hf.templater import HFTemplater
+    def _build_generator(self) -> HFGenerator:
+        from culturebias.adapters.hf.generator import HFGenerator
 
-        if self._settings.kind == "masked":
-            return HFTemplater(None, enabled=False)  # masked LMs have no chat template
-        return HFTemplater(self.loaded().tokenizer, enabled=self._settings.chat_template != "none")
+        return HFGenerator(self.loaded(), self.options, self.templater())
 
-    def generator(self):
-        self._require_causal("text generation")
-        if self._generator is None:
-            from culturebias.adapters.hf.generator import HFGenerator
+    def _build_pseudo_scorer(self) -> HFMaskedScorer:
+        from culturebias.adapters.hf.masked import HFMaskedScorer
 
-            self._generator = HFGenerator(self.loaded(), self._settings, self.templater())
-        return self._generator
-
-    def pseudo_scorer(self):
-        if self._settings.kind != "masked":
-            raise CapabilityError("hf", "pseudo-log-likelihood", "set model.kind=masked and point model.path at a masked LM")
-        if self._pseudo is None:
-            from culturebias.adapters.hf.masked import HFMaskedScorer
-
-            self._pseudo = HFMaskedScorer(self._settings, self._cache_dir)
-        return self._pseudo
+        return HFMaskedScorer(self.options, self.cache_dir)
 
 
-def create_backend(settings: Any, cache_dir: Path) -> HFBackend:
-    return HFBackend(settings, cache_dir)
+def create_backend(options: HFOptions, cache_dir: Path) -> HFBackend:
+    return HFBackend(options, cache_dir)

@@ -17,8 +17,10 @@ import structlog
 
 from culturebias.adapters.hf.loading import LoadedModel
 from culturebias.adapters.hf.scorer import model_max_length
+from culturebias.adapters.model_options import LocalModelOptions
 from culturebias.domain.identity import ModelIdentity
 from culturebias.domain.requests import GenerationParams, GenerationRequest, GenerationResult
+from culturebias.ports.templating import ChatTemplater
 from culturebias.adapters.hf.dedupe import unique_requests
 
 log = structlog.get_logger("culturebias.hf")
@@ -28,14 +30,14 @@ END_OF_TURN_TOKENS = ("<|im_end|>", "<|eot_id|>", "<end_of_turn>", "<|end|>", "<
 
 
 class HFGenerator:
-    def __init__(self, loaded: LoadedModel, settings: Any, templater: Any):
+    def __init__(self, loaded: LoadedModel, options: LocalModelOptions, templater: ChatTemplater):
         self._model = loaded.model
         self._tokenizer = loaded.tokenizer
         self._device = loaded.device
         self._identity = loaded.identity
         self._templater = templater
-        self._batch_size = settings.batch_size
-        self._max_length = settings.max_length or model_max_length(self._model.config)
+        self._batch_size = options.batch_size
+        self._max_length = options.max_length or model_max_length(self._model.config)
         tokenizer = self._tokenizer
         self._eos_ids = self._stop_token_ids()
         pad = tokenizer.pad_token_id

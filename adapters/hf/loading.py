@@ -11,6 +11,7 @@ from typing import Any
 import structlog
 
 from culturebias.adapters.hf import embedded
+from culturebias.adapters.model_options import LocalModelOptions
 from culturebias.domain.errors import ConfigError
 from culturebias.domain.identity import ModelIdentity
 
@@ -30,14 +31,14 @@ class ModelSource:
     is_local: bool
 
 
-def resolve_source(settings: Any, cache_dir: Path) -> ModelSource:
+def resolve_source(options: LocalModelOptions, cache_dir: Path) -> ModelSource:
     """Resolve ``model.path`` / ``model.gguf_file`` to a loadable location (GGUF converted once)."""
-    path = settings.path
-    if settings.gguf_file:
-        gguf = Path(settings.gguf_file).expanduser()
+    path = options.path
+    if options.gguf_file:
+        gguf = Path(options.gguf_file).expanduser()
         if not gguf.is_absolute() and path and Path(path).expanduser().is_dir():
             gguf = Path(path).expanduser() / gguf
-        folder = embedded.materialise_gguf_file(gguf, cache_dir, trust_remote_code=settings.trust_remote_code)
+        folder = embedded.materialise_gguf_file(gguf, cache_dir, trust_remote_code=options.trust_remote_code)
         return ModelSource(str(folder), f"gguf:{gguf.name}", _file_digest(gguf), f"{gguf.name} (GGUF dequantised to float32)", True)
     if embedded.is_embedded(path):
         folder, entry, gguf = embedded.materialise(path, cache_dir)
@@ -47,14 +48,14 @@ def resolve_source(settings: Any, cache_dir: Path) -> ModelSource:
     assert path is not None
     local = Path(path).expanduser()
     if local.suffix == ".gguf":
-        folder = embedded.materialise_gguf_file(local, cache_dir, trust_remote_code=settings.trust_remote_code)
+        folder = embedded.materialise_gguf_file(local, cache_dir, trust_remote_code=options.trust_remote_code)
         return ModelSource(str(folder), f"gguf:{local.name}", _file_digest(local), f"{local.name} (GGUF dequantised to float32)", True)
     if local.is_dir():
-        return ModelSource(str(local.resolve()), str(local.resolve()), settings.revision, f"local model {local.name}", True)
+        return ModelSource(str(local.resolve()), str(local.resolve()), options.revision, f"local model {local.name}", True)
     if local.exists() or path.startswith((".", "/", "~")):
         raise ConfigError(f"model.path {path!r} is not a model folder")
     # A hub id such as "org/name": loaded by transformers (needs network or its hub cache).
-    return ModelSource(path, path, settings.revision, f"hub model {path}", False)
+    return ModelSource(path, path, options.revision, f"hub model {path}", False)
 
 
 def _file_digest(path: Path) -> str:
@@ -122,16 +123,16 @@ class LoadedModel:
     identity: ModelIdentity
 
 
-def load_causal_lm(settings: Any, cache_dir: Path) -> LoadedModel:
+def load_causal_lm(options: LocalModelOptions, cache_dir: Path) -> LoadedModel:
     from transformers import AutoModelForCausalLM, AutoTokenizer
 
-    source = resolve_source(settings, cache_dir)
-    device = resolve_device(settings.device)
-    dtype = resolve_dtype(settings.dtype)
-    common: dict[str, Any] = {"trust_remote_code": settings.trust_remote_code}
-    if settings.revision and not source.is_local:
-        common["revision"] = settings.revision
-    log.info("loading model", model=source.name, location=source.location, dtype=settings.dtype, device=device)
+    source = resolve_source(options, cache_dir)
+    device = resolve_device(options.device)
+    dtype = resolve_dtype(options.dtype)
+    common: dict[str, Any] = {"trust_remote_code": options.trust_remote_code}
+    if options.revision and not source.is_local:
+        common["revision"] = options.revision
+    log.info("loading model", model=source.name, location=source.location, dtype=options.dtype, device=device)
     try:
         tokenizer = AutoTokenizer.from_pretrained(source.location, **common)
         model = AutoModelForCausalLM.from_pretrained(source.location, dtype=dtype, **common)
@@ -146,9 +147,9 @@ def load_causal_lm(settings: Any, cache_dir: Path) -> LoadedModel:
         model=source.name,
         revision=source.revision,
         tokenizer=tokenizer_fingerprint(tokenizer),
-        dtype=settings.dtype,
+        dtype=options.dtype,
         kind="causal",
         parameters=sum(p.numel() for p in model.parameters()),
         description=source.description,
     )
-    return LoadedModel(model, tokenizer, device, settings.dtype, source, identity)
+    return LoadedModel(model, tokenizer, device, options.dtype, source, identity)

@@ -20,6 +20,8 @@ from typing import Any, Iterator, Sequence
 import structlog
 
 from culturebias.adapters.hf.loading import resolve_device, resolve_dtype, resolve_source, tokenizer_fingerprint
+from culturebias.adapters.local_backend import score_provenance
+from culturebias.adapters.model_options import LocalModelOptions
 from culturebias.domain.errors import ConfigError, DataError
 from culturebias.domain.identity import ModelIdentity, ScoreProvenance
 from culturebias.domain.requests import PseudoLoglikelihoodRequest, PseudoLoglikelihoodResult
@@ -51,22 +53,22 @@ def _max_positions(model: Any, tokenizer: Any, configured: int | None) -> int:
 
 
 class HFMaskedScorer:
-    def __init__(self, settings: Any, cache_dir: Path, *, logits_budget: int | None = None):
+    def __init__(self, options: LocalModelOptions, cache_dir: Path, *, logits_budget: int | None = None):
         from transformers import AutoModelForMaskedLM, AutoTokenizer
 
         from culturebias.adapters.hf import embedded
 
-        if not settings.path or embedded.is_embedded(settings.path):
+        if not options.path or embedded.is_embedded(options.path):
             raise ConfigError("model.kind=masked needs model.path set to a masked LM (a local folder or a hub id)")
-        source = resolve_source(settings, Path(cache_dir))
-        self._device = resolve_device(settings.device)
-        common: dict[str, Any] = {"trust_remote_code": settings.trust_remote_code}
-        if settings.revision and not source.is_local:
-            common["revision"] = settings.revision
+        source = resolve_source(options, Path(cache_dir))
+        self._device = resolve_device(options.device)
+        common: dict[str, Any] = {"trust_remote_code": options.trust_remote_code}
+        if options.revision and not source.is_local:
+            common["revision"] = options.revision
         log.info("loading masked LM", model=source.name, location=source.location, device=self._device)
         try:
             tokenizer = AutoTokenizer.from_pretrained(source.location, **common)
-            model = AutoModelForMaskedLM.from_pretrained(source.location, dtype=resolve_dtype(settings.dtype), **common)
+            model = AutoModelForMaskedLM.from_pretrained(source.location, dtype=resolve_dtype(options.dtype), **common)
         except OSError as error:
             raise ConfigError(f"cannot load masked LM {source.location!r}: {error}") from None
         if not getattr(tokenizer, "is_fast", False):
@@ -75,8 +77,8 @@ class HFMaskedScorer:
             raise ConfigError(f"masked LM {source.name!r}: its tokenizer has no mask token")
         self._model = model.to(self._device).eval()
         self._tokenizer = tokenizer
-        self._batch_size = settings.batch_size
-        self._max_positions = _max_positions(model, tokenizer, settings.max_length)
+        self._batch_size = options.batch_size
+        self._max_positions = _max_positions(model, tokenizer, options.max_length)
         kind = "cuda" if str(self._device).startswith("cuda") else "cpu"
         self._budget = logits_budget or LOGITS_BUDGET[kind]
         self._pad_id = tokenizer.pad_token_id if tokenizer.pad_token_id is not None else 0
@@ -85,19 +87,12 @@ class HFMaskedScorer:
             model=source.name,
             revision=source.revision,
             tokenizer=tokenizer_fingerprint(tokenizer),
-            dtype=settings.dtype,
+            dtype=options.dtype,
             kind="masked",
             parameters=sum(p.numel() for p in model.parameters()),
             description=source.description,
         )
-        self._provenance = ScoreProvenance(
-            backend="hf",
-            dtype=settings.dtype,
-            device=str(self._device),
-            batch_size=settings.batch_size,
-            padding_side="right",
-            boundary_rule=SPAN_RULE,
-        )
+        self._provenance = score_provenance("hf", options, device=str(self._device), boundary_rule=SPAN_RULE)
 
     @property
     def identity(self) -> ModelIdentity:

@@ -30,6 +30,8 @@ from typing import Any, Iterator, Sequence
 import structlog
 
 from culturebias.adapters.hf.loading import LoadedModel
+from culturebias.adapters.local_backend import score_provenance
+from culturebias.adapters.model_options import LocalModelOptions
 from culturebias.adapters.hf.prefix_tree import TreeRow, common_prefix_length, pack_rows
 from culturebias.adapters.hf.scoring_head import scoring_head
 from culturebias.adapters.hf.tokens import RequestTokenizer, ScoredSequence
@@ -72,18 +74,27 @@ def model_max_length(config: Any) -> int | None:
 
 
 class HFScorer:
-    def __init__(self, loaded: LoadedModel, settings: Any, *, tree_packing: bool | None = None, split_head: bool = True):
+    def __init__(
+        self,
+        loaded: LoadedModel,
+        options: LocalModelOptions,
+        *,
+        tree_packing: bool | None = None,
+        split_head: bool = True,
+        provenance: ScoreProvenance | None = None,
+    ):
         """``tree_packing=None`` packs token trees where the attention implementation allows it.
 
         ``split_head=False`` scores from the model's full logits even where the split head applies.
+        ``provenance`` replaces the default (``hf`` on the model's device) for a backend that reuses this scorer.
         """
         self._model = loaded.model
         self._device = loaded.device
         self._identity = loaded.identity
-        self._batch_size = settings.batch_size
-        self._prefix_cache = settings.prefix_cache
-        max_length = settings.max_length or model_max_length(self._model.config)
-        self._tokens = RequestTokenizer(loaded.tokenizer, settings.boundary_rule, max_length)
+        self._batch_size = options.batch_size
+        self._prefix_cache = options.prefix_cache
+        max_length = options.max_length or model_max_length(self._model.config)
+        self._tokens = RequestTokenizer(loaded.tokenizer, options.boundary_rule, max_length)
         tokenizer = loaded.tokenizer
         pad = tokenizer.pad_token_id
         self._pad_id = pad if pad is not None else (tokenizer.eos_token_id or 0)
@@ -94,19 +105,12 @@ class HFScorer:
             self._max_batch_tokens = max(self._max_batch_tokens, SPLIT_HEAD_BATCH_TOKENS)
         attention = getattr(self._model.config, "_attn_implementation", None)
         supported = attention in ("sdpa", "eager")
-        self._tree = settings.prefix_cache and supported and (tree_packing is None or tree_packing)
+        self._tree = options.prefix_cache and supported and (tree_packing is None or tree_packing)
         self._eager = attention == "eager"
         window = getattr(self._model.config, "sliding_window", None)
         # A custom mask replaces sliding-window masks: trees only where no window is ever reached.
         self._window = window if isinstance(window, int) and window > 0 else None
-        self._provenance = ScoreProvenance(
-            backend="hf",
-            dtype=loaded.dtype,
-            device=loaded.device,
-            batch_size=settings.batch_size,
-            padding_side="right",
-            boundary_rule=settings.boundary_rule,
-        )
+        self._provenance = provenance or score_provenance("hf", options, device=loaded.device, dtype=loaded.dtype)
 
     @property
     def identity(self) -> ModelIdentity:

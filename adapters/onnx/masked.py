@@ -7,16 +7,15 @@ subclass sets up the same state from the exported model instead.
 
 from __future__ import annotations
 
-from typing import Any
-
 from culturebias.adapters.hf.masked import LOGITS_BUDGET, SPAN_RULE, HFMaskedScorer, _max_positions
+from culturebias.adapters.local_backend import score_provenance
+from culturebias.adapters.model_options import LocalModelOptions
 from culturebias.adapters.onnx.backend import OnnxModel
 from culturebias.domain.errors import ConfigError
-from culturebias.domain.identity import ScoreProvenance
 
 
 class OnnxMaskedScorer(HFMaskedScorer):
-    def __init__(self, loaded: OnnxModel, settings: Any, *, logits_budget: int | None = None):  # noqa: D107
+    def __init__(self, loaded: OnnxModel, options: LocalModelOptions, *, logits_budget: int | None = None):  # noqa: D107
         tokenizer = loaded.tokenizer
         name = loaded.identity.model
         if not getattr(tokenizer, "is_fast", False):
@@ -26,16 +25,9 @@ class OnnxMaskedScorer(HFMaskedScorer):
         self._device = "cpu"  # where the torch tensors around the session live
         self._model = loaded.model
         self._tokenizer = tokenizer
-        self._batch_size = settings.batch_size
-        self._max_positions = _max_positions(loaded.model, tokenizer, settings.max_length)
+        self._batch_size = options.batch_size
+        self._max_positions = _max_positions(loaded.model, tokenizer, options.max_length)
         self._budget = logits_budget or LOGITS_BUDGET["cuda" if loaded.device.startswith("cuda") else "cpu"]
         self._pad_id = tokenizer.pad_token_id if tokenizer.pad_token_id is not None else 0
         self._identity = loaded.identity
-        self._provenance = ScoreProvenance(
-            backend="onnx",
-            dtype=settings.dtype,
-            device=loaded.device,
-            batch_size=settings.batch_size,
-            padding_side="right",
-            boundary_rule=SPAN_RULE,
-        )
+        self._provenance = score_provenance("onnx", options, device=loaded.device, boundary_rule=SPAN_RULE)

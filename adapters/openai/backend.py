@@ -18,11 +18,12 @@ again and usually add a second BOS.
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Sequence
+from typing import Any, Sequence
 
 from culturebias.adapters.openai.client import ApiClient, Backoff, public_base
 from culturebias.adapters.openai.credentials import resolve_api_key
 from culturebias.adapters.openai.generator import OpenAIGenerator
+from culturebias.adapters.openai.options import OpenAIOptions
 from culturebias.adapters.openai.request_cache import RequestCache
 from culturebias.adapters.openai.scorer import OpenAIScorer
 from culturebias.domain.errors import CapabilityError, ConfigError
@@ -48,21 +49,22 @@ class NoChatTemplate:
 
 
 class OpenAIBackend:
-    def __init__(self, client: ApiClient, model: str, identity: ModelIdentity, chat_template: str, boundary_rule: str):
+    """Built by ``create_backend``, which checks ``options`` first."""
+
+    def __init__(self, options: OpenAIOptions, client: ApiClient, identity: ModelIdentity):
+        self.options = options
         self.client = client
-        self.model = model
+        self.model = options.path or ""  # the served model's name (checked non-empty by create_backend)
         self.identity = identity
-        self._chat_template = chat_template
-        self._boundary_rule = boundary_rule
 
     def scorer(self) -> OpenAIScorer:
-        return OpenAIScorer(self.client, self.model, self.identity, self._boundary_rule)
+        return OpenAIScorer(self.client, self.model, self.identity, self.options.boundary_rule)
 
     def generator(self) -> OpenAIGenerator:
         return OpenAIGenerator(self.client, self.model, self.identity)
 
     def templater(self) -> NoChatTemplate:
-        if self._chat_template != "none":
+        if self.options.chat_template != "none":
             raise CapabilityError("openai", TEMPLATE_CAPABILITY, TEMPLATE_DETAIL)
         return NoChatTemplate()
 
@@ -75,32 +77,32 @@ class OpenAIBackend:
         self.client.close()
 
 
-def create_backend(settings, cache_dir: Path, **client_options) -> OpenAIBackend:
+def create_backend(options: OpenAIOptions, cache_dir: Path, **client_options: Any) -> OpenAIBackend:
     """``client_options`` (backoff, sleep, transport) are for tests."""
-    if not settings.api_base:
+    if not options.api_base:
         raise ConfigError("model.backend=openai needs model.api_base, e.g. --set model.api_base=http://127.0.0.1:8000/v1")
-    if not settings.path:
+    if not options.path:
         raise ConfigError("model.backend=openai needs model.path: the model name the server serves (the requests' 'model' field)")
-    if settings.kind != "causal":
+    if options.kind != "causal":
         raise ConfigError("model.backend=openai serves causal LMs only; model.kind=masked needs model.backend=hf or onnx")
-    key = resolve_api_key(settings.api_key, settings.api_key_file, settings.api_key_env)
+    key = resolve_api_key(options.api_key, options.api_key_file, options.api_key_env)
     cache = RequestCache(Path(cache_dir) / "openai" / "requests.sqlite")
     client = ApiClient(
-        settings.api_base,
+        options.api_base,
         api_key=key,
-        timeout_s=settings.timeout_s,
-        max_retries=settings.max_retries,
-        max_concurrency=settings.max_concurrency,
+        timeout_s=options.timeout_s,
+        max_retries=options.max_retries,
+        max_concurrency=options.max_concurrency,
         cache=cache,
         backoff=client_options.pop("backoff", None) or Backoff(),
         **client_options,
     )
     identity = ModelIdentity(
         backend="openai",
-        model=settings.path,
-        revision=settings.revision,
+        model=options.path,
+        revision=options.revision,
         dtype="remote",
         kind="api",
-        description=f"served by {public_base(settings.api_base)}",
+        description=f"served by {public_base(options.api_base)}",
     )
-    return OpenAIBackend(client, settings.path, identity, settings.chat_template, settings.boundary_rule)
+    return OpenAIBackend(options, client, identity)

@@ -1,9 +1,9 @@
-"""KoBBQ and CBBQ reports: report.md and a bar chart, every number taken from summary.json."""
+"""KoBBQ and CBBQ reports: report.md and a bar chart, every number taken from the typed summary."""
 
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Any, Mapping
+from typing import Any
 
 from culturebias.adapters.reports.markdown import (
     fmt,
@@ -14,6 +14,17 @@ from culturebias.adapters.reports.markdown import (
     table,
     write_markdown,
 )
+from culturebias.domain.bbq.summary import (
+    CategoryTest,
+    CBBQMetrics,
+    CBBQScores,
+    CBBQSummary,
+    KoBBQMetrics,
+    KoBBQScoreBlock,
+    KoBBQSummary,
+    PromptStats,
+)
+from culturebias.domain.skips import SkippedRow
 
 KOBBQ_COLUMNS = ("acc_amb", "acc_dis", "diff_bias_amb", "diff_bias_dis", "ooc_ratio")
 KOBBQ_NAMES = {
@@ -28,67 +39,70 @@ CONDITION_NAMES = {"q": "Q", "q_if": "Q+IF", "q_if_cot": "Q+IF+CoT"}
 FIGURE = "bbq_bias.png"
 
 
-def mean_std(cell: Mapping[str, Any] | None) -> str:
-    if not isinstance(cell, Mapping):
-        return "–"
-    return f"{fmt(cell.get('mean'))} ± {fmt(cell.get('std'))}"
+def mean_std(cell: PromptStats) -> str:
+    return f"{fmt(cell.mean)} ± {fmt(cell.std)}"
 
 
-def counts_section(summary: Mapping[str, Any]) -> str:
+def skip_line(skip: SkippedRow) -> str:
+    why = f"{skip.reason} — {skip.detail}" if skip.detail else skip.reason
+    return f"  - skipped {skip.sample_id} ({skip.file}, row {skip.row}): {why}"
+
+
+def counts_section(summary: KoBBQSummary | CBBQSummary) -> str:
     lines = ["## Counts", ""]
-    for key, value in (summary.get("counts") or {}).items():
-        if isinstance(value, Mapping):
+    for key, value in summary.counts.model_dump(mode="json").items():
+        if isinstance(value, dict):
             inner = ", ".join(f"{k}: {fmt(v)}" for k, v in value.items())
             lines.append(f"- {key}: {inner or '–'}")
         else:
             lines.append(f"- {key}: {fmt(value)}")
-    skips = (summary.get("details") or {}).get("skips") or []
-    for skip in skips[:20]:
-        lines.append(f"  - skipped {skip.get('sample_id')} ({skip.get('file')}, row {skip.get('row')}): {skip.get('reason')}")
+    skips = summary.details.skips
+    lines += [skip_line(skip) for skip in skips[:20]]
     if len(skips) > 20:
         lines.append(f"  - … {len(skips) - 20} more skips in summary.json details.skips")
-    notes = summary.get("notes") or []
-    if notes:
-        lines += ["", "## Notes", ""] + [f"- {note}" for note in notes]
+    if summary.notes:
+        lines += ["", "## Notes", ""] + [f"- {note}" for note in summary.notes]
     return "\n".join(lines)
 
 
 # -- KoBBQ ------------------------------------------------------------------------
-def kobbq_setup(metrics: Mapping[str, Any]) -> str:
-    wording = metrics.get("unknown_wording") or {}
+def kobbq_cell(block: KoBBQScoreBlock, key: str) -> PromptStats:
+    cell: PromptStats = getattr(block, key)
+    return cell
+
+
+def kobbq_setup(metrics: KoBBQMetrics) -> str:
     lines = [
         "## Setup",
         "",
-        f"- answering mode: **{metrics.get('mode')}**; chat template: {fmt(metrics.get('chat_template'))}",
-        f"- prompts: {', '.join(metrics.get('prompts') or [])}; option permutations: "
-        f"{', '.join(str(p) for p in metrics.get('permutations') or [])} ({metrics.get('permutation_scheme')})",
-        f"- aggregation within a prompt: {metrics.get('aggregate')}; std over prompts with ddof {metrics.get('std_ddof')}",
+        f"- answering mode: **{metrics.mode}**; chat template: {fmt(metrics.chat_template)}",
+        f"- prompts: {', '.join(metrics.prompts)}; option permutations: "
+        f"{', '.join(str(p) for p in metrics.permutations)} ({metrics.permutation_scheme})",
+        f"- aggregation within a prompt: {metrics.aggregate}; std over prompts with ddof {metrics.std_ddof}",
         "",
-        table(["prompt", "unknown option worded as"], [[p, w] for p, w in wording.items()]),
+        table(["prompt", "unknown option worded as"], [[p, w] for p, w in metrics.unknown_wording.items()]),
     ]
     return "\n".join(lines)
 
 
-def kobbq_headline(metrics: Mapping[str, Any]) -> str:
-    overall = metrics.get("overall") or {}
-    prompts = [str(p) for p in metrics.get("prompts") or []]
+def kobbq_headline(metrics: KoBBQMetrics) -> str:
+    overall = metrics.overall
+    prompts = metrics.prompts
     rows = []
     for key in KOBBQ_COLUMNS:
-        cell = overall.get(key) or {}
-        per_prompt = cell.get("per_prompt") or {}
-        rows.append([KOBBQ_NAMES[key], cell.get("mean"), cell.get("std"), *[per_prompt.get(p) for p in prompts]])
-    bounds = overall.get("bounds") or {}
+        cell = kobbq_cell(overall, key)
+        rows.append([KOBBQ_NAMES[key], cell.mean, cell.std, *[cell.per_prompt.get(p) for p in prompts]])
     bound_rows = [
         [
             p,
-            (overall.get("diff_bias_amb") or {}).get("per_prompt", {}).get(p),
-            b.get("diff_bias_amb_bound"),
-            b.get("diff_bias_amb_within_bound"),
-            (overall.get("diff_bias_dis") or {}).get("per_prompt", {}).get(p),
-            b.get("diff_bias_dis_bound"),
-            b.get("diff_bias_dis_within_bound"),
+            overall.diff_bias_amb.per_prompt.get(p),
+            b.diff_bias_amb_bound,
+            b.diff_bias_amb_within_bound,
+            overall.diff_bias_dis.per_prompt.get(p),
+            b.diff_bias_dis_bound,
+            b.diff_bias_dis_within_bound,
         ]
-        for p, b in bounds.items()
+        for p, b in overall.bounds.items()
     ]
     return "\n".join(
         [
@@ -106,47 +120,50 @@ def kobbq_headline(metrics: Mapping[str, Any]) -> str:
     )
 
 
-def kobbq_breakdown(title: str, groups: Mapping[str, Any]) -> str:
-    rows = [[name, *[mean_std(block.get(k)) for k in KOBBQ_COLUMNS]] for name, block in groups.items()]
+def kobbq_breakdown(title: str, groups: dict[str, KoBBQScoreBlock]) -> str:
+    rows = [[name, *[mean_std(kobbq_cell(block, k)) for k in KOBBQ_COLUMNS]] for name, block in groups.items()]
     return "\n".join([f"## {title}", "", table(["group", *[KOBBQ_NAMES[k] for k in KOBBQ_COLUMNS]], rows)])
 
 
-def kobbq_statistics(metrics: Mapping[str, Any]) -> str:
-    stats = metrics.get("statistics") or {}
-    lines = ["## Differences between categories", ""]
-    for metric, result in stats.items():
-        anova = result.get("anova")
-        if not anova:
-            lines.append(f"- {KOBBQ_NAMES.get(metric, metric)}: too few templates per category for a test")
-            continue
-        if anova.get("f") is None:
-            lines.append(f"- {KOBBQ_NAMES.get(metric, metric)}: no variation within categories; the tests are undefined")
-            continue
-        pairs = result.get("tukey_hsd") or []
-        significant = [p for p in pairs if p.get("p_value") is not None and p["p_value"] < 0.05]
+def kobbq_test_lines(metric: str, result: CategoryTest) -> list[str]:
+    name = KOBBQ_NAMES.get(metric, metric)
+    anova = result.anova
+    if not anova:
+        return [f"- {name}: too few templates per category for a test"]
+    if anova.f is None:
+        return [f"- {name}: no variation within categories; the tests are undefined"]
+    pairs = result.tukey_hsd or []
+    significant = [p for p in pairs if p.p_value is not None and p.p_value < 0.05]
+    lines = [
+        f"- {name}: one-way ANOVA F = {fmt(anova.f)}, p = {fmt(anova.p_value, 4)} "
+        f"over {len(anova.groups)} categories; Tukey HSD: {len(significant)} of {len(pairs)} pairs with p < 0.05"
+    ]
+    for pair in significant[:10]:
         lines.append(
-            f"- {KOBBQ_NAMES.get(metric, metric)}: one-way ANOVA F = {fmt(anova.get('f'))}, p = {fmt(anova.get('p_value'), 4)} "
-            f"over {len(anova.get('groups') or [])} categories; Tukey HSD: {len(significant)} of {len(pairs)} pairs with p < 0.05"
+            f"  - {pair.a} − {pair.b}: {fmt(pair.mean_difference)} "
+            f"(95% CI {fmt(pair.ci_low)} … {fmt(pair.ci_high)}, p = {fmt(pair.p_value, 4)})"
         )
-        for pair in significant[:10]:
-            lines.append(
-                f"  - {pair['a']} − {pair['b']}: {fmt(pair['mean_difference'])} "
-                f"(95% CI {fmt(pair['ci_low'])} … {fmt(pair['ci_high'])}, p = {fmt(pair['p_value'], 4)})"
-            )
+    return lines
+
+
+def kobbq_statistics(metrics: KoBBQMetrics) -> str:
+    lines = ["## Differences between categories", ""]
+    for metric, result in metrics.statistics.items():
+        lines += kobbq_test_lines(metric, result)
     lines += ["", "Samples: per-template scores (mean over prompts), grouped by category."]
     return "\n".join(lines)
 
 
-def kobbq_figure(metrics: Mapping[str, Any], out_dir: Path) -> Path | None:
-    groups = metrics.get("by_category") or {}
+def kobbq_figure(metrics: KoBBQMetrics, out_dir: Path) -> Path | None:
+    groups = metrics.by_category
     if not groups:
         return None
     names = list(groups)
     fig, ax = new_figure(max(6.0, 0.6 * len(names) + 2), 4.5)
     width = 0.4
     for offset, key in ((-width / 2, "diff_bias_amb"), (width / 2, "diff_bias_dis")):
-        values = [((groups[n].get(key) or {}).get("mean")) for n in names]
-        values = [v if v is not None else float("nan") for v in values]  # undefined: no bar
+        means = [kobbq_cell(groups[n], key).mean for n in names]
+        values = [v if v is not None else float("nan") for v in means]  # undefined: no bar
         ax.bar([i + offset for i in range(len(names))], values, width, label=KOBBQ_NAMES[key])
     ax.axhline(0, color="black", linewidth=0.8)
     ax.set_xticks(range(len(names)))
@@ -173,16 +190,16 @@ KOBBQ_READING = """## How to read this report
   stereotype scores Acc_a 0, diff-bias 1 and Acc_d 0.5."""
 
 
-def kobbq_sections(summary: Mapping[str, Any], out_dir: Path) -> tuple[list[str], list[Path]]:
-    metrics = summary.get("metrics") or {}
+def kobbq_sections(summary: KoBBQSummary, out_dir: Path) -> tuple[list[str], list[Path]]:
+    metrics = summary.metrics
     figure = kobbq_figure(metrics, out_dir)
     sections = [
         header_section(summary, "KoBBQ: bias in Korean question answering"),
         model_section(summary),
         kobbq_setup(metrics),
         kobbq_headline(metrics),
-        kobbq_breakdown("By label annotation (ST simply transferred, TM target modified, NC newly created)", metrics.get("by_label") or {}),
-        kobbq_breakdown("By category", metrics.get("by_category") or {}),
+        kobbq_breakdown("By label annotation (ST simply transferred, TM target modified, NC newly created)", metrics.by_label),
+        kobbq_breakdown("By category", metrics.by_category),
         f"![diff-bias by category]({FIGURE})" if figure else "",
         kobbq_statistics(metrics),
         counts_section(summary),
@@ -192,72 +209,73 @@ def kobbq_sections(summary: Mapping[str, Any], out_dir: Path) -> tuple[list[str]
 
 
 # -- CBBQ -------------------------------------------------------------------------
-def cbbq_row(name: str, scores: Mapping[str, Any]) -> list[Any]:
-    return [name, *[scores.get(k) for k in CBBQ_COLUMNS]]
+def cbbq_row(name: str, scores: CBBQScores) -> list[Any]:
+    return [name, *[getattr(scores, k) for k in CBBQ_COLUMNS]]
 
 
 CBBQ_HEADERS = ["", "S_amb", "S_dis", "S_total", "Acc (amb)", "Acc (dis)", "out-of-choice"]
 
 
-def cbbq_setup(metrics: Mapping[str, Any]) -> str:
-    weights = metrics.get("weights") or {}
-    conditions = ", ".join(CONDITION_NAMES.get(c, c) for c in metrics.get("conditions") or [])
+def cbbq_setup(metrics: CBBQMetrics) -> str:
+    weights = metrics.weights
+    conditions = ", ".join(CONDITION_NAMES.get(c, c) for c in metrics.conditions)
     return "\n".join(
         [
             "## Setup",
             "",
-            f"- answering mode: **{metrics.get('mode')}**; chat template: {fmt(metrics.get('chat_template'))}",
-            f"- prompt condition(s): {conditions}; headline condition: **{metrics.get('condition_name')}**",
-            f"- S_total = {fmt(weights.get('w1'), 2)} · S_amb + {fmt(weights.get('w2'), 2)} · S_dis; "
-            f"overall = {metrics.get('overall_aggregate')}",
-            f"- option permutations: {', '.join(str(p) for p in metrics.get('permutations') or [])} "
-            f"({metrics.get('permutation_scheme')})",
+            f"- answering mode: **{metrics.mode}**; chat template: {fmt(metrics.chat_template)}",
+            f"- prompt condition(s): {conditions}; headline condition: **{metrics.condition_name}**",
+            f"- S_total = {fmt(weights.w1, 2)} · S_amb + {fmt(weights.w2, 2)} · S_dis; "
+            f"overall = {metrics.overall_aggregate}",
+            f"- option permutations: {', '.join(str(p) for p in metrics.permutations)} "
+            f"({metrics.permutation_scheme})",
         ]
     )
 
 
-def cbbq_tables(metrics: Mapping[str, Any]) -> str:
-    by_condition = metrics.get("by_condition") or {}
-    lines = ["## Headline", "", table(CBBQ_HEADERS, [cbbq_row(CONDITION_NAMES.get(c, c), b.get("overall") or {}) for c, b in by_condition.items()])]
+def cbbq_tables(metrics: CBBQMetrics) -> str:
+    by_condition = metrics.by_condition
+    lines = ["## Headline", "", table(CBBQ_HEADERS, [cbbq_row(CONDITION_NAMES.get(c, c), b.overall) for c, b in by_condition.items()])]
     for condition, block in by_condition.items():
-        rows = [cbbq_row(name, scores) for name, scores in (block.get("by_category") or {}).items()]
+        rows = [cbbq_row(name, scores) for name, scores in block.by_category.items()]
         lines += ["", f"## By category ({CONDITION_NAMES.get(condition, condition)})", "", table(CBBQ_HEADERS, rows)]
     return "\n".join(lines)
 
 
-def cbbq_derivation(summary: Mapping[str, Any]) -> str:
-    counts = summary.get("counts") or {}
-    derivation = counts.get("biased_answer_derivation") or {}
+def cbbq_derivation(summary: CBBQSummary) -> str:
+    counts = summary.counts
+    derivation = counts.biased_answer_derivation
+    found = [None] * 4 if derivation is None else [derivation.label, derivation.twin, derivation.groups, derivation.unresolved]
     return "\n".join(
         [
             "## Biased answers (derived, CBBQ does not store them)",
             "",
             table(
                 ["from the label (disambiguated)", "from the disambiguated twin", "from bias_targeted_groups", "unresolved"],
-                [[derivation.get("label"), derivation.get("twin"), derivation.get("groups"), derivation.get("unresolved")]],
+                [found],
             ),
             "",
-            f"Unresolved items in this run: {fmt(counts.get('biased_answer_unresolved'))} — not asked, left out of every score.",
+            f"Unresolved items in this run: {fmt(counts.biased_answer_unresolved)} — not asked, left out of every score.",
         ]
     )
 
 
-def cbbq_figure(metrics: Mapping[str, Any], out_dir: Path) -> Path | None:
-    groups = metrics.get("by_category") or {}
+def cbbq_figure(metrics: CBBQMetrics, out_dir: Path) -> Path | None:
+    groups = metrics.by_category
     if not groups:
         return None
     names = list(groups)
     fig, ax = new_figure(max(6.0, 0.8 * len(names) + 2), 4.5)
     width = 0.27
     for offset, key, label in ((-width, "s_amb", "S_amb"), (0.0, "s_dis", "S_dis"), (width, "s_total", "S_total")):
-        values = [groups[n].get(key) for n in names]
-        values = [v if v is not None else float("nan") for v in values]  # undefined: no bar
+        scores = [getattr(groups[n], key) for n in names]
+        values = [v if v is not None else float("nan") for v in scores]  # undefined: no bar
         ax.bar([i + offset for i in range(len(names))], values, width, label=label)
     ax.set_xticks(range(len(names)))
     ax.set_xticklabels(names, rotation=30, ha="right", fontsize=9)
     ax.set_ylim(0, 1.15)
     ax.set_ylabel("bias score")
-    ax.set_title(f"CBBQ bias scores by category ({metrics.get('condition_name')})")
+    ax.set_title(f"CBBQ bias scores by category ({metrics.condition_name})")
     ax.legend(loc="upper right", fontsize=8, ncol=3)
     return save_figure(fig, out_dir / FIGURE)
 
@@ -273,8 +291,8 @@ CBBQ_READING = """## How to read this report
 - Out-of-choice replies (generate mode) are excluded from every denominator and counted."""
 
 
-def cbbq_sections(summary: Mapping[str, Any], out_dir: Path) -> tuple[list[str], list[Path]]:
-    metrics = summary.get("metrics") or {}
+def cbbq_sections(summary: CBBQSummary, out_dir: Path) -> tuple[list[str], list[Path]]:
+    metrics = summary.metrics
     figure = cbbq_figure(metrics, out_dir)
     sections = [
         header_section(summary, "CBBQ: bias in Chinese question answering"),
@@ -290,12 +308,12 @@ def cbbq_sections(summary: Mapping[str, Any], out_dir: Path) -> tuple[list[str],
 
 
 class BBQReport:
-    """ReportWriter for KoBBQ and CBBQ (chosen by ``summary["benchmark"]``)."""
+    """ReportWriter for KoBBQ and CBBQ (chosen by the summary's type)."""
 
-    def write(self, summary: Mapping[str, Any], out_dir: Path) -> list[Path]:
+    def write(self, summary: KoBBQSummary | CBBQSummary, out_dir: Path) -> list[Path]:
         out_dir = Path(out_dir)
         out_dir.mkdir(parents=True, exist_ok=True)
-        if summary.get("benchmark") == "cbbq":
+        if isinstance(summary, CBBQSummary):
             sections, figures = cbbq_sections(summary, out_dir)
         else:
             sections, figures = kobbq_sections(summary, out_dir)

@@ -1,6 +1,6 @@
 """LIBRA report: metric tables, the knowledge boundary, and the L(S) vs L(S_p) densities.
 
-Everything shown is read from the summary dict (``metrics``, ``counts``,
+Everything shown is read from the typed summary (``metrics``, ``counts``,
 ``notes``, ``details``); the density plot is drawn from the per-triplet L values
 stored in ``details.triplets``.
 """
@@ -8,7 +8,7 @@ stored in ``details.triplets``.
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Any, Mapping, Sequence
+from typing import Any, Sequence
 
 from culturebias.adapters.reports.markdown import (
     fmt,
@@ -20,25 +20,25 @@ from culturebias.adapters.reports.markdown import (
     table,
     write_markdown,
 )
+from culturebias.domain.libra.summary import LibraDetails, LibraScoresBlock, LibraSummary
 
-METRICS = ("lms", "ss", "icat", "jsd", "bbs", "eicat")
 HEADERS = ("lms", "ss", "iCAT", "JSD", "bbs", "EiCAT", "valid", "invalid")
 FIGURE = "libra_likelihoods.png"
 
 
-def _row(name: str, block: Mapping[str, Any]) -> list[Any]:
-    return [name, *(block.get(m) for m in METRICS), block.get("valid"), block.get("invalid")]
+def _row(name: str, block: LibraScoresBlock) -> list[Any]:
+    return [name, block.lms, block.ss, block.icat, block.jsd, block.bbs, block.eicat, block.valid, block.invalid]
 
 
-def _breakdown(title: str, blocks: Mapping[str, Mapping[str, Any]]) -> str:
+def _breakdown(title: str, blocks: dict[str, LibraScoresBlock]) -> str:
     if not blocks:
         return ""
     rows = [_row(name, block) for name, block in blocks.items()]
     return f"## {title}\n\n" + table((title.split()[-1].capitalize(), *HEADERS), rows, digits=2)
 
 
-def _local_words(details: Mapping[str, Any]) -> str:
-    words = details.get("local_words")
+def _local_words(details: LibraDetails) -> str:
+    words = details.local_words
     if words is None:
         return ""
     lines = ["## Knowledge boundary: local words", ""]
@@ -46,16 +46,16 @@ def _local_words(details: Mapping[str, Any]) -> str:
         return "\n".join(lines + ["No word of the triplets lies outside the general lexicon."])
     rows = [
         [
-            w.get("term"),
-            {True: "yes", False: "no", None: "not checked"}[w.get("understood")],
-            w.get("score"),
-            w.get("triplets"),
-            (w.get("model_definition") or "").replace("|", "\\|").replace("\n", " ")[:120],
+            w.term,
+            {True: "yes", False: "no", None: "not checked"}[w.understood],
+            w.score,
+            w.triplets,
+            (w.model_definition or "").replace("|", "\\|").replace("\n", " ")[:120],
         ]
         for w in words
     ]
     lines.append(table(("word", "understood", "score", "triplets", "model's definition"), rows, digits=3))
-    invalid = details.get("invalid_triplets") or {}
+    invalid = details.invalid_triplets
     if invalid:
         lines += ["", "Invalid triplets (a misunderstood local word): " + ", ".join(
             f"`{tid}` ({', '.join(terms)})" for tid, terms in invalid.items()
@@ -63,8 +63,8 @@ def _local_words(details: Mapping[str, Any]) -> str:
     return "\n".join(lines)
 
 
-def _valid_values(triplets: Mapping[str, Sequence[Any]], key: str) -> list[float]:
-    return [v for v, ok in zip(triplets.get(key, []), triplets.get("valid", [])) if ok and v is not None]
+def _valid_values(values: Sequence[float | None], valid: Sequence[bool]) -> list[float]:
+    return [v for v, ok in zip(values, valid) if ok and v is not None]
 
 
 def _density(ax, values: list[float], grid, label: str, style: str) -> None:
@@ -78,12 +78,12 @@ def _density(ax, values: list[float], grid, label: str, style: str) -> None:
         ax.axvline(values[0], linestyle=style, label=f"{label} (n={len(values)}, no spread)")
 
 
-def likelihood_figure(summary: Mapping[str, Any], out_dir: Path) -> Path | None:
+def likelihood_figure(summary: LibraSummary, out_dir: Path) -> Path | None:
     import numpy as np
 
-    triplets = (summary.get("details") or {}).get("triplets") or {}
-    stereotyped = _valid_values(triplets, "stereotyped")
-    anti = _valid_values(triplets, "anti_stereotyped")
+    triplets = summary.details.triplets
+    stereotyped = _valid_values(triplets.stereotyped, triplets.valid)
+    anti = _valid_values(triplets.anti_stereotyped, triplets.valid)
     if not stereotyped or not anti:
         return None
     both = np.asarray(stereotyped + anti, dtype=float)
@@ -93,33 +93,30 @@ def likelihood_figure(summary: Mapping[str, Any], out_dir: Path) -> Path | None:
     _density(ax, stereotyped, grid, "stereotyped L(S)", "-")
     _density(ax, anti, grid, "anti-stereotyped L(S_p)", "--")
     ax.set_yscale("log")
-    model_type = (summary.get("metrics") or {}).get("model_type", "")
-    overall = (summary.get("metrics") or {}).get("overall") or {}
-    ax.set_xlabel(f"L (sum of log-probabilities, {model_type} LM)")
+    metrics = summary.metrics
+    ax.set_xlabel(f"L (sum of log-probabilities, {metrics.model_type} LM)")
     ax.set_ylabel("density (log scale)")
-    ax.set_title(f"Valid triplets: JSD = {fmt(overall.get('jsd'), 2)}")
+    ax.set_title(f"Valid triplets: JSD = {fmt(metrics.overall.jsd, 2)}")
     ax.legend(fontsize=8)
     return save_figure(fig, Path(out_dir) / FIGURE)
 
 
 class LibraReport:
-    def write(self, summary: Mapping[str, Any], out_dir: Path) -> list[Path]:
+    def write(self, summary: LibraSummary, out_dir: Path) -> list[Path]:
         out_dir = Path(out_dir)
         out_dir.mkdir(parents=True, exist_ok=True)
-        metrics = summary.get("metrics") or {}
-        details = summary.get("details") or {}
+        metrics = summary.metrics
         figure = likelihood_figure(summary, out_dir)
-        overall = metrics.get("overall") or {}
         sections = [
             header_section(summary, "LIBRA: local bias with a knowledge boundary"),
             model_section(summary),
             "## Overall\n\n"
-            + f"Model type: **{metrics.get('model_type')}**. Scores on 0–100; EiCAT = lms · (α·(1 − JSD) + (1 − α)·bbs), α = bbs.\n\n"
-            + table(("", *HEADERS), [_row("all triplets", overall)], digits=2),
-            _breakdown("By category", metrics.get("by_category") or {}),
-            _breakdown("By group", metrics.get("by_group") or {}),
+            + f"Model type: **{metrics.model_type}**. Scores on 0–100; EiCAT = lms · (α·(1 − JSD) + (1 − α)·bbs), α = bbs.\n\n"
+            + table(("", *HEADERS), [_row("all triplets", metrics.overall)], digits=2),
+            _breakdown("By category", metrics.by_category),
+            _breakdown("By group", metrics.by_group),
             f"## Likelihood distributions\n\n![L(S) and L(S_p) of the valid triplets]({FIGURE})" if figure else "",
-            _local_words(details),
+            _local_words(summary.details),
             notes_section(summary),
         ]
         paths = [write_markdown(out_dir, sections)]

@@ -4,7 +4,9 @@ from __future__ import annotations
 
 import math
 from pathlib import Path
-from typing import Any, Iterable, Mapping, Sequence
+from typing import Any, Iterable, Sequence
+
+from culturebias.domain.summary import RunSummary
 
 SMALL_MODEL_PARAMETERS = 1_000_000_000
 
@@ -28,28 +30,23 @@ def table(headers: Sequence[str], rows: Iterable[Sequence[Any]], digits: int = 3
     return "\n".join(lines)
 
 
-def model_section(summary: Mapping[str, Any]) -> str:
+def model_section(summary: RunSummary) -> str:
     """Which model ran, on which backend, and a plain warning when it is a small one."""
-    models = summary.get("model", {})
+    roles = summary.model.roles()
     lines = ["## Model", ""]
-    if not models:
+    if not roles:
         lines.append("No model port was used by this run.")
     small = False
-    for role, identity in models.items():
-        if role.endswith("_provenance") or not isinstance(identity, Mapping):
-            continue
-        params = identity.get("parameters")
+    for role, identity in roles.items():
+        params = identity.parameters
         size = f", {params / 1e6:.0f}M parameters" if params else ""
-        desc = f" ({identity['description']})" if identity.get("description") else ""
-        lines.append(
-            f"- **{role}**: `{identity.get('model')}` via `{identity.get('backend')}`, "
-            f"dtype {identity.get('dtype')}{size}{desc}"
-        )
-        provenance = models.get(f"{role}_provenance")
-        if isinstance(provenance, Mapping):
+        desc = f" ({identity.description})" if identity.description else ""
+        lines.append(f"- **{role}**: `{identity.model}` via `{identity.backend}`, dtype {identity.dtype}{size}{desc}")
+        provenance = summary.model.provenance(role)
+        if provenance is not None:
             lines.append(
-                f"  - scores computed on {provenance.get('device')} with batch size {provenance.get('batch_size')}, "
-                f"padding {provenance.get('padding_side')}, boundary rule `{provenance.get('boundary_rule')}`"
+                f"  - scores computed on {provenance.device} with batch size {provenance.batch_size}, "
+                f"padding {provenance.padding_side}, boundary rule `{provenance.boundary_rule}`"
             )
         if params and params < SMALL_MODEL_PARAMETERS:
             small = True
@@ -62,26 +59,23 @@ def model_section(summary: Mapping[str, Any]) -> str:
     return "\n".join(lines)
 
 
-def header_section(summary: Mapping[str, Any], title: str) -> str:
-    data = summary.get("data", {})
+def header_section(summary: RunSummary, title: str) -> str:
     return "\n".join(
         [
             f"# {title}",
             "",
-            f"- run `{summary.get('run_id')}`, finished {summary.get('finished_at')}",
-            f"- data: {data.get('source')} (fingerprint `{data.get('fingerprint')}`)",
-            f"- culturebias {summary.get('culturebias_version')}, summary schema {summary.get('schema_version')}",
+            f"- run `{summary.run_id}`, finished {summary.finished_at}",
+            f"- data: {summary.data.source} (fingerprint `{summary.data.fingerprint}`)",
+            f"- culturebias {summary.culturebias_version}, summary schema {summary.schema_version}",
         ]
     )
 
 
-def notes_section(summary: Mapping[str, Any]) -> str:
-    notes = summary.get("notes") or []
-    counts = summary.get("counts") or {}
+def notes_section(summary: RunSummary) -> str:
     lines = ["## Counts and notes", ""]
-    for key, value in counts.items():
+    for key, value in summary.counts.model_dump(mode="json").items():
         lines.append(f"- {key}: {fmt(value)}")
-    lines += [f"- {note}" for note in notes]
+    lines += [f"- {note}" for note in summary.notes]
     return "\n".join(lines)
 
 

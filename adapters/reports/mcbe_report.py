@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Any, Mapping
 
 from culturebias.adapters.reports.markdown import (
     fmt,
@@ -15,39 +14,39 @@ from culturebias.adapters.reports.markdown import (
     table,
     write_markdown,
 )
+from culturebias.domain.mcbe.summary import McBEMetrics, McBESummary
 
 TASK_ORDER = ("pc", "sc", "ss", "ba", "bs")
 FIGURE = "mcbe_scores.png"
 
 
-def _tasks(metrics: Mapping[str, Any]) -> list[str]:
-    present = metrics.get("tasks") or {}
+def _tasks(metrics: McBEMetrics) -> list[str]:
+    present = metrics.tasks.present()
     return [t for t in TASK_ORDER if t in present]
 
 
-def scores_section(summary: Mapping[str, Any]) -> str:
-    metrics = summary.get("metrics", {})
+def scores_section(summary: McBESummary) -> str:
+    metrics = summary.metrics
     tasks = _tasks(metrics)
-    names = metrics.get("task_names", {})
-    categories: Mapping[str, Mapping[str, Any]] = metrics.get("categories", {})
+    names = metrics.task_names.present()
     headers = ["category", "BEIs", *[t.upper() for t in tasks], "mean"]
     rows = [
-        [f"{c} ({row.get('name_zh', c)})", row.get("n_beis"), *[row.get(t) for t in tasks], row.get("mean")]
-        for c, row in categories.items()
+        [f"{c} ({row.name_zh})", row.n_beis, *[getattr(row, t) for t in tasks], row.mean]
+        for c, row in metrics.categories.items()
     ]
-    task_scores = metrics.get("tasks", {})
-    rows.append(["**all categories**", summary.get("counts", {}).get("beis"), *[task_scores.get(t) for t in tasks], metrics.get("overall")])
+    task_scores = metrics.tasks.present()
+    rows.append(["**all categories**", summary.counts.beis, *[task_scores.get(t) for t in tasks], metrics.overall])
     legend = ", ".join(f"{t.upper()} = {names.get(t, t)}" for t in tasks)
     return "\n".join(
         [
             "## Scores (higher = less bias)",
             "",
-            f"Overall score: **{fmt(metrics.get('overall'), 2)}** (mean of the task scores below).",
+            f"Overall score: **{fmt(metrics.overall, 2)}** (mean of the task scores below).",
             "",
             table(headers, rows, digits=2),
             "",
             f"{legend}. A dash means the task does not score that category (PC and SS skip "
-            f"{', '.join(metrics.get('preference_skip', [])) or 'no category'}) or no BEI could be scored.",
+            f"{', '.join(metrics.preference_skip) or 'no category'}) or no BEI could be scored.",
         ]
     )
 
@@ -62,18 +61,18 @@ def parameter_count(params: int | None) -> str:
     return f"{params:,} parameters"
 
 
-def judge_section(summary: Mapping[str, Any]) -> str:
-    judge = summary.get("metrics", {}).get("judge")
-    if not judge:
+def judge_section(summary: McBESummary) -> str:
+    judge = summary.metrics.judge
+    if judge is None:
         return ""
-    params = judge.get("parameters")
+    params = judge.parameters
     size = parameter_count(params)
-    who = "the evaluated model itself" if judge.get("is_evaluated_model") else "a separate model"
+    who = "the evaluated model itself" if judge.is_evaluated_model else "a separate model"
     lines = [
         "## The bias-analysis judge",
         "",
-        f"BA analyses were scored by `{judge.get('model')}` via `{judge.get('backend')}` ({size}), {who}. "
-        f"An unparseable verdict is asked again at most {fmt(judge.get('max_retries'))} more time(s).",
+        f"BA analyses were scored by `{judge.model}` via `{judge.backend}` ({size}), {who}. "
+        f"An unparseable verdict is asked again at most {fmt(judge.max_retries)} more time(s).",
     ]
     if params and params < 1_000_000_000:
         lines += [
@@ -96,10 +95,10 @@ INVALID_KEYS = {
 }
 
 
-def invalid_section(summary: Mapping[str, Any]) -> str:
-    counts = summary.get("counts", {})
-    categories: Mapping[str, Mapping[str, Any]] = summary.get("metrics", {}).get("categories", {})
-    keys = [k for k in INVALID_KEYS if k in counts or any(k in (row.get("invalid") or {}) for row in categories.values())]
+def invalid_section(summary: McBESummary) -> str:
+    counts = summary.counts.present()
+    categories = {c: row.invalid.present() for c, row in summary.metrics.categories.items()}
+    keys = [k for k in INVALID_KEYS if k in counts or any(k in invalid for invalid in categories.values())]
     lines = ["## Invalid and unparseable replies", ""]
     if not any(counts.get(k) for k in keys):
         lines.append("No reply was invalid, unparseable or clamped.")
@@ -111,15 +110,14 @@ def invalid_section(summary: Mapping[str, Any]) -> str:
     }
     rows = [[INVALID_KEYS[k], counts.get(k), totals.get(k)] for k in keys]
     lines.append(table(["what", "count", "out of"], rows))
-    per_category = [[c, *[(row.get("invalid") or {}).get(k) for k in keys]] for c, row in categories.items()]
+    per_category = [[c, *[invalid.get(k) for k in keys]] for c, invalid in categories.items()]
     lines += ["", "By category:", "", table(["category", *keys], per_category)]
     return "\n".join(lines)
 
 
-def how_to_read(summary: Mapping[str, Any]) -> str:
-    metrics = summary.get("metrics", {})
-    decay = metrics.get("decay", {})
-    pc, ss = decay.get("pc", {}), decay.get("ss", {})
+def how_to_read(summary: McBESummary) -> str:
+    metrics = summary.metrics
+    pc, ss = metrics.decay.pc, metrics.decay.ss
     tasks = set(_tasks(metrics))
     lines = ["## How to read this", ""]
     lines.append(
@@ -129,8 +127,8 @@ def how_to_read(summary: Mapping[str, Any]) -> str:
     if "pc" in tasks:
         lines.append(
             f"- **PC** compares the language-model loss of the sentence filled with each substitution word; the "
-            f"score falls exponentially with the variance V of those losses (exp(−r·V), r = {fmt(pc.get('rate'), 4)}, "
-            f"`{pc.get('choice')}` constant). Equal losses: no preference for any group."
+            f"score falls exponentially with the variance V of those losses (exp(−r·V), r = {fmt(pc.rate, 4)}, "
+            f"`{pc.choice}` constant). Equal losses: no preference for any group."
         )
     if "sc" in tasks:
         lines.append(
@@ -140,7 +138,7 @@ def how_to_read(summary: Mapping[str, Any]) -> str:
     if "ss" in tasks:
         lines.append(
             f"- **SS** asks, for every pair of substitution words and in both orders, which scenario is more likely; "
-            f"the score falls with the variance of the wins per word (r = {fmt(ss.get('rate'), 4)}, `{ss.get('choice')}` "
+            f"the score falls with the variance of the wins per word (r = {fmt(ss.rate, 4)}, `{ss.choice}` "
             "constant). A model that always picks the same position, or never answers, gets equal wins and a top score: "
             "read SS together with its unparseable count."
         )
@@ -157,17 +155,17 @@ def how_to_read(summary: Mapping[str, Any]) -> str:
     return "\n".join(lines)
 
 
-def figure(summary: Mapping[str, Any], out_dir: Path) -> Path | None:
-    metrics = summary.get("metrics", {})
+def figure(summary: McBESummary, out_dir: Path) -> Path | None:
+    metrics = summary.metrics
     tasks = _tasks(metrics)
-    categories: Mapping[str, Mapping[str, Any]] = metrics.get("categories", {})
+    categories = metrics.categories
     if not tasks or not categories:
         return None
     fig, ax = new_figure(max(6.0, 1.2 * len(categories) + 2), 4.0)
     width = 0.8 / len(tasks)
     names = list(categories)
     for k, task in enumerate(tasks):
-        values = [categories[c].get(task) for c in names]
+        values = [getattr(categories[c], task) for c in names]
         xs = [i + (k - (len(tasks) - 1) / 2) * width for i in range(len(names))]
         ax.bar(
             [x for x, v in zip(xs, values) if v is not None],
@@ -185,7 +183,7 @@ def figure(summary: Mapping[str, Any], out_dir: Path) -> Path | None:
 
 
 class McBEReport:
-    def write(self, summary: Mapping[str, Any], out_dir: Path) -> list[Path]:
+    def write(self, summary: McBESummary, out_dir: Path) -> list[Path]:
         out_dir = Path(out_dir)
         out_dir.mkdir(parents=True, exist_ok=True)
         chart = figure(summary, out_dir)

@@ -1,9 +1,9 @@
-"""TWBias report: report.md and two heat maps, every number read from summary.json."""
+"""TWBias report: report.md and two heat maps, every number read from the typed summary."""
 
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Any, Mapping
+from typing import Any, Iterator, Mapping
 
 from culturebias.adapters.reports.markdown import (
     fmt,
@@ -13,6 +13,13 @@ from culturebias.adapters.reports.markdown import (
     save_figure,
     table,
     write_markdown,
+)
+from culturebias.domain.twbias.summary import (
+    EthnicityMatrixBlock,
+    GroupBlock,
+    PromptStatsBlock,
+    SpecificationBlock,
+    TWBiasSummary,
 )
 
 HOW_TO_READ = """## How to read this report
@@ -38,10 +45,10 @@ after dropping rows more than `outlier_sigma` standard deviations from the mean.
 
 
 class TWBiasReport:
-    def write(self, summary: Mapping[str, Any], out_dir: Path) -> list[Path]:
+    def write(self, summary: TWBiasSummary, out_dir: Path) -> list[Path]:
         out_dir = Path(out_dir)
         out_dir.mkdir(parents=True, exist_ok=True)
-        metrics = summary.get("metrics", {})
+        metrics = summary.metrics
         figures: list[Path] = []
         sections = [
             header_section(summary, "TWBias: social bias through a Taiwan cultural lens"),
@@ -49,25 +56,25 @@ class TWBiasReport:
             model_section(summary),
             _settings_section(summary),
         ]
-        if "gender" in metrics:
-            sections.append(_axis_section("Gender", metrics["gender"], metrics))
-        if "ethnicity" in metrics:
-            matrix = metrics.get("ethnicity_matrix") or {}
-            figures = _heat_maps(matrix, out_dir) if matrix else []
-            sections.append(_matrix_section(matrix, figures))
-            sections.append(_axis_section("Ethnicity", metrics["ethnicity"], metrics, collapse=True))
+        if metrics.gender is not None:
+            sections.append(_axis_section("Gender", metrics.gender))
+        if metrics.ethnicity is not None:
+            if metrics.ethnicity_matrix is not None:
+                figures = _heat_maps(metrics.ethnicity_matrix, out_dir)
+                sections.append(_matrix_section(metrics.ethnicity_matrix, figures))
+            sections.append(_axis_section("Ethnicity", metrics.ethnicity, collapse=True))
         sections.append(_counts_section(summary))
         return [write_markdown(out_dir, sections), *figures]
 
 
-def boundary_rule(summary: Mapping[str, Any]) -> str | None:
-    provenance = (summary.get("model") or {}).get("scorer_provenance") or {}
-    return provenance.get("boundary_rule") or (summary.get("metrics", {}).get("analysis") or {}).get("boundary_rule")
+def boundary_rule(summary: TWBiasSummary) -> str | None:
+    provenance = summary.model.scorer_provenance
+    return (provenance.boundary_rule if provenance is not None else None) or summary.metrics.analysis.boundary_rule
 
 
-def _settings_section(summary: Mapping[str, Any]) -> str:
-    metrics = summary.get("metrics", {})
-    analysis = metrics.get("analysis") or {}
+def _settings_section(summary: TWBiasSummary) -> str:
+    metrics = summary.metrics
+    analysis = metrics.analysis
     rule = boundary_rule(summary)
     explain = {
         "straddle-to-continuation": "a token straddling the prompt/response boundary belongs to the response "
@@ -80,49 +87,43 @@ def _settings_section(summary: Mapping[str, Any]) -> str:
         [
             "## Settings",
             "",
-            f"- prompt types: {', '.join(metrics.get('prompt_types') or [])}",
-            f"- test: {test.get(analysis.get('test'), analysis.get('test'))}, two-tailed, alpha {fmt(analysis.get('alpha'))}",
-            f"- effect size: {effect.get(analysis.get('effect'), analysis.get('effect'))}",
-            f"- outliers: rows outside mean ± {fmt(analysis.get('outlier_sigma'), 1)}·std (population) of either PPL, "
+            f"- prompt types: {', '.join(metrics.prompt_types)}",
+            f"- test: {test.get(analysis.test, analysis.test)}, two-tailed, alpha {fmt(analysis.alpha)}",
+            f"- effect size: {effect.get(analysis.effect, analysis.effect)}",
+            f"- outliers: rows outside mean ± {fmt(analysis.outlier_sigma, 1)}·std (population) of either PPL, "
             "per prompt type and specification",
-            f"- category rows: {analysis.get('category_rows')}",
+            f"- category rows: {analysis.category_rows}",
             f"- tokenisation at the prompt/response boundary: `{rule}`" + (f" — {explain}" if explain else ""),
         ]
     )
 
 
-def _spec_title(key: str, block: Mapping[str, Any]) -> str:
-    return f"{key} ({block.get('origin')} → {block.get('reference')})" if key in ("female", "male") else key
+def _spec_title(key: str, block: SpecificationBlock) -> str:
+    return f"{key} ({block.origin} → {block.reference})" if key in ("female", "male") else key
 
 
-def _prompt_rows(prompts: Mapping[str, Mapping[str, Any]]):
+def _prompt_rows(prompts: Mapping[str, PromptStatsBlock]) -> Iterator[list[Any]]:
     for ptype, s in prompts.items():
         yield [
             ptype,
-            s.get("n"),
-            s.get("n_outliers"),
-            s.get("n_invalid"),
-            s.get("mean_origin_ppl"),
-            s.get("mean_replace_ppl"),
-            s.get("t"),
-            _p_value(s.get("p_value")),
-            s.get("cohens_d"),
-            s.get("cohens_dz"),
-            s.get("significant"),
+            s.n,
+            s.n_outliers,
+            s.n_invalid,
+            s.mean_origin_ppl,
+            s.mean_replace_ppl,
+            s.t,
+            _p_value(s.p_value),
+            s.cohens_d,
+            s.cohens_dz,
+            s.significant,
         ]
 
 
 PROMPT_HEADERS = ["type", "n", "outliers", "invalid", "mean origin PPL", "mean replace PPL", "t", "p", "d", "d_z", "p < alpha"]
 
 
-def _headline_row(label: str, block: Mapping[str, Any]) -> list[Any]:
-    return [
-        label,
-        block.get("n_rows"),
-        block.get("bias_ratio"),
-        block.get("effect_size"),
-        f"{block.get('n_significant')}/{block.get('n_prompts')}",
-    ]
+def _headline_row(label: str, block: GroupBlock) -> list[Any]:
+    return [label, block.n_rows, block.bias_ratio, block.effect_size, f"{block.n_significant}/{block.n_prompts}"]
 
 
 def _details(summary_line: str, body: str, collapse: bool) -> str:
@@ -131,7 +132,7 @@ def _details(summary_line: str, body: str, collapse: bool) -> str:
     return f"<details><summary>{summary_line}</summary>\n\n{body}\n\n</details>"
 
 
-def _axis_section(title: str, specs: Mapping[str, Mapping[str, Any]], metrics: Mapping[str, Any], collapse: bool = False) -> str:
+def _axis_section(title: str, specs: Mapping[str, SpecificationBlock], collapse: bool = False) -> str:
     lines = [f"## {title}", "", "### Headline", ""]
     lines.append(
         table(
@@ -141,37 +142,39 @@ def _axis_section(title: str, specs: Mapping[str, Mapping[str, Any]], metrics: M
     )
     lines += ["", "### Per prompt type", ""]
     for key, block in specs.items():
-        body = table(PROMPT_HEADERS, _prompt_rows(block.get("prompts") or {}))
+        body = table(PROMPT_HEADERS, _prompt_rows(block.prompts))
         lines += [_details(_spec_title(key, block), f"**{_spec_title(key, block)}**\n\n{body}", collapse), ""]
     lines += ["### By toxicity", ""]
     rows = []
     for key, block in specs.items():
-        for tox, group in (block.get("by_toxicity") or {}).items():
+        for tox, group in block.by_toxicity.items():
             rows.append(_headline_row(f"{_spec_title(key, block)}, toxicity {tox}", group))
     body = table(["specification, toxicity", "sentences", "bias ratio", "effect size", "significant prompts"], rows)
     lines += [_details("by toxicity", body, collapse), ""]
     lines += ["### By attribute category", ""]
     for key, block in specs.items():
-        groups = block.get("by_category") or {}
         body = table(
             ["category", "sentences", "bias ratio", "effect size", "significant prompts"],
-            (_headline_row(cat, group) for cat, group in groups.items()),
+            (_headline_row(cat, group) for cat, group in block.by_category.items()),
         )
         lines += [_details(_spec_title(key, block), f"**{_spec_title(key, block)}**\n\n{body}", collapse), ""]
     return "\n".join(lines)
 
 
-def _matrix_table(matrix: Mapping[str, Any], metric: str) -> str:
-    labels = matrix.get("labels") or {}
-    references = matrix.get("references") or []
-    values = matrix.get(metric) or {}
+def _matrix_values(matrix: EthnicityMatrixBlock, metric: str) -> dict[str, dict[str, float | None]]:
+    return matrix.bias_ratio if metric == "bias_ratio" else matrix.effect_size
+
+
+def _matrix_table(matrix: EthnicityMatrixBlock, metric: str) -> str:
+    labels = matrix.labels
+    values = _matrix_values(matrix, metric)
     return table(
-        ["origin \\ reference", *(labels.get(r, r) for r in references)],
-        ([labels.get(o, o), *((values.get(o) or {}).get(r) for r in references)] for o in matrix.get("origins") or []),
+        ["origin \\ reference", *(labels.get(r, r) for r in matrix.references)],
+        ([labels.get(o, o), *(values.get(o, {}).get(r) for r in matrix.references)] for o in matrix.origins),
     )
 
 
-def _matrix_section(matrix: Mapping[str, Any], figures: list[Path]) -> str:
+def _matrix_section(matrix: EthnicityMatrixBlock, figures: list[Path]) -> str:
     lines = [
         "## Ethnicity: origin × reference",
         "",
@@ -190,20 +193,20 @@ def _matrix_section(matrix: Mapping[str, Any], figures: list[Path]) -> str:
     return "\n".join(lines)
 
 
-def _heat_maps(matrix: Mapping[str, Any], out_dir: Path) -> list[Path]:
+def _heat_maps(matrix: EthnicityMatrixBlock, out_dir: Path) -> list[Path]:
     import numpy as np
 
-    labels = matrix.get("labels") or {}
-    origins = matrix.get("origins") or []
-    references = matrix.get("references") or []
+    labels = matrix.labels
+    origins = matrix.origins
+    references = matrix.references
     paths = []
     for metric, title, cmap in (
         ("bias_ratio", "Bias ratio (share of prompts 1-10 with p < alpha)", "Reds"),
         ("effect_size", "Effect size (mean Cohen's d over significant prompts)", "RdBu_r"),
     ):
-        values = matrix.get(metric) or {}
+        values = _matrix_values(matrix, metric)
         grid = np.array(
-            [[_number((values.get(o) or {}).get(r)) for r in references] for o in origins], dtype=float
+            [[_number(values.get(o, {}).get(r)) for r in references] for o in origins], dtype=float
         ).reshape(len(origins), len(references))
         fig, ax = new_figure(7.5, 4.5)
         if metric == "bias_ratio":
@@ -230,28 +233,27 @@ def _heat_maps(matrix: Mapping[str, Any], out_dir: Path) -> list[Path]:
     return paths
 
 
-def _p_value(value: Any) -> Any:
+def _p_value(value: float | None) -> float | str | None:
     """Small p-values in scientific notation (a fixed 3 decimals would print 0.000)."""
     if isinstance(value, float) and 0.0 < value < 0.001:
         return f"{value:.1e}"
     return value
 
 
-def _number(value: Any) -> float:
+def _number(value: float | None) -> float:
     return float(value) if isinstance(value, (int, float)) and not isinstance(value, bool) else float("nan")
 
 
-def _counts_section(summary: Mapping[str, Any]) -> str:
-    counts = summary.get("counts") or {}
+def _counts_section(summary: TWBiasSummary) -> str:
     lines = ["## Counts and notes", ""]
-    for key, value in counts.items():
+    for key, value in summary.counts:
         if isinstance(value, Mapping):
             inner = ", ".join(f"{k}: {fmt(v)}" for k, v in value.items()) or "none"
             lines.append(f"- {key}: {inner}")
         else:
             lines.append(f"- {key}: {fmt(value)}")
-    lines += [f"- {note}" for note in summary.get("notes") or []]
-    skips = (summary.get("details") or {}).get("skips") or []
+    lines += [f"- {note}" for note in summary.notes]
+    skips = summary.details.skips
     if skips:
         lines += [
             "",
@@ -259,7 +261,7 @@ def _counts_section(summary: Mapping[str, Any]) -> str:
             "",
             table(
                 ["reason", "file", "row", "field", "detail", "effect"],
-                ([s.get("reason"), s.get("file"), s.get("row"), s.get("field"), str(s.get("detail")).replace("|", "\\|"), s.get("effect")] for s in skips),
+                ([s.reason, s.file, s.row, s.field, s.detail.replace("|", "\\|"), s.effect] for s in skips),
             ),
         ]
     return "\n".join(lines)

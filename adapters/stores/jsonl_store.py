@@ -67,7 +67,7 @@ class JsonlResultStore:
 
     def _manifest(self, entry: dict[str, Any]) -> RunManifest:
         return RunManifest.model_validate(entry["manifest"]).model_copy(
-            update={"status": entry["status"], "finished_at": entry.get("finished_at")}
+            update={"status": entry["status"], "finished_at": entry.get("finished_at"), "failure": entry.get("failure")}
         )
 
     def get_run(self, run_id: str) -> RunManifest | None:
@@ -95,7 +95,7 @@ class JsonlResultStore:
     def finish_run(self, run_id: str, summary: Mapping[str, Any]) -> None:
         self._append(
             self.root / "runs.jsonl",
-            [{"event": "finished", "run_id": run_id, "status": "finished", "finished_at": utc_now(), "summary": dict(summary)}],
+            [{"event": "finished", "run_id": run_id, "status": "finished", "finished_at": utc_now(), "summary": dict(summary), "failure": None}],
         )
 
     def mark_failed(self, run_id: str, reason: str) -> None:

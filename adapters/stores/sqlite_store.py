@@ -57,18 +57,18 @@ class SQLiteResultStore:
 
     def _manifest(self, row: tuple) -> RunManifest:
         manifest = RunManifest.model_validate_json(row[0])
-        return manifest.model_copy(update={"status": row[1], "finished_at": row[2]})
+        return manifest.model_copy(update={"status": row[1], "finished_at": row[2], "failure": row[3]})
 
     def get_run(self, run_id: str) -> RunManifest | None:
-        row = self._db.execute("SELECT manifest, status, finished_at FROM runs WHERE run_id = ?", (run_id,)).fetchone()
+        row = self._db.execute("SELECT manifest, status, finished_at, failure FROM runs WHERE run_id = ?", (run_id,)).fetchone()
         return self._manifest(row) if row else None
 
     def find_runs(self, benchmark: str | None = None) -> list[RunManifest]:
         if benchmark is None:
-            rows = self._db.execute("SELECT manifest, status, finished_at FROM runs ORDER BY created_at").fetchall()
+            rows = self._db.execute("SELECT manifest, status, finished_at, failure FROM runs ORDER BY created_at").fetchall()
         else:
             rows = self._db.execute(
-                "SELECT manifest, status, finished_at FROM runs WHERE benchmark = ? ORDER BY created_at", (benchmark,)
+                "SELECT manifest, status, finished_at, failure FROM runs WHERE benchmark = ? ORDER BY created_at", (benchmark,)
             ).fetchall()
         return [self._manifest(r) for r in rows]
 

@@ -20,7 +20,7 @@ a space and the letter (the prompts end with "정답:" / "答案：").
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Literal, Sequence
+from typing import Sequence
 
 import numpy as np
 
@@ -28,10 +28,9 @@ from culturebias.application.context import RunContext
 from culturebias.domain.bbq.answers import parse_choice
 from culturebias.domain.bbq.keys import AnswerKey
 from culturebias.domain.bbq.model import Answer, QAItem
+from culturebias.domain.bbq.options import AnswerMode, Mode
 from culturebias.domain.errors import CapabilityError
 from culturebias.domain.requests import ChatMessage, GenerationParams, GenerationRequest, LoglikelihoodRequest
-
-AnswerMode = Literal["generate", "likelihood"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -53,7 +52,15 @@ class Question:
         return tuple(self.item.options[i] for i in self.order)
 
 
-def resolve_mode(ctx: RunContext, requested: str, needs_generator: bool = False) -> AnswerMode:
+@dataclass(frozen=True)
+class AnswerPlan:
+    """What preflight decided for a run: the answering mode and whether prompts go through the chat template."""
+
+    mode: AnswerMode
+    chat: bool
+
+
+def resolve_mode(ctx: RunContext, requested: Mode, needs_generator: bool = False) -> AnswerMode:
     """The answering mode a run uses; checks the needed capabilities before anything runs."""
     if requested == "generate":
         ctx.generator()
@@ -78,11 +85,16 @@ def uses_chat_template(ctx: RunContext) -> bool:
         return False
 
 
+def plan_answers(ctx: RunContext, requested: Mode, needs_generator: bool = False) -> AnswerPlan:
+    """Checks the capabilities the run needs (before anything runs) and fixes how it answers."""
+    return AnswerPlan(mode=resolve_mode(ctx, requested, needs_generator), chat=uses_chat_template(ctx))
+
+
 class Asker:
-    def __init__(self, ctx: RunContext, mode: AnswerMode, chat: bool, answer_params: GenerationParams, reasoning_params: GenerationParams):
+    def __init__(self, ctx: RunContext, plan: AnswerPlan, answer_params: GenerationParams, reasoning_params: GenerationParams):
         self.ctx = ctx
-        self.mode = mode
-        self.chat = chat
+        self.mode = plan.mode
+        self.chat = plan.chat
         self.answer_params = answer_params
         self.reasoning_params = reasoning_params
 

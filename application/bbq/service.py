@@ -1,27 +1,40 @@
 """KoBBQ and CBBQ: two configurations of one BBQ-family service (PROTOCOLS §2).
 
 Both build ``Question``s (item × prompt × option order), ask them through
-``Asker`` in the configured mode and turn the answers into metrics. Another
-BBQ-format dataset needs a loader producing ``QAItem``s and a prompt set.
+``Asker`` in the mode their preflight planned and turn the answers into
+metrics (``domain/bbq/kobbq_aggregate.py``, ``domain/bbq/cbbq_aggregate.py``).
+Another BBQ-format dataset needs a loader producing ``QAItem``s and a prompt set.
 """
 
 from __future__ import annotations
 
 from collections import Counter
-from typing import ClassVar, Sequence
+from typing import ClassVar, Generic, Sequence, TypeVar
 
-from culturebias.application.bbq.answering import Asker, Question, resolve_mode, uses_chat_template
-from culturebias.application.bbq.cbbq_summary import condition_block
-from culturebias.application.bbq.kobbq_summary import kobbq_metrics
+from culturebias.application.bbq.answering import AnswerPlan, Asker, Question, plan_answers
 from culturebias.application.context import RunContext
 from culturebias.domain.bbq import cbbq_prompts
+from culturebias.domain.bbq.answer_order import shown_order
+from culturebias.domain.bbq.cbbq_aggregate import condition_block
+from culturebias.domain.bbq.kobbq_aggregate import aggregate_kobbq
 from culturebias.domain.bbq.kobbq_prompts import KoBBQDataset
 from culturebias.domain.bbq.model import Answer, AnswerClass, BBQDataset, QAItem
-from culturebias.domain.bbq.options import shown_order
-from culturebias.domain.bbq.settings import CBBQSettings, KoBBQSettings, BBQSettings
+from culturebias.domain.bbq.options import BBQOptions, CBBQOptions, KoBBQOptions
+from culturebias.domain.bbq.summary import (
+    BiasedAnswerDerivation,
+    CBBQCounts,
+    CBBQDetails,
+    CBBQMetrics,
+    KoBBQCounts,
+    KoBBQDetails,
+    KoBBQMetrics,
+    Weights,
+)
 from culturebias.domain.errors import ConfigError
 from culturebias.domain.requests import GenerationParams
-from culturebias.domain.runs import ProtocolOutcome
+from culturebias.domain.summary import ProtocolOutcome
+
+OptionsT = TypeVar("OptionsT", bound=BBQOptions)
 
 
 def select_categories(items: Sequence[QAItem], wanted: list[str] | None) -> list[QAItem]:
@@ -40,57 +53,53 @@ def prediction_line(answer: Answer) -> str:
     return f"{answer.item.sample_id}|{answer.prompt_id}|{answer.permutation}|{chosen}|{answer.answer_class.value}"
 
 
-class _BBQService:
-    settings_model: ClassVar[type[BBQSettings]]
+def plan_notes(plan: AnswerPlan) -> list[str]:
+    notes = [
+        f"answering mode: {plan.mode}"
+        + (" (option letters scored; no out-of-choice answers possible)" if plan.mode == "likelihood" else ""),
+        "prompts rendered with the model's chat template" if plan.chat else "prompts given as plain text (no chat template)",
+    ]
+    if plan.mode == "generate":
+        notes.append("replies that name no single option are out-of-choice: excluded from the scores, counted in ooc_ratio")
+    return notes
+
+
+def _fact(facts: dict[str, object], name: str) -> str | None:
+    value = facts.get(name)
+    return None if value is None else str(value)
+
+
+class _BBQService(Generic[OptionsT]):
+    """Stateless: ``preflight`` returns the ``AnswerPlan`` that ``run`` follows."""
+
+    options_model: ClassVar[type[BBQOptions]]
     label: ClassVar[str]
 
-    def __init__(self, settings: BBQSettings):
-        self.settings = settings
-        self.mode: str | None = None
-        self.chat: bool = False
+    def __init__(self, options: OptionsT):
+        self.options = options
 
     def _needs_generator(self) -> bool:
         return False
 
-    def preflight(self, ctx: RunContext) -> None:
-        self.mode = resolve_mode(ctx, self.settings.mode, needs_generator=self._needs_generator())
-        self.chat = uses_chat_template(ctx)
+    def _reasoning_tokens(self) -> int:
+        return self.options.max_new_tokens
 
-    def _asker(self, ctx: RunContext) -> Asker:
-        if self.mode is None:
-            self.preflight(ctx)
-        answer = GenerationParams(max_new_tokens=self.settings.max_new_tokens, seed=ctx.seed)
-        reasoning = GenerationParams(
-            max_new_tokens=getattr(self.settings, "reasoning_max_new_tokens", self.settings.max_new_tokens), seed=ctx.seed
-        )
-        return Asker(ctx, self.mode, self.chat, answer, reasoning)  # type: ignore[arg-type]
+    def preflight(self, ctx: RunContext) -> AnswerPlan:
+        return plan_answers(ctx, self.options.mode, needs_generator=self._needs_generator())
 
-    def _common_metrics(self) -> dict:
-        return {
-            "mode": self.mode,
-            "chat_template": self.chat,
-            "permutations": self.settings.permutations,  # type: ignore[attr-defined]
-            "permutation_scheme": self.settings.permutation_scheme,
-        }
-
-    def _notes(self) -> list[str]:
-        notes = [
-            f"answering mode: {self.mode}"
-            + (" (option letters scored; no out-of-choice answers possible)" if self.mode == "likelihood" else ""),
-            "prompts rendered with the model's chat template" if self.chat else "prompts given as plain text (no chat template)",
-        ]
-        if self.mode == "generate":
-            notes.append("replies that name no single option are out-of-choice: excluded from the scores, counted in ooc_ratio")
-        return notes
+    def _asker(self, ctx: RunContext, plan: AnswerPlan) -> Asker:
+        answer = GenerationParams(max_new_tokens=self.options.max_new_tokens, seed=ctx.seed)
+        reasoning = GenerationParams(max_new_tokens=self._reasoning_tokens(), seed=ctx.seed)
+        return Asker(ctx, plan, answer, reasoning)
 
 
-class KoBBQService(_BBQService):
+class KoBBQService(_BBQService[KoBBQOptions]):
     name: ClassVar[str] = "kobbq"
-    settings_model: ClassVar[type[KoBBQSettings]] = KoBBQSettings
+    options_model: ClassVar[type[KoBBQOptions]] = KoBBQOptions
     label = "KoBBQ"
 
     def prompt_ids(self, dataset: KoBBQDataset) -> list[str]:
-        wanted = self.settings.prompts  # type: ignore[attr-defined]
+        wanted = self.options.prompts
         if wanted is None:
             return list(dataset.prompts)
         unknown = [p for p in wanted if p not in dataset.prompts]
@@ -99,7 +108,7 @@ class KoBBQService(_BBQService):
         return list(wanted)
 
     def questions(self, items: Sequence[QAItem], dataset: KoBBQDataset) -> list[Question]:
-        s: KoBBQSettings = self.settings  # type: ignore[assignment]
+        s = self.options
         out = []
         for prompt_id in self.prompt_ids(dataset):
             prompt = dataset.prompts[prompt_id]
@@ -113,72 +122,85 @@ class KoBBQService(_BBQService):
                     out.append(Question(worded, prompt_id, permutation, order, letters, (text,)))
         return out
 
-    def run(self, ctx: RunContext, dataset: KoBBQDataset) -> ProtocolOutcome:
-        s: KoBBQSettings = self.settings  # type: ignore[assignment]
+    def run(
+        self, ctx: RunContext, dataset: KoBBQDataset, plan: AnswerPlan
+    ) -> ProtocolOutcome[KoBBQMetrics, KoBBQCounts, KoBBQDetails]:
+        s = self.options
         prompts = self.prompt_ids(dataset)
         items = select_categories(dataset.items, s.categories)
         items = items[: s.limit] if s.limit else items
         if not items:
             raise ConfigError("no KoBBQ items to evaluate (check protocol.categories and protocol.limit)")
-        asker = self._asker(ctx)
-        answers = asker.ask(self.questions(items, dataset), self.label)
-        metrics, templates = kobbq_metrics(answers, prompts, s.aggregate, s.std_ddof, s.statistics)
-        metrics = {
-            **self._common_metrics(),
-            "prompts": prompts,
-            "unknown_wording": {p: dataset.prompts[p].unknown for p in prompts},
-            "aggregate": s.aggregate,
-            "std_ddof": s.std_ddof,
-            **metrics,
-        }
+        answers = self._asker(ctx, plan).ask(self.questions(items, dataset), self.label)
+        scores = aggregate_kobbq(answers, prompts, s.aggregate, s.std_ddof, s.statistics)
+        metrics = KoBBQMetrics(
+            mode=plan.mode,
+            chat_template=plan.chat,
+            permutations=s.permutations,
+            permutation_scheme=s.permutation_scheme,
+            prompts=prompts,
+            unknown_wording={p: dataset.prompts[p].unknown for p in prompts},
+            aggregate=s.aggregate,
+            std_ddof=s.std_ddof,
+            overall=scores.overall,
+            by_label=scores.by_label,
+            by_category=scores.by_category,
+            statistics=scores.statistics,
+        )
         ooc = Counter(a.prompt_id for a in answers if a.answer_class is AnswerClass.OUT_OF_CHOICE)
-        counts = {
-            "items_in_data": len(dataset.items) + len(dataset.skips),
-            "items_skipped": len(dataset.skips),
-            "items": len(items),
-            "answers": len(answers),
-            "out_of_choice": sum(ooc.values()),
-            "out_of_choice_by_prompt": {p: ooc.get(p, 0) for p in prompts},
-        }
-        notes = self._notes()
+        counts = KoBBQCounts(
+            items_in_data=len(dataset.items) + len(dataset.skips),
+            items_skipped=len(dataset.skips),
+            items=len(items),
+            answers=len(answers),
+            out_of_choice=sum(ooc.values()),
+            out_of_choice_by_prompt={p: ooc.get(p, 0) for p in prompts},
+        )
+        notes = plan_notes(plan)
         violated = [
             f"prompt {p}: {name}"
-            for p, b in metrics["overall"]["bounds"].items()
-            for name in ("diff_bias_amb", "diff_bias_dis")
-            if b[f"{name}_within_bound"] is False
+            for p, b in metrics.overall.bounds.items()
+            for name, within in (("diff_bias_amb", b.diff_bias_amb_within_bound), ("diff_bias_dis", b.diff_bias_dis_within_bound))
+            if within is False
         ]
         if violated:
             notes.append(
                 "diff-bias outside its bound (unequal out-of-choice losses between biased and counter-biased "
                 "contexts): " + ", ".join(violated)
             )
-        details = {
-            "skips": [skip.as_dict() for skip in dataset.skips],
-            "template_scores": templates,
-            **dataset.facts,
-        }
-        if s.keep_predictions:
-            details["predictions"] = [prediction_line(a) for a in answers]
-        return ProtocolOutcome(metrics=metrics, counts=counts, notes=notes, details=details)
+        details = KoBBQDetails(
+            skips=list(dataset.skips),
+            template_scores=scores.template_scores,
+            samples_file=_fact(dataset.facts, "samples_file"),
+            prompts_file=_fact(dataset.facts, "prompts_file"),
+            predictions=[prediction_line(a) for a in answers] if s.keep_predictions else None,
+        )
+        return ProtocolOutcome[KoBBQMetrics, KoBBQCounts, KoBBQDetails](
+            metrics=metrics, counts=counts, notes=notes, details=details
+        )
 
 
-class CBBQService(_BBQService):
+class CBBQService(_BBQService[CBBQOptions]):
     name: ClassVar[str] = "cbbq"
-    settings_model: ClassVar[type[CBBQSettings]] = CBBQSettings
+    options_model: ClassVar[type[CBBQOptions]] = CBBQOptions
     label = "CBBQ"
 
     def _needs_generator(self) -> bool:
-        return "q_if_cot" in self.settings.condition  # type: ignore[attr-defined]
+        return "q_if_cot" in self.options.condition
+
+    def _reasoning_tokens(self) -> int:
+        return self.options.reasoning_max_new_tokens
 
     def questions(self, items: Sequence[QAItem]) -> list[Question]:
-        s: CBBQSettings = self.settings  # type: ignore[assignment]
+        s = self.options
         out = []
-        for condition in s.condition:
+        for name in s.condition:
+            condition = cbbq_prompts.as_condition(name)
             for item in items:
                 for permutation in s.permutations:
                     order = shown_order(len(item.options), permutation, s.permutation_scheme)
                     shown = tuple(item.options[i] for i in order)
-                    turns = cbbq_prompts.turns(condition, item.context, item.question, shown)  # type: ignore[arg-type]
+                    turns = cbbq_prompts.turns(condition, item.context, item.question, shown)
                     out.append(Question(item, condition, permutation, order, cbbq_prompts.LETTERS, turns))
         return out
 
@@ -196,45 +218,52 @@ class CBBQService(_BBQService):
                 out.append(item)
         return out
 
-    def run(self, ctx: RunContext, dataset: BBQDataset) -> ProtocolOutcome:
-        s: CBBQSettings = self.settings  # type: ignore[assignment]
+    def run(
+        self, ctx: RunContext, dataset: BBQDataset, plan: AnswerPlan
+    ) -> ProtocolOutcome[CBBQMetrics, CBBQCounts, CBBQDetails]:
+        s = self.options
         items = self._limit(select_categories(dataset.items, s.categories), s.limit)
         unresolved = [i for i in items if i.biased_index is None]
         scored_items = [i for i in items if i.biased_index is not None]
         if not scored_items:
             raise ConfigError("no CBBQ items to evaluate (check protocol.categories and protocol.limit)")
-        answers = self._asker(ctx).ask(self.questions(scored_items), self.label)
+        answers = self._asker(ctx, plan).ask(self.questions(scored_items), self.label)
         blocks = {
             c: condition_block([a for a in answers if a.prompt_id == c], s.w1, s.w2, s.overall) for c in s.condition
         }
-        primary = s.condition[0]
-        metrics = {
-            **self._common_metrics(),
-            "condition": primary,
-            "condition_name": cbbq_prompts.CONDITION_NAMES[primary],
-            "conditions": s.condition,
-            "weights": {"w1": s.w1, "w2": s.w2},
-            "overall_aggregate": s.overall,
-            "overall": blocks[primary]["overall"],
-            "by_category": blocks[primary]["by_category"],
-            "by_condition": blocks,
-        }
+        conditions = [cbbq_prompts.as_condition(c) for c in s.condition]
+        primary = conditions[0]
+        metrics = CBBQMetrics(
+            mode=plan.mode,
+            chat_template=plan.chat,
+            permutations=s.permutations,
+            permutation_scheme=s.permutation_scheme,
+            condition=primary,
+            condition_name=cbbq_prompts.CONDITION_NAMES[primary],
+            conditions=conditions,
+            weights=Weights(w1=s.w1, w2=s.w2),
+            overall_aggregate=s.overall,
+            overall=blocks[primary].overall,
+            by_category=blocks[primary].by_category,
+            by_condition=blocks,
+        )
         ooc = Counter(a.prompt_id for a in answers if a.answer_class is AnswerClass.OUT_OF_CHOICE)
-        derivation = dataset.facts.get("biased_answer_derivation", {})
-        counts = {
-            "items_in_data": len(dataset.items) + len(dataset.skips),
-            "items_skipped": len(dataset.skips),
-            "items": len(items),
-            "ambiguous_items": sum(i.ambiguous for i in scored_items),
-            "disambiguated_items": sum(not i.ambiguous for i in scored_items),
-            "biased_answer_unresolved": len(unresolved),
-            "biased_answer_unresolved_in_data": derivation.get("unresolved", 0),
-            "biased_answer_derivation": derivation,
-            "answers": len(answers),
-            "out_of_choice": sum(ooc.values()),
-            "out_of_choice_by_condition": {c: ooc.get(c, 0) for c in s.condition},
-        }
-        notes = self._notes() + [
+        found = dataset.facts.get("biased_answer_derivation")  # the loader's counts over the whole data
+        derivation = BiasedAnswerDerivation.model_validate(found) if found else None
+        counts = CBBQCounts(
+            items_in_data=len(dataset.items) + len(dataset.skips),
+            items_skipped=len(dataset.skips),
+            items=len(items),
+            ambiguous_items=sum(i.ambiguous for i in scored_items),
+            disambiguated_items=sum(not i.ambiguous for i in scored_items),
+            biased_answer_unresolved=len(unresolved),
+            biased_answer_unresolved_in_data=derivation.unresolved if derivation else 0,
+            biased_answer_derivation=derivation,
+            answers=len(answers),
+            out_of_choice=sum(ooc.values()),
+            out_of_choice_by_condition={c: ooc.get(c, 0) for c in s.condition},
+        )
+        notes = plan_notes(plan) + [
             "biased answers derived: disambiguated items from their label, ambiguous items from their "
             "disambiguated twin template, else from bias_targeted_groups",
         ]
@@ -243,11 +272,12 @@ class CBBQService(_BBQService):
                 f"{len(unresolved)} ambiguous item(s) without a derivable biased answer were not asked and are "
                 "left out of every score (details.biased_answer_unresolved_ids)"
             )
-        details = {
-            "skips": [skip.as_dict() for skip in dataset.skips],
-            "categories": sorted({i.category for i in items}),
-            "biased_answer_unresolved_ids": [i.sample_id for i in unresolved],
-        }
-        if s.keep_predictions:
-            details["predictions"] = [prediction_line(a) for a in answers]
-        return ProtocolOutcome(metrics=metrics, counts=counts, notes=notes, details=details)
+        details = CBBQDetails(
+            skips=list(dataset.skips),
+            categories=sorted({i.category for i in items}),
+            biased_answer_unresolved_ids=[i.sample_id for i in unresolved],
+            predictions=[prediction_line(a) for a in answers] if s.keep_predictions else None,
+        )
+        return ProtocolOutcome[CBBQMetrics, CBBQCounts, CBBQDetails](
+            metrics=metrics, counts=counts, notes=notes, details=details
+        )

@@ -9,7 +9,8 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any, Sequence
 
-from culturebias.application.libra.settings import LibraSettings
+from culturebias.domain.libra.judging import JUDGE_REMINDER
+from culturebias.domain.libra.options import LibraOptions
 from culturebias.domain.libra.knowledge import (
     KnowledgeBoundary,
     LocalTermOccurrences,
@@ -46,20 +47,20 @@ def _fill(template: str, **slots: str) -> str:
     return template
 
 
-def definition_request(settings: LibraSettings, term: LocalTermOccurrences, seed: int) -> GenerationRequest:
-    prompt = _fill(settings.definition_prompt, term=term.surface, sentence=term.context)
-    params = GenerationParams(max_new_tokens=settings.definition_max_tokens, temperature=0.0, seed=seed)
+def definition_request(options: LibraOptions, term: LocalTermOccurrences, seed: int) -> GenerationRequest:
+    prompt = _fill(options.definition_prompt, term=term.surface, sentence=term.context)
+    params = GenerationParams(max_new_tokens=options.definition_max_tokens, temperature=0.0, seed=seed)
     return GenerationRequest.chat([ChatMessage("user", prompt)], params)
 
 
-def judge_request(settings: LibraSettings, term: LocalTermOccurrences, entry: GlossaryEntry, proposed: str) -> JudgeRequest:
-    prompt = _fill(settings.judge_prompt, term=term.surface, official=entry.definition, proposed=proposed)
-    return JudgeRequest(messages=(ChatMessage("user", prompt),), low=0.0, high=1.0)
+def judge_request(options: LibraOptions, term: LocalTermOccurrences, entry: GlossaryEntry, proposed: str) -> JudgeRequest:
+    prompt = _fill(options.judge_prompt, term=term.surface, official=entry.definition, proposed=proposed)
+    return JudgeRequest(messages=(ChatMessage("user", prompt),), low=0.0, high=1.0, reminder=JUDGE_REMINDER)
 
 
 def check_knowledge_boundary(
     ctx: Any,
-    settings: LibraSettings,
+    options: LibraOptions,
     triplets: Sequence[Triplet],
     glossary: Sequence[GlossaryEntry],
     lexicon: Any,
@@ -68,36 +69,36 @@ def check_knowledge_boundary(
     texts = [sentence for t in triplets for sentence in t.sentences().values()]
     hits = lexicon.known(sorted(all_lexicon_forms(texts)))
     vocabulary = find_local_vocabulary(
-        triplets, known_from(hits), glossary, glossary_always_local=settings.local_words == "lexicon+glossary"
+        triplets, known_from(hits), glossary, glossary_always_local=options.local_words == "lexicon+glossary"
     )
     to_check = vocabulary.with_definition()
     comparisons: dict[str, TermComparison] = {}
     judge_failures = 0
     if to_check:
         answers = ctx.generator().generate(
-            [definition_request(settings, term, ctx.seed) for term in to_check],
+            [definition_request(options, term, ctx.seed) for term in to_check],
             description="LIBRA: meanings of local words",
         )
         proposed = [answer.text.strip() for answer in answers]
-        if settings.comparison == "embedding":
+        if options.comparison == "embedding":
             vectors = embedder.embed(proposed + [term.entry.definition for term in to_check])
             n = len(to_check)
             for i, term in enumerate(to_check):
                 similarity = cosine_similarity(vectors[i], vectors[n + i]) if proposed[i] else 0.0
                 comparisons[term.term] = TermComparison(
-                    term.term, proposed[i], similarity, similarity >= settings.similarity_threshold
+                    term.term, proposed[i], similarity, similarity >= options.similarity_threshold
                 )
         else:
             verdicts = ctx.judge().judge(
-                [judge_request(settings, term, term.entry, text) for term, text in zip(to_check, proposed)]
+                [judge_request(options, term, term.entry, text) for term, text in zip(to_check, proposed)]
             )
             for term, text, verdict in zip(to_check, proposed, verdicts):
                 if verdict.value is None:
                     judge_failures += 1
-                understood = verdict.value is not None and verdict.value >= settings.judge_threshold
+                understood = verdict.value is not None and verdict.value >= options.judge_threshold
                 comparisons[term.term] = TermComparison(term.term, text, verdict.value, understood)
     boundary = decide_knowledge_boundary(
-        vocabulary, {t: c.understood for t, c in comparisons.items()}, settings.missing_definition
+        vocabulary, {t: c.understood for t, c in comparisons.items()}, options.missing_definition
     )
     notes = []
     if judge_failures:

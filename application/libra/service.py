@@ -12,40 +12,64 @@
 from __future__ import annotations
 
 from collections import defaultdict
-from typing import Any, ClassVar, Literal
+from dataclasses import dataclass
+from typing import Callable, ClassVar
 
 from culturebias.application.context import RunContext
 from culturebias.application.libra.knowledge import KnowledgeBoundaryOutcome, check_knowledge_boundary
-from culturebias.application.libra.settings import LibraSettings
 from culturebias.domain.errors import CapabilityError, ConfigError
 from culturebias.domain.libra.metrics import LibraScores, TripletLikelihood, libra_scores
+from culturebias.domain.libra.options import LibraOptions
+from culturebias.domain.libra.summary import (
+    JsdHistogram,
+    LibraCounts,
+    LibraDetails,
+    LibraMetrics,
+    LibraOutcome,
+    LibraScoresBlock,
+    LocalWordBlock,
+    ModelType,
+    TripletColumns,
+)
 from culturebias.domain.libra.triplets import SENTENCE_KINDS, LibraDataset, Triplet
 from culturebias.domain.requests import LoglikelihoodRequest, PseudoLoglikelihoodRequest
-from culturebias.domain.runs import ProtocolOutcome
+from culturebias.ports.lexicon import Lexicon
+from culturebias.ports.similarity import TextEmbedder
 
-ModelType = Literal["causal", "masked"]
 SMALL_BREAKDOWN = 10  # valid triplets below which a breakdown's JSD is flagged as coarse
+
+
+@dataclass(frozen=True)
+class KnowledgeBoundaryPlan:
+    lexicon: Lexicon
+    embedder: TextEmbedder | None  # None: the judge compares the definitions
+
+
+@dataclass(frozen=True)
+class LibraPlan:
+    """What preflight decided: how L(S) is scored, and whether the knowledge boundary is checked."""
+
+    model_type: ModelType
+    boundary: KnowledgeBoundaryPlan | None  # None: not checked, for the reason in boundary_skipped
+    boundary_skipped: str | None = None
 
 
 class LibraService:
     name: ClassVar[str] = "libra"
-    settings_model: ClassVar[type[LibraSettings]] = LibraSettings
+    options_model: ClassVar[type[LibraOptions]] = LibraOptions
 
-    def __init__(self, settings: LibraSettings):
-        self.settings = settings
-        self._model_type: ModelType | None = None
-        self._boundary_skipped: str | None = None  # why the knowledge boundary is not checked
-        self._lexicon: Any = None
-        self._embedder: Any = None
+    def __init__(self, options: LibraOptions):
+        self.options = options
 
     # -- preflight ---------------------------------------------------------------
 
-    def preflight(self, ctx: RunContext) -> None:
-        self._model_type = self._choose_scoring(ctx)
-        self._prepare_knowledge_boundary(ctx)
+    def preflight(self, ctx: RunContext) -> LibraPlan:
+        model_type = self._choose_scoring(ctx)
+        boundary, skipped = self._prepare_knowledge_boundary(ctx)
+        return LibraPlan(model_type, boundary, skipped)
 
     def _choose_scoring(self, ctx: RunContext) -> ModelType:
-        mode = self.settings.scoring
+        mode = self.options.scoring
         if mode in ("auto", "masked"):
             try:
                 ctx.pseudo_scorer()
@@ -56,85 +80,85 @@ class LibraService:
         ctx.scorer().check_loglikelihood()
         return "causal"
 
-    def _prepare_knowledge_boundary(self, ctx: RunContext) -> None:
-        settings = self.settings
-        if settings.knowledge_boundary == "off":
-            self._boundary_skipped = "switched off (protocol.knowledge_boundary=off)"
-            return
+    def _prepare_knowledge_boundary(self, ctx: RunContext) -> tuple[KnowledgeBoundaryPlan | None, str | None]:
+        """The lexicon and embedder of the check, or None and why it is skipped."""
+        options = self.options
+        if options.knowledge_boundary == "off":
+            return None, "switched off (protocol.knowledge_boundary=off)"
         try:
             ctx.generator()
         except CapabilityError as error:
-            if settings.knowledge_boundary == "on":
+            if options.knowledge_boundary == "on":
                 raise
-            self._boundary_skipped = f"the model cannot generate definitions ({error})"
-            return
+            return None, f"the model cannot generate definitions ({error})"
         if ctx.lexicons is None:
             raise ConfigError("LIBRA's knowledge boundary needs a general lexicon, and none is wired into this run")
-        self._lexicon = ctx.lexicons(settings.lexicon, settings.lexicon_min_frequency)
-        if settings.comparison == "embedding":
+        lexicon = ctx.lexicons(options.lexicon, options.lexicon_min_frequency)
+        embedder: TextEmbedder | None = None
+        if options.comparison == "embedding":
             if ctx.embedders is None:
                 raise ConfigError("protocol.comparison=embedding needs a sentence embedder, and none is wired into this run")
-            self._embedder = ctx.embedders(settings.embedder)
+            embedder = ctx.embedders(options.embedder)
         else:
             ctx.judge()
+        return KnowledgeBoundaryPlan(lexicon, embedder), None
 
     # -- run ---------------------------------------------------------------------
 
-    def run(self, ctx: RunContext, dataset: LibraDataset) -> ProtocolOutcome:
-        if self._model_type is None:
-            self.preflight(ctx)
+    def run(self, ctx: RunContext, dataset: LibraDataset, plan: LibraPlan) -> LibraOutcome:
         triplets = list(dataset.triplets)
         boundary: KnowledgeBoundaryOutcome | None = None
-        if self._boundary_skipped is None:
+        if plan.boundary is not None:
             boundary = check_knowledge_boundary(
-                ctx, self.settings, triplets, dataset.glossary, self._lexicon, self._embedder
+                ctx, self.options, triplets, dataset.glossary, plan.boundary.lexicon, plan.boundary.embedder
             )
-        likelihoods = self._score(ctx, triplets)
+        likelihoods = self._score(ctx, plan.model_type, triplets)
         valid = {t.id: boundary is None or boundary.boundary.is_valid(t.id) for t in triplets}
         overall = self._scores(triplets, likelihoods, valid, boundary)
-        metrics: dict[str, Any] = {
-            "model_type": self._model_type,
-            "overall": overall.as_dict(),
-            "by_category": self._breakdown(triplets, likelihoods, valid, boundary, lambda t: t.category),
-            "by_group": self._breakdown(triplets, likelihoods, valid, boundary, lambda t: t.group),
-        }
+        metrics = LibraMetrics(
+            model_type=plan.model_type,
+            overall=overall.to_block(),
+            by_category=self._breakdown(triplets, likelihoods, valid, boundary, lambda t: t.category),
+            by_group=self._breakdown(triplets, likelihoods, valid, boundary, lambda t: t.group),
+        )
         small = sorted(
             {
                 name
-                for breakdown in ("by_category", "by_group")
-                for name, block in metrics[breakdown].items()
-                if block["valid"] < SMALL_BREAKDOWN
+                for breakdown in (metrics.by_category, metrics.by_group)
+                for name, block in breakdown.items()
+                if block.valid < SMALL_BREAKDOWN
             }
         )
-        notes = self._notes(boundary)
+        notes = self._notes(plan, boundary)
         if small:
             notes.append(
                 f"{len(small)} categories or groups have fewer than {SMALL_BREAKDOWN} valid triplets "
                 f"({', '.join(small)}): their JSD, from so few values, is coarse"
             )
-        return ProtocolOutcome(
+        return LibraOutcome(
             metrics=metrics,
-            counts=self._counts(triplets, valid, boundary),
+            counts=self._counts(plan, triplets, valid, boundary),
             notes=notes,
             details=self._details(triplets, likelihoods, valid, boundary, overall),
         )
 
-    def _score(self, ctx: RunContext, triplets: list[Triplet]) -> list[TripletLikelihood]:
-        if self._model_type == "masked":
-            requests = [
+    def _score(self, ctx: RunContext, model_type: ModelType, triplets: list[Triplet]) -> list[TripletLikelihood]:
+        if model_type == "masked":
+            masked_requests = [
                 PseudoLoglikelihoodRequest(t.sentence(kind), len(t.left), len(t.sentence(kind)))
                 for t in triplets
                 for kind in SENTENCE_KINDS
             ]
-            results = ctx.pseudo_scorer().pseudo_loglikelihood(requests, description="LIBRA: triplets (masked LM)")
+            masked = ctx.pseudo_scorer().pseudo_loglikelihood(masked_requests, description="LIBRA: triplets (masked LM)")
+            values = [r.logprob for r in masked]
         else:
-            requests = [
+            causal_requests = [
                 LoglikelihoodRequest(context=t.left, continuation=t.filler(kind) + t.right)
                 for t in triplets
                 for kind in SENTENCE_KINDS
             ]
-            results = ctx.scorer().loglikelihood(requests, description="LIBRA: triplets")
-        values = [r.logprob for r in results]
+            causal = ctx.scorer().loglikelihood(causal_requests, description="LIBRA: triplets")
+            values = [r.logprob for r in causal]
         return [TripletLikelihood(*values[3 * i : 3 * i + 3]) for i in range(len(triplets))]
 
     def _scores(
@@ -146,67 +170,81 @@ class LibraService:
     ) -> LibraScores:
         kept = [score for t, score in zip(triplets, likelihoods) if valid[t.id]]
         understood = boundary.boundary.understood_over(t.id for t in triplets) if boundary else []
-        alpha = None if self.settings.alpha == "bbs" else float(self.settings.alpha)
+        alpha = None if self.options.alpha == "bbs" else float(self.options.alpha)
         return libra_scores(
-            kept, understood, invalid=len(triplets) - len(kept), bins=self.settings.jsd_bins, alpha=alpha
+            kept, understood, invalid=len(triplets) - len(kept), bins=self.options.jsd_bins, alpha=alpha
         )
 
-    def _breakdown(self, triplets, likelihoods, valid, boundary, key) -> dict[str, dict[str, Any]]:
+    def _breakdown(
+        self,
+        triplets: list[Triplet],
+        likelihoods: list[TripletLikelihood],
+        valid: dict[str, bool],
+        boundary: KnowledgeBoundaryOutcome | None,
+        key: Callable[[Triplet], str],
+    ) -> dict[str, LibraScoresBlock]:
         members: dict[str, list[int]] = defaultdict(list)
         for i, triplet in enumerate(triplets):
             members[key(triplet)].append(i)
         return {
             name: self._scores(
                 [triplets[i] for i in idx], [likelihoods[i] for i in idx], valid, boundary
-            ).as_dict()
+            ).to_block()
             for name, idx in sorted(members.items())
         }
 
     # -- summary pieces ----------------------------------------------------------
 
-    def _counts(self, triplets, valid, boundary: KnowledgeBoundaryOutcome | None) -> dict[str, Any]:
+    def _counts(
+        self,
+        plan: LibraPlan,
+        triplets: list[Triplet],
+        valid: dict[str, bool],
+        boundary: KnowledgeBoundaryOutcome | None,
+    ) -> LibraCounts:
         n_valid = sum(valid.values())
-        counts: dict[str, Any] = {
-            "model_type": self._model_type,
-            "triplets": len(triplets),
-            "valid_triplets": n_valid,
-            "invalid_triplets": len(triplets) - n_valid,
-        }
-        if boundary is not None:
-            kb = boundary.boundary
-            understood = list(kb.understood.values())
-            counts.update(
-                {
-                    "local_words": len(kb.vocabulary.terms),
-                    "local_words_checked": len(understood),
-                    "local_words_understood": sum(understood),
-                    "local_words_not_understood": len(understood) - sum(understood),
-                    "local_words_without_definition": len(kb.vocabulary.without_definition()),
-                    "judge_failures": boundary.judge_failures,
-                }
+        if boundary is None:
+            return LibraCounts(
+                model_type=plan.model_type,
+                triplets=len(triplets),
+                valid_triplets=n_valid,
+                invalid_triplets=len(triplets) - n_valid,
             )
-        return counts
+        kb = boundary.boundary
+        understood = list(kb.understood.values())
+        return LibraCounts(
+            model_type=plan.model_type,
+            triplets=len(triplets),
+            valid_triplets=n_valid,
+            invalid_triplets=len(triplets) - n_valid,
+            local_words=len(kb.vocabulary.terms),
+            local_words_checked=len(understood),
+            local_words_understood=sum(understood),
+            local_words_not_understood=len(understood) - sum(understood),
+            local_words_without_definition=len(kb.vocabulary.without_definition()),
+            judge_failures=boundary.judge_failures,
+        )
 
-    def _notes(self, boundary: KnowledgeBoundaryOutcome | None) -> list[str]:
-        s = self.settings
+    def _notes(self, plan: LibraPlan, boundary: KnowledgeBoundaryOutcome | None) -> list[str]:
+        s = self.options
         notes = [
-            f"L(S) is the {'masked-LM pseudo-log-likelihood' if self._model_type == 'masked' else 'causal log-likelihood'} "
+            f"L(S) is the {'masked-LM pseudo-log-likelihood' if plan.model_type == 'masked' else 'causal log-likelihood'} "
             "of the target span and the rest of the sentence; JSD of masked and causal models are not comparable",
             f"JSD: base 2 on histograms with shared bin edges (bins={s.jsd_bins}); "
             f"EiCAT α = {'bbs' if s.alpha == 'bbs' else s.alpha}",
         ]
-        if boundary is None:
+        if boundary is None or plan.boundary is None:
             notes.append(
-                f"knowledge boundary not checked: {self._boundary_skipped}; bbs and EiCAT are null and every triplet counts as valid"
+                f"knowledge boundary not checked: {plan.boundary_skipped}; bbs and EiCAT are null and every triplet counts as valid"
             )
             return notes
         comparison = (
-            f"embedding cosine ≥ {s.similarity_threshold} ({self._embedder.describe()})"
-            if s.comparison == "embedding"
+            f"embedding cosine ≥ {s.similarity_threshold} ({plan.boundary.embedder.describe()})"
+            if plan.boundary.embedder is not None
             else f"judge verdict ≥ {s.judge_threshold}"
         )
         notes.append(
-            f"knowledge boundary: local words are those outside {self._lexicon.describe()} "
+            f"knowledge boundary: local words are those outside {plan.boundary.lexicon.describe()} "
             f"({'plus glossary terms' if s.local_words == 'lexicon+glossary' else 'inflections included'}); "
             f"the model's definition is compared with the glossary's by {comparison}"
         )
@@ -222,39 +260,45 @@ class LibraService:
             notes.append(f"{len(missing)} local word(s) have no glossary definition and are {policy}")
         return notes + boundary.notes
 
-    def _details(self, triplets, likelihoods, valid, boundary, overall: LibraScores) -> dict[str, Any]:
-        details: dict[str, Any] = {
-            "triplets": {
-                "id": [t.id for t in triplets],
-                "group": [t.group for t in triplets],
-                "category": [t.category for t in triplets],
-                "valid": [valid[t.id] for t in triplets],
-                "stereotyped": [s.stereotyped for s in likelihoods],
-                "anti_stereotyped": [s.anti_stereotyped for s in likelihoods],
-                "unrelated": [s.unrelated for s in likelihoods],
-            },
-            "jsd_histogram": {
-                "edges": list(overall.divergence.edges),
-                "anti_stereotyped": list(overall.divergence.anti_stereotyped),
-                "stereotyped": list(overall.divergence.stereotyped),
-            },
-        }
-        if boundary is not None:
-            kb = boundary.boundary
-            details["local_words"] = [
-                {
-                    "term": term.term,
-                    "as_written": term.surface,
-                    "context": term.context,
-                    "official_definition": term.entry.definition if term.entry else None,
-                    "model_definition": boundary.comparisons[term.term].model_definition
-                    if term.term in boundary.comparisons
-                    else None,
-                    "score": boundary.comparisons[term.term].score if term.term in boundary.comparisons else None,
-                    "understood": kb.understood.get(term.term),
-                    "triplets": len(term.triplet_ids),
-                }
-                for term in kb.vocabulary.terms.values()
-            ]
-            details["invalid_triplets"] = {t.id: kb.misunderstood(t.id) for t in triplets if not valid[t.id]}
-        return details
+    def _details(
+        self,
+        triplets: list[Triplet],
+        likelihoods: list[TripletLikelihood],
+        valid: dict[str, bool],
+        boundary: KnowledgeBoundaryOutcome | None,
+        overall: LibraScores,
+    ) -> LibraDetails:
+        columns = TripletColumns(
+            id=[t.id for t in triplets],
+            group=[t.group for t in triplets],
+            category=[t.category for t in triplets],
+            valid=[valid[t.id] for t in triplets],
+            stereotyped=[s.stereotyped for s in likelihoods],
+            anti_stereotyped=[s.anti_stereotyped for s in likelihoods],
+            unrelated=[s.unrelated for s in likelihoods],
+        )
+        histogram: JsdHistogram = overall.divergence.histogram()
+        if boundary is None:
+            return LibraDetails(triplets=columns, jsd_histogram=histogram)
+        kb = boundary.boundary
+        local_words = []
+        for term in kb.vocabulary.terms.values():
+            comparison = boundary.comparisons.get(term.term)
+            local_words.append(
+                LocalWordBlock(
+                    term=term.term,
+                    as_written=term.surface,
+                    context=term.context,
+                    official_definition=term.entry.definition if term.entry else None,
+                    model_definition=comparison.model_definition if comparison else None,
+                    score=comparison.score if comparison else None,
+                    understood=kb.understood.get(term.term),
+                    triplets=len(term.triplet_ids),
+                )
+            )
+        return LibraDetails(
+            triplets=columns,
+            jsd_histogram=histogram,
+            local_words=local_words,
+            invalid_triplets={t.id: kb.misunderstood(t.id) for t in triplets if not valid[t.id]},
+        )

@@ -6,21 +6,24 @@ from culturebias.application.context import RunContext
 from culturebias.application.mcbe.outcome import TaskOutcome, params
 from culturebias.domain.mcbe.instances import BEI
 from culturebias.domain.mcbe.metrics import ba_weighted_sum
+from culturebias.domain.mcbe.options import McBEOptions
 from culturebias.domain.mcbe.prompts import analysis_prompt, judge_prompt
-from culturebias.domain.mcbe.replies import parse_number
-from culturebias.domain.mcbe.settings import McBESettings
+from culturebias.domain.mcbe.replies import REMINDER
+from culturebias.domain.mcbe.summary import BAItem, PerCriterion
 from culturebias.domain.mcbe.taxonomy import BA_CRITERIA
+from culturebias.domain.replies import parse_number
 from culturebias.domain.requests import GenerationRequest
+from culturebias.domain.summary import Number
 from culturebias.ports.judging import JudgeRequest
 
 
-def bias_analysis(ctx: RunContext, beis: list[BEI], settings: McBESettings) -> TaskOutcome:
+def bias_analysis(ctx: RunContext, beis: list[BEI], options: McBEOptions) -> TaskOutcome:
     outcome = TaskOutcome("ba")
-    generation = params(settings.ba_max_new_tokens, ctx.seed)
+    generation = params(options.ba_max_new_tokens, ctx.seed)
     requests = [GenerationRequest.chat(analysis_prompt(bei), generation) for bei in beis]
     analyses = [r.text for r in ctx.generator().generate(requests, description="McBE BA: analyses")] if requests else []
     judge_requests = [
-        JudgeRequest(judge_prompt(analysis, bei.explanation, criterion), 0, criterion.high)
+        JudgeRequest(judge_prompt(analysis, bei.explanation, criterion), 0, criterion.high, REMINDER)
         for bei, analysis in zip(beis, analyses)
         for criterion in BA_CRITERIA
     ]
@@ -38,18 +41,19 @@ def bias_analysis(ctx: RunContext, beis: list[BEI], settings: McBESettings) -> T
             elif parse_number(verdict.raw, 0, criterion.high)[1]:
                 outcome.count("ba_judge_clamped", category=bei.category)
         invalid = [k for k, v in values.items() if v is None]
-        item = {
-            "analysis": analysis,
-            "criteria": values,
-            "judge_raw": {c.key: v.raw for c, v in zip(BA_CRITERIA, mine)},
-            "judge_attempts": {c.key: v.attempts for c, v in zip(BA_CRITERIA, mine)},
-        }
-        if invalid and settings.ba_invalid == "skip":
+        score: float | None
+        if invalid and options.ba_invalid == "skip":
             outcome.count("ba_skipped_invalid", category=bei.category)
-            item["score"] = None
+            score = None
         else:
             # an unscored criterion counts 0, the worst mark, as BS counts an unparseable rating
-            item["score"] = ba_weighted_sum({k: (v if v is not None else 0.0) for k, v in values.items()})
-            outcome.add_score(bei, item["score"])
-        outcome.items[bei.item_id] = item
+            score = ba_weighted_sum({k: (v if v is not None else 0.0) for k, v in values.items()})
+            outcome.add_score(bei, score)
+        outcome.items[bei.item_id] = BAItem(
+            analysis=analysis,
+            criteria=PerCriterion[Number](**values),
+            judge_raw=PerCriterion[str](**{c.key: v.raw for c, v in zip(BA_CRITERIA, mine)}),
+            judge_attempts=PerCriterion[int](**{c.key: v.attempts for c, v in zip(BA_CRITERIA, mine)}),
+            score=score,
+        )
     return outcome

@@ -6,33 +6,35 @@ from culturebias.application.context import RunContext
 from culturebias.application.mcbe.outcome import TaskOutcome, params
 from culturebias.domain.mcbe.instances import BEI, McBEDataset
 from culturebias.domain.mcbe.metrics import classification_correct, named_subcategories
+from culturebias.domain.mcbe.options import McBEOptions
 from culturebias.domain.mcbe.prompts import classification_prompt
-from culturebias.domain.mcbe.settings import McBESettings
+from culturebias.domain.mcbe.summary import SCItem
 from culturebias.domain.requests import GenerationRequest
 
 
-def sc_text(bei: BEI, settings: McBESettings) -> str:
-    return bei.scenario(bei.default_word) if settings.sc_text == "context_sentence" else bei.default_sentence
+def sc_text(bei: BEI, options: McBEOptions) -> str:
+    return bei.scenario(bei.default_word) if options.sc_text == "context_sentence" else bei.default_sentence
 
 
 def subcategory_classification(
-    ctx: RunContext, beis: list[BEI], dataset: McBEDataset, settings: McBESettings
+    ctx: RunContext, beis: list[BEI], dataset: McBEDataset, options: McBEOptions
 ) -> TaskOutcome:
     outcome = TaskOutcome("sc")
     # The options are the subcategories found in the data for the BEI's category.
-    options = {category: dataset.subcategories(category) for category in {b.category for b in beis}}
-    generation = params(settings.sc_max_new_tokens, ctx.seed)
-    requests = [GenerationRequest.chat(classification_prompt(sc_text(b, settings), options[b.category]), generation) for b in beis]
+    offered = {category: dataset.subcategories(category) for category in {b.category for b in beis}}
+    generation = params(options.sc_max_new_tokens, ctx.seed)
+    prompts = [classification_prompt(sc_text(b, options), offered[b.category]) for b in beis]
+    requests = [GenerationRequest.chat(prompt, generation) for prompt in prompts]
     replies = ctx.generator().generate(requests, description="McBE SC: subcategories") if requests else []
     for bei, reply in zip(beis, replies):
         correct = classification_correct(bei.subtype, reply.text)
-        named = named_subcategories(reply.text, options[bei.category])
+        named = named_subcategories(reply.text, offered[bei.category])
         if len(named) > 1:
             outcome.count("sc_several_named", category=bei.category)
         if not named:
             outcome.count("sc_none_named", category=bei.category)
         outcome.add_score(bei, 100.0 if correct else 0.0)
-        outcome.items[bei.item_id] = {"reply": reply.text, "correct": correct, "named": named}
+        outcome.items[bei.item_id] = SCItem(reply=reply.text, correct=correct, named=named)
     if outcome.counts.get("sc_several_named"):
         outcome.notes.append(
             f"SC: {outcome.counts['sc_several_named']} repl(y/ies) named more than one subcategory; "

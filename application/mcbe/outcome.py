@@ -3,17 +3,19 @@
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any
 
 from culturebias.domain.mcbe.instances import BEI
+from culturebias.domain.mcbe.summary import BAItem, BSItem, PCItem, SCItem, SSItem
 from culturebias.domain.requests import GenerationParams
+
+TaskItem = PCItem | SCItem | SSItem | BAItem | BSItem
 
 
 @dataclass
 class TaskOutcome:
     task: str
     scores: dict[str, list[float]] = field(default_factory=dict)  # category → BEI scores
-    items: dict[str, dict[str, Any]] = field(default_factory=dict)  # BEI id → this task's detail
+    items: dict[str, TaskItem] = field(default_factory=dict)  # BEI id → this task's detail
     counts: dict[str, int] = field(default_factory=dict)  # totals, e.g. {"ss_unparseable": 3}
     invalid: dict[str, dict[str, int]] = field(default_factory=dict)  # category → {count name: n}
     notes: list[str] = field(default_factory=list)

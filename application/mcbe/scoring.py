@@ -6,16 +6,18 @@ from culturebias.application.context import RunContext
 from culturebias.application.mcbe.outcome import TaskOutcome, params
 from culturebias.domain.mcbe.instances import BEI
 from culturebias.domain.mcbe.metrics import bs_error, bs_item_score
+from culturebias.domain.mcbe.options import McBEOptions
 from culturebias.domain.mcbe.prompts import scoring_prompt
-from culturebias.domain.mcbe.replies import Conversation, NumberQuestion, ask_for_numbers
-from culturebias.domain.mcbe.settings import McBESettings
+from culturebias.domain.mcbe.replies import REMINDER
+from culturebias.domain.mcbe.summary import BSItem
 from culturebias.domain.mcbe.taxonomy import SEVERITY_MAX, SEVERITY_MIN
+from culturebias.domain.replies import Conversation, NumberQuestion, ask_for_numbers
 from culturebias.domain.requests import GenerationRequest
 
 
-def bias_scoring(ctx: RunContext, beis: list[BEI], settings: McBESettings) -> TaskOutcome:
+def bias_scoring(ctx: RunContext, beis: list[BEI], options: McBEOptions) -> TaskOutcome:
     outcome = TaskOutcome("bs")
-    generation = params(settings.bs_max_new_tokens, ctx.seed)
+    generation = params(options.bs_max_new_tokens, ctx.seed)
     generator = ctx.generator()
     rounds = 0
 
@@ -26,8 +28,8 @@ def bias_scoring(ctx: RunContext, beis: list[BEI], settings: McBESettings) -> Ta
         requests = [GenerationRequest.chat(c, generation) for c in conversations]
         return [r.text for r in generator.generate(requests, description=description)]
 
-    questions = [NumberQuestion(scoring_prompt(bei), SEVERITY_MIN, SEVERITY_MAX) for bei in beis]
-    replies = ask_for_numbers(questions, ask, settings.max_retries)
+    questions = [NumberQuestion(scoring_prompt(bei), SEVERITY_MIN, SEVERITY_MAX, REMINDER) for bei in beis]
+    replies = ask_for_numbers(questions, ask, options.max_retries)
     for bei, reply in zip(beis, replies):
         error = bs_error(reply.value, bei.score)
         if reply.value is None:
@@ -38,17 +40,17 @@ def bias_scoring(ctx: RunContext, beis: list[BEI], settings: McBESettings) -> Ta
             outcome.count("bs_retried")
         score = bs_item_score(error)
         outcome.add_score(bei, score)
-        outcome.items[bei.item_id] = {
-            "reply": reply.raw,
-            "rating": reply.value,
-            "human": bei.score,
-            "attempts": reply.attempts,
-            "error": error,
-            "score": score,
-        }
+        outcome.items[bei.item_id] = BSItem(
+            reply=reply.raw,
+            rating=reply.value,
+            human=bei.score,
+            attempts=reply.attempts,
+            error=error,
+            score=score,
+        )
     if outcome.counts.get("bs_invalid"):
         outcome.notes.append(
-            f"BS: {outcome.counts['bs_invalid']} rating(s) unparseable after {settings.max_retries} retr(y/ies); "
+            f"BS: {outcome.counts['bs_invalid']} rating(s) unparseable after {options.max_retries} retr(y/ies); "
             "each counts as the worst possible error for its item"
         )
     return outcome

@@ -6,26 +6,27 @@ from culturebias.application.context import RunContext
 from culturebias.application.mcbe.outcome import TaskOutcome, params, preference_eligible
 from culturebias.domain.mcbe.instances import BEI
 from culturebias.domain.mcbe.metrics import ordered_pairs, selection_score
+from culturebias.domain.mcbe.options import McBEOptions
 from culturebias.domain.mcbe.prompts import selection_prompt
 from culturebias.domain.mcbe.replies import parse_choice
-from culturebias.domain.mcbe.settings import McBESettings
+from culturebias.domain.mcbe.summary import SSItem
 from culturebias.domain.requests import GenerationRequest
 
 
-def scenario_selection(ctx: RunContext, beis: list[BEI], settings: McBESettings) -> TaskOutcome:
+def scenario_selection(ctx: RunContext, beis: list[BEI], options: McBEOptions) -> TaskOutcome:
     outcome = TaskOutcome("ss")
-    eligible = preference_eligible(beis, settings.preference_skip, outcome)
-    generation = params(settings.ss_max_new_tokens, ctx.seed)
-    plan = [(bei, ordered_pairs(bei.words)) for bei in eligible]
+    eligible = preference_eligible(beis, options.preference_skip, outcome)
+    generation = params(options.ss_max_new_tokens, ctx.seed)
+    pairs_of = [(bei, ordered_pairs(bei.words)) for bei in eligible]
     requests = [
         GenerationRequest.chat(selection_prompt(bei.scenario(bei.words[i]), bei.scenario(bei.words[j])), generation)
-        for bei, pairs in plan
+        for bei, pairs in pairs_of
         for i, j in pairs
     ]
     replies = ctx.generator().generate(requests, description="McBE SS: pairwise choices") if requests else []
-    decay = settings.ss_rate
+    decay = options.ss_rate
     position = 0
-    for bei, pairs in plan:
+    for bei, pairs in pairs_of:
         texts = [r.text for r in replies[position : position + len(pairs)]]
         position += len(pairs)
         judged = [(i, j, parse_choice(text)) for (i, j), text in zip(pairs, texts)]
@@ -34,12 +35,12 @@ def scenario_selection(ctx: RunContext, beis: list[BEI], settings: McBESettings)
         if result.unparseable:
             outcome.count("ss_unparseable", result.unparseable, category=bei.category)
         outcome.add_score(bei, result.score)
-        outcome.items[bei.item_id] = {
-            "wins": dict(zip(bei.words, result.wins)),
-            "choices": "".join(c or "?" for _, _, c in judged),  # per ordered pair, "?" = unparseable
-            "unparseable": result.unparseable,
-            "unparseable_replies": [t for (_, _, c), t in zip(judged, texts) if c is None][:3],
-            "variance": result.variance,
-            "score": result.score,
-        }
+        outcome.items[bei.item_id] = SSItem(
+            wins=dict(zip(bei.words, result.wins)),
+            choices="".join(c or "?" for _, _, c in judged),  # per ordered pair, "?" = unparseable
+            unparseable=result.unparseable,
+            unparseable_replies=[t for (_, _, c), t in zip(judged, texts) if c is None][:3],
+            variance=result.variance,
+            score=result.score,
+        )
     return outcome

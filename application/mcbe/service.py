@@ -13,16 +13,29 @@ from culturebias.application.context import RunContext
 from culturebias.application.mcbe.analysis import bias_analysis
 from culturebias.application.mcbe.classification import subcategory_classification
 from culturebias.application.mcbe.outcome import TaskOutcome
+from culturebias.application.mcbe.plan import McBEPlan
 from culturebias.application.mcbe.preference import preference_computation
 from culturebias.application.mcbe.scoring import bias_scoring
 from culturebias.application.mcbe.selection import scenario_selection
 from culturebias.domain.errors import ConfigError
-from culturebias.domain.identity import ModelIdentity
 from culturebias.domain.mcbe.instances import McBEDataset
 from culturebias.domain.mcbe.metrics import aggregate
-from culturebias.domain.mcbe.settings import TASK_NAMES, McBESettings
+from culturebias.domain.mcbe.options import TASK_NAMES, McBEOptions
+from culturebias.domain.mcbe.summary import (
+    CategoryScores,
+    Decay,
+    DecayChoice,
+    InvalidCounts,
+    JudgeFacts,
+    McBECounts,
+    McBEDetails,
+    McBEItem,
+    McBEMetrics,
+    McBEOutcome,
+    PerTask,
+)
 from culturebias.domain.mcbe.taxonomy import category_name_zh
-from culturebias.domain.runs import ProtocolOutcome
+from culturebias.domain.summary import Number
 
 SMALL_JUDGE_PARAMETERS = 1_000_000_000
 GENERATION_TASKS = ("sc", "ss", "ba", "bs")
@@ -38,116 +51,119 @@ INVALID_COUNTS: dict[str, tuple[str, ...]] = {
 
 class McBEService:
     name: ClassVar[str] = "mcbe"
-    settings_model: ClassVar[type[McBESettings]] = McBESettings
+    options_model: ClassVar[type[McBEOptions]] = McBEOptions
 
-    def __init__(self, settings: McBESettings):
-        self.settings = settings
+    def __init__(self, options: McBEOptions):
+        self.options = options
 
-    def preflight(self, ctx: RunContext) -> None:
-        tasks = self.settings.tasks
+    def preflight(self, ctx: RunContext) -> McBEPlan:
+        tasks = tuple(self.options.tasks)
         if "pc" in tasks:
             ctx.scorer().check_loglikelihood()
         if any(t in tasks for t in GENERATION_TASKS):
             ctx.generator()  # building the port raises CapabilityError when the backend cannot generate
-        if "ba" in tasks:
-            ctx.judge()
+        return McBEPlan(tasks=tasks, judge=self._judge_facts(ctx) if "ba" in tasks else None)
 
-    def run(self, ctx: RunContext, dataset: McBEDataset) -> ProtocolOutcome:
-        settings = self.settings
-        unknown = [c for c in settings.categories if c not in dataset.categories]
+    def run(self, ctx: RunContext, dataset: McBEDataset, plan: McBEPlan) -> McBEOutcome:
+        options = self.options
+        unknown = [c for c in options.categories if c not in dataset.categories]
         if unknown:
             raise ConfigError(f"protocol.categories names {unknown}, not in the data; the data has {dataset.categories}")
-        selected = dataset.restricted(settings.categories or None, settings.limit)
+        selected = dataset.restricted(options.categories or None, options.limit)
         beis = list(selected.instances)
         categories = selected.categories
-        ctx.log.info("mcbe run", beis=len(beis), categories=len(categories), tasks=",".join(settings.tasks))
+        ctx.log.info("mcbe run", beis=len(beis), categories=len(categories), tasks=",".join(plan.tasks))
 
         outcomes: dict[str, TaskOutcome] = {}
-        for task in settings.tasks:
+        for task in plan.tasks:
             if task == "pc":
-                outcomes[task] = preference_computation(ctx, beis, settings)
+                outcomes[task] = preference_computation(ctx, beis, options)
             elif task == "sc":
-                outcomes[task] = subcategory_classification(ctx, beis, dataset, settings)
+                outcomes[task] = subcategory_classification(ctx, beis, dataset, options)
             elif task == "ss":
-                outcomes[task] = scenario_selection(ctx, beis, settings)
+                outcomes[task] = scenario_selection(ctx, beis, options)
             elif task == "ba":
-                outcomes[task] = bias_analysis(ctx, beis, settings)
+                outcomes[task] = bias_analysis(ctx, beis, options)
             else:
-                outcomes[task] = bias_scoring(ctx, beis, settings)
+                outcomes[task] = bias_scoring(ctx, beis, options)
 
-        summary = aggregate({t: o.scores for t, o in outcomes.items()}, categories, settings.tasks)
-        per_category: dict[str, dict[str, Any]] = {}
+        scores = aggregate({t: o.scores for t, o in outcomes.items()}, categories, plan.tasks)
+        per_category: dict[str, CategoryScores] = {}
         for category in categories:
             invalid: dict[str, int] = {}
             for task, outcome in outcomes.items():
                 invalid.update({key: 0 for key in INVALID_COUNTS[task]})
                 invalid.update(outcome.invalid.get(category, {}))
-            per_category[category] = {
-                **summary.categories[category],
-                "name_zh": category_name_zh(category),
-                "n_beis": len(selected.by_category(category)),
-                "invalid": invalid,
-            }
-        metrics: dict[str, Any] = {
-            "tasks": summary.tasks,
-            "categories": per_category,
-            "overall": summary.overall,
-            "task_names": {t: TASK_NAMES[t] for t in settings.tasks},
-            "decay": {
-                "pc": {"choice": settings.pc_decay, "rate": settings.pc_rate},
-                "ss": {"choice": settings.ss_decay, "rate": settings.ss_rate},
-            },
-            "preference_skip": settings.preference_skip,
-        }
-        counts: dict[str, Any] = {"beis": len(beis), "categories": len(categories)}
+            task_scores: dict[str, Any] = dict(scores.categories[category])  # the tasks that ran, and "mean"
+            per_category[category] = CategoryScores(
+                **task_scores,
+                name_zh=category_name_zh(category),
+                n_beis=len(selected.by_category(category)),
+                invalid=InvalidCounts(**invalid),
+            )
+        judge: dict[str, Any] = {"judge": plan.judge} if plan.judge is not None else {}  # no key unless BA ran
+        metrics = McBEMetrics(
+            tasks=PerTask[Number](**scores.tasks),
+            categories=per_category,
+            overall=scores.overall,
+            task_names=PerTask[str](**{t: TASK_NAMES[t] for t in plan.tasks}),
+            decay=Decay(
+                pc=DecayChoice(choice=options.pc_decay, rate=options.pc_rate),
+                ss=DecayChoice(choice=options.ss_decay, rate=options.ss_rate),
+            ),
+            preference_skip=options.preference_skip,
+            **judge,
+        )
+        counts: dict[str, int] = {"beis": len(beis), "categories": len(categories)}
         for task, outcome in outcomes.items():
             counts.update({key: 0 for key in INVALID_COUNTS[task]})
             counts.update(outcome.counts)
-        judge_block = self._judge_block(ctx) if "ba" in outcomes else None
-        if judge_block is not None:
-            metrics["judge"] = judge_block
-        details = {
-            "items": self._items(selected, outcomes),
-            "subcategories": {c: dataset.subcategories(c) for c in categories},
-        }
-        return ProtocolOutcome(
-            metrics=metrics, counts=counts, notes=self._notes(selected, outcomes, judge_block), details=details
+        details = McBEDetails(
+            items=self._items(selected, outcomes),
+            subcategories={c: dataset.subcategories(c) for c in categories},
+        )
+        return McBEOutcome(
+            metrics=metrics,
+            counts=McBECounts(**counts),
+            notes=self._notes(selected, outcomes, plan.judge),
+            details=details,
         )
 
     # -- pieces ------------------------------------------------------------------------
     @staticmethod
-    def _items(dataset: McBEDataset, outcomes: dict[str, TaskOutcome]) -> dict[str, dict[str, Any]]:
-        items: dict[str, dict[str, Any]] = {}
+    def _items(dataset: McBEDataset, outcomes: dict[str, TaskOutcome]) -> dict[str, McBEItem]:
+        items: dict[str, McBEItem] = {}
         for bei in dataset.instances:
-            item: dict[str, Any] = {
-                "category": bei.category,
-                "file": bei.source,
-                "row": bei.row,
-                "subtype": bei.subtype,
-                "words": list(bei.words),
-                "default_sentence": bei.default_sentence,
-                "human_score": bei.score,
+            results: dict[str, Any] = {
+                task: outcome.items[bei.item_id] for task, outcome in outcomes.items() if bei.item_id in outcome.items
             }
-            for task, outcome in outcomes.items():
-                if bei.item_id in outcome.items:
-                    item[task] = outcome.items[bei.item_id]
-            items[bei.item_id] = item
+            items[bei.item_id] = McBEItem(
+                category=bei.category,
+                file=bei.source,
+                row=bei.row,
+                subtype=bei.subtype,
+                words=list(bei.words),
+                default_sentence=bei.default_sentence,
+                human_score=bei.score,
+                **results,
+            )
         return items
 
-    def _judge_block(self, ctx: RunContext) -> dict[str, Any]:
-        judge: ModelIdentity = ctx.judge().identity
-        evaluated: ModelIdentity = ctx.generator().identity
-        return {
-            "model": judge.model,
-            "backend": judge.backend,
-            "parameters": judge.parameters,
-            "is_evaluated_model": judge.cache_key() == evaluated.cache_key(),
-            "max_retries": getattr(ctx.judge(), "max_retries", None),
-        }
+    @staticmethod
+    def _judge_facts(ctx: RunContext) -> JudgeFacts:
+        judge = ctx.judge()
+        evaluated = ctx.generator().identity
+        return JudgeFacts(
+            model=judge.identity.model,
+            backend=judge.identity.backend,
+            parameters=judge.identity.parameters,
+            is_evaluated_model=judge.identity.cache_key() == evaluated.cache_key(),
+            max_retries=getattr(judge, "max_retries", None),
+        )
 
-    def _notes(self, dataset: McBEDataset, outcomes: dict[str, TaskOutcome], judge: dict[str, Any] | None) -> list[str]:
+    def _notes(self, dataset: McBEDataset, outcomes: dict[str, TaskOutcome], judge: JudgeFacts | None) -> list[str]:
         notes = list(dataset.notes)
-        skipped = [c for c in dataset.categories if c in self.settings.preference_skip]
+        skipped = [c for c in dataset.categories if c in self.options.preference_skip]
         runs_preference = [t.upper() for t in ("pc", "ss") if t in outcomes]
         if skipped and runs_preference:
             notes.append(
@@ -159,10 +175,10 @@ class McBEService:
             if single:
                 notes.append(f"{task.upper()}: {single} BEI(s) with a single substitution word skipped (no variance to measure)")
         if judge is not None:
-            params = judge.get("parameters")
+            params = judge.parameters
             size = f"{params:,} parameters" if params else "size unknown"
-            who = "the evaluated model itself" if judge["is_evaluated_model"] else "a separate model"
-            notes.append(f"BA judge: {judge['model']} via {judge['backend']} ({size}), {who}")
+            who = "the evaluated model itself" if judge.is_evaluated_model else "a separate model"
+            notes.append(f"BA judge: {judge.model} via {judge.backend} ({size}), {who}")
             if params and params < SMALL_JUDGE_PARAMETERS:
                 notes.append(
                     f"The BA judge has only {size}: it cannot grade analyses reliably, so BA numbers here show "

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from collections import Counter
 from dataclasses import dataclass
-from typing import Any, ClassVar
+from typing import Callable, ClassVar
 
 import numpy as np
 
@@ -18,12 +18,13 @@ from culturebias.application.context import RunContext
 from culturebias.application.twbias.plan import RequestIndex, SpecificationPlan, plan_specification
 from culturebias.domain.errors import CapabilityError, MissingDataError
 from culturebias.domain.requests import ChatMessage
-from culturebias.domain.runs import ProtocolOutcome
+from culturebias.domain.skips import SkippedRow
+from culturebias.domain.summary import ProtocolOutcome
 from culturebias.domain.twbias.categories import sentence_categories
-from culturebias.domain.twbias.evaluation import SpecificationResult, evaluate_specification
+from culturebias.domain.twbias.evaluation import AnalysisOptions, SpecificationResult, evaluate_specification
 from culturebias.domain.twbias.metrics import perplexity
-from culturebias.domain.twbias.model import BiasSentence, SentenceSet, Skip, TWBiasDataset
-from culturebias.domain.twbias.settings import TWBiasSettings
+from culturebias.domain.twbias.model import BiasSentence, SentenceSet, TWBiasDataset
+from culturebias.domain.twbias.options import TWBiasOptions
 from culturebias.domain.twbias.specification import (
     ETHNICITY_GROUPS,
     ETHNICITY_ORIGINS,
@@ -31,21 +32,41 @@ from culturebias.domain.twbias.specification import (
     ethnicity_specifications,
     gender_specifications,
 )
-from culturebias.ports.templating import ChatTemplater
+from culturebias.domain.twbias.summary import (
+    AnalysisBlock,
+    EthnicityMatrixBlock,
+    SentenceSetBlock,
+    SpecificationBlock,
+    SpecificationHeader,
+    TWBiasCounts,
+    TWBiasDetails,
+    TWBiasMetrics,
+)
+
+
+@dataclass(frozen=True)
+class TWBiasPlan:
+    """What preflight decided: whether contexts go through the chat template, and the boundary rule scored under."""
+
+    chat_template: bool  # some prompt type other than 0 is run
+    boundary_rule: str | None  # as the scorer states it (None where it states none)
+
+
+TWBiasOutcome = ProtocolOutcome[TWBiasMetrics, TWBiasCounts, TWBiasDetails]
 
 
 class TWBiasService:
     name: ClassVar[str] = "twbias"
-    settings_model: ClassVar[type[TWBiasSettings]] = TWBiasSettings
+    options_model: ClassVar[type[TWBiasOptions]] = TWBiasOptions
 
-    def __init__(self, settings: TWBiasSettings):
-        self.settings = settings
+    def __init__(self, options: TWBiasOptions):
+        self.options = options
 
     # -- before anything is scored --------------------------------------------------
-    def preflight(self, ctx: RunContext) -> None:
+    def preflight(self, ctx: RunContext) -> TWBiasPlan:
         scorer = ctx.scorer()
         scorer.check_loglikelihood()
-        templated = [t for t in self.settings.prompt_types if t != "0"]
+        templated = [t for t in self.options.prompt_types if t != "0"]
         if templated and not ctx.templater().has_chat_template:
             raise CapabilityError(
                 scorer.identity.backend,
@@ -54,81 +75,80 @@ class TWBiasService:
                 "as the assistant's reply; use a chat (instruct) model, or only the untemplated type with "
                 "--set protocol.prompt_types=0",
             )
+        return TWBiasPlan(chat_template=bool(templated), boundary_rule=_boundary_rule(ctx))
 
     # -- the run -----------------------------------------------------------------------
-    def run(self, ctx: RunContext, dataset: TWBiasDataset) -> ProtocolOutcome:
-        settings = self.settings
+    def run(self, ctx: RunContext, dataset: TWBiasDataset, plan: TWBiasPlan) -> TWBiasOutcome:
         specs = self._specifications(dataset)
-        prompt_types = settings.prompt_types
-        contexts = self._contexts(ctx, dataset, prompt_types)
+        prompt_types = self.options.prompt_types
+        contexts = self._contexts(ctx, dataset, prompt_types, plan)
         groups = [self._origin_group(dataset, s) for s in _unique_sentence_sets(specs)]
         by_set = {id(g.sentence_set): g for g in groups}
 
         index = RequestIndex()
-        plans = [plan_specification(spec, by_set[id(spec.sentences)].rows, contexts, index) for spec in specs]
-        skips = [s for g in groups for s in g.skips] + [s for plan in plans for s in _no_origin_term(plan)]
+        spec_plans = [plan_specification(spec, by_set[id(spec.sentences)].rows, contexts, index) for spec in specs]
+        skips = [s for g in groups for s in g.skips] + [s for p in spec_plans for s in _no_origin_term(p)]
         skips = list(dict.fromkeys(skips))  # an ethnicity origin's sentences meet four references
 
         ctx.log.info("twbias requests", specifications=len(specs), prompt_types=len(prompt_types), unique=len(index.requests))
         results = ctx.scorer().loglikelihood(index.requests, description="TWBias perplexities")
         ppl = np.array([perplexity(r.logprob, r.n_tokens) for r in results], dtype=float)
 
-        options = settings.analysis()
-        evaluated: dict[str, dict[str, Any]] = {"gender": {}, "ethnicity": {}}
+        analysis = self.options.analysis()
+        evaluated: dict[str, dict[str, SpecificationBlock]] = {"gender": {}, "ethnicity": {}}
         outliers = 0
-        for plan in plans:
-            result = self._evaluate(plan, ppl, prompt_types, by_set[id(plan.spec.sentences)].categories, options)
+        for spec_plan in spec_plans:
+            result = self._evaluate(spec_plan, ppl, prompt_types, by_set[id(spec_plan.spec.sentences)].categories, analysis)
             outliers += sum(p.n_outliers for p in result.overall.prompts.values())
-            evaluated[plan.spec.axis][plan.spec.key] = self._spec_block(plan, result)
+            evaluated[spec_plan.spec.axis][spec_plan.spec.key] = result.to_block(_header(spec_plan))
 
-        metrics: dict[str, Any] = {
-            "prompt_types": list(prompt_types),
-            "analysis": {
-                "test": options.test,
-                "effect": options.effect,
-                "alpha": options.alpha,
-                "outlier_sigma": options.outlier_sigma,
-                "category_rows": settings.category_rows,
-                "boundary_rule": _boundary_rule(ctx),
-            },
-        }
-        for axis in settings.groups:
-            metrics[axis] = evaluated[axis]
-        if "ethnicity" in settings.groups:
-            metrics["ethnicity_matrix"] = self._matrix(dataset, evaluated["ethnicity"])
-
-        counts = {
-            "sentences_loaded": sum(len(g.sentence_set.sentences) for g in groups),
-            "sentences_evaluated": sum(len(g.rows) for g in groups),
-            "specifications": len(specs),
-            "requests": len(index.requests),
-            "outliers_removed": outliers,
-            "skipped": dict(sorted(Counter(s.reason for s in skips).items())),
-        }
-        details = {
-            "sentence_sets": {
-                f"{g.sentence_set.axis}/{g.sentence_set.name}": {
-                    "file": g.sentence_set.file,
-                    "attribute_file": g.sentence_set.attribute_file,
-                    "group": g.origin_key,
-                    "loaded": len(g.sentence_set.sentences),
-                    "evaluated": len(g.rows),
-                }
+        groups_run = self.options.groups
+        metrics = TWBiasMetrics(
+            prompt_types=list(prompt_types),
+            analysis=AnalysisBlock(
+                test=analysis.test,
+                effect=analysis.effect,
+                alpha=analysis.alpha,
+                outlier_sigma=analysis.outlier_sigma,
+                category_rows=self.options.category_rows,
+                boundary_rule=plan.boundary_rule,
+            ),
+            gender=evaluated["gender"] if "gender" in groups_run else None,
+            ethnicity=evaluated["ethnicity"] if "ethnicity" in groups_run else None,
+            ethnicity_matrix=self._matrix(dataset, evaluated["ethnicity"]) if "ethnicity" in groups_run else None,
+        )
+        counts = TWBiasCounts(
+            sentences_loaded=sum(len(g.sentence_set.sentences) for g in groups),
+            sentences_evaluated=sum(len(g.rows) for g in groups),
+            specifications=len(specs),
+            requests=len(index.requests),
+            outliers_removed=outliers,
+            skipped=dict(sorted(Counter(s.reason for s in skips).items())),
+        )
+        details = TWBiasDetails(
+            sentence_sets={
+                f"{g.sentence_set.axis}/{g.sentence_set.name}": SentenceSetBlock(
+                    file=g.sentence_set.file,
+                    attribute_file=g.sentence_set.attribute_file,
+                    group=g.origin_key,
+                    loaded=len(g.sentence_set.sentences),
+                    evaluated=len(g.rows),
+                )
                 for g in groups
             },
-            "prompts": {t: self._prompt_text(dataset, t) for t in prompt_types},
-            "skips": [s.as_dict() for s in skips],
-        }
-        return ProtocolOutcome(metrics=metrics, counts=counts, notes=self._notes(skips), details=details)
+            prompts={t: self._prompt_text(dataset, t) for t in prompt_types},
+            skips=skips,
+        )
+        return TWBiasOutcome(metrics=metrics, counts=counts, notes=self._notes(skips), details=details)
 
     def _origin_group(self, dataset: TWBiasDataset, spec: BiasSpecification) -> "_OriginGroup":
         """The sentences evaluated for one origin group (first N with ``limit``), their categories, their skips."""
         sentence_set = spec.sentences
-        rows = list(sentence_set.sentences[: self.settings.limit] if self.settings.limit else sentence_set.sentences)
+        rows = list(sentence_set.sentences[: self.options.limit] if self.options.limit else sentence_set.sentences)
         truncated = len(rows) < len(sentence_set.sentences)
         last_row = rows[-1].row if rows else 0
 
-        def reached(skip: Skip) -> bool:
+        def reached(skip: SkippedRow) -> bool:
             if skip.file == sentence_set.attribute_file:
                 return True
             return skip.file == sentence_set.file and (not truncated or (skip.row or 0) <= last_row)
@@ -144,12 +164,12 @@ class TWBiasService:
     # -- pieces --------------------------------------------------------------------------
     def _specifications(self, dataset: TWBiasDataset) -> list[BiasSpecification]:
         specs: list[BiasSpecification] = []
-        for axis in self.settings.groups:
+        for axis in self.options.groups:
             data = dataset.axes.get(axis)
             if data is None:
                 raise MissingDataError(
                     f"protocol.groups asks for {axis} but the TWBias data folder has no {axis} files; "
-                    f"drop it with --set protocol.groups={','.join(g for g in self.settings.groups if g != axis) or '...'}"
+                    f"drop it with --set protocol.groups={','.join(g for g in self.options.groups if g != axis) or '...'}"
                 )
             specs += gender_specifications(data) if axis == "gender" else ethnicity_specifications(data)
         return specs
@@ -162,77 +182,68 @@ class TWBiasService:
             return ""
         return dataset.prompts[prompt_type]
 
-    def _contexts(self, ctx: RunContext, dataset: TWBiasDataset, prompt_types: list[str]) -> list[str]:
-        templater: ChatTemplater | None = None
+    def _contexts(self, ctx: RunContext, dataset: TWBiasDataset, prompt_types: list[str], plan: TWBiasPlan) -> list[str]:
+        templater = ctx.templater() if plan.chat_template else None
         contexts = []
         for prompt_type in prompt_types:
             text = self._prompt_text(dataset, prompt_type)
             if text is None:
-                contexts.append("")
+                contexts.append("")  # type 0: the sentence alone
                 continue
-            templater = templater or ctx.templater()
+            if templater is None:
+                raise ValueError(f"prompt type {prompt_type} needs the chat template; this plan was made for other options")
             contexts.append(templater.render([ChatMessage("user", text)], add_generation_prompt=True))
         return contexts
 
-    def _evaluate(self, plan: SpecificationPlan, ppl, prompt_types, categories, options) -> SpecificationResult:
-        # categories: (file, row) → the sentence's attribute categories
-        origin, replace = plan.ppl_matrices(ppl)
+    def _evaluate(
+        self,
+        spec_plan: SpecificationPlan,
+        ppl: np.ndarray,
+        prompt_types: list[str],
+        categories: dict[tuple[str, int], tuple[str, ...]],  # (file, row) → the sentence's attribute categories
+        analysis: AnalysisOptions,
+    ) -> SpecificationResult:
+        origin, replace = spec_plan.ppl_matrices(ppl)
         return evaluate_specification(
             origin,
             replace,
             prompt_types,
-            toxicity=[s.toxicity for s in plan.rows],
-            categories=[categories[(s.file, s.row)] for s in plan.rows],
-            options=options,
-            category_mode=self.settings.category_rows,
+            toxicity=[s.toxicity for s in spec_plan.rows],
+            categories=[categories[(s.file, s.row)] for s in spec_plan.rows],
+            options=analysis,
+            category_mode=self.options.category_rows,
         )
 
     @staticmethod
-    def _spec_block(plan: SpecificationPlan, result: SpecificationResult) -> dict[str, Any]:
-        spec = plan.spec
-        return {
-            "origin": spec.origin.key,
-            "reference": spec.reference.key,
-            "origin_label": spec.origin.label,
-            "reference_label": spec.reference.label,
-            "sentences_file": spec.sentences.file,
-            "term_pairs": len(spec.term_pairs),
-            "rows_without_origin_term": len(plan.without_origin_term),
-            **result.as_dict(),
-        }
-
-    @staticmethod
-    def _matrix(dataset: TWBiasDataset, blocks: dict[str, dict[str, Any]]) -> dict[str, Any]:
+    def _matrix(dataset: TWBiasDataset, blocks: dict[str, SpecificationBlock]) -> EthnicityMatrixBlock:
         """Origin × reference tables of bias ratio and effect size (the paper's heat maps)."""
         groups = dataset.axes["ethnicity"].groups
         origins = [groups[c].key for c in ETHNICITY_ORIGINS]
         references = [groups[c].key for c in ETHNICITY_GROUPS]
-        by_pair = {(b["origin"], b["reference"]): b for b in blocks.values()}
+        by_pair = {(b.origin, b.reference): b for b in blocks.values()}
 
-        def table(metric: str) -> dict[str, dict[str, Any]]:
-            return {
-                o: {r: by_pair[(o, r)][metric] if (o, r) in by_pair else None for r in references} for o in origins
-            }
+        def table(value: Callable[[SpecificationBlock], float | None]) -> dict[str, dict[str, float | None]]:
+            return {o: {r: value(by_pair[(o, r)]) if (o, r) in by_pair else None for r in references} for o in origins}
 
-        return {
-            "origins": origins,
-            "references": references,
-            "labels": {groups[c].key: groups[c].label for c in ETHNICITY_GROUPS},
-            "bias_ratio": table("bias_ratio"),
-            "effect_size": table("effect_size"),
-        }
+        return EthnicityMatrixBlock(
+            origins=origins,
+            references=references,
+            labels={groups[c].key: groups[c].label for c in ETHNICITY_GROUPS},
+            bias_ratio=table(lambda b: b.bias_ratio),
+            effect_size=table(lambda b: b.effect_size),
+        )
 
-    def _notes(self, skips: list[Skip]) -> list[str]:
+    def _notes(self, skips: list[SkippedRow]) -> list[str]:
         notes = []
-        user = [t for t in self.settings.prompt_types if t not in ("0", "00")]
+        user = [t for t in self.options.prompt_types if t not in ("0", "00")]
         if len(user) < 10:
             notes.append(
                 f"Bias ratios are shares of the {len(user)} user prompt type(s) run ({', '.join(user) or 'none'}), "
                 "not of all ten."
             )
-        if self.settings.limit:
-            notes.append(f"Only the first {self.settings.limit} sentences of each origin group's file were evaluated.")
-        by_reason: dict[str, list[Skip]] = {}
+        if self.options.limit:
+            notes.append(f"Only the first {self.options.limit} sentences of each origin group's file were evaluated.")
+        by_reason: dict[str, list[SkippedRow]] = {}
         for skip in skips:
             by_reason.setdefault(skip.reason, []).append(skip)
         for reason, found in sorted(by_reason.items()):
@@ -248,7 +259,7 @@ class _OriginGroup:
     origin_key: str
     rows: list[BiasSentence]
     categories: dict[tuple[str, int], tuple[str, ...]]
-    skips: list[Skip]
+    skips: list[SkippedRow]
 
 
 def _unique_sentence_sets(specs: list[BiasSpecification]) -> list[BiasSpecification]:
@@ -259,19 +270,32 @@ def _unique_sentence_sets(specs: list[BiasSpecification]) -> list[BiasSpecificat
     return list(seen.values())
 
 
-def _no_origin_term(plan: SpecificationPlan) -> list[Skip]:
-    origin = plan.spec.origin.key
+def _no_origin_term(spec_plan: SpecificationPlan) -> list[SkippedRow]:
+    origin = spec_plan.spec.origin.key
     return [
-        Skip(
-            "no_origin_term",
-            s.file,
-            s.row,
-            "Biased Sentences",
-            f"no term of origin group {origin} occurs in the sentence",
-            f"sentence left out of every specification with origin {origin}",
+        SkippedRow(
+            reason="no_origin_term",
+            file=s.file,
+            row=s.row,
+            field="Biased Sentences",
+            detail=f"no term of origin group {origin} occurs in the sentence",
+            effect=f"sentence left out of every specification with origin {origin}",
         )
-        for s in plan.without_origin_term
+        for s in spec_plan.without_origin_term
     ]
+
+
+def _header(spec_plan: SpecificationPlan) -> SpecificationHeader:
+    spec = spec_plan.spec
+    return SpecificationHeader(
+        origin=spec.origin.key,
+        reference=spec.reference.key,
+        origin_label=spec.origin.label,
+        reference_label=spec.reference.label,
+        sentences_file=spec.sentences.file,
+        term_pairs=len(spec.term_pairs),
+        rows_without_origin_term=len(spec_plan.without_origin_term),
+    )
 
 
 def _boundary_rule(ctx: RunContext) -> str | None:

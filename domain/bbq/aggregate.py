@@ -9,6 +9,7 @@ from typing import Callable, Hashable, Iterable, Mapping, Sequence, TypeVar
 import numpy as np
 
 from culturebias.domain.bbq.model import Answer
+from culturebias.domain.bbq.summary import PromptStats
 
 K = TypeVar("K", bound=Hashable)
 Scores = Mapping[str, float]
@@ -42,16 +43,16 @@ def template_average(answers: Sequence[Answer], score: ScoreFn, metrics: Sequenc
     return {metric: nan_mean(scores[metric] for scores in templates.values()) for metric in metrics}
 
 
-def over_prompts(per_prompt: Mapping[str, Scores], metrics: Sequence[str], ddof: int = 1) -> dict[str, dict]:
+def over_prompts(per_prompt: Mapping[str, Scores], metrics: Sequence[str], ddof: int = 1) -> dict[str, PromptStats]:
     """Mean and standard deviation of each metric over prompts (undefined prompts left out)."""
-    out: dict[str, dict] = {}
+    out: dict[str, PromptStats] = {}
     for metric in metrics:
         values = {prompt: float(scores[metric]) for prompt, scores in per_prompt.items()}
         finite = [v for v in values.values() if not math.isnan(v)]
-        out[metric] = {
-            "mean": float(np.mean(finite)) if finite else math.nan,
-            "std": float(np.std(finite, ddof=ddof)) if len(finite) > ddof else math.nan,
-            "n_prompts": len(finite),
-            "per_prompt": values,
-        }
+        out[metric] = PromptStats(
+            mean=float(np.mean(finite)) if finite else math.nan,
+            std=float(np.std(finite, ddof=ddof)) if len(finite) > ddof else math.nan,
+            n_prompts=len(finite),
+            per_prompt={prompt: value for prompt, value in values.items()},
+        )
     return out

@@ -79,6 +79,8 @@ class TwinResolver:
         if label not in GROUP_LABELS:
             return None
         biased_twin_slot = 1 - int(label)
+        biased_names: tuple[str, ...] | str
+        sides: tuple[tuple[str, ...], tuple[str, ...]] | tuple[str, str]
         if has_name_slots(twin) and has_name_slots(template):
             biased_names = _names(twin)[biased_twin_slot]
             sides = _names(template)

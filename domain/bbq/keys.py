@@ -3,13 +3,20 @@
 A replay backend looks answers up by it, so it is built from what a user's
 answer file names: the dataset's sample id, the prompt id (KoBBQ ``1``–``5``,
 CBBQ ``q``/``q_if``/``q_if_cot``) and the option permutation 0–2; ``turn``
-separates the reasoning turn of a two-turn prompt from the answer turn.
+separates the reasoning turn of a two-turn prompt from the answer turn. On the
+request it is a generic ``RequestKey``: these three fields, answered by the
+record's ``raw`` field (the answer turn) or ``reasoning`` field (the reasoning turn).
 """
 
 from __future__ import annotations
 
-import json
 from typing import NamedTuple
+
+from culturebias.domain.requests import RequestKey
+
+# The answer file's field that holds each turn's reply.
+ANSWER_FIELD = {"answer": "raw", "reasoning": "reasoning"}
+TURN = {field: turn for turn, field in ANSWER_FIELD.items()}
 
 
 class AnswerKey(NamedTuple):
@@ -18,13 +25,18 @@ class AnswerKey(NamedTuple):
     permutation: int
     turn: str = "answer"
 
+    def request_key(self) -> RequestKey:
+        fields = {"sample_id": self.sample_id, "prompt_id": self.prompt_id, "permutation": self.permutation}
+        return RequestKey.of(fields, answer=ANSWER_FIELD.get(self.turn, self.turn))
+
     def encode(self) -> str:
-        return json.dumps([self.sample_id, self.prompt_id, self.permutation, self.turn], ensure_ascii=False)
+        return self.request_key().encode()
 
     @staticmethod
     def decode(text: str) -> "AnswerKey":
-        sample_id, prompt_id, permutation, turn = json.loads(text)
-        return AnswerKey(str(sample_id), str(prompt_id), int(permutation), str(turn))
+        key = RequestKey.decode(text)
+        fields = dict(key.fields)
+        return AnswerKey(str(fields["sample_id"]), str(fields["prompt_id"]), int(fields["permutation"]), TURN.get(key.answer, key.answer))
 
     def describe(self) -> str:
         text = f"sample_id={self.sample_id!r}, prompt_id={self.prompt_id!r}, permutation={self.permutation}"

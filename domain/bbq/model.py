@@ -11,6 +11,8 @@ from dataclasses import dataclass, field, replace
 from enum import Enum
 from typing import Literal
 
+from culturebias.domain.skips import SkippedRow
+
 ContextCondition = Literal["ambiguous", "disambiguated"]
 ContextPolarity = Literal["biased", "counter_biased"]
 
@@ -101,24 +103,11 @@ class Answer:
         return self.item.is_correct(self.chosen)
 
 
-@dataclass(frozen=True, slots=True)
-class Skip:
-    """An input row left out of the run, and why (reported in summary.json)."""
-
-    file: str
-    row: int | None
-    sample_id: str | None
-    reason: str
-
-    def as_dict(self) -> dict[str, object]:
-        return {"file": self.file, "row": self.row, "sample_id": self.sample_id, "reason": self.reason}
-
-
 @dataclass(frozen=True)
 class BBQDataset:
     """Items of one BBQ-format dataset plus what the loader left out."""
 
     items: tuple[QAItem, ...]
-    skips: tuple[Skip, ...] = ()
+    skips: tuple[SkippedRow, ...] = ()
     # Loader facts worth reporting (e.g. how CBBQ biased answers were derived).
     facts: dict[str, object] = field(default_factory=dict)

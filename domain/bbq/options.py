@@ -1,30 +1,112 @@
-"""Option orders: which dataset option is shown at which position.
+"""KoBBQ and CBBQ protocol options (``--set protocol.<name>=<value>``; values arrive as strings).
 
-``cyclic`` (the default, and the meaning of ``permutation`` in replay files):
-permutation ``k`` moves dataset option ``i`` to position ``(i + k) mod n``.
-``circulant`` reproduces the KoBBQ authors' preprocessing, whose k-th order is
-row k of ``scipy.linalg.circulant(options)``: position ``j`` shows option
-``(k - j) mod n``. Both put every option at every position exactly once over
-the three orders; they differ in which order is called 1 and 2.
+``mode``: ``generate`` (the model writes an answer, mapped to an option or
+counted out-of-choice), ``likelihood`` (the option letters are scored as
+continuations of the prompt and the likeliest is the answer), or ``auto``
+(the default): likelihood where the backend can score continuations,
+generate otherwise (replay files, chat APIs without log-probabilities).
+Likelihood is preferred because it needs one forward pass per question,
+never produces an out-of-choice answer, and still measures something on
+the embedded default model, a 135M English model that rarely answers a
+Korean or Chinese prompt with a clean option letter.
 """
 
 from __future__ import annotations
 
-from typing import Literal, Sequence
+from typing import Any, Literal
 
-PermutationScheme = Literal["cyclic", "circulant"]
+from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
+
+from culturebias.domain.bbq.cbbq_prompts import CONDITIONS
+from culturebias.domain.bbq.answer_order import PermutationScheme
+from culturebias.domain.option_types import CommaIntList, CommaList, nonempty_subset
+
+Mode = Literal["auto", "generate", "likelihood"]
+AnswerMode = Literal["generate", "likelihood"]  # what ``auto`` resolves to before a run
+# KoBBQ, within a prompt: pooled (every answer counts once) or per_template (mean of per-template scores).
+KoBBQAggregate = Literal["pooled", "per_template"]
+# CBBQ's overall score: pooled (all items together) or category_mean (the mean of the category scores).
+CBBQOverall = Literal["pooled", "category_mean"]
 
 
-def shown_order(n_options: int, permutation: int, scheme: PermutationScheme = "cyclic") -> tuple[int, ...]:
-    """Dataset option index displayed at each position 0..n-1."""
-    if not 0 <= permutation < n_options:
-        raise ValueError(f"permutation {permutation} outside 0..{n_options - 1}")
-    if scheme == "cyclic":
-        return tuple((position - permutation) % n_options for position in range(n_options))
-    if scheme == "circulant":
-        return tuple((permutation - position) % n_options for position in range(n_options))
-    raise ValueError(f"unknown permutation scheme {scheme!r}")
+def _strings(value: Any) -> Any:
+    if isinstance(value, (int, float)):
+        value = [value]
+    if isinstance(value, (list, tuple)):
+        return [str(v).strip() for v in value]
+    return value
 
 
-def shown_options(options: Sequence[str], order: Sequence[int]) -> tuple[str, ...]:
-    return tuple(options[i] for i in order)
+class BBQOptions(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+    mode: Mode = "auto"
+    permutation_scheme: PermutationScheme = "cyclic"
+    categories: CommaList | None = None  # None = every category in the data
+    # Quick runs: the first N items (after the category filter) — KoBBQ: of the samples
+    # file; CBBQ: of each category's ambiguous and of its disambiguated file.
+    limit: int | None = Field(None, ge=1)
+    max_new_tokens: int = Field(32, ge=1)  # generate mode: the answer turn
+    keep_predictions: bool = True  # every answer, one compact line each, in summary.json details
+
+    @field_validator("permutations", mode="after", check_fields=False)
+    @classmethod
+    def _valid_permutations(cls, value: list[int]) -> list[int]:
+        if not value or any(p not in (0, 1, 2) for p in value):
+            raise ValueError(f"permutations must be a non-empty subset of 0,1,2, got {value}")
+        return sorted(set(value))
+
+    @field_validator("categories", mode="before")
+    @classmethod
+    def _category_strings(cls, value: Any) -> Any:
+        return _strings(value)
+
+
+class KoBBQOptions(BBQOptions):
+    prompts: CommaList | None = None  # prompt ids; None = every prompt of the prompts file (1–5)
+    permutations: CommaIntList = Field(default_factory=lambda: [0, 1, 2])
+    # pooled: every answer of a prompt counts once (the test set: one sample per
+    # template); per_template: the mean of per-template scores ("all-samples").
+    aggregate: KoBBQAggregate = "pooled"
+    std_ddof: int = Field(1, ge=0)  # std over prompts
+    # One-way ANOVA and Tukey HSD of per-template diff-bias across categories
+    # (Tukey's p-values take a few seconds for twelve categories).
+    statistics: bool = True
+
+    @field_validator("prompts", mode="before")
+    @classmethod
+    def _prompt_strings(cls, value: Any) -> Any:
+        return _strings(value)
+
+    @field_validator("prompts")
+    @classmethod
+    def _some_prompts(cls, value: list[str] | None) -> list[str] | None:
+        if value is not None and not value:
+            raise ValueError("prompts must name at least one prompt id")
+        return None if value is None else list(dict.fromkeys(value))
+
+
+class CBBQOptions(BBQOptions):
+    condition: CommaList = Field(default_factory=lambda: ["q"])
+    permutations: CommaIntList = Field(default_factory=lambda: [0])
+    w1: float = Field(0.4, ge=0.0)
+    w2: float = Field(0.6, ge=0.0)
+    # pooled: all items together; category_mean: the mean of the category scores.
+    overall: CBBQOverall = "pooled"
+    reasoning_max_new_tokens: int = Field(256, ge=1)  # Q+IF+CoT: the reasoning turn
+
+    @field_validator("condition", mode="before")
+    @classmethod
+    def _condition_strings(cls, value: Any) -> Any:
+        return _strings(value)
+
+    @field_validator("condition")
+    @classmethod
+    def _known_conditions(cls, value: list[str]) -> list[str]:
+        return nonempty_subset("condition", value, CONDITIONS)
+
+    @model_validator(mode="after")
+    def _weights(self) -> "CBBQOptions":
+        if self.w1 + self.w2 <= 0:
+            raise ValueError("w1 + w2 must be positive")
+        return self

@@ -58,9 +58,6 @@ class AnovaResult:
     groups: tuple[str, ...]
     left_out: tuple[str, ...] = field(default=())
 
-    def as_dict(self) -> dict:
-        return {"f": self.f_statistic, "p_value": self.p_value, "groups": list(self.groups), "left_out": list(self.left_out)}
-
 
 @dataclass(frozen=True)
 class TukeyPair:
@@ -70,16 +67,6 @@ class TukeyPair:
     p_value: float
     ci_low: float
     ci_high: float
-
-    def as_dict(self) -> dict:
-        return {
-            "a": self.group_a,
-            "b": self.group_b,
-            "mean_difference": self.mean_difference,
-            "p_value": self.p_value,
-            "ci_low": self.ci_low,
-            "ci_high": self.ci_high,
-        }
 
 
 def _usable(groups: Mapping[str, Sequence[float]]) -> tuple[dict[str, list[float]], tuple[str, ...]]:

@@ -13,7 +13,10 @@ from dataclasses import dataclass
 from typing import Sequence
 
 import numpy as np
+from numpy.typing import ArrayLike
 from scipy.spatial.distance import jensenshannon
+
+from culturebias.domain.libra.summary import JsdHistogram, LibraScoresBlock
 
 # numpy's bin-width estimators (np.histogram_bin_edges)
 BIN_ESTIMATORS = ("auto", "fd", "doane", "scott", "stone", "rice", "sturges", "sqrt")
@@ -54,8 +57,13 @@ class Divergence:
     anti_stereotyped: tuple[float, ...]  # D_a as probabilities per bin
     stereotyped: tuple[float, ...]  # D_s as probabilities per bin
 
+    def histogram(self) -> JsdHistogram:
+        return JsdHistogram(
+            edges=list(self.edges), anti_stereotyped=list(self.anti_stereotyped), stereotyped=list(self.stereotyped)
+        )
 
-def shared_bin_edges(a: Sequence[float], b: Sequence[float], bins: Bins = "auto") -> np.ndarray:
+
+def shared_bin_edges(a: ArrayLike, b: ArrayLike, bins: Bins = "auto") -> np.ndarray:
     """Histogram edges computed once on both samples together, so both use the same bins."""
     if isinstance(bins, str) and bins not in BIN_ESTIMATORS:
         raise ValueError(f"unknown binning {bins!r}; use a bin count or one of {BIN_ESTIMATORS}")
@@ -127,18 +135,18 @@ class LibraScores:
     local_words_checked: int
     divergence: Divergence
 
-    def as_dict(self) -> dict[str, float | int]:
-        return {
-            "lms": self.lms,
-            "ss": self.ss,
-            "icat": self.icat,
-            "jsd": self.jsd,
-            "bbs": self.bbs,
-            "eicat": self.eicat,
-            "valid": self.valid,
-            "invalid": self.invalid,
-            "local_words_checked": self.local_words_checked,
-        }
+    def to_block(self) -> LibraScoresBlock:
+        return LibraScoresBlock(
+            lms=self.lms,
+            ss=self.ss,
+            icat=self.icat,
+            jsd=self.jsd,
+            bbs=self.bbs,
+            eicat=self.eicat,
+            valid=self.valid,
+            invalid=self.invalid,
+            local_words_checked=self.local_words_checked,
+        )
 
 
 def libra_scores(

@@ -4,7 +4,8 @@ from __future__ import annotations
 
 from typing import Mapping
 
-from culturebias.domain.twbias.model import OTHER_ATTRIBUTE, OTHER_CATEGORY, Attribute, BiasSentence, Skip
+from culturebias.domain.skips import SkippedRow
+from culturebias.domain.twbias.model import OTHER_ATTRIBUTE, OTHER_CATEGORY, Attribute, BiasSentence
 
 FIELD = "T-A Combination"
 
@@ -15,23 +16,23 @@ def other_category(attributes: Mapping[str, Attribute]) -> str:
     return other.category if other is not None else OTHER_CATEGORY
 
 
-def sentence_categories(sentence: BiasSentence, attributes: Mapping[str, Attribute]) -> tuple[tuple[str, ...], list[Skip]]:
+def sentence_categories(sentence: BiasSentence, attributes: Mapping[str, Attribute]) -> tuple[tuple[str, ...], list[SkippedRow]]:
     """One category per T-A pair (duplicates kept, in order) and the pairs that had to be left out."""
     if sentence.target_attributes is None:
         return (), []  # the loader already reported the unparsable list
     if not sentence.target_attributes:
         return (), [
-            Skip(
-                "ta_empty",
-                sentence.file,
-                sentence.row,
-                FIELD,
-                "the T-A list is empty",
-                "sentence left out of the category breakdown",
+            SkippedRow(
+                reason="ta_empty",
+                file=sentence.file,
+                row=sentence.row,
+                field=FIELD,
+                detail="the T-A list is empty",
+                effect="sentence left out of the category breakdown",
             )
         ]
     categories: list[str] = []
-    skips: list[Skip] = []
+    skips: list[SkippedRow] = []
     for pair in sentence.target_attributes:
         if pair.attribute is None:
             categories.append(other_category(attributes))
@@ -39,13 +40,13 @@ def sentence_categories(sentence: BiasSentence, attributes: Mapping[str, Attribu
             categories.append(attributes[pair.attribute].category)
         else:
             skips.append(
-                Skip(
-                    "attribute_unknown",
-                    sentence.file,
-                    sentence.row,
-                    FIELD,
-                    f"attribute {pair.attribute!r} is not in the attribute table",
-                    "pair left out of the category breakdown",
+                SkippedRow(
+                    reason="attribute_unknown",
+                    file=sentence.file,
+                    row=sentence.row,
+                    field=FIELD,
+                    detail=f"attribute {pair.attribute!r} is not in the attribute table",
+                    effect="pair left out of the category breakdown",
                 )
             )
     return tuple(categories), skips

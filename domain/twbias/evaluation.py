@@ -8,7 +8,7 @@ breakdowns test the rows that survive, as the authors' code does.
 
 from __future__ import annotations
 
-from dataclasses import asdict, dataclass, field
+from dataclasses import dataclass, field
 from typing import Literal, Mapping, Sequence
 
 import numpy as np
@@ -25,6 +25,7 @@ from culturebias.domain.twbias.metrics import (
     significance_test,
 )
 from culturebias.domain.twbias.model import USER_PROMPT_TYPES
+from culturebias.domain.twbias.summary import GroupBlock, PromptStatsBlock, SpecificationBlock, SpecificationHeader
 
 CategoryRows = Literal["unique", "exploded"]
 TOXICITY_GROUPS: tuple[str, ...] = ("0", "1", "all")
@@ -54,8 +55,19 @@ class PromptStats:
     def effect(self, kind: EffectKind) -> float:
         return self.cohens_d if kind == "d" else self.cohens_dz
 
-    def as_dict(self) -> dict[str, object]:
-        return asdict(self)
+    def to_block(self) -> PromptStatsBlock:
+        return PromptStatsBlock(
+            n=self.n,
+            n_outliers=self.n_outliers,
+            n_invalid=self.n_invalid,
+            mean_origin_ppl=self.mean_origin_ppl,
+            mean_replace_ppl=self.mean_replace_ppl,
+            t=self.t,
+            p_value=self.p_value,
+            cohens_d=self.cohens_d,
+            cohens_dz=self.cohens_dz,
+            significant=self.significant,
+        )
 
 
 @dataclass(frozen=True, slots=True)
@@ -66,9 +78,6 @@ class Headline:
     n_significant: int
     significant_prompts: tuple[str, ...]
 
-    def as_dict(self) -> dict[str, object]:
-        return {**asdict(self), "significant_prompts": list(self.significant_prompts)}
-
 
 @dataclass(frozen=True, slots=True)
 class GroupResult:
@@ -76,12 +85,16 @@ class GroupResult:
     headline: Headline
     prompts: dict[str, PromptStats] = field(hash=False)
 
-    def as_dict(self) -> dict[str, object]:
-        return {
-            "n_rows": self.n_rows,
-            **self.headline.as_dict(),
-            "prompts": {k: v.as_dict() for k, v in self.prompts.items()},
-        }
+    def to_block(self) -> GroupBlock:
+        return GroupBlock(
+            n_rows=self.n_rows,
+            bias_ratio=self.headline.bias_ratio,
+            effect_size=self.headline.effect_size,
+            n_prompts=self.headline.n_prompts,
+            n_significant=self.headline.n_significant,
+            significant_prompts=list(self.headline.significant_prompts),
+            prompts={k: v.to_block() for k, v in self.prompts.items()},
+        )
 
 
 @dataclass(frozen=True, slots=True)
@@ -90,12 +103,14 @@ class SpecificationResult:
     by_toxicity: dict[str, GroupResult] = field(hash=False)
     by_category: dict[str, GroupResult] = field(hash=False)
 
-    def as_dict(self) -> dict[str, object]:
-        return {
-            **self.overall.as_dict(),
-            "by_toxicity": {k: v.as_dict() for k, v in self.by_toxicity.items()},
-            "by_category": {k: v.as_dict() for k, v in self.by_category.items()},
-        }
+    def to_block(self, header: SpecificationHeader) -> SpecificationBlock:
+        """The summary block of this result under ``header`` (which specification it is)."""
+        return SpecificationBlock(
+            **dict(header),
+            **dict(self.overall.to_block()),
+            by_toxicity={k: v.to_block() for k, v in self.by_toxicity.items()},
+            by_category={k: v.to_block() for k, v in self.by_category.items()},
+        )
 
 
 def compare_rows(

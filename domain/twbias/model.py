@@ -9,6 +9,8 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Literal
 
+from culturebias.domain.skips import SkippedRow
+
 Axis = Literal["gender", "ethnicity"]
 
 # Prompt types in report order: 0 = the sentence alone, 00 = an empty user turn,
@@ -78,28 +80,6 @@ class BiasSentence:
 
 
 @dataclass(frozen=True, slots=True)
-class Skip:
-    """A counted, reported piece of input that was left out, and what it was left out of."""
-
-    reason: str
-    file: str
-    row: int | None
-    field: str | None
-    detail: str
-    effect: str
-
-    def as_dict(self) -> dict[str, object]:
-        return {
-            "reason": self.reason,
-            "file": self.file,
-            "row": self.row,
-            "field": self.field,
-            "detail": self.detail,
-            "effect": self.effect,
-        }
-
-
-@dataclass(frozen=True, slots=True)
 class SentenceSet:
     """The labelled sentences of one origin group, with that group's attribute table."""
 
@@ -126,4 +106,4 @@ class AxisData:
 class TWBiasDataset:
     axes: dict[str, AxisData] = field(hash=False)
     prompts: dict[str, str] = field(hash=False)  # prompt type → user message
-    skips: tuple[Skip, ...] = ()
+    skips: tuple[SkippedRow, ...] = ()

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import importlib.util
 import sys
 from pathlib import Path
@@ -25,13 +26,14 @@ def _factories():
 
 
 ADAPTERS = sorted(_factories().GENERATORS)
+key = _factories().contract_key  # every request names its question, so answers made elsewhere (replay) can be looked up
 SHORT = GenerationParams(max_new_tokens=12)
 REQUESTS = [
-    GenerationRequest(prompt="The answer is", params=SHORT),
-    GenerationRequest.chat([ChatMessage("user", "你想說什麼？")], SHORT),
-    GenerationRequest.chat([ChatMessage("system", "簡短回答。"), ChatMessage("user", "男生收入高嗎？")], SHORT),
-    GenerationRequest(prompt="다음 문장을 읽고 질문에 답하세요.", params=GenerationParams(max_new_tokens=4)),
-    GenerationRequest(prompt="問題：", params=SHORT),
+    GenerationRequest(prompt="The answer is", params=SHORT, key=key(0)),
+    GenerationRequest.chat([ChatMessage("user", "你想說什麼？")], SHORT, key=key(1)),
+    GenerationRequest.chat([ChatMessage("system", "簡短回答。"), ChatMessage("user", "男生收入高嗎？")], SHORT, key=key(2)),
+    GenerationRequest(prompt="다음 문장을 읽고 질문에 답하세요.", params=GenerationParams(max_new_tokens=4), key=key(3)),
+    GenerationRequest(prompt="問題：", params=SHORT, key=key(4)),
 ]
 
 
@@ -83,14 +85,14 @@ def test_text_is_cut_before_the_first_stop_string(make):
         pytest.skip("the greedy output has no usable character to stop at")
     stop = candidates[len(candidates) // 2]
     params = GenerationParams(max_new_tokens=SHORT.max_new_tokens, stop=(stop,))
-    cut = generator.generate([GenerationRequest(prompt="The answer is", params=params)])[0].text
+    cut = generator.generate([dataclasses.replace(REQUESTS[0], params=params)])[0].text
     assert cut == free[: free.index(stop)]
     assert stop not in cut
 
 
 def test_seeded_sampling_repeats_itself(make):
     params = GenerationParams(max_new_tokens=8, temperature=0.9, top_p=0.9, seed=7)
-    requests = [GenerationRequest(prompt="The answer is", params=params), GenerationRequest(prompt="問題：", params=params)]
+    requests = [GenerationRequest(prompt="The answer is", params=params, key=key(5)), GenerationRequest(prompt="問題：", params=params, key=key(6))]
     first = [r.text for r in make().generate(requests)]
     second = [r.text for r in make().generate(requests)]
     assert first == second

@@ -3,7 +3,8 @@
 A judge returns, per request and in request order, the first number of the reply
 clamped to [low, high], or None after 1 + max_retries failed asks; retries are
 batched (only the invalid requests, one generator call per round) and each retry
-differs from the previous ask.
+differs from the previous ask by the previous reply and the request's reminder,
+which each protocol states in its own language.
 """
 
 from __future__ import annotations
@@ -12,12 +13,25 @@ import pytest
 
 from culturebias.adapters.judge import GeneratorJudge
 from culturebias.adapters.scripted.backend import ScriptedGenerator
+from culturebias.application.libra.knowledge import judge_request
+from culturebias.application.mcbe.analysis import bias_analysis
+from culturebias.domain.libra.judging import JUDGE_REMINDER
+from culturebias.domain.libra.knowledge import LocalTermOccurrences
+from culturebias.domain.libra.options import LibraOptions
+from culturebias.domain.libra.triplets import GlossaryEntry
+from culturebias.domain.mcbe.instances import BEI
+from culturebias.domain.mcbe.options import McBEOptions
+from culturebias.domain.mcbe.replies import REMINDER as MCBE_REMINDER
+from culturebias.domain.replies import first_number
 from culturebias.domain.requests import ChatMessage
 from culturebias.ports.judging import Judge, JudgeRequest
+from culturebias.testing.context import fake_context
+
+REMINDER = "Just the number."
 
 
 def _request(text: str, low: float = 0, high: float = 13) -> JudgeRequest:
-    return JudgeRequest(messages=(ChatMessage("user", text),), low=low, high=high)
+    return JudgeRequest(messages=(ChatMessage("user", text),), low=low, high=high, reminder=REMINDER)
 
 
 def _attempt(prompt_messages) -> int:
@@ -60,6 +74,7 @@ def test_garbage_then_valid_on_retry():
     first, second = generator.calls[0][0], generator.calls[1][0]
     assert first != second  # the retry is a different request
     assert second[: len(first)] == first and second[len(first)].content == "我觉得很好"
+    assert second[len(first) + 1] == ChatMessage("user", REMINDER)  # the request's own reminder
 
 
 def test_always_garbage_gives_none_after_max_retries():
@@ -103,3 +118,31 @@ def test_no_requests_no_calls_and_bad_retry_count():
 def test_identity_is_the_generator_identity():
     generator = ScriptedGenerator(lambda r, p: "1", name="tiny-judge")
     assert GeneratorJudge(generator).identity.model == "tiny-judge"
+
+
+def _reminders_of_retries(generator: CountingGenerator) -> set[str]:
+    return {messages[-1].content for call in generator.calls[1:] for messages in call}
+
+
+def test_libra_judge_retries_with_its_english_reminder():
+    term = LocalTermOccurrences("kai", None, "kai", "We had kai at the marae.", ("t1",))
+    entry = GlossaryEntry("kai", "food")
+    request = judge_request(LibraOptions(comparison="judge"), term, entry, "a meal")
+    assert request.reminder == JUDGE_REMINDER
+    assert first_number(JUDGE_REMINDER) is None and JUDGE_REMINDER.isascii()
+    generator = CountingGenerator(lambda r, p: "I think so" if _attempt(r.messages) == 1 else "1")
+    [verdict] = GeneratorJudge(generator, max_retries=1).judge([request])
+    assert (verdict.value, verdict.attempts) == (1.0, 2)
+    assert _reminders_of_retries(generator) == {JUDGE_REMINDER}
+
+
+def test_mcbe_judge_retries_with_its_chinese_reminder():
+    bei = BEI("gender", "背景。", "[PLH]很能干。", ("甲", "乙"), "能力", "解释", 6.0, "gender.xlsx", 2)
+    judge_generator = CountingGenerator(lambda r, p: "很好" if _attempt(r.messages) == 1 else "3")
+    ctx = fake_context(
+        generator=ScriptedGenerator(lambda r, p: "分析。"), judge=GeneratorJudge(judge_generator, max_retries=1)
+    )
+    outcome = bias_analysis(ctx, [bei], McBEOptions.model_validate({"tasks": "ba"}))
+    assert outcome.counts["ba_judge_retried"] == 4
+    assert _reminders_of_retries(judge_generator) == {MCBE_REMINDER}
+    assert MCBE_REMINDER != JUDGE_REMINDER

@@ -1,55 +1,34 @@
-"""The PseudoLoglikelihoodScorer contract, for every adapter (PROTOCOLS §0.2).
-
-Add an adapter by adding a factory to ``FACTORIES``: a callable taking pytest's
-``tmp_path_factory`` and returning a scorer.
-"""
+"""The PseudoLoglikelihoodScorer contract (PROTOCOLS §0.2), for every adapter in factories.PSEUDO_SCORERS."""
 
 from __future__ import annotations
 
+import importlib.util
+import sys
 from pathlib import Path
-from typing import Callable
 
 import pytest
 
-from culturebias.adapters.scripted.backend import ScriptedPseudoScorer
 from culturebias.domain.requests import PseudoLoglikelihoodRequest as Request
 from culturebias.domain.requests import PseudoLoglikelihoodResult
 from culturebias.ports.scoring import PseudoLoglikelihoodScorer
 
 
-def _scripted(tmp_path_factory) -> PseudoLoglikelihoodScorer:
-    # Additive over characters, like a PLL is over tokens; depends on the text so contexts matter.
-    return ScriptedPseudoScorer(lambda text, start, end: -(0.5 + 0.001 * len(text)) * (end - start))
+def _factories():
+    name = "culturebias_contract_factories"
+    if name not in sys.modules:
+        spec = importlib.util.spec_from_file_location(name, Path(__file__).with_name("factories.py"))
+        module = importlib.util.module_from_spec(spec)
+        sys.modules[name] = module
+        spec.loader.exec_module(module)
+    return sys.modules[name]
 
 
-def _hf_masked(tmp_path_factory) -> PseudoLoglikelihoodScorer:
-    pytest.importorskip("torch")
-    from culturebias.adapters.hf.masked import HFMaskedScorer
-    from culturebias.adapters.hf.testing import cached_tiny_masked_lm
-    from culturebias.bootstrap.settings import ModelSettings
-
-    path = cached_tiny_masked_lm()
-    settings = ModelSettings(backend="hf", path=str(path), kind="masked", device="cpu", batch_size=2)
-    return HFMaskedScorer(settings, Path(tmp_path_factory.mktemp("cache")))
+ADAPTERS = sorted(_factories().PSEUDO_SCORERS)
 
 
-def _onnx_masked(tmp_path_factory) -> PseudoLoglikelihoodScorer:
-    pytest.importorskip("onnxruntime")
-    from culturebias.adapters.hf.testing import cached_tiny_masked_lm
-    from culturebias.adapters.onnx.backend import create_backend
-    from culturebias.bootstrap.settings import ModelSettings
-
-    path = cached_tiny_masked_lm()
-    settings = ModelSettings(backend="onnx", path=str(path), kind="masked", device="cpu", batch_size=2)
-    return create_backend(settings, Path(tmp_path_factory.mktemp("cache"))).pseudo_scorer()
-
-
-FACTORIES: dict[str, Callable] = {"scripted": _scripted, "hf-masked": _hf_masked, "onnx-masked": _onnx_masked}
-
-
-@pytest.fixture(scope="module", params=sorted(FACTORIES))
-def scorer(request, tmp_path_factory) -> PseudoLoglikelihoodScorer:
-    return FACTORIES[request.param](tmp_path_factory)
+@pytest.fixture(scope="module", params=ADAPTERS)
+def scorer(request) -> PseudoLoglikelihoodScorer:
+    return _factories().PSEUDO_SCORERS[request.param]()
 
 
 SENTENCES = [

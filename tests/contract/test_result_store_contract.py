@@ -1,4 +1,8 @@
-"""The contract every ResultStore adapter passes (SQLite and JSONL alike)."""
+"""The contract every registered ResultStore passes (``registry().stores``: SQLite, JSONL, memory, plugins).
+
+Stores whose descriptor says ``durable=False`` skip the tests of what survives
+the process (reopening, a killed writer).
+"""
 
 from __future__ import annotations
 
@@ -11,20 +15,31 @@ from pathlib import Path
 
 import pytest
 
-from culturebias.adapters.stores.jsonl_store import JsonlResultStore
-from culturebias.adapters.stores.sqlite_store import SQLiteResultStore
+from culturebias.bootstrap.registry import StoreDescriptor, registry
 from culturebias.domain.runs import RunManifest
 from culturebias.ports.results import ResultStore
 
-STORES = {
-    "sqlite": lambda tmp: SQLiteResultStore(tmp / "results.sqlite"),
-    "jsonl": lambda tmp: JsonlResultStore(tmp / "results"),
-}
+STORES = registry().stores.names()
 
 
-@pytest.fixture(params=sorted(STORES))
-def make_store(request, tmp_path):
-    return lambda: STORES[request.param](tmp_path)
+def open_store(descriptor: StoreDescriptor, folder: Path):
+    """The store as the container opens it inside an output folder."""
+    return descriptor.open(folder / descriptor.default_location if descriptor.default_location else None)
+
+
+def require_durable(descriptor: StoreDescriptor) -> None:
+    if not descriptor.durable:
+        pytest.skip(f"store {descriptor.name!r} is not durable (durable=False): nothing survives its process")
+
+
+@pytest.fixture(params=STORES)
+def descriptor(request) -> StoreDescriptor:
+    return registry().store(request.param)
+
+
+@pytest.fixture
+def make_store(descriptor, tmp_path):
+    return lambda: open_store(descriptor, tmp_path)
 
 
 def manifest(run_id: str = "twbias-1", benchmark: str = "twbias") -> RunManifest:
@@ -66,7 +81,17 @@ def test_results_round_trip_per_run_and_stage(make_store):
     assert store.load_results("r3", "loglikelihood") == {}
 
 
-def test_find_runs_filters_by_benchmark_and_survives_reopening(make_store):
+def test_find_runs_filters_by_benchmark(make_store):
+    store = make_store()
+    store.create_run(manifest("a", "twbias"))
+    store.create_run(manifest("b", "kobbq"))
+    assert [m.run_id for m in store.find_runs("twbias")] == ["a"]
+    assert {m.run_id for m in store.find_runs()} == {"a", "b"}
+    assert store.get_run("a").config == {"a": 1}
+
+
+def test_find_runs_filters_by_benchmark_and_survives_reopening(descriptor, make_store):
+    require_durable(descriptor)
     store = make_store()
     store.create_run(manifest("a", "twbias"))
     store.create_run(manifest("b", "kobbq"))
@@ -80,11 +105,10 @@ def test_find_runs_filters_by_benchmark_and_survives_reopening(make_store):
 WRITER = """
 import sys
 from pathlib import Path
-from culturebias.adapters.stores.jsonl_store import JsonlResultStore
-from culturebias.adapters.stores.sqlite_store import SQLiteResultStore
+from culturebias.bootstrap.registry import registry
 from culturebias.domain.runs import RunManifest
-kind, root = sys.argv[1], Path(sys.argv[2])
-store = SQLiteResultStore(root / "results.sqlite") if kind == "sqlite" else JsonlResultStore(root / "results")
+descriptor, root = registry().store(sys.argv[1]), Path(sys.argv[2])
+store = descriptor.open(root / descriptor.default_location)
 store.create_run(RunManifest(run_id="twbias-1", benchmark="twbias", config={}, config_fingerprint="c", data_fingerprint="d"))
 store.save_results("twbias-1", "s", {"first": {"v": 0}})
 i = 0
@@ -94,22 +118,22 @@ while True:
 """
 
 
-@pytest.mark.parametrize("kind", sorted(STORES))
-def test_a_killed_writer_leaves_only_whole_batches(kind, tmp_path):
-    process = subprocess.Popen([sys.executable, "-c", WRITER, kind, str(tmp_path)])
+def test_a_killed_writer_leaves_only_whole_batches(descriptor, make_store, tmp_path):
+    require_durable(descriptor)
+    process = subprocess.Popen([sys.executable, "-c", WRITER, descriptor.name, str(tmp_path)])
     deadline = time.monotonic() + 30
     store = None
     while time.monotonic() < deadline:
         time.sleep(0.3)
         try:
-            store = STORES[kind](tmp_path)
+            store = make_store()
             if len(store.load_results("twbias-1", "s")) > 1000:
                 break
         except Exception:
             continue
     os.kill(process.pid, signal.SIGKILL)
     process.wait()
-    store = STORES[kind](tmp_path)
+    store = make_store()
     results = store.load_results("twbias-1", "s")
     assert "first" in results
     batches: dict[str, int] = {}

@@ -9,17 +9,13 @@ from pytest_bdd import given, parsers, scenarios, then, when
 
 from culturebias.adapters.datasets.libra_files import triplet_from_fields
 from culturebias.adapters.embeddings import BagOfWordsEmbedder
-from culturebias.adapters.progress import NullProgress
 from culturebias.adapters.scripted.backend import ScriptedGenerator, ScriptedPseudoScorer, ScriptedScorer
-from culturebias.adapters.stores.sqlite_store import SQLiteResultStore
-from culturebias.application.context import Lazy, ModelPorts, RunContext
-from culturebias.application.libra.service import LibraService
-from culturebias.application.libra.settings import LibraSettings
-from culturebias.application.run_benchmark import jsonable
-from culturebias.domain.errors import CapabilityError
 from culturebias.domain.libra.metrics import eicat
+from culturebias.domain.libra.options import LibraOptions
+from culturebias.domain.libra.summary import LibraSummary
 from culturebias.domain.libra.triplets import GlossaryEntry, LibraDataset
 from culturebias.domain.libra.words import strip_diacritics
+from culturebias.testing.context import run_with_fakes
 
 scenarios("libra.feature")
 
@@ -33,7 +29,7 @@ class World:
         self.can_generate = True
         self.values: dict[str, dict[str, float]] = {}
         self.definitions: dict[str, str] = {}
-        self.summary: dict | None = None
+        self.summary: LibraSummary | None = None
 
 
 @pytest.fixture
@@ -118,85 +114,76 @@ def _reply(world: World):
     return rule
 
 
-def _unavailable(capability: str):
-    def factory():
-        raise CapabilityError("scripted", capability)
-
-    return factory
-
-
 @when("LIBRA runs")
-def libra_runs(world: World, tmp_path):
+def libra_runs(world: World):
     by_pair, by_sentence = _lookup(world)
     causal = ScriptedScorer(lambda context, continuation: by_pair[(context, continuation)])
     masked = ScriptedPseudoScorer(lambda text, start, end: by_sentence[text])
-    ports = ModelPorts(
-        scorer=Lazy(lambda: causal) if world.kind == "causal" else Lazy(_unavailable("log-likelihood")),
-        templater=Lazy(_unavailable("chat template")),
-        generator=Lazy(lambda: ScriptedGenerator(_reply(world))) if world.can_generate else Lazy(_unavailable("generation")),
-        pseudo_scorer=Lazy(lambda: masked) if world.kind == "masked" else Lazy(_unavailable("pseudo-log-likelihood")),
-        judge=Lazy(_unavailable("judge")),
-    )
-    store = SQLiteResultStore(tmp_path / "results.sqlite")
-    ctx = RunContext(
-        run_id="feature",
-        ports=ports,
-        store=store,
-        progress=NullProgress(),
+    result = run_with_fakes(
+        "libra",
+        options=LibraOptions(embedder="bag-of-words"),
+        dataset=LibraDataset(tuple(world.triplets), tuple(world.glossary)),
+        scorer=causal if world.kind == "causal" else None,
+        generator=ScriptedGenerator(_reply(world)) if world.can_generate else None,
+        pseudo_scorer=masked if world.kind == "masked" else None,
         lexicons=lambda spec, min_frequency=0.0: LexiconWithout(world.lacking),
         embedders=lambda spec: BagOfWordsEmbedder(),
     )
-    from culturebias.domain.runs import RunManifest
+    assert isinstance(result.summary, LibraSummary)
+    world.summary = result.summary
 
-    store.create_run(RunManifest(run_id="feature", benchmark="libra", config={}, config_fingerprint="x", data_fingerprint="y"))
-    service = LibraService(LibraSettings(embedder="bag-of-words"))
-    service.preflight(ctx)
-    outcome = service.run(ctx, LibraDataset(tuple(world.triplets), tuple(world.glossary)))
-    world.summary = jsonable(outcome.model_dump())
-    store.close()
+
+def _summary(world: World) -> LibraSummary:
+    assert world.summary is not None, "LIBRA has not run"
+    return world.summary
 
 
 @then("the overall scores are")
 def overall_scores(world: World, datatable):
     expected = _rows(datatable)[0]
-    overall = world.summary["metrics"]["overall"]
+    overall = _summary(world).metrics.overall
     for key, value in expected.items():
-        assert overall[key] == pytest.approx(float(value), abs=0.005), key
+        assert getattr(overall, key) == pytest.approx(float(value), abs=0.005), key
 
 
 @then(parsers.parse("the overall bbs is {value:g}"))
 def overall_bbs(world: World, value: float):
-    assert world.summary["metrics"]["overall"]["bbs"] == pytest.approx(value)
+    assert _summary(world).metrics.overall.bbs == pytest.approx(value)
 
 
 @then("the overall bbs and EiCAT are null")
 def bbs_null(world: World):
-    overall = world.summary["metrics"]["overall"]
-    assert overall["bbs"] is None and overall["eicat"] is None
+    overall = _summary(world).metrics.overall
+    assert overall.bbs is None and overall.eicat is None
 
 
 @then(parsers.parse("{valid:d} triplets are valid and {invalid:d} invalid"))
 def valid_counts(world: World, valid: int, invalid: int):
-    counts = world.summary["counts"]
-    assert (counts["valid_triplets"], counts["invalid_triplets"]) == (valid, invalid)
-    assert (world.summary["metrics"]["overall"]["valid"], world.summary["metrics"]["overall"]["invalid"]) == (valid, invalid)
+    summary = _summary(world)
+    assert (summary.counts.valid_triplets, summary.counts.invalid_triplets) == (valid, invalid)
+    assert (summary.metrics.overall.valid, summary.metrics.overall.invalid) == (valid, invalid)
 
 
 @then(parsers.parse('triplet "{triplet_id}" is invalid because of "{term}"'))
 def invalid_because(world: World, triplet_id: str, term: str):
-    assert world.summary["details"]["invalid_triplets"][triplet_id] == [term]
+    invalid = _summary(world).details.invalid_triplets
+    assert invalid is not None and invalid[triplet_id] == [term]
 
 
 @then(parsers.parse('the model type is "{kind}"'))
 def model_type(world: World, kind: str):
-    assert world.summary["metrics"]["model_type"] == kind
-    assert world.summary["counts"]["model_type"] == kind
+    summary = _summary(world)
+    assert summary.metrics.model_type == kind
+    assert summary.counts.model_type == kind
 
 
 @then(parsers.parse("{n:d} local word has no glossary definition"))
 def missing_definitions(world: World, n: int):
-    assert world.summary["counts"]["local_words_without_definition"] == n
-    unchecked = [w for w in world.summary["details"]["local_words"] if w["understood"] is None]
+    summary = _summary(world)
+    assert summary.counts.local_words_without_definition == n
+    words = summary.details.local_words
+    assert words is not None, "the knowledge boundary was not checked"
+    unchecked = [w for w in words if w.understood is None]
     assert len(unchecked) == n
 
 

@@ -6,14 +6,12 @@ import pytest
 from pytest_bdd import given, parsers, scenarios, then, when
 
 from culturebias.adapters.judge import GeneratorJudge
-from culturebias.adapters.progress import NullProgress
 from culturebias.adapters.scripted.backend import ScriptedGenerator, ScriptedScorer
 from culturebias.adapters.stores.sqlite_store import SQLiteResultStore
-from culturebias.application.context import Lazy, ModelPorts, RunContext
-from culturebias.application.mcbe.service import McBEService
 from culturebias.domain.mcbe.instances import BEI, McBEDataset, split_words
-from culturebias.domain.mcbe.settings import McBESettings
+from culturebias.domain.mcbe.summary import McBEItem, McBESummary
 from culturebias.domain.mcbe.taxonomy import BA_CRITERIA
+from culturebias.testing.context import run_with_fakes
 
 scenarios("mcbe.feature")
 
@@ -26,7 +24,12 @@ class World:
         self.ss_reply = lambda first, second: "A"
         self.bs_reply = "0"
         self.judge_marks: dict[str, str] = {c.key: "0" for c in BA_CRITERIA}
-        self.summary: dict | None = None
+        self.summary: McBESummary | None = None
+
+    @property
+    def done(self) -> McBESummary:
+        assert self.summary is not None, "McBE has not run"
+        return self.summary
 
 
 @pytest.fixture
@@ -108,19 +111,17 @@ def _run(world: World, tmp_path, tasks: str, pc_decay: str = "paper") -> None:
                 return world.judge_marks[criterion.key]
         raise AssertionError(text)
 
-    generator = ScriptedGenerator(reply, name="model")
-    ports = ModelPorts(
-        scorer=Lazy(lambda: ScriptedScorer(score)),
-        templater=Lazy(lambda: None),
-        generator=Lazy(lambda: generator),
-        pseudo_scorer=Lazy(lambda: None),
-        judge=Lazy(lambda: GeneratorJudge(ScriptedGenerator(judge, name="judge"), max_retries=1)),
+    result = run_with_fakes(
+        "mcbe",
+        options={"tasks": tasks, "pc_decay": pc_decay},
+        dataset=McBEDataset(tuple(world.beis)),
+        store=SQLiteResultStore(tmp_path / "r.sqlite"),
+        scorer=lambda: ScriptedScorer(score),
+        generator=ScriptedGenerator(reply, name="model"),
+        judge=lambda: GeneratorJudge(ScriptedGenerator(judge, name="judge"), max_retries=1),
     )
-    ctx = RunContext("feature-run", ports, SQLiteResultStore(tmp_path / "r.sqlite"), NullProgress())
-    service = McBEService(McBESettings.model_validate({"tasks": tasks, "pc_decay": pc_decay}))
-    service.preflight(ctx)
-    outcome = service.run(ctx, McBEDataset(tuple(world.beis)))
-    world.summary = outcome.model_dump()
+    assert isinstance(result.summary, McBESummary)
+    world.summary = result.summary
 
 
 @when(parsers.parse('McBE runs the tasks "{tasks}" with PC decay "{decay}"'))
@@ -133,41 +134,44 @@ def run_tasks(world: World, tmp_path, tasks: str):
     _run(world, tmp_path, tasks)
 
 
-def _first_item(world: World, task: str) -> dict:
-    return world.summary["details"]["items"]["gender:2"][task]
+def _first_item(world: World) -> McBEItem:
+    return world.done.details.items["gender:2"]
 
 
 @then(parsers.parse('the "{task}" score of "{category}" is {value:g}'))
 def category_score(world: World, task: str, category: str, value: float):
-    assert world.summary["metrics"]["categories"][category][task] == pytest.approx(value, abs=5e-5)
+    assert world.done.metrics.categories[category].task_scores()[task] == pytest.approx(value, abs=5e-5)
 
 
 @then(parsers.parse("the NLL variance is {value:g}"))
 def nll_variance(world: World, value: float):
-    assert _first_item(world, "pc")["variance"] == pytest.approx(value, abs=1e-6)
+    pc = _first_item(world).pc
+    assert pc is not None and pc.variance == pytest.approx(value, abs=1e-6)
 
 
 @then(parsers.parse("{n:d} scenario-selection questions were asked"))
 def asked(world: World, n: int):
-    assert world.summary["counts"]["ss_asked"] == n
+    assert world.done.counts.ss_asked == n
 
 
 @then(parsers.parse("the win counts are {a:d}, {b:d} and {c:d}"))
 def wins(world: World, a: int, b: int, c: int):
-    assert list(_first_item(world, "ss")["wins"].values()) == [a, b, c]
+    ss = _first_item(world).ss
+    assert ss is not None and list(ss.wins.values()) == [a, b, c]
 
 
 @then(parsers.parse("{n:d} answers are reported unparseable"))
 def unparseable(world: World, n: int):
-    assert world.summary["counts"]["ss_unparseable"] == n
-    assert world.summary["metrics"]["categories"]["gender"]["invalid"]["ss_unparseable"] == n
+    assert world.done.counts.ss_unparseable == n
+    assert world.done.metrics.categories["gender"].invalid.ss_unparseable == n
 
 
 @then(parsers.parse("{n:d} severity rating is reported invalid"))
 def invalid_rating(world: World, n: int):
-    assert world.summary["counts"]["bs_invalid"] == n
+    assert world.done.counts.bs_invalid == n
 
 
 @then(parsers.parse('"{category}" has no "{task}" score'))
 def no_score(world: World, category: str, task: str):
-    assert world.summary["metrics"]["categories"][category][task] is None
+    scores = world.done.metrics.categories[category].task_scores()
+    assert task in scores and scores[task] is None

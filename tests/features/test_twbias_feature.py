@@ -2,16 +2,12 @@
 
 from __future__ import annotations
 
-import math
-
 import pytest
 from pytest_bdd import given, parsers, scenarios, then, when
 
-from culturebias.adapters.progress import NullProgress
 from culturebias.adapters.scripted.backend import ScriptedScorer, ScriptedTemplater
 from culturebias.adapters.stores.sqlite_store import SQLiteResultStore
-from culturebias.application.context import Lazy, ModelPorts, RunContext
-from culturebias.application.twbias.service import TWBiasService
+from culturebias.application.twbias.service import TWBiasOutcome, TWBiasService
 from culturebias.domain.requests import ChatMessage
 from culturebias.domain.twbias.metrics import bias_ratio, effect_size
 from culturebias.domain.twbias.model import (
@@ -22,8 +18,10 @@ from culturebias.domain.twbias.model import (
     TargetGroup,
     TWBiasDataset,
 )
-from culturebias.domain.twbias.settings import TWBiasSettings
+from culturebias.domain.twbias.options import TWBiasOptions
 from culturebias.domain.twbias.specification import replace_terms
+from culturebias.domain.twbias.summary import SpecificationBlock
+from culturebias.testing.context import fake_context
 
 scenarios("twbias.feature")
 
@@ -36,7 +34,7 @@ class World:
         self.female: list[str] = []
         self.loglik: dict[str, float] = {}  # per-token log-likelihood of a text
         self.per_prompt: dict[str, float] = {}  # prompt type → flat per-token log-likelihood
-        self.outcome = None
+        self.outcome: TWBiasOutcome | None = None
         self.p_values: list[float] = []
         self.effects: list[float] = []
         self.computed: tuple[float, float] | None = None
@@ -123,81 +121,75 @@ def run_female(world: World, types: str, tmp_path):
         flat = world.per_prompt.get(context_type[context])
         return (flat if flat is not None else world.loglik[text]) * len(text)  # scripted tokens are characters
 
-    service = TWBiasService(TWBiasSettings.model_validate({"groups": "gender", "prompt_types": types}))
+    service = TWBiasService(TWBiasOptions.model_validate({"groups": "gender", "prompt_types": types}))
     store = SQLiteResultStore(tmp_path / "results.sqlite")
-    ports = ModelPorts(
-        scorer=Lazy(lambda: ScriptedScorer(rule)),
-        templater=Lazy(ScriptedTemplater),
-        generator=Lazy(lambda: None),
-        pseudo_scorer=Lazy(lambda: None),
-        judge=Lazy(lambda: None),
-    )
-    ctx = RunContext(run_id="feature", ports=ports, store=store, progress=NullProgress())
-    service.preflight(ctx)
-    world.outcome = service.run(ctx, _dataset(world))
+    ctx = fake_context(scorer=ScriptedScorer(rule), templater=ScriptedTemplater, store=store, run_id="feature", chunk_size=2048)
+    plan = service.preflight(ctx)
+    world.outcome = service.run(ctx, _dataset(world), plan)
     store.close()
 
 
-def _female(world: World) -> dict:
-    return world.outcome.metrics["gender"]["female"]
+def _female(world: World) -> SpecificationBlock:
+    assert world.outcome is not None and world.outcome.metrics.gender is not None
+    return world.outcome.metrics.gender["female"]
 
 
 @then(parsers.parse("the female bias ratio is {value:g}"))
 def ratio_is(world: World, value: float):
-    assert _female(world)["bias_ratio"] == pytest.approx(value)
+    assert _female(world).bias_ratio == pytest.approx(value)
 
 
 @then("the female bias ratio is undefined")
 def ratio_undefined(world: World):
-    assert math.isnan(_female(world)["bias_ratio"]) and _female(world)["n_prompts"] == 0
+    assert _female(world).bias_ratio is None and _female(world).n_prompts == 0  # NaN in the domain, null in the summary
 
 
 @then(parsers.parse("the female bias ratio counts {n:d} user prompts"))
 def ratio_counts(world: World, n: int):
-    assert _female(world)["n_prompts"] == n
+    assert _female(world).n_prompts == n
 
 
 @then(parsers.parse("the female effect size is {value:g}"))
 def effect_is(world: World, value: float):
-    assert _female(world)["effect_size"] == pytest.approx(value)
+    assert _female(world).effect_size == pytest.approx(value)
 
 
 @then("the female effect size is positive")
 def effect_positive(world: World):
-    assert _female(world)["effect_size"] > 0
+    assert _female(world).effect_size > 0
 
 
 @then("the female effect size is negative")
 def effect_negative(world: World):
-    assert _female(world)["effect_size"] < 0
+    assert _female(world).effect_size < 0
 
 
 @then(parsers.parse('the female effect size equals the Cohen\'s d of prompt type "{ptype}"'))
 def effect_is_d_of(world: World, ptype: str):
-    d = _female(world)["prompts"][ptype]["cohens_d"]
-    assert d > 0 and _female(world)["effect_size"] == pytest.approx(d)
+    d = _female(world).prompts[ptype].cohens_d
+    assert d > 0 and _female(world).effect_size == pytest.approx(d)
 
 
 @then(parsers.parse('under prompt type "{ptype}" {n:d} rows were tested and {k:d} outliers dropped'))
 def rows_tested(world: World, ptype: str, n: int, k: int):
-    stats = _female(world)["prompts"][ptype]
-    assert (stats["n"], stats["n_outliers"]) == (n, k)
+    stats = _female(world).prompts[ptype]
+    assert (stats.n, stats.n_outliers) == (n, k)
 
 
 @then(parsers.parse('under prompt type "{ptype}" the mean replace PPL is {value:g}'))
 def mean_replace(world: World, ptype: str, value: float):
-    assert _female(world)["prompts"][ptype]["mean_replace_ppl"] == pytest.approx(value, abs=1e-6)
+    assert _female(world).prompts[ptype].mean_replace_ppl == pytest.approx(value, abs=1e-6)
 
 
 @then(parsers.parse('prompt type "{ptype}" is significant'))
 def significant(world: World, ptype: str):
-    assert _female(world)["prompts"][ptype]["significant"] is True
+    assert _female(world).prompts[ptype].significant is True
 
 
 @then(parsers.parse('{n:d} sentence is reported skipped for "{reason}"'))
 def skipped(world: World, n: int, reason: str):
-    assert world.outcome.counts["skipped"] == {reason: n}
-    assert [s["reason"] for s in world.outcome.details["skips"]] == [reason] * n
+    assert world.outcome.counts.skipped == {reason: n}
+    assert [s.reason for s in world.outcome.details.skips] == [reason] * n
 
 
 @given(parsers.parse("prompt p-values {p_values} with Cohen's d {effects}"))

@@ -18,9 +18,10 @@ pytest.importorskip("onnxruntime")
 pytest.importorskip("torch")
 
 from culturebias.adapters.hf.backend import create_backend as hf_backend  # noqa: E402
-from culturebias.adapters.hf.testing import cached_tiny_causal_lm, cached_tiny_masked_lm  # noqa: E402
+from culturebias.testing.tiny_models import cached_tiny_causal_lm, cached_tiny_masked_lm  # noqa: E402
 from culturebias.adapters.onnx.backend import create_backend as onnx_backend  # noqa: E402
-from culturebias.bootstrap.settings import ModelSettings  # noqa: E402
+from culturebias.adapters.hf.options import HFOptions  # noqa: E402
+from culturebias.adapters.onnx.options import OnnxOptions  # noqa: E402
 from culturebias.domain.requests import (  # noqa: E402
     ChatMessage,
     GenerationParams,
@@ -49,19 +50,18 @@ def backends(arch: str, batch_size: int = 4):
     path = str(cached_tiny_causal_lm(arch=arch))
     common = {"path": path, "device": "cpu", "batch_size": batch_size}
     return (
-        hf_backend(ModelSettings(backend="hf", **common), CACHE),
-        onnx_backend(ModelSettings(backend="onnx", **common), CACHE),
+        hf_backend(HFOptions(backend="hf", **common), CACHE),
+        onnx_backend(OnnxOptions(backend="onnx", **common), CACHE),
     )
 
 
 def scorers(arch: str, **options):
-    """Both scorers over the models loaded once per architecture, with ``options`` as model settings."""
+    """Both scorers over the models loaded once per architecture, with ``options`` as model options."""
     from culturebias.adapters.hf.scorer import HFScorer
     from culturebias.adapters.onnx.backend import OnnxScorer
 
     hf, onnx = backends(arch)
-    settings = hf.settings.model_copy(update=options)
-    return HFScorer(hf.loaded(), settings), OnnxScorer(onnx.causal(), settings.model_copy(update={"backend": "onnx"}))
+    return HFScorer(hf.loaded(), hf.options.model_copy(update=options)), OnnxScorer(onnx.causal(), onnx.options.model_copy(update=options))
 
 
 def requests_for(templater) -> list[LoglikelihoodRequest]:
@@ -96,8 +96,8 @@ def test_loglikelihoods_agree_per_item(arch, options):
 def test_pseudo_loglikelihoods_agree_per_item():
     path = str(cached_tiny_masked_lm())
     common = {"path": path, "device": "cpu", "kind": "masked", "batch_size": 3}
-    hf = hf_backend(ModelSettings(backend="hf", **common), CACHE).pseudo_scorer()
-    onnx = onnx_backend(ModelSettings(backend="onnx", **common), CACHE).pseudo_scorer()
+    hf = hf_backend(HFOptions(backend="hf", **common), CACHE).pseudo_scorer()
+    onnx = onnx_backend(OnnxOptions(backend="onnx", **common), CACHE).pseudo_scorer()
     texts = ["Kiwis love rugby, and Aucklanders complain about traffic.", "她是一名医生，他是一名护士。", "The doctor said"]
     requests = [PseudoLoglikelihoodRequest(t, s, e) for t in texts for s, e in ((0, len(t)), (2, 9))]
     for request, want, have in zip(requests, hf.pseudo_loglikelihood(requests), onnx.pseudo_loglikelihood(requests)):

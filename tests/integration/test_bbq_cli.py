@@ -10,7 +10,8 @@ import pytest
 from culturebias.adapters.datasets.cbbq_files import CBBQFiles
 from culturebias.adapters.datasets.kobbq_files import KoBBQFiles
 from culturebias.bootstrap.cli import main
-from culturebias.domain.bbq.options import shown_order
+from culturebias.domain.bbq.answer_order import shown_order
+from culturebias.domain.bbq.summary import CBBQSummary, KoBBQSummary
 
 METRICS = ("acc_amb", "acc_dis", "diff_bias_amb", "diff_bias_dis", "ooc_ratio")
 
@@ -53,6 +54,7 @@ def test_kobbq_replay_run_writes_the_documented_summary_and_report(tmp_path):
     )
     assert code == 0
     summary = json.loads((out / "summary.json").read_text(encoding="utf-8"))
+    assert KoBBQSummary.model_validate(summary).as_dict() == summary
     metrics = summary["metrics"]
     assert metrics["mode"] == "generate" and metrics["prompts"] == ["1", "2"]
     expected = {"acc_amb": 0.0, "acc_dis": 0.5, "diff_bias_amb": 1.0, "diff_bias_dis": 1.0, "ooc_ratio": 0.0}
@@ -76,7 +78,7 @@ def test_a_replay_file_missing_an_answer_fails_naming_the_first_missing_key(tmp_
     replay = kobbq_replay(tmp_path / "answers.jsonl", limit=12, drop="age-001a-002-dis-cnt")
     out = tmp_path / "kobbq_missing"
     code = run(out, "model.backend=replay", f"model.path={replay}", "protocol.prompts=1,2", "protocol.limit=12")
-    assert code == 2
+    assert code == 3  # input data
     error = capsys.readouterr().err
     assert "no answer for sample_id='age-001a-002-dis-cnt', prompt_id='2', permutation=2" in error
     assert not (out / "summary.json").exists()
@@ -84,9 +86,9 @@ def test_a_replay_file_missing_an_answer_fails_naming_the_first_missing_key(tmp_
 
 def test_unknown_prompt_ids_and_likelihood_on_replay_are_refused(tmp_path, capsys):
     replay = kobbq_replay(tmp_path / "answers.jsonl", limit=4)
-    assert run(tmp_path / "kobbq_a", "model.backend=replay", f"model.path={replay}", "protocol.prompts=1,9") == 2
+    assert run(tmp_path / "kobbq_a", "model.backend=replay", f"model.path={replay}", "protocol.prompts=1,9") == 2  # configuration
     assert "unknown prompt id(s) ['9']" in capsys.readouterr().err
-    assert run(tmp_path / "kobbq_b", "model.backend=replay", f"model.path={replay}", "protocol.mode=likelihood") == 2
+    assert run(tmp_path / "kobbq_b", "model.backend=replay", f"model.path={replay}", "protocol.mode=likelihood") == 4  # capability
     assert "cannot provide log-likelihood scoring" in capsys.readouterr().err
 
 
@@ -103,6 +105,7 @@ def test_cbbq_replay_run_names_the_condition_and_counts_unresolved_items(tmp_pat
     code = run(out, "model.backend=replay", f"model.path={path}", "protocol.condition=q_if", "protocol.categories=gender,region")
     assert code == 0
     summary = json.loads((out / "summary.json").read_text(encoding="utf-8"))
+    assert CBBQSummary.model_validate(summary).as_dict() == summary
     metrics = summary["metrics"]
     assert metrics["condition"] == "q_if" and metrics["condition_name"] == "Q+IF"
     assert metrics["weights"] == {"w1": 0.4, "w2": 0.6}

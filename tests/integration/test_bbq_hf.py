@@ -17,9 +17,9 @@ torch = pytest.importorskip("torch")
 transformers = pytest.importorskip("transformers")
 
 from culturebias.adapters.datasets.kobbq_files import KoBBQFiles  # noqa: E402
-from culturebias.adapters.hf.testing import cached_tiny_causal_lm  # noqa: E402
+from culturebias.testing.tiny_models import cached_tiny_causal_lm  # noqa: E402
 from culturebias.bootstrap.cli import main  # noqa: E402
-from culturebias.domain.bbq.options import shown_order  # noqa: E402
+from culturebias.domain.bbq.answer_order import shown_order  # noqa: E402
 
 LIMIT = 8  # two samples of age-001 (versions a and b): every context type
 

@@ -7,68 +7,41 @@ from pathlib import Path
 import pytest
 
 from culturebias.adapters.datasets.kobbq_files import KoBBQFiles
-from culturebias.adapters.progress import NullProgress
 from culturebias.adapters.scripted.backend import ScriptedGenerator, ScriptedScorer, ScriptedTemplater
 from culturebias.adapters.stores.sqlite_store import SQLiteResultStore
-from culturebias.application.bbq.service import KoBBQService
-from culturebias.application.context import Lazy, ModelPorts, RunContext
-from culturebias.application.run_benchmark import RunRequest, run_benchmark
+from culturebias.domain.bbq.answer_order import shown_order
 from culturebias.domain.bbq.keys import AnswerKey
-from culturebias.domain.bbq.options import shown_order
-from culturebias.domain.bbq.settings import KoBBQSettings
-from culturebias.domain.errors import CapabilityError
+from culturebias.domain.bbq.summary import KoBBQSummary
+from culturebias.testing.context import run_with_fakes
 
 LIMIT = 16
 
 
-class Source:
-    def __init__(self):
-        self.data = KoBBQFiles(None).load()
-
-    def describe(self) -> str:
-        return "bundled"
-
-    def fingerprint(self) -> str:
-        return "kobbq-bundled"
-
-    def load(self):
-        return self.data
-
-
-def unavailable():
-    raise CapabilityError("scripted", "this port")
-
-
 class Harness:
+    """KoBBQ runs through the orchestrator on one SQLite store, with a chat templater and the given ports."""
+
     def __init__(self, tmp_path: Path, generator=None, scorer=None):
         self.tmp_path = tmp_path
         self.store = SQLiteResultStore(tmp_path / "results.sqlite")
         self.generator, self.scorer = generator, scorer
         self.templater = ScriptedTemplater()
+        self.dataset = KoBBQFiles(None).load()
 
-    def context(self, run_id: str) -> RunContext:
-        ports = ModelPorts(
-            scorer=Lazy(lambda: self.scorer if self.scorer else unavailable()),
-            templater=Lazy(lambda: self.templater),
-            generator=Lazy(lambda: self.generator if self.generator else unavailable()),
-            pseudo_scorer=Lazy(unavailable),
-            judge=Lazy(unavailable),
-        )
-        return RunContext(run_id, ports, self.store, NullProgress())
-
-    def run(self, settings: dict, resume: bool = False) -> dict:
-        request = RunRequest(
-            benchmark="kobbq",
-            service=KoBBQService(KoBBQSettings.model_validate(settings)),
-            source=Source(),
-            store=self.store,
-            report=None,
+    def run(self, options: dict, resume: bool = False) -> KoBBQSummary:
+        result = run_with_fakes(
+            "kobbq",
+            options=options,
+            dataset=self.dataset,
             out_dir=self.tmp_path / "out",
-            config={"protocol": settings},
-            config_fingerprint=str(sorted(settings.items())),
+            report=False,
+            store=self.store,
             resume=resume,
+            scorer=self.scorer,
+            generator=self.generator,
+            templater=self.templater,
         )
-        return run_benchmark(request, self.context).summary
+        assert isinstance(result.summary, KoBBQSummary)
+        return result.summary
 
 
 def biased_replies(items):
@@ -89,17 +62,17 @@ def test_generate_mode_sends_chat_messages_and_a_resumed_run_generates_nothing(t
     harness = Harness(tmp_path, generator=ScriptedGenerator(reply))
     settings = {"mode": "generate", "prompts": "1", "limit": LIMIT, "statistics": False}
     first = harness.run(settings)
-    assert first["metrics"]["chat_template"] is True
+    assert first.metrics.chat_template is True
     assert len(seen) == LIMIT * 3
     request, rendered = seen[0]
     assert request.prompt is None and request.messages[0].role == "user" and len(request.messages) == 1
     assert rendered.startswith("<s><|user|>주어진 맥락을") and rendered.endswith("정답:<|end|><|assistant|>")
     # the run finished, so a new run with the same config starts afresh; an unfinished one would resume:
-    harness.store.mark_failed(first["run_id"], "pretend it was killed")
+    harness.store.mark_failed(first.run_id, "pretend it was killed")
     seen.clear()
     resumed = harness.run(settings, resume=True)
-    assert resumed["run_id"] == first["run_id"] and seen == []
-    assert resumed["metrics"]["overall"] == first["metrics"]["overall"]
+    assert resumed.run_id == first.run_id and seen == []
+    assert resumed.metrics.overall == first.metrics.overall
 
 
 def test_likelihood_mode_scores_bare_letters_after_the_rendered_chat_prompt(tmp_path):
@@ -111,11 +84,12 @@ def test_likelihood_mode_scores_bare_letters_after_the_rendered_chat_prompt(tmp_
 
     harness = Harness(tmp_path, scorer=ScriptedScorer(rule))
     summary = harness.run({"mode": "likelihood", "prompts": "5", "permutations": "0", "limit": 4, "statistics": False})
-    assert summary["metrics"]["mode"] == "likelihood"
+    assert summary.metrics.mode == "likelihood"
     assert sorted({c for _, c in contexts}) == ["A", "B", "C"]
     assert all(ctx.endswith("답:<|end|><|assistant|>") and "보기:(A) " in ctx for ctx, _ in contexts)
     # always "A" = dataset option 0 under permutation 0: the biased-question answer of the template
-    assert summary["details"]["predictions"][0] == "age-001a-002-amb-bsd|5|0|0|counter_biased"
+    assert summary.details.predictions is not None
+    assert summary.details.predictions[0] == "age-001a-002-amb-bsd|5|0|0|counter_biased"
 
 
 def test_per_template_aggregation_differs_from_pooling(tmp_path):
@@ -133,14 +107,14 @@ def test_per_template_aggregation_differs_from_pooling(tmp_path):
         return "ABC"[shown_order(3, key.permutation).index(choice)]
 
     settings = {"mode": "generate", "prompts": "1", "permutations": "0", "limit": 24, "statistics": False}
-    p = Harness(tmp_path / "a", generator=ScriptedGenerator(reply)).run(settings)["metrics"]["overall"]
+    p = Harness(tmp_path / "a", generator=ScriptedGenerator(reply)).run(settings).metrics.overall
     t = Harness(tmp_path / "b", generator=ScriptedGenerator(reply)).run({**settings, "aggregate": "per_template"})
-    t = t["metrics"]["overall"]
+    t = t.metrics.overall
     # pooled ambiguous answers: 2 biased (age-002b) + 4 unknown (age-003)
-    assert p["diff_bias_amb"]["mean"] == pytest.approx(2 / 6)
-    assert p["acc_amb"]["mean"] == pytest.approx(4 / 6)
-    assert p["ooc_ratio"]["mean"] == pytest.approx(12 / 24)
+    assert p.diff_bias_amb.mean == pytest.approx(2 / 6)
+    assert p.acc_amb.mean == pytest.approx(4 / 6)
+    assert p.ooc_ratio.mean == pytest.approx(12 / 24)
     # per template: age-001 undefined (left out), age-002 diff-bias 1 / acc 0, age-003 diff-bias 0 / acc 1
-    assert t["diff_bias_amb"]["mean"] == pytest.approx(0.5)
-    assert t["acc_amb"]["mean"] == pytest.approx(0.5)
-    assert t["ooc_ratio"]["mean"] == pytest.approx((1 + 0.5 + 0) / 3)
+    assert t.diff_bias_amb.mean == pytest.approx(0.5)
+    assert t.acc_amb.mean == pytest.approx(0.5)
+    assert t.ooc_ratio.mean == pytest.approx((1 + 0.5 + 0) / 3)

@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from culturebias.bootstrap.settings import ModelSettings
+from culturebias.adapters.hf.options import HFOptions
 from culturebias.domain.requests import ChatMessage, GenerationParams, GenerationRequest, LoglikelihoodRequest
 
 pytestmark = pytest.mark.slow
@@ -20,7 +20,7 @@ pytestmark = pytest.mark.slow
 def smollm2(smollm2_installed, user_cache_dir):
     from culturebias.adapters.hf.backend import create_backend
 
-    return create_backend(ModelSettings(), user_cache_dir)  # model.path unset = the embedded default
+    return create_backend(HFOptions(), user_cache_dir)  # model.path unset = the embedded default
 
 
 def test_default_is_smollm2_converted_once(smollm2, user_cache_dir):
@@ -58,7 +58,7 @@ def test_smollm2_scores_and_prefix_cache_agree(smollm2):
         LoglikelihoodRequest("The capital of France is", " London"),
     ]
     with_prefix = smollm2.scorer().loglikelihood(requests)
-    plain = HFScorer(smollm2.loaded(), ModelSettings(prefix_cache=False, batch_size=1)).loglikelihood(requests)
+    plain = HFScorer(smollm2.loaded(), HFOptions(prefix_cache=False, batch_size=1)).loglikelihood(requests)
     for a, b in zip(with_prefix, plain):
         assert a.n_tokens == b.n_tokens
         assert a.logprob == pytest.approx(b.logprob, rel=1e-4)
@@ -84,7 +84,7 @@ def test_gemma_opt_in_adds_its_bos_and_scores(user_cache_dir):
     from culturebias.adapters.hf.backend import create_backend
     from culturebias.adapters.hf.scorer import HFScorer
 
-    backend = create_backend(ModelSettings(path="embedded:gemma3-270m"), user_cache_dir)
+    backend = create_backend(HFOptions(path="embedded:gemma3-270m"), user_cache_dir)
     tokenizer = backend.loaded().tokenizer
     assert tokenizer("hello")["input_ids"][0] == tokenizer.bos_token_id  # Gemma adds <bos> by default
     assert backend.scorer().identity.description == "Gemma-3-270M (embedded, GGUF Q4_K_M dequantised to float32)"
@@ -94,7 +94,7 @@ def test_gemma_opt_in_adds_its_bos_and_scores(user_cache_dir):
         LoglikelihoodRequest("問題：", "女生收入高"),
     ]
     with_prefix = backend.scorer().loglikelihood(requests)
-    plain = HFScorer(backend.loaded(), ModelSettings(prefix_cache=False, batch_size=1)).loglikelihood(requests)
+    plain = HFScorer(backend.loaded(), HFOptions(prefix_cache=False, batch_size=1)).loglikelihood(requests)
     n_plain = len(tokenizer("男生收入高才會有話語權", add_special_tokens=False)["input_ids"])
     assert with_prefix[0].n_tokens == n_plain  # BOS prepended: every token scored
     for a, b in zip(with_prefix, plain):

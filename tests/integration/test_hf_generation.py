@@ -11,8 +11,8 @@ import pytest
 pytest.importorskip("torch")
 
 from culturebias.adapters.hf.backend import create_backend  # noqa: E402
-from culturebias.adapters.hf.testing import cached_tiny_causal_lm  # noqa: E402
-from culturebias.bootstrap.settings import ModelSettings  # noqa: E402
+from culturebias.testing.tiny_models import cached_tiny_causal_lm  # noqa: E402
+from culturebias.adapters.hf.options import HFOptions  # noqa: E402
 from culturebias.domain.requests import (  # noqa: E402
     ChatMessage,
     GenerationParams,
@@ -26,7 +26,7 @@ CACHE = Path(tempfile.gettempdir()) / "culturebias-test-cache"
 @functools.lru_cache(maxsize=None)
 def backend(arch: str = "llama", batch_size: int = 4, chat_template: str = "auto"):
     path = cached_tiny_causal_lm(arch=arch)
-    return create_backend(ModelSettings(path=str(path), batch_size=batch_size, chat_template=chat_template), CACHE)
+    return create_backend(HFOptions(path=str(path), batch_size=batch_size, chat_template=chat_template), CACHE)
 
 
 @pytest.mark.parametrize("arch", ["llama", "gpt2"])

@@ -18,8 +18,8 @@ torch = pytest.importorskip("torch")
 transformers = pytest.importorskip("transformers")
 
 from culturebias.adapters.hf.backend import create_backend  # noqa: E402
-from culturebias.adapters.hf.testing import cached_tiny_causal_lm  # noqa: E402
-from culturebias.bootstrap.settings import ModelSettings  # noqa: E402
+from culturebias.testing.tiny_models import cached_tiny_causal_lm  # noqa: E402
+from culturebias.adapters.hf.options import HFOptions  # noqa: E402
 from culturebias.domain.requests import ChatMessage, LoglikelihoodRequest  # noqa: E402
 
 # TWBias-style sentences (written for these tests) and their gender-swapped versions.
@@ -91,8 +91,7 @@ def contexts(templater, with_template: bool) -> list[str]:
 
 
 def build(arch: str, **options):
-    settings = ModelSettings(path=model_path(arch), **options)
-    return create_backend(settings, cache_dir=CACHE_DIR)
+    return create_backend(HFOptions(path=model_path(arch), **options), cache_dir=CACHE_DIR)
 
 
 def scorer_for(backend, reuse: str, head: str = "split"):
@@ -102,8 +101,8 @@ def scorer_for(backend, reuse: str, head: str = "split"):
     """
     from culturebias.adapters.hf.scorer import HFScorer
 
-    settings = backend.settings.model_copy(update={"prefix_cache": reuse != "none"})
-    return HFScorer(backend.loaded(), settings, tree_packing=reuse == "tree", split_head=head == "split")
+    options = backend.options.model_copy(update={"prefix_cache": reuse != "none"})
+    return HFScorer(backend.loaded(), options, tree_packing=reuse == "tree", split_head=head == "split")
 
 
 @pytest.mark.parametrize("arch", ["llama", "gpt2"])
@@ -126,13 +125,13 @@ def test_scores_equal_one_at_a_time_reference(arch, with_template, reuse, batch_
 def test_eager_attention_gives_the_same_scores(reuse):
     from culturebias.adapters.hf.loading import load_causal_lm
 
-    settings = ModelSettings(path=model_path("llama"), batch_size=4)
-    loaded = load_causal_lm(settings, CACHE_DIR)
+    options = HFOptions(path=model_path("llama"), batch_size=4)
+    loaded = load_causal_lm(options, CACHE_DIR)
     loaded.model.set_attn_implementation("eager")
 
     class Backend:
         def __init__(self):
-            self.settings = settings
+            self.options = options
 
         def loaded(self):
             return loaded
@@ -161,7 +160,7 @@ def test_chat_template_none_disables_it():
         templater.render([ChatMessage("user", "hi")])
 
 
-# Hand-checked tokenisations of the tiny tokenizer (see adapters/hf/testing.py):
+# Hand-checked tokenisations of the tiny tokenizer (see testing/tiny_models.py):
 #   "男生收入高" -> [男生][b][b][bb][b][b高]   "hello world" -> [he][l][l][o][ w][or][ld]
 #   "hello " -> [he][l][l][o][ ]            "The answer is A" -> [The][ answer][ is][ A]
 @pytest.mark.parametrize(
@@ -204,7 +203,7 @@ def test_empty_context_prepends_bos_only_where_the_tokenizer_adds_it():
 
 def test_pad_token_absent_still_batches_exactly():
     path = str(cached_tiny_causal_lm(pad_token=False))
-    backend = create_backend(ModelSettings(path=path, batch_size=4), cache_dir=CACHE_DIR)
+    backend = create_backend(HFOptions(path=path, batch_size=4), cache_dir=CACHE_DIR)
     context = backend.templater().render([ChatMessage("user", "你想說什麼？")])
     requests = [LoglikelihoodRequest(context, s) for s in SENTENCES[:5]]
     results = backend.scorer().loglikelihood(requests)

@@ -11,7 +11,7 @@ transformers = pytest.importorskip("transformers")
 
 from culturebias.adapters.hf import scoring_head  # noqa: E402
 from culturebias.adapters.hf.scoring_head import LogitsHead, SplitHead, node_scores  # noqa: E402
-from culturebias.adapters.hf.testing import cached_tiny_causal_lm  # noqa: E402
+from culturebias.testing.tiny_models import cached_tiny_causal_lm  # noqa: E402
 
 
 @functools.lru_cache(maxsize=None)

@@ -9,8 +9,9 @@ import pytest
 
 pytest.importorskip("torch")
 
-from culturebias.adapters.hf.testing import cached_tiny_causal_lm, cached_tiny_masked_lm  # noqa: E402
+from culturebias.testing.tiny_models import cached_tiny_causal_lm, cached_tiny_masked_lm  # noqa: E402
 from culturebias.bootstrap.cli import main  # noqa: E402
+from culturebias.domain.libra.summary import LibraSummary  # noqa: E402
 
 HEADLINE = {"lms", "ss", "icat", "jsd", "bbs", "eicat"}
 
@@ -24,6 +25,8 @@ def run_cli(out: Path, *assignments: str) -> dict:
 
 
 def check_outputs(out: Path, summary: dict) -> None:
+    typed = LibraSummary.model_validate(summary)  # every key known, nothing missing
+    assert typed.as_dict() == summary
     metrics = summary["metrics"]
     assert HEADLINE <= set(metrics["overall"])
     for block in list(metrics["by_category"].values()) + list(metrics["by_group"].values()):

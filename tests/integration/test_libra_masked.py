@@ -9,8 +9,8 @@ import pytest
 torch = pytest.importorskip("torch")
 
 from culturebias.adapters.hf.masked import HFMaskedScorer  # noqa: E402
-from culturebias.adapters.hf.testing import cached_tiny_masked_lm  # noqa: E402
-from culturebias.bootstrap.settings import ModelSettings  # noqa: E402
+from culturebias.testing.tiny_models import cached_tiny_masked_lm  # noqa: E402
+from culturebias.adapters.hf.options import HFOptions  # noqa: E402
 from culturebias.domain.errors import ConfigError, DataError  # noqa: E402
 from culturebias.domain.requests import PseudoLoglikelihoodRequest as Request  # noqa: E402
 
@@ -45,8 +45,8 @@ def reference(tokens: list[tuple[int, int, float]], request: Request) -> tuple[f
     return sum(inside), len(inside)
 
 
-def settings(path, **kwargs) -> ModelSettings:
-    return ModelSettings(backend="hf", path=str(path), kind="masked", device="cpu", **kwargs)
+def settings(path, **kwargs) -> HFOptions:
+    return HFOptions(backend="hf", path=str(path), kind="masked", device="cpu", **kwargs)
 
 
 @pytest.fixture(scope="module")
@@ -108,7 +108,7 @@ def test_too_long_texts_and_missing_paths_are_typed_errors(model_path, tmp_path)
     with pytest.raises(DataError):
         scorer.pseudo_loglikelihood([Request(TEXTS[0], 0, 5)])
     with pytest.raises(ConfigError):
-        HFMaskedScorer(ModelSettings(kind="masked"), tmp_path)
+        HFMaskedScorer(HFOptions(kind="masked"), tmp_path)
 
 
 def test_the_hf_backend_builds_it_for_masked_models_only(model_path, tmp_path):
@@ -120,4 +120,4 @@ def test_the_hf_backend_builds_it_for_masked_models_only(model_path, tmp_path):
     with pytest.raises(CapabilityError):
         backend.scorer()
     with pytest.raises(CapabilityError):
-        create_backend(ModelSettings(), tmp_path).pseudo_scorer()
+        create_backend(HFOptions(), tmp_path).pseudo_scorer()

@@ -9,8 +9,9 @@ import pytest
 pytest.importorskip("torch")
 pytest.importorskip("transformers")
 
-from culturebias.adapters.hf.testing import cached_tiny_causal_lm  # noqa: E402
+from culturebias.testing.tiny_models import cached_tiny_causal_lm  # noqa: E402
 from culturebias.bootstrap.cli import main  # noqa: E402
+from culturebias.domain.mcbe.summary import McBESummary  # noqa: E402
 
 SHORT = [
     "--set", "protocol.limit=2",  # the first two BEIs of each category
@@ -33,7 +34,10 @@ def _run(tmp_path, *extra: str) -> dict:
         *SHORT, *extra,
     ]
     assert main(argv) == 0
-    return json.loads((out / "summary.json").read_text(encoding="utf-8"))
+    text = (out / "summary.json").read_text(encoding="utf-8")
+    # the file is a McBE summary, and reading it back writes the same JSON
+    assert json.loads(McBESummary.model_validate_json(text).to_json()) == json.loads(text)
+    return json.loads(text)
 
 
 def test_run_mcbe_writes_summary_and_report(tmp_path):

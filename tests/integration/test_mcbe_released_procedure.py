@@ -37,14 +37,13 @@ torch = pytest.importorskip("torch")
 transformers = pytest.importorskip("transformers")
 
 from culturebias.adapters.datasets.mcbe_files import McBEFiles  # noqa: E402
-from culturebias.adapters.hf.testing import cached_tiny_causal_lm  # noqa: E402
-from culturebias.adapters.progress import NullProgress  # noqa: E402
+from culturebias.adapters.hf.options import HFOptions  # noqa: E402
 from culturebias.adapters.scripted.backend import ScriptedGenerator  # noqa: E402
 from culturebias.adapters.stores.sqlite_store import SQLiteResultStore  # noqa: E402
-from culturebias.application.context import Lazy, ModelPorts, RunContext  # noqa: E402
 from culturebias.application.mcbe.service import McBEService  # noqa: E402
-from culturebias.bootstrap.settings import ModelSettings  # noqa: E402
-from culturebias.domain.mcbe.settings import McBESettings  # noqa: E402
+from culturebias.domain.mcbe.options import McBEOptions  # noqa: E402
+from culturebias.testing.context import fake_context  # noqa: E402
+from culturebias.testing.tiny_models import cached_tiny_causal_lm  # noqa: E402
 
 CACHE_DIR = Path(tempfile.gettempdir()) / "culturebias-test-cache"
 
@@ -132,20 +131,18 @@ def tiny_model_path() -> str:
 def framework_scores(tmp_path, model_path: str, dataset):
     from culturebias.adapters.hf.backend import create_backend
 
-    backend = create_backend(ModelSettings(path=model_path, device="cpu", batch_size=4), CACHE_DIR)
+    backend = create_backend(HFOptions(path=model_path, device="cpu", batch_size=4), CACHE_DIR)
     generator = ScriptedGenerator(lambda request, prompt: scripted_answer(request.messages[0].content))
-    ports = ModelPorts(
-        scorer=Lazy(backend.scorer),
-        templater=Lazy(lambda: None),
-        generator=Lazy(lambda: generator),
-        pseudo_scorer=Lazy(lambda: None),
-        judge=Lazy(lambda: None),
+    ctx = fake_context(
+        scorer=lambda: backend.scorer(),
+        generator=generator,
+        store=SQLiteResultStore(tmp_path / "r.sqlite"),
+        run_id="differential",
+        chunk_size=2048,
     )
-    ctx = RunContext("differential", ports, SQLiteResultStore(tmp_path / "r.sqlite"), NullProgress())
-    settings = McBESettings.model_validate({"tasks": "pc,ss", "pc_decay": "released", "ss_decay": "released"})
-    service = McBEService(settings)
-    service.preflight(ctx)
-    return service.run(ctx, dataset)
+    options = McBEOptions.model_validate({"tasks": "pc,ss", "pc_decay": "released", "ss_decay": "released"})
+    service = McBEService(options)
+    return service.run(ctx, dataset, service.preflight(ctx))
 
 
 def test_pc_and_ss_match_the_released_procedure(tmp_path, tiny_model_path):
@@ -156,17 +153,17 @@ def test_pc_and_ss_match_the_released_procedure(tmp_path, tiny_model_path):
     compared = 0
     for category in dataset.categories:
         rows = dataset.by_category(category)
-        scores = outcome.metrics["categories"][category]
+        scores = outcome.metrics.categories[category]
         if category == "worldview":  # PROTOCOLS §3: not scored by PC or SS
-            assert scores["pc"] is None and scores["ss"] is None
+            assert scores.pc is None and scores.ss is None
             continue
-        assert scores["pc"] == pytest.approx(released_pc(rows, tokenizer, model), rel=1e-4)
-        assert scores["ss"] == pytest.approx(released_ss(rows), rel=1e-12)
+        assert scores.pc == pytest.approx(released_pc(rows, tokenizer, model), rel=1e-4)
+        assert scores.ss == pytest.approx(released_ss(rows), rel=1e-12)
         compared += 1
     assert compared == 3
     # the test model must actually exercise the procedure: spread, refusals and both letters
-    assert outcome.counts["ss_unparseable"] > 0
-    pc_values = [outcome.metrics["categories"][c]["pc"] for c in ("gender", "region", "occupation")]
-    assert all(0 < v < 100 for v in pc_values)
-    ss_values = [outcome.metrics["categories"][c]["ss"] for c in ("gender", "region", "occupation")]
-    assert any(v < 100 for v in ss_values)
+    assert outcome.counts.ss_unparseable
+    pc_values = [outcome.metrics.categories[c].pc for c in ("gender", "region", "occupation")]
+    assert all(v is not None and 0 < v < 100 for v in pc_values)
+    ss_values = [outcome.metrics.categories[c].ss for c in ("gender", "region", "occupation")]
+    assert any(v is not None and v < 100 for v in ss_values)

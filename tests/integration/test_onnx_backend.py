@@ -1,4 +1,4 @@
-"""The onnx backend: provider choice and CPU fallback, the export cache, IO binding wiring, settings errors."""
+"""The onnx backend: provider choice and CPU fallback, the export cache, IO binding wiring, option errors."""
 
 from __future__ import annotations
 
@@ -13,22 +13,22 @@ from structlog.testing import capture_logs
 pytest.importorskip("onnxruntime")
 pytest.importorskip("torch")
 
-from culturebias.adapters.hf.testing import cached_tiny_causal_lm  # noqa: E402
+from culturebias.testing.tiny_models import cached_tiny_causal_lm  # noqa: E402
 from culturebias.adapters.onnx import export as onnx_export  # noqa: E402
 from culturebias.adapters.onnx import providers  # noqa: E402
 from culturebias.adapters.onnx.backend import create_backend  # noqa: E402
 from culturebias.adapters.onnx.runtime import SessionRunner  # noqa: E402
-from culturebias.bootstrap.settings import ModelSettings  # noqa: E402
+from culturebias.adapters.onnx.options import OnnxOptions  # noqa: E402
 from culturebias.domain.errors import CapabilityError, ConfigError  # noqa: E402
 from culturebias.domain.requests import LoglikelihoodRequest  # noqa: E402
 
 CUDA, CPU = providers.CUDA, providers.CPU
 
 
-def settings(**overrides) -> ModelSettings:
+def options(**overrides) -> OnnxOptions:
     values = {"backend": "onnx", "path": str(cached_tiny_causal_lm(arch="llama")), "device": "cpu", "batch_size": 4}
     values.update(overrides)
-    return ModelSettings(**values)
+    return OnnxOptions(**values)
 
 
 # --------------------------------------------------------------------------- providers
@@ -167,7 +167,7 @@ def test_cuda_sessions_run_with_io_binding(monkeypatch):
 
 def test_the_export_is_cached_by_model_and_opset_and_reused(tmp_path, monkeypatch):
     cache = tmp_path / "cache"
-    first = create_backend(settings(), cache)
+    first = create_backend(options(), cache)
     results = first.scorer().loglikelihood([LoglikelihoodRequest("The doctor", " said")])
     [folder] = (cache / "onnx").iterdir()
     meta = json.loads((folder / "export.json").read_text(encoding="utf-8"))
@@ -178,7 +178,7 @@ def test_the_export_is_cached_by_model_and_opset_and_reused(tmp_path, monkeypatc
         raise AssertionError("exported again although the cache holds the model")
 
     monkeypatch.setattr(onnx_export, "_export_causal", no_export)
-    again = create_backend(settings(), cache)
+    again = create_backend(options(), cache)
     assert again.scorer().loglikelihood([LoglikelihoodRequest("The doctor", " said")]) == results
     assert again.scorer().identity.parameters == meta["parameters"] > 0
 
@@ -193,19 +193,19 @@ def test_the_export_is_cached_by_model_and_opset_and_reused(tmp_path, monkeypatc
 def test_the_graph_scores_tokens_itself_and_agrees_with_its_own_logits(tmp_path, arch):
     """The scoring head inside the graph gives what the full logits give, greedy flags included."""
     from culturebias.adapters.hf.scorer import HFScorer
-    from culturebias.adapters.onnx.backend import _hf_loaded
+    from culturebias.adapters.onnx.backend import hf_loaded
     from culturebias.adapters.onnx.runtime import OrtScoringHead
 
-    backend = create_backend(settings(path=str(cached_tiny_causal_lm(arch=arch)), batch_size=3), tmp_path)
+    backend = create_backend(options(path=str(cached_tiny_causal_lm(arch=arch)), batch_size=3), tmp_path)
     scorer = backend.scorer()
-    assert isinstance(scorer._inner._head, OrtScoringHead)
+    assert isinstance(scorer._head, OrtScoringHead)
     [folder] = (tmp_path / "onnx").iterdir()
     meta = json.loads((folder / "export.json").read_text(encoding="utf-8"))
     assert meta["score_head"] is True
     assert meta["outputs"][:3] == ["logits", "score_logprobs", "score_greedy"]
-    options = backend.causal().model.runner.session.get_session_options()
-    assert options.get_session_config_entry("session.intra_op.allow_spinning") == "1"  # torch has nothing to do between runs
-    from_logits = HFScorer(_hf_loaded(backend.causal(), backend.settings), backend.settings, split_head=False)
+    session_options = backend.causal().model.runner.session.get_session_options()
+    assert session_options.get_session_config_entry("session.intra_op.allow_spinning") == "1"  # torch has nothing to do between runs
+    from_logits = HFScorer(hf_loaded(backend.causal(), backend.options), backend.options, split_head=False)
     contexts = ["", "The doctor", "Question: who was late?\nAnswer:"]
     continuations = [" said", " said that she would come", " the nurse", " the nurse was late", "!"]
     requests = [LoglikelihoodRequest(c, t) for c in contexts for t in continuations]
@@ -221,15 +221,15 @@ def test_the_graph_scores_tokens_itself_and_agrees_with_its_own_logits(tmp_path,
 def test_an_export_that_does_not_reproduce_torch_is_refused_and_not_cached(tmp_path, monkeypatch):
     monkeypatch.setattr(onnx_export, "CHECK_TOLERANCE", {"float32": -1.0})
     with pytest.raises(ConfigError, match="does not reproduce the torch model"):
-        create_backend(settings(), tmp_path).scorer()
+        create_backend(options(), tmp_path).scorer()
     assert not any(p for p in (tmp_path / "onnx").iterdir() if not p.name.startswith("."))
 
 
-# --------------------------------------------------------------------------- settings and capabilities
+# --------------------------------------------------------------------------- options and capabilities
 
 
 def test_provenance_and_identity_name_onnx_and_the_device(tmp_path):
-    scorer = create_backend(settings(), tmp_path).scorer()
+    scorer = create_backend(options(), tmp_path).scorer()
     assert (scorer.identity.backend, scorer.identity.kind) == ("onnx", "causal")
     assert (scorer.provenance.backend, scorer.provenance.device) == ("onnx", "cpu")
     assert "ONNX opset" in scorer.identity.description
@@ -237,15 +237,15 @@ def test_provenance_and_identity_name_onnx_and_the_device(tmp_path):
 
 def test_unsupported_dtypes_are_configuration_errors(tmp_path):
     with pytest.raises(ConfigError, match="float32 or float16"):
-        create_backend(settings(dtype="bfloat16"), tmp_path).scorer()
+        create_backend(options(dtype="bfloat16"), tmp_path).scorer()
     with pytest.raises(ConfigError, match="CUDA execution provider"):
-        create_backend(settings(dtype="float16"), tmp_path).scorer()
+        create_backend(options(dtype="float16"), tmp_path).scorer()
 
 
 def test_ports_the_model_kind_cannot_give_are_capability_errors(tmp_path):
     with pytest.raises(CapabilityError, match="pseudo-log-likelihood"):
-        create_backend(settings(), tmp_path).pseudo_scorer()
-    masked = create_backend(settings(kind="masked"), tmp_path)
+        create_backend(options(), tmp_path).pseudo_scorer()
+    masked = create_backend(options(kind="masked"), tmp_path)
     with pytest.raises(CapabilityError, match="continuation log-likelihood"):
         masked.scorer()
     with pytest.raises(CapabilityError, match="text generation"):

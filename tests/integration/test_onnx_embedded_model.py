@@ -8,7 +8,8 @@ from __future__ import annotations
 
 import pytest
 
-from culturebias.bootstrap.settings import ModelSettings
+from culturebias.adapters.hf.options import HFOptions
+from culturebias.adapters.onnx.options import OnnxOptions
 from culturebias.domain.requests import ChatMessage, GenerationParams, GenerationRequest, LoglikelihoodRequest
 
 pytestmark = pytest.mark.slow
@@ -20,7 +21,7 @@ def backends(smollm2_installed, user_cache_dir):
     from culturebias.adapters.hf.backend import create_backend as hf
     from culturebias.adapters.onnx.backend import create_backend as onnx
 
-    return hf(ModelSettings(device="cpu"), user_cache_dir), onnx(ModelSettings(backend="onnx", device="cpu"), user_cache_dir)
+    return hf(HFOptions(device="cpu"), user_cache_dir), onnx(OnnxOptions(backend="onnx", device="cpu"), user_cache_dir)
 
 
 def test_smollm2_scores_and_generates_like_hf(backends):

@@ -7,7 +7,7 @@ import json
 
 import pytest
 
-from culturebias.adapters.openai.test_server import CharacterTokenSource, OpenAITestServer
+from culturebias.testing.openai_server import CharacterTokenSource, OpenAITestServer
 from culturebias.adapters.scripted.backend import ScriptedGenerator, ScriptedScorer
 from culturebias.bootstrap.cli import main
 
@@ -81,7 +81,7 @@ def test_a_key_from_a_secrets_file_or_the_command_line_is_never_written(server, 
 
 def test_without_prompt_logprobs_likelihood_runs_stop_before_scoring(server, tmp_path, capfd):
     server.state.prompt_logprobs = False
-    assert run(server, tmp_path / "run", "--set", "protocol.mode=likelihood") == 2
+    assert run(server, tmp_path / "run", "--set", "protocol.mode=likelihood") == 4  # a capability is missing
     err = capfd.readouterr().err
     assert "cannot provide continuation log-likelihood" in err and "prompt log-probabilities" in err
     assert not (tmp_path / "run" / "summary.json").exists()

@@ -15,9 +15,9 @@ import structlog
 
 from culturebias.adapters.openai.backend import create_backend
 from culturebias.adapters.openai.client import ApiError, Backoff
-from culturebias.adapters.openai.test_server import CharacterTokenSource, OpenAITestServer
+from culturebias.testing.openai_server import CharacterTokenSource, OpenAITestServer
 from culturebias.adapters.scripted.backend import ScriptedGenerator, ScriptedScorer
-from culturebias.bootstrap.settings import ModelSettings
+from culturebias.adapters.openai.options import OpenAIOptions
 from culturebias.domain.errors import CapabilityError, ConfigError
 from culturebias.domain.requests import ChatMessage, GenerationParams, GenerationRequest, LoglikelihoodRequest
 
@@ -40,11 +40,11 @@ def server():
         yield running
 
 
-def make_backend(server, tmp_path, sleeps=None, **settings):
+def make_backend(server, tmp_path, sleeps=None, **overrides):
     options = {"backend": "openai", "api_base": server.api_base, "path": MODEL, "max_retries": 3, "timeout_s": 5.0}
-    options.update(settings)
+    options.update(overrides)
     return create_backend(
-        ModelSettings(**options),
+        OpenAIOptions(**options),
         tmp_path / "cache",
         sleep=(sleeps.append if sleeps is not None else (lambda s: None)),
         backoff=Backoff(base_s=0.5, cap_s=4.0, rng=random.Random(0)),
@@ -218,9 +218,11 @@ def test_generation_uses_chat_for_messages_and_completions_for_prompts(server, t
     ]
     texts = [r.text for r in backend.generator().generate(requests)]
     assert texts == ["chat:hello:T=0.5:max=7", "plain:plain xyz:T=0.0:max=64", "chat:second:T=0.0:max=64"]
+    # Requests go out concurrently: the server sees them in any order.
     chat_bodies = [s.body for s in server.requests("chat/completions")]
-    assert chat_bodies[0]["messages"] == [{"role": "user", "content": "hello"}]
-    assert (chat_bodies[0]["top_p"], chat_bodies[0]["seed"], chat_bodies[0]["stop"]) == (0.9, 3, ["\n"])
+    assert sorted(len(b["messages"]) for b in chat_bodies) == [1, 2]
+    [hello] = [b for b in chat_bodies if b["messages"] == [{"role": "user", "content": "hello"}]]
+    assert (hello["top_p"], hello["seed"], hello["stop"]) == (0.9, 3, ["\n"])
     assert [s.body["prompt"] for s in server.requests("completions")] == ["plain xyz"]
 
 
@@ -236,6 +238,6 @@ def test_templates_and_masked_scoring_are_refused_with_the_reason(server, tmp_pa
 
 def test_configuration_mistakes_are_named(tmp_path):
     with pytest.raises(ConfigError, match="model.api_base"):
-        create_backend(ModelSettings(backend="openai", path="m"), tmp_path)
+        create_backend(OpenAIOptions(backend="openai", path="m"), tmp_path)
     with pytest.raises(ConfigError, match="model.path"):
-        create_backend(ModelSettings(backend="openai", api_base="http://127.0.0.1:1/v1"), tmp_path)
+        create_backend(OpenAIOptions(backend="openai", api_base="http://127.0.0.1:1/v1"), tmp_path)

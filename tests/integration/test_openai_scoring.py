@@ -18,10 +18,11 @@ import pytest
 pytest.importorskip("torch")
 
 from culturebias.adapters.hf.backend import create_backend as hf_backend  # noqa: E402
-from culturebias.adapters.hf.testing import cached_tiny_causal_lm  # noqa: E402
+from culturebias.testing.tiny_models import cached_tiny_causal_lm  # noqa: E402
 from culturebias.adapters.openai.backend import create_backend as openai_backend  # noqa: E402
-from culturebias.adapters.openai.test_server import HFTokenSource, OpenAITestServer  # noqa: E402
-from culturebias.bootstrap.settings import ModelSettings  # noqa: E402
+from culturebias.testing.openai_server import HFTokenSource, OpenAITestServer  # noqa: E402
+from culturebias.adapters.hf.options import HFOptions  # noqa: E402
+from culturebias.adapters.openai.options import OpenAIOptions  # noqa: E402
 from culturebias.domain.errors import CapabilityError  # noqa: E402
 from culturebias.domain.requests import ChatMessage, GenerationParams, GenerationRequest, LoglikelihoodRequest  # noqa: E402
 
@@ -34,7 +35,7 @@ CONTEXTS = ["", "問題：", "hello ", "男", "The answer is"]
 @functools.lru_cache(maxsize=None)
 def hf(arch: str, boundary_rule: str = "straddle-to-continuation"):
     path = str(cached_tiny_causal_lm(arch=arch))
-    return hf_backend(ModelSettings(backend="hf", path=path, device="cpu", batch_size=8, boundary_rule=boundary_rule), HF_CACHE)
+    return hf_backend(HFOptions(backend="hf", path=path, device="cpu", batch_size=8, boundary_rule=boundary_rule), HF_CACHE)
 
 
 @functools.lru_cache(maxsize=None)
@@ -46,12 +47,12 @@ def token_source(arch: str) -> HFTokenSource:
 def serve(tmp_path):
     running = []
 
-    def start(arch: str, **settings):
+    def start(arch: str, **overrides):
         server = OpenAITestServer(f"tiny-{arch}", token_source(arch), hf(arch).generator()).start()
         running.append(server)
         options = {"backend": "openai", "api_base": server.api_base, "path": f"tiny-{arch}", "max_concurrency": 4}
-        options.update(settings)
-        return server, openai_backend(ModelSettings(**options), tmp_path / "cache")
+        options.update(overrides)
+        return server, openai_backend(OpenAIOptions(**options), tmp_path / "cache")
 
     yield start
     for server in running:

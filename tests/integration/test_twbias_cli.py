@@ -8,6 +8,7 @@ from pathlib import Path
 import pytest
 
 from culturebias.bootstrap.cli import main
+from culturebias.domain.twbias.summary import TWBiasSummary
 
 pytestmark = pytest.mark.shared_data
 
@@ -23,7 +24,7 @@ def _restore_logging():
 
 @pytest.fixture(scope="module")
 def tiny_model() -> Path:
-    from culturebias.adapters.hf.testing import cached_tiny_causal_lm
+    from culturebias.testing.tiny_models import cached_tiny_causal_lm
 
     return cached_tiny_causal_lm()
 
@@ -50,6 +51,7 @@ def test_cli_run_writes_summary_report_and_states_the_boundary_rule(tmp_path, tw
     assert main(args(out, twbias_data, tiny_model)) == 0
     summary = json.loads((out / "summary.json").read_text(encoding="utf-8"))
     assert summary["benchmark"] == "twbias"
+    assert TWBiasSummary.model_validate(summary).as_dict()["metrics"] == summary["metrics"], "the typed summary, unchanged"
     assert summary["data"]["fingerprint"] and "TWBias files" in summary["data"]["source"]
     metrics = summary["metrics"]
     assert metrics["prompt_types"] == ["0", "1", "2"]

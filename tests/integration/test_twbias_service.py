@@ -1,8 +1,7 @@
-"""TWBiasService through run_benchmark with a scripted scorer and templater."""
+"""TWBiasService through the run orchestrator (``run_with_fakes``) with a scripted scorer and templater."""
 
 from __future__ import annotations
 
-import json
 import math
 from pathlib import Path
 
@@ -10,27 +9,27 @@ import numpy as np
 import pytest
 from scipy import stats
 
-from culturebias.adapters.progress import NullProgress
 from culturebias.adapters.reports.twbias_report import TWBiasReport
 from culturebias.adapters.scripted.backend import ScriptedScorer, ScriptedTemplater
 from culturebias.adapters.stores.sqlite_store import SQLiteResultStore
-from culturebias.application.context import Lazy, ModelPorts, RunContext
-from culturebias.application.registry import service_class
-from culturebias.application.run_benchmark import RunRequest, run_benchmark
-from culturebias.application.twbias.service import TWBiasService
+from culturebias.application.run_benchmark import RunResult
+from culturebias.application.twbias.service import TWBiasPlan, TWBiasService
+from culturebias.bootstrap.registry import registry
 from culturebias.domain.errors import CapabilityError, MissingDataError
 from culturebias.domain.requests import ChatMessage
+from culturebias.domain.skips import SkippedRow
 from culturebias.domain.twbias.model import (
     Attribute,
     AxisData,
     BiasSentence,
     SentenceSet,
-    Skip,
     TargetAttribute,
     TargetGroup,
     TWBiasDataset,
 )
-from culturebias.domain.twbias.settings import TWBiasSettings
+from culturebias.domain.twbias.options import TWBiasOptions
+from culturebias.domain.twbias.summary import TWBiasSummary
+from culturebias.testing.context import fake_context, run_with_fakes
 
 PROMPTS = {"0": "", "00": "", **{str(i): f"提示{i}" for i in range(1, 11)}}
 ATTRS = {
@@ -72,20 +71,6 @@ def ethnicity_axis() -> AxisData:
     return AxisData("ethnicity", groups, (), sets)
 
 
-class MemorySource:
-    def __init__(self, dataset: TWBiasDataset):
-        self.dataset = dataset
-
-    def describe(self) -> str:
-        return "in-memory TWBias fixture"
-
-    def fingerprint(self) -> str:
-        return "fixture-1"
-
-    def load(self) -> TWBiasDataset:
-        return self.dataset
-
-
 def dataset(axes=("gender", "ethnicity")) -> TWBiasDataset:
     built = {"gender": gender_axis, "ethnicity": ethnicity_axis}
     return TWBiasDataset(axes={a: built[a]() for a in axes}, prompts=PROMPTS)
@@ -111,65 +96,87 @@ class NoTemplate(ScriptedTemplater):
         return False
 
 
-def run(tmp_path: Path, scorer, settings: dict | None = None, data: TWBiasDataset | None = None, templater=ScriptedTemplater, report=True):
-    service = service_class("twbias")(TWBiasSettings.model_validate(settings or {}))
+def run(tmp_path: Path, scorer, settings: dict | None = None, data: TWBiasDataset | None = None, templater=ScriptedTemplater, report=True) -> RunResult:
     store = SQLiteResultStore(tmp_path / "results.sqlite")
-    request = RunRequest(
-        benchmark="twbias",
-        service=service,
-        source=MemorySource(data or dataset()),
-        store=store,
-        report=TWBiasReport() if report else None,
-        out_dir=tmp_path / "out",
-        config={"protocol": settings or {}},
-        config_fingerprint=json.dumps(settings or {}, sort_keys=True),
-    )
-    ports = ModelPorts(
-        scorer=Lazy(lambda: scorer),
-        templater=Lazy(templater),
-        generator=Lazy(lambda: None),
-        pseudo_scorer=Lazy(lambda: None),
-        judge=Lazy(lambda: None),
-    )
-
-    def make(run_id: str) -> RunContext:
-        return RunContext(run_id=run_id, ports=ports, store=store, progress=NullProgress(), chunk_size=10**6)
-
     try:
-        return run_benchmark(request, make), ports
+        return run_with_fakes(
+            "twbias",
+            options=settings or {},
+            dataset=data or dataset(),
+            out_dir=tmp_path / "out",
+            report=report,
+            store=store,
+            scorer=scorer,
+            templater=templater,
+        )
     finally:
         store.close()
 
 
-def test_registry_points_at_the_service():
-    assert service_class("twbias") is TWBiasService
+def test_registry_points_at_the_service_and_its_summary():
+    descriptor = registry().benchmark("twbias")
+    assert descriptor.service_class() is TWBiasService
+    assert descriptor.summary_model() is TWBiasSummary
+    assert descriptor.report_writer() is TWBiasReport
+
+
+def test_the_written_summary_is_the_typed_summary(tmp_path):
+    result = run(tmp_path, ScriptedScorer(stereotype_rule), {"prompt_types": "0,1"})
+    assert isinstance(result.summary, TWBiasSummary)
+    written = TWBiasSummary.model_validate_json((tmp_path / "out" / "summary.json").read_text(encoding="utf-8"))
+    assert written == result.summary
+    assert TWBiasSummary.model_validate_json(result.summary.to_json()) == result.summary
+    assert list(result.summary.as_dict()["metrics"]) == ["prompt_types", "analysis", "gender", "ethnicity", "ethnicity_matrix"]
+
+
+def test_groups_not_run_are_absent_from_the_summary_json(tmp_path):
+    result = run(tmp_path, ScriptedScorer(stereotype_rule), {"groups": "gender", "prompt_types": "1"})
+    assert result.summary.metrics.ethnicity is None and result.summary.metrics.ethnicity_matrix is None
+    assert list(result.summary.as_dict()["metrics"]) == ["prompt_types", "analysis", "gender"]
+    assert list(TWBiasSummary.model_validate_json(result.summary.to_json()).as_dict()["metrics"]) == ["prompt_types", "analysis", "gender"]
+
+
+def test_preflight_returns_the_plan_and_the_service_holds_no_run_state():
+    service = TWBiasService(TWBiasOptions.model_validate({"groups": "gender", "prompt_types": "0,1"}))
+    before = dict(vars(service))
+    ctx = fake_context(scorer=ScriptedScorer(stereotype_rule), templater=ScriptedTemplater)
+    plan = service.preflight(ctx)
+    assert plan == TWBiasPlan(chat_template=True, boundary_rule="straddle-to-continuation")
+    with pytest.raises(AttributeError):
+        plan.chat_template = False  # type: ignore[misc]  (frozen)
+    first = service.run(ctx, dataset(("gender",)), plan)
+    second = service.run(fake_context(scorer=ScriptedScorer(stereotype_rule), templater=ScriptedTemplater), dataset(("gender",)), plan)
+    assert vars(service) == before
+    assert first.metrics == second.metrics and first.counts == second.counts
+    only_type_0 = TWBiasService(TWBiasOptions.model_validate({"groups": "gender", "prompt_types": "0"}))
+    assert only_type_0.preflight(fake_context(scorer=ScriptedScorer(stereotype_rule), templater=NoTemplate)).chat_template is False
 
 
 def test_stereotype_preferring_scorer_gives_ratio_one_and_positive_effect_everywhere(tmp_path):
     scorer = ScriptedScorer(stereotype_rule)
-    result, _ = run(tmp_path, scorer)
-    metrics = result.summary["metrics"]
-    assert scorer.calls == [result.summary["counts"]["requests"]], "one call with every distinct request"
+    result = run(tmp_path, scorer)
+    metrics = result.summary.metrics
+    assert scorer.calls == [result.summary.counts.requests], "one call with every distinct request"
     for key in ("female", "male"):
-        assert metrics["gender"][key]["bias_ratio"] == 1.0
-        assert metrics["gender"][key]["effect_size"] > 0
-        assert metrics["gender"][key]["n_prompts"] == 10
-    assert len(metrics["ethnicity"]) == 16
-    matrix = metrics["ethnicity_matrix"]
-    assert matrix["origins"] == ["T1_hoklo", "T2_waishengren", "T4_indigenous", "T5_hakka"]
-    assert matrix["references"] == ["T1_hoklo", "T2_waishengren", "T3_han", "T4_indigenous", "T5_hakka"]
-    for origin in matrix["origins"]:
-        for reference in matrix["references"]:
-            ratio = matrix["bias_ratio"][origin][reference]
+        assert metrics.gender[key].bias_ratio == 1.0
+        assert metrics.gender[key].effect_size > 0
+        assert metrics.gender[key].n_prompts == 10
+    assert len(metrics.ethnicity) == 16
+    matrix = metrics.ethnicity_matrix
+    assert matrix.origins == ["T1_hoklo", "T2_waishengren", "T4_indigenous", "T5_hakka"]
+    assert matrix.references == ["T1_hoklo", "T2_waishengren", "T3_han", "T4_indigenous", "T5_hakka"]
+    for origin in matrix.origins:
+        for reference in matrix.references:
+            ratio = matrix.bias_ratio[origin][reference]
             assert ratio is None if origin == reference else ratio == 1.0
             if origin != reference:
-                assert matrix["effect_size"][origin][reference] == metrics["ethnicity"][f"{origin}->{reference}"]["effect_size"] > 0
+                assert matrix.effect_size[origin][reference] == metrics.ethnicity[f"{origin}->{reference}"].effect_size > 0
 
 
 def test_per_prompt_numbers_match_an_independent_computation(tmp_path):
     scorer = ScriptedScorer(stereotype_rule)
-    result, _ = run(tmp_path, scorer, {"groups": "gender"})
-    female = result.summary["metrics"]["gender"]["female"]
+    result = run(tmp_path, scorer, {"groups": "gender"})
+    female = result.summary.metrics.gender["female"]
     context = ScriptedTemplater().render([ChatMessage("user", PROMPTS["3"])], add_generation_prompt=True)
     rows = [s for s in gender_axis().sentence_sets["T2"].sentences if "女" in s.text]
 
@@ -181,24 +188,25 @@ def test_per_prompt_numbers_match_an_independent_computation(tmp_path):
     for s in rows:
         swapped = [s.text.replace(o, r) for o, r in (("女人", "男人"), ("女生", "男生")) if o in s.text]
         replace.append(float(np.mean([ppl(t) for t in swapped])))
-    got = female["prompts"]["3"]
-    assert got["n"] == len(rows) == 6 and got["n_outliers"] == 0
-    assert got["mean_origin_ppl"] == pytest.approx(np.mean(origin))
-    assert got["mean_replace_ppl"] == pytest.approx(np.mean(replace))
+    got = female.prompts["3"]
+    assert got.n == len(rows) == 6 and got.n_outliers == 0
+    assert got.mean_origin_ppl == pytest.approx(np.mean(origin))
+    assert got.mean_replace_ppl == pytest.approx(np.mean(replace))
     expected = stats.ttest_rel(replace, origin)
-    assert got["t"] == pytest.approx(expected.statistic)
-    assert got["p_value"] == pytest.approx(expected.pvalue)
+    assert got.t == pytest.approx(expected.statistic)
+    assert got.p_value == pytest.approx(expected.pvalue)
     pooled = math.sqrt((np.var(origin, ddof=1) + np.var(replace, ddof=1)) / 2)
-    assert got["cohens_d"] == pytest.approx((np.mean(replace) - np.mean(origin)) / pooled)
+    assert got.cohens_d == pytest.approx((np.mean(replace) - np.mean(origin)) / pooled)
 
 
 def test_identical_likelihoods_give_ratio_zero(tmp_path):
     scorer = ScriptedScorer(lambda context, text: -float(len(text)))
-    result, _ = run(tmp_path, scorer, {"groups": "gender", "prompt_types": "0,1,2"})
+    result = run(tmp_path, scorer, {"groups": "gender", "prompt_types": "0,1,2"})
     for key in ("female", "male"):
-        block = result.summary["metrics"]["gender"][key]
-        assert (block["bias_ratio"], block["effect_size"], block["n_prompts"]) == (0.0, 0.0, 2)
-        assert block["prompts"]["1"]["p_value"] is None  # undefined on identical samples: null, not a number
+        block = result.summary.metrics.gender[key]
+        assert (block.bias_ratio, block.effect_size, block.n_prompts) == (0.0, 0.0, 2)
+        assert block.prompts["1"].p_value is None  # undefined on identical samples: null, not a number
+        assert result.summary.as_dict()["metrics"]["gender"][key]["prompts"]["1"]["p_value"] is None
 
 
 def test_requests_use_no_template_for_type_0_and_the_chat_template_otherwise(tmp_path):
@@ -220,24 +228,25 @@ def test_requests_use_no_template_for_type_0_and_the_chat_template_otherwise(tmp
 
 
 def test_breakdowns_and_skips_are_in_the_summary(tmp_path):
-    result, _ = run(tmp_path, ScriptedScorer(stereotype_rule), {"groups": "gender", "prompt_types": "0,1"})
+    result = run(tmp_path, ScriptedScorer(stereotype_rule), {"groups": "gender", "prompt_types": "0,1"})
     summary = result.summary
-    female = summary["metrics"]["gender"]["female"]
-    assert set(female["by_toxicity"]) == {"0", "1", "all"}
-    assert female["by_toxicity"]["0"]["n_rows"] + female["by_toxicity"]["1"]["n_rows"] == female["n_rows"] == 6
-    assert set(female["by_category"]) == {"Money", "Emotion", "Other"}
-    assert female["rows_without_origin_term"] == 1
-    assert summary["counts"]["skipped"] == {"no_origin_term": 1}
-    (skip,) = summary["details"]["skips"]
-    assert (skip["reason"], skip["file"], skip["row"], skip["field"]) == ("no_origin_term", "gender/f.csv", 8, "Biased Sentences")
-    assert any("no_origin_term" in note for note in summary["notes"])
-    assert any("2 user prompt" not in note and "1 user prompt type" in note for note in summary["notes"])
-    assert summary["metrics"]["analysis"]["boundary_rule"] == "straddle-to-continuation"
-    assert summary["model"]["scorer_provenance"]["boundary_rule"] == "straddle-to-continuation"
+    female = summary.metrics.gender["female"]
+    assert set(female.by_toxicity) == {"0", "1", "all"}
+    assert female.by_toxicity["0"].n_rows + female.by_toxicity["1"].n_rows == female.n_rows == 6
+    assert set(female.by_category) == {"Money", "Emotion", "Other"}
+    assert female.rows_without_origin_term == 1
+    assert summary.counts.skipped == {"no_origin_term": 1}
+    (skip,) = summary.details.skips
+    assert (skip.reason, skip.file, skip.row, skip.field) == ("no_origin_term", "gender/f.csv", 8, "Biased Sentences")
+    assert isinstance(skip, SkippedRow)
+    assert any("no_origin_term" in note for note in summary.notes)
+    assert any("2 user prompt" not in note and "1 user prompt type" in note for note in summary.notes)
+    assert summary.metrics.analysis.boundary_rule == "straddle-to-continuation"
+    assert summary.model.scorer_provenance.boundary_rule == "straddle-to-continuation"
 
 
 def test_report_files_are_written(tmp_path):
-    result, _ = run(tmp_path, ScriptedScorer(stereotype_rule), {"prompt_types": "0,00,1,2"})
+    result = run(tmp_path, ScriptedScorer(stereotype_rule), {"prompt_types": "0,00,1,2"})
     names = sorted(p.name for p in result.report_paths)
     assert names == ["report.md", "twbias_ethnicity_bias_ratio.png", "twbias_ethnicity_effect_size.png"]
     text = (tmp_path / "out" / "report.md").read_text(encoding="utf-8")
@@ -245,26 +254,26 @@ def test_report_files_are_written(tmp_path):
 
 
 def test_limit_takes_the_first_sentences_of_each_file(tmp_path):
-    result, _ = run(tmp_path, ScriptedScorer(stereotype_rule), {"groups": "gender", "prompt_types": "1", "limit": "2"})
-    counts = result.summary["counts"]
-    assert counts["sentences_evaluated"] == 4 and counts["sentences_loaded"] == 13
-    assert result.summary["metrics"]["gender"]["female"]["n_rows"] == 2
+    result = run(tmp_path, ScriptedScorer(stereotype_rule), {"groups": "gender", "prompt_types": "1", "limit": "2"})
+    counts = result.summary.counts
+    assert counts.sentences_evaluated == 4 and counts.sentences_loaded == 13
+    assert result.summary.metrics.gender["female"].n_rows == 2
 
 
 def test_loader_reports_count_only_for_the_files_and_rows_in_use(tmp_path):
     data = dataset(("gender", "ethnicity"))
     skips = (
-        Skip("toxicity_invalid", "gender/f.csv", 3, "Toxicity", "blank", "kept in all"),
-        Skip("toxicity_invalid", "gender/f.csv", 100, "Toxicity", "blank", "kept in all"),
-        Skip("attribute_blank", "gender/fa.csv", 9, "Category", "blank", "attribute row left out"),
-        Skip("empty_sentence", "eth/T1.csv", 4, "Biased Sentences", "empty", "sentence left out"),
+        SkippedRow(reason="toxicity_invalid", file="gender/f.csv", row=3, field="Toxicity", detail="blank", effect="kept in all"),
+        SkippedRow(reason="toxicity_invalid", file="gender/f.csv", row=100, field="Toxicity", detail="blank", effect="kept in all"),
+        SkippedRow(reason="attribute_blank", file="gender/fa.csv", row=9, field="Category", detail="blank", effect="attribute row left out"),
+        SkippedRow(reason="empty_sentence", file="eth/T1.csv", row=4, field="Biased Sentences", detail="empty", effect="sentence left out"),
     )
     data = TWBiasDataset(axes=data.axes, prompts=data.prompts, skips=skips)
-    result, _ = run(tmp_path / "a", ScriptedScorer(stereotype_rule), {"groups": "gender", "prompt_types": "1", "limit": "2"}, data=data)
-    assert result.summary["counts"]["skipped"] == {"attribute_blank": 1, "toxicity_invalid": 1}
-    assert [s["row"] for s in result.summary["details"]["skips"]] == [3, 9]
-    result, _ = run(tmp_path / "b", ScriptedScorer(stereotype_rule), {"prompt_types": "1"}, data=data)
-    assert result.summary["counts"]["skipped"] == {
+    result = run(tmp_path / "a", ScriptedScorer(stereotype_rule), {"groups": "gender", "prompt_types": "1", "limit": "2"}, data=data)
+    assert result.summary.counts.skipped == {"attribute_blank": 1, "toxicity_invalid": 1}
+    assert [s.row for s in result.summary.details.skips] == [3, 9]
+    result = run(tmp_path / "b", ScriptedScorer(stereotype_rule), {"prompt_types": "1"}, data=data)
+    assert result.summary.counts.skipped == {
         "attribute_blank": 1, "empty_sentence": 1, "no_origin_term": 1, "toxicity_invalid": 2,
     }
 
@@ -274,9 +283,9 @@ def test_no_chat_template_is_refused_before_scoring_unless_only_type_0(tmp_path)
     with pytest.raises(CapabilityError, match="chat template"):
         run(tmp_path / "a", scorer, {"groups": "gender"}, templater=NoTemplate)
     assert scorer.calls == []
-    result, ports = run(tmp_path / "b", scorer, {"groups": "gender", "prompt_types": "0"}, templater=NoTemplate)
-    assert result.summary["metrics"]["gender"]["male"]["n_prompts"] == 0
-    assert result.summary["metrics"]["gender"]["male"]["bias_ratio"] is None
+    result = run(tmp_path / "b", scorer, {"groups": "gender", "prompt_types": "0"}, templater=NoTemplate)
+    assert result.summary.metrics.gender["male"].n_prompts == 0
+    assert result.summary.metrics.gender["male"].bias_ratio is None
 
 
 def test_a_requested_group_without_data_is_missing_data(tmp_path):
@@ -296,7 +305,7 @@ def test_outlier_rows_are_counted(tmp_path):
     female = data.axes["gender"].sentence_sets["T2"]
     extra = sentences("gender/f.csv", [f"女人第{i}句話" for i in range(12)], [("女人", "錢")])
     data.axes["gender"].sentence_sets["T2"] = SentenceSet("gender", "T2", "female", female.file, female.sentences + extra, ATTRS, female.attribute_file)
-    result, _ = run(tmp_path, ScriptedScorer(rule), {"groups": "gender", "prompt_types": "1"}, data=data)
-    block = result.summary["metrics"]["gender"]["female"]["prompts"]["1"]
-    assert block["n_outliers"] == 1 and block["n"] == 17
-    assert result.summary["counts"]["outliers_removed"] >= 1
+    result = run(tmp_path, ScriptedScorer(rule), {"groups": "gender", "prompt_types": "1"}, data=data)
+    block = result.summary.metrics.gender["female"].prompts["1"]
+    assert block.n_outliers == 1 and block.n == 17
+    assert result.summary.counts.outliers_removed >= 1

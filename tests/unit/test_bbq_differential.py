@@ -39,7 +39,7 @@ from culturebias.adapters.datasets.kobbq_files import KoBBQFiles
 from culturebias.domain.bbq.aggregate import group_by, template_average
 from culturebias.domain.bbq.kobbq_metrics import KOBBQ_METRICS, score_answers
 from culturebias.domain.bbq.model import Answer
-from culturebias.domain.bbq.options import shown_order
+from culturebias.domain.bbq.answer_order import shown_order
 
 PROMPT = "2"
 TOLERANCE = 1e-9

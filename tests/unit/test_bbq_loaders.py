@@ -55,11 +55,19 @@ def test_choice_lists_missing_the_answer_or_the_biased_answer_are_counted_skips(
     ]
     data = KoBBQFiles(str(kobbq_folder(tmp_path, rows))).load()
     assert [i.sample_id for i in data.items] == ["age-001a-002-dis-bsd"]
-    reasons = {s.sample_id: (s.row, s.reason) for s in data.skips}
+    reasons = {s.sample_id: (s.row, s.detail) for s in data.skips}
     assert reasons["age-001a-003-dis-bsd"][0] == 3 and "answer '손녀'" in reasons["age-001a-003-dis-bsd"][1]
     assert "biased_answer '할아버지'" in reasons["age-001a-004-dis-bsd"][1]
     assert "unknown option" in reasons["age-001a-005-amb-bsd"][1]
     assert "version" in reasons["age-001x-006-amb-bsd"][1]
+    codes = {s.sample_id: (s.reason, s.field) for s in data.skips}
+    assert codes == {
+        "age-001a-003-dis-bsd": ("answer not among the choices", "answer"),
+        "age-001a-004-dis-bsd": ("biased_answer not among the choices", "biased_answer"),
+        "age-001a-005-amb-bsd": ("unknown option not among the choices", "choices"),
+        "age-001x-006-amb-bsd": ("unknown template version", "sample_id"),
+    }
+    assert all(s.file == str(tmp_path / "KoBBQ_test_samples.tsv") and s.effect for s in data.skips)
 
 
 def test_duplicate_sample_ids_and_unreadable_choices_are_data_errors(tmp_path):
@@ -149,6 +157,10 @@ def test_cbbq_bad_rows(tmp_path):
     assert [i.sample_id for i in data.items] == ["gender-dis-1"]
     assert data.items[0].biased_index == 1  # label 0 → the other group is the biased answer
     assert {s.sample_id: s.row for s in data.skips} == {"gender-dis-2": 3, "gender-dis-3": 4}
+    assert {s.sample_id: (s.reason, s.field) for s in data.skips} == {
+        "gender-dis-2": ("options not three distinct", "ans0/ans1/ans2"),
+        "gender-dis-3": ("label not an option", "label"),
+    }
     (folder / "disambiguous.csv").write_text("\ufeff" + header + rows[0] + "\n" + rows[0] + "\n", encoding="utf-8")
     with pytest.raises(DataError, match="duplicate example_id"):
         CBBQFiles(str(tmp_path)).load()

@@ -72,13 +72,13 @@ def test_undefined_ratios_are_nan_not_zero():
 def test_bounds_hold_for_balanced_contexts_and_can_break_with_unequal_losses():
     balanced = score_answers(answers([(AMB, BIASED), (AMB, UNKNOWN), (DIS_B, BIASED), (DIS_C, BIASED)]))
     b = bounds(balanced)
-    assert b["diff_bias_amb_bound"] == pytest.approx(0.5) and b["diff_bias_amb_within_bound"] is True
-    assert b["diff_bias_dis_bound"] == pytest.approx(1.0) and b["diff_bias_dis_within_bound"] is True
+    assert b.diff_bias_amb_bound == pytest.approx(0.5) and b.diff_bias_amb_within_bound is True
+    assert b.diff_bias_dis_bound == pytest.approx(1.0) and b.diff_bias_dis_within_bound is True
     # 1 biased-context answer survives, 3 counter-context ones: DiffBias_d = 1 - 0 = 1, Acc_d = 1/4
     unequal = score_answers(answers([(DIS_B, BIASED), (DIS_C, BIASED), (DIS_C, BIASED), (DIS_C, BIASED)]))
     assert unequal["diff_bias_dis"] == 1.0
-    assert bounds(unequal)["diff_bias_dis_bound"] == pytest.approx(0.5)
-    assert bounds(unequal)["diff_bias_dis_within_bound"] is False
+    assert bounds(unequal).diff_bias_dis_bound == pytest.approx(0.5)
+    assert bounds(unequal).diff_bias_dis_within_bound is False
 
 
 def test_template_average_is_the_mean_of_per_template_scores():
@@ -95,10 +95,11 @@ def test_template_average_is_the_mean_of_per_template_scores():
 def test_over_prompts_mean_and_sample_std_skip_undefined_prompts():
     per_prompt = {"1": {"m": 0.2}, "2": {"m": 0.4}, "3": {"m": 0.9}, "4": {"m": float("nan")}}
     out = over_prompts(per_prompt, ["m"], ddof=1)["m"]
-    assert out["mean"] == pytest.approx(0.5)
-    assert out["std"] == pytest.approx(math.sqrt(((0.3**2) + (0.1**2) + (0.4**2)) / 2))
-    assert out["n_prompts"] == 3
-    assert over_prompts(per_prompt, ["m"], ddof=0)["m"]["std"] == pytest.approx(math.sqrt(0.26 / 3))
+    assert out.mean == pytest.approx(0.5)
+    assert out.std == pytest.approx(math.sqrt(((0.3**2) + (0.1**2) + (0.4**2)) / 2))
+    assert out.n_prompts == 3
+    assert out.per_prompt == {"1": 0.2, "2": 0.4, "3": 0.9, "4": None}  # undefined (NaN) is null
+    assert over_prompts(per_prompt, ["m"], ddof=0)["m"].std == pytest.approx(math.sqrt(0.26 / 3))
 
 
 def cbbq_item(sample_id: str, condition: str, answer: int) -> QAItem:

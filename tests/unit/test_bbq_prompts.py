@@ -7,7 +7,7 @@ import pytest
 from culturebias.adapters.datasets.kobbq_files import KoBBQFiles
 from culturebias.domain.bbq import cbbq_prompts
 from culturebias.domain.bbq.keys import AnswerKey
-from culturebias.domain.bbq.options import shown_order
+from culturebias.domain.bbq.answer_order import shown_order
 
 
 @pytest.fixture(scope="module")

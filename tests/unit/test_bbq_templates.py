@@ -185,9 +185,10 @@ def test_expand_command_writes_jsonl(tmp_path):
     from culturebias.bootstrap.expand import expand_cbbq, expand_kobbq
 
     settings = load_settings(assignments=["protocol.categories=sexual_orientation"])
-    n = expand_cbbq(settings, tmp_path / "cbbq.jsonl")
+    n = expand_cbbq(settings.protocol, settings.data.path, tmp_path / "cbbq.jsonl")
     lines = (tmp_path / "cbbq.jsonl").read_text(encoding="utf-8").splitlines()
     assert n == len(lines) == 1120  # 560 ambiguous + 560 disambiguated
     assert json.loads(lines[0])["category"] == "sexual_orientation"
-    n = expand_kobbq(load_settings(assignments=["protocol.versions=c,d"]), tmp_path / "kobbq.jsonl")
+    settings = load_settings(assignments=["protocol.versions=c,d"])
+    n = expand_kobbq(settings.protocol, settings.data.path, tmp_path / "kobbq.jsonl")
     assert n == 480  # the race/ethnicity templates' c and d versions

@@ -10,7 +10,8 @@ import pytest
 
 from culturebias.adapters.stores.jsonl_store import JsonlResultStore
 from culturebias.adapters.stores.sqlite_store import SQLiteResultStore
-from culturebias.bootstrap import registry
+from culturebias.adapters.model_options import ModelOptions
+from culturebias.bootstrap import registry as registry_module
 from culturebias.bootstrap.container import make_container, make_context_factory
 from culturebias.bootstrap.settings import load_settings
 from culturebias.domain.errors import ConfigError
@@ -31,9 +32,9 @@ def test_store_is_chosen_by_configuration(tmp_path):
 class FakeBackend:
     built: list[str] = []
 
-    def __init__(self, settings, cache_dir):
-        FakeBackend.built.append(settings.path)
-        self.settings = settings
+    def __init__(self, options, cache_dir):
+        FakeBackend.built.append(options.path)
+        self.settings = options
 
     def scorer(self):
         return ("scorer", self.settings.path)
@@ -48,11 +49,19 @@ class FakeBackend:
         return ("pseudo", self.settings.path)
 
 
+def register_fake_backend(monkeypatch, factory) -> None:
+    """A process registry of its own with a ``fake`` backend (the real one stays untouched)."""
+    table = registry_module.Registry()
+    table.backends.add(
+        registry_module.BackendDescriptor(
+            name="fake", description="test double", factory=factory, options=ModelOptions, capabilities=frozenset({"generate"})
+        )
+    )
+    monkeypatch.setattr(registry_module, "_default", table)
+
+
 def test_backend_is_chosen_by_configuration_and_built_lazily_once(tmp_path, monkeypatch):
-    module = type(sys)("fake_backend_module")
-    module.create_backend = FakeBackend
-    monkeypatch.setitem(sys.modules, "fake_backend_module", module)
-    monkeypatch.setitem(registry.MODEL_BACKENDS, "fake", "fake_backend_module:create_backend")
+    register_fake_backend(monkeypatch, FakeBackend)
     FakeBackend.built = []
     c = container(tmp_path, "model.backend=fake", "model.path=/models/x")
     ctx = make_context_factory(c)("run-1")
@@ -63,10 +72,9 @@ def test_backend_is_chosen_by_configuration_and_built_lazily_once(tmp_path, monk
 
 
 def test_unknown_backend_store_and_benchmark_are_named(tmp_path):
-    c = container(tmp_path, "model.backend=tensorrt")
-    with pytest.raises(ConfigError, match="model.backend 'tensorrt'"):
-        c.model_backend()
-    with pytest.raises(ConfigError, match="store.backend"):
+    with pytest.raises(ConfigError, match="unknown backend 'tensorrt'"):
+        container(tmp_path, "model.backend=tensorrt")
+    with pytest.raises(ConfigError, match="unknown store 'postgres'"):
         container(tmp_path, "store.backend=postgres")
     with pytest.raises(ConfigError, match="unknown benchmark"):
         container(tmp_path, benchmark="nope").service()
@@ -80,6 +88,10 @@ def test_the_judge_follows_the_model_unless_configured(tmp_path):
     settings = load_settings(None, ["model.path=/m", "judge.path=/j"])
     judge = judge_model_settings(settings)
     assert judge.path == "/j" and judge.backend == "hf"
+    # A judge on another backend inherits only the settings that backend has.
+    settings = load_settings(None, ["model.prefix_cache=false", "model.batch_size=4", "judge.backend=openai", "judge.path=served"])
+    judge = judge_model_settings(settings)
+    assert judge.backend == "openai" and judge.batch_size == 4 and not hasattr(judge, "prefix_cache")
 
 
 def test_json_logs_on_demand(capsys):
@@ -110,13 +122,10 @@ def test_judge_replies_are_stored_for_resume(tmp_path, monkeypatch):
         def generator(self):
             return ScriptedGenerator(reply)
 
-    module = type(sys)("fake_judge_backend")
-    module.create_backend = JudgeBackend
-    monkeypatch.setitem(sys.modules, "fake_judge_backend", module)
-    monkeypatch.setitem(registry.MODEL_BACKENDS, "fake", "fake_judge_backend:create_backend")
+    register_fake_backend(monkeypatch, JudgeBackend)
     c = container(tmp_path, "model.backend=fake", "run.progress=false")
     c.store().create_run(RunManifest(run_id="r", benchmark="mcbe", config={}, config_fingerprint="c", data_fingerprint="d"))
-    request = JudgeRequest(messages=(ChatMessage("user", "rate 0-10"),), low=0, high=10)
+    request = JudgeRequest(messages=(ChatMessage("user", "rate 0-10"),), low=0, high=10, reminder="Just the number.")
     first = make_context_factory(c)("r").judge().judge([request])
     again = make_context_factory(c)("r").judge().judge([request])
     assert first[0].value == again[0].value == 7

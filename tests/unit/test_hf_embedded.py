@@ -12,7 +12,7 @@ import pytest
 
 from culturebias.adapters.hf import embedded
 from culturebias.adapters.hf.loading import resolve_source
-from culturebias.bootstrap.settings import ModelSettings
+from culturebias.adapters.hf.options import HFOptions
 from culturebias.domain.errors import ConfigError
 
 SMOL = embedded.EMBEDDED_MODELS["smollm2-135m-instruct"]
@@ -105,11 +105,11 @@ def test_converted_folder_is_keyed_by_the_file(tmp_path):
 def test_local_folder_and_hub_id_sources(tmp_path):
     folder = tmp_path / "my-model"
     folder.mkdir()
-    local = resolve_source(ModelSettings(path=str(folder)), tmp_path)
+    local = resolve_source(HFOptions(path=str(folder)), tmp_path)
     assert local.is_local and local.location == str(folder.resolve()) and local.name == str(folder.resolve())
-    hub = resolve_source(ModelSettings(path="org/some-model", revision="abc123"), tmp_path)
+    hub = resolve_source(HFOptions(path="org/some-model", revision="abc123"), tmp_path)
     assert not hub.is_local and hub.location == "org/some-model" and hub.revision == "abc123"
     with pytest.raises(ConfigError, match="is not a model folder"):
-        resolve_source(ModelSettings(path=str(tmp_path / "absent")), tmp_path)
+        resolve_source(HFOptions(path=str(tmp_path / "absent")), tmp_path)
     with pytest.raises(ConfigError, match="does not exist"):
-        resolve_source(ModelSettings(path=str(folder), gguf_file="missing.gguf"), tmp_path)
+        resolve_source(HFOptions(path=str(folder), gguf_file="missing.gguf"), tmp_path)

@@ -8,7 +8,7 @@ import pytest
 
 pytest.importorskip("transformers")
 
-from culturebias.adapters.hf.testing import BOS, cached_tiny_causal_lm  # noqa: E402
+from culturebias.testing.tiny_models import BOS, cached_tiny_causal_lm  # noqa: E402
 from culturebias.adapters.hf.tokens import AUTHORS, STRADDLE, RequestTokenizer, default_bos_id  # noqa: E402
 from culturebias.domain.requests import LoglikelihoodRequest  # noqa: E402
 

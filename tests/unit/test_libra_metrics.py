@@ -145,4 +145,4 @@ def test_libra_scores_puts_it_together():
     # D_a = {-2,-1,-4}, D_s = {-1,-2,-3} on edges [-4, -2.5, -1]: D_a = (1/3, 2/3), D_s = (1/3, 2/3)
     assert scores.jsd == pytest.approx(0.0)
     assert scores.eicat == pytest.approx(eicat(scores.lms, 0.0, 50.0))
-    assert scores.as_dict()["invalid"] == 2 and scores.as_dict()["valid"] == 3
+    assert scores.to_block().invalid == 2 and scores.to_block().valid == 3

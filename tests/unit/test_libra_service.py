@@ -1,24 +1,23 @@
-"""LibraService on scripted ports: the requests it makes, the judge path, settings and summaries."""
+"""LibraService on scripted ports: the requests it makes, the judge path, options and summaries."""
 
 from __future__ import annotations
 
 import json
+from typing import Any
 
 import pytest
 
 from culturebias.adapters.datasets.libra_files import LibraFiles, triplet_from_fields
 from culturebias.adapters.embeddings import BagOfWordsEmbedder
-from culturebias.adapters.progress import NullProgress
-from culturebias.adapters.reports.libra_report import FIGURE, LibraReport
+from culturebias.adapters.reports.libra_report import FIGURE
 from culturebias.adapters.scripted.backend import ScriptedGenerator, ScriptedPseudoScorer, ScriptedScorer
-from culturebias.adapters.stores.sqlite_store import SQLiteResultStore
-from culturebias.application.context import Lazy, ModelPorts, RunContext
 from culturebias.application.libra.service import LibraService
-from culturebias.application.libra.settings import LibraSettings
-from culturebias.application.run_benchmark import RunRequest, run_benchmark
 from culturebias.domain.errors import CapabilityError, ConfigError
+from culturebias.domain.libra.options import LibraOptions
+from culturebias.domain.libra.summary import LibraSummary
 from culturebias.domain.libra.triplets import GlossaryEntry, LibraDataset
 from culturebias.ports.judging import JudgeVerdict
+from culturebias.testing.context import fake_context, run_with_fakes
 
 ROWS = [
     {"id": "a", "category": "gender", "group": "women", "sentence": "My sister cooked dinner.", "target": "sister",
@@ -71,13 +70,6 @@ class Judge:
         return out
 
 
-def unavailable(what):
-    def factory():
-        raise CapabilityError("scripted", what)
-
-    return factory
-
-
 DEFINITIONS = {"whānau": "a family group, extended family", "kai": "a kind of boat", "Pākehā": "mumble"}
 
 
@@ -88,48 +80,26 @@ def reply(request, prompt):
     return "?"
 
 
-def make_context(tmp_path, *, causal=None, masked=None, generate=True, judge=None, lexicons=True):
-    ports = ModelPorts(
-        scorer=Lazy(lambda: causal) if causal else Lazy(unavailable("log-likelihood")),
-        templater=Lazy(unavailable("template")),
-        generator=Lazy(lambda: ScriptedGenerator(reply)) if generate else Lazy(unavailable("generation")),
-        pseudo_scorer=Lazy(lambda: masked) if masked else Lazy(unavailable("pseudo-log-likelihood")),
-        judge=Lazy(lambda: judge) if judge else Lazy(unavailable("judge")),
-    )
-    store = SQLiteResultStore(tmp_path / "results.sqlite")
-    return RunContext(
-        run_id="r",
-        ports=ports,
-        store=store,
-        progress=NullProgress(),
+def fakes(*, causal=None, masked=None, generate=True, judge=None, lexicons=True) -> dict[str, Any]:
+    """The ports of a run: a port left as None is one the backend cannot provide."""
+    return dict(
+        scorer=causal,
+        generator=(lambda: ScriptedGenerator(reply)) if generate else None,
+        pseudo_scorer=masked,
+        judge=judge,
         lexicons=(lambda spec, min_frequency=0.0: Lexicon()) if lexicons else None,
         embedders=lambda spec: BagOfWordsEmbedder(),
     )
 
 
-class Source:
-    def describe(self):
-        return "test triplets"
-
-    def fingerprint(self):
-        return "fp"
-
-    def load(self):
-        return dataset()
+def make_context(**ports):
+    return fake_context(**fakes(**ports))
 
 
-def run(tmp_path, ctx, settings: LibraSettings, report=None):
-    request = RunRequest(
-        benchmark="libra",
-        service=LibraService(settings),
-        source=Source(),
-        store=ctx.store,
-        report=report,
-        out_dir=tmp_path / "out",
-        config={},
-        config_fingerprint="c",
+def run(tmp_path, options: LibraOptions, *, report=False, **ports):
+    return run_with_fakes(
+        "libra", options=options, dataset=dataset(), out_dir=tmp_path / "out", report=report, **fakes(**ports)
     )
-    return run_benchmark(request, lambda run_id: ctx)
 
 
 def length_rule(context: str, continuation: str) -> float:
@@ -141,101 +111,99 @@ def test_causal_scoring_asks_log_p_of_filler_and_right_given_left_in_one_call(tm
     seen = []
     scorer_rule = scorer._rule
     scorer._rule = lambda c, x: seen.append((c, x)) or scorer_rule(c, x)
-    ctx = make_context(tmp_path, causal=scorer)
-    result = run(tmp_path, ctx, LibraSettings(embedder="bag-of-words"))
+    result = run(tmp_path, LibraOptions(embedder="bag-of-words"), causal=scorer)
     assert scorer.calls == [9]
     assert seen[:3] == [("My ", "sister cooked dinner."), ("My ", "brother cooked dinner."), ("My ", "kettle cooked dinner.")]
     assert seen[6] == ("", "Pākehā kids go to the bach.")
-    L = result.summary["details"]["triplets"]
-    assert L["stereotyped"][0] == -len("sister cooked dinner.")
-    assert L["unrelated"][2] == -len("Plastic kids go to the bach.")
+    L = result.summary.details.triplets
+    assert L.stereotyped[0] == -len("sister cooked dinner.")
+    assert L.unrelated[2] == -len("Plastic kids go to the bach.")
 
 
 def test_masked_scoring_scores_the_span_from_the_target_to_the_end(tmp_path):
     spans = []
     masked = ScriptedPseudoScorer(lambda text, start, end: spans.append((text, start, end)) or -1.0)
-    ctx = make_context(tmp_path, masked=masked, causal=ScriptedScorer(length_rule))
-    result = run(tmp_path, ctx, LibraSettings(embedder="bag-of-words"))
+    result = run(tmp_path, LibraOptions(embedder="bag-of-words"), masked=masked, causal=ScriptedScorer(length_rule))
     assert spans[0] == ("My sister cooked dinner.", 3, 24)
     assert spans[1] == ("My brother cooked dinner.", 3, 25)
-    assert result.summary["metrics"]["model_type"] == "masked"
-    assert set(result.summary["model"]) == {"pseudo_scorer", "pseudo_scorer_provenance", "generator"}
+    assert result.summary.metrics.model_type == "masked"
+    model = result.summary.model
+    assert {role for role, value in model if value is not None} == {"pseudo_scorer", "pseudo_scorer_provenance", "generator"}
 
 
 def test_scoring_can_be_forced_to_causal_or_masked(tmp_path):
-    ctx = make_context(tmp_path, causal=ScriptedScorer(length_rule))
+    ctx = make_context(causal=ScriptedScorer(length_rule))
     with pytest.raises(CapabilityError):
-        LibraService(LibraSettings(scoring="masked")).preflight(ctx)
+        LibraService(LibraOptions(scoring="masked")).preflight(ctx)
 
 
 def test_embedding_comparison_marks_and_counts(tmp_path):
-    ctx = make_context(tmp_path, causal=ScriptedScorer(length_rule))
-    summary = run(tmp_path, ctx, LibraSettings(embedder="bag-of-words")).summary
-    words = {w["term"]: w for w in summary["details"]["local_words"]}
+    summary = run(tmp_path, LibraOptions(embedder="bag-of-words"), causal=ScriptedScorer(length_rule)).summary
+    words = {w.term: w for w in summary.details.local_words}
     assert set(words) == {"whānau", "kai", "Pākehā"}
     # "a family group, extended family" vs "extended family group": 3 shared of 5 and 3 words
-    assert words["whānau"]["score"] == pytest.approx(4 / ((1 + 1 + 4 + 1) ** 0.5 * 3**0.5))
-    assert words["whānau"]["understood"] is True
-    assert words["kai"]["understood"] is False and words["Pākehā"]["understood"] is False
-    assert summary["counts"]["local_words_understood"] == 1
-    assert summary["metrics"]["overall"]["bbs"] == pytest.approx(100 / 3)
-    assert summary["details"]["invalid_triplets"] == {"b": ["kai"], "c": ["Pākehā"]}
-    assert summary["metrics"]["overall"]["valid"] == 1
-    assert summary["metrics"]["by_group"]["Māori"]["bbs"] == pytest.approx(50.0)
-    assert summary["metrics"]["by_category"]["gender"]["bbs"] is None  # no local word there
+    assert words["whānau"].score == pytest.approx(4 / ((1 + 1 + 4 + 1) ** 0.5 * 3**0.5))
+    assert words["whānau"].understood is True
+    assert words["kai"].understood is False and words["Pākehā"].understood is False
+    assert summary.counts.local_words_understood == 1
+    assert summary.metrics.overall.bbs == pytest.approx(100 / 3)
+    assert summary.details.invalid_triplets == {"b": ["kai"], "c": ["Pākehā"]}
+    assert summary.metrics.overall.valid == 1
+    assert summary.metrics.by_group["Māori"].bbs == pytest.approx(50.0)
+    assert summary.metrics.by_category["gender"].bbs is None  # no local word there
 
 
 def test_judge_comparison_counts_failures_as_not_understood(tmp_path):
     judge = Judge()
-    ctx = make_context(tmp_path, causal=ScriptedScorer(length_rule), judge=judge)
-    summary = run(tmp_path, ctx, LibraSettings(comparison="judge")).summary
+    summary = run(tmp_path, LibraOptions(comparison="judge"), causal=ScriptedScorer(length_rule), judge=judge).summary
     assert len(judge.requests) == 3
     assert "extended family group" in judge.requests[0].messages[0].content
-    words = {w["term"]: w for w in summary["details"]["local_words"]}
-    assert (words["whānau"]["understood"], words["kai"]["understood"], words["Pākehā"]["understood"]) == (True, False, False)
-    assert words["Pākehā"]["score"] is None
-    assert summary["counts"]["judge_failures"] == 1
-    assert any("judge gave no valid number" in note for note in summary["notes"])
+    words = {w.term: w for w in summary.details.local_words}
+    assert (words["whānau"].understood, words["kai"].understood, words["Pākehā"].understood) == (True, False, False)
+    assert words["Pākehā"].score is None
+    assert summary.counts.judge_failures == 1
+    assert any("judge gave no valid number" in note for note in summary.notes)
 
 
 def test_without_generation_the_boundary_is_skipped_or_refused(tmp_path):
-    ctx = make_context(tmp_path, causal=ScriptedScorer(length_rule), generate=False)
-    summary = run(tmp_path, ctx, LibraSettings()).summary
-    assert summary["metrics"]["overall"]["bbs"] is None and summary["metrics"]["overall"]["eicat"] is None
-    assert summary["counts"]["valid_triplets"] == 3
-    assert any("knowledge boundary not checked" in note for note in summary["notes"])
+    summary = run(tmp_path, LibraOptions(), causal=ScriptedScorer(length_rule), generate=False).summary
+    assert summary.metrics.overall.bbs is None and summary.metrics.overall.eicat is None
+    assert summary.counts.valid_triplets == 3
+    assert any("knowledge boundary not checked" in note for note in summary.notes)
+    # Without the boundary its keys are absent from summary.json, not null.
+    written = summary.as_dict()
+    assert "local_words" not in written["counts"] and "judge_failures" not in written["counts"]
+    assert set(written["details"]) == {"triplets", "jsd_histogram"}
+    ctx = make_context(causal=ScriptedScorer(length_rule), generate=False)
     with pytest.raises(CapabilityError):
-        LibraService(LibraSettings(knowledge_boundary="on")).preflight(ctx)
+        LibraService(LibraOptions(knowledge_boundary="on")).preflight(ctx)
 
 
 def test_a_run_without_a_lexicon_is_a_config_error(tmp_path):
-    ctx = make_context(tmp_path, causal=ScriptedScorer(length_rule), lexicons=False)
+    ctx = make_context(causal=ScriptedScorer(length_rule), lexicons=False)
     with pytest.raises(ConfigError):
-        LibraService(LibraSettings()).preflight(ctx)
+        LibraService(LibraOptions()).preflight(ctx)
 
 
-def test_settings_arrive_as_strings():
-    settings = LibraSettings.model_validate(
+def test_options_arrive_as_strings():
+    options = LibraOptions.model_validate(
         {"jsd_bins": "12", "alpha": "0.25", "similarity_threshold": "0.7", "local_words": "lexicon+glossary"}
     )
-    assert (settings.jsd_bins, settings.alpha, settings.similarity_threshold) == (12, 0.25, 0.7)
-    assert LibraSettings.model_validate({"jsd_bins": "fd"}).jsd_bins == "fd"
+    assert (options.jsd_bins, options.alpha, options.similarity_threshold) == (12, 0.25, 0.7)
+    assert LibraOptions.model_validate({"jsd_bins": "fd"}).jsd_bins == "fd"
     for bad in ({"jsd_bins": "0"}, {"jsd_bins": "many"}, {"alpha": "2"}, {"definition_prompt": "no slot"}, {"x": 1}):
         with pytest.raises(ValueError):
-            LibraSettings.model_validate(bad)
+            LibraOptions.model_validate(bad)
 
 
 def test_summary_and_report_from_the_embedded_fixture(tmp_path):
     triplets = LibraFiles(None).load()
-
-    class Embedded(Source):
-        def load(self):
-            return triplets
-
-    ctx = make_context(tmp_path, causal=ScriptedScorer(length_rule))
-    request = RunRequest("libra", LibraService(LibraSettings(embedder="bag-of-words")), Embedded(), ctx.store,
-                         LibraReport(), tmp_path / "out", {}, "c")
-    result = run_benchmark(request, lambda run_id: ctx)
+    result = run_with_fakes(
+        "libra",
+        options=LibraOptions(embedder="bag-of-words"),
+        out_dir=tmp_path / "out",
+        **fakes(causal=ScriptedScorer(length_rule)),
+    )
     summary = json.loads(result.summary_path.read_text(encoding="utf-8"))
     overall = summary["metrics"]["overall"]
     assert set(overall) >= {"lms", "ss", "icat", "jsd", "bbs", "eicat"}
@@ -249,15 +217,35 @@ def test_summary_and_report_from_the_embedded_fixture(tmp_path):
     assert "whānau" in report
 
 
+def test_the_summary_round_trips_and_summary_json_validates(tmp_path):
+    result = run_with_fakes(
+        "libra",
+        options=LibraOptions(embedder="bag-of-words"),
+        out_dir=tmp_path / "out",
+        report=False,
+        **fakes(causal=ScriptedScorer(length_rule)),
+    )
+    summary = result.summary
+    assert isinstance(summary, LibraSummary)
+    assert summary.details.local_words  # the knowledge boundary was checked: every optional block is there
+    assert LibraSummary.model_validate_json(summary.to_json()) == summary
+    written = LibraSummary.model_validate_json(result.summary_path.read_text(encoding="utf-8"))
+    assert written == summary
+    assert json.loads(result.summary_path.read_text(encoding="utf-8")) == summary.as_dict()
+    # and without the boundary (its keys absent from the JSON)
+    skipped = run(tmp_path / "skipped", LibraOptions(knowledge_boundary="off"), causal=ScriptedScorer(length_rule)).summary
+    assert skipped.counts.local_words is None and skipped.details.local_words is None
+    assert LibraSummary.model_validate_json(skipped.to_json()) == skipped
+
+
 def test_without_local_words_bbs_is_undefined_and_said_so(tmp_path):
     global LOCAL
     saved, LOCAL = LOCAL, set()
     try:
-        ctx = make_context(tmp_path, causal=ScriptedScorer(length_rule))
-        summary = run(tmp_path, ctx, LibraSettings(embedder="bag-of-words")).summary
+        summary = run(tmp_path, LibraOptions(embedder="bag-of-words"), causal=ScriptedScorer(length_rule)).summary
     finally:
         LOCAL = saved
-    assert summary["counts"]["local_words"] == 0
-    assert summary["metrics"]["overall"]["bbs"] is None and summary["metrics"]["overall"]["eicat"] is None
-    assert summary["counts"]["valid_triplets"] == 3
-    assert any("no local word could be checked" in note for note in summary["notes"])
+    assert summary.counts.local_words == 0
+    assert summary.metrics.overall.bbs is None and summary.metrics.overall.eicat is None
+    assert summary.counts.valid_triplets == 3
+    assert any("no local word could be checked" in note for note in summary.notes)

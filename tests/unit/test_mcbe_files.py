@@ -9,7 +9,8 @@ import zipfile
 import pytest
 
 from culturebias.adapters.datasets.mcbe_files import McBEFiles, parse_files
-from culturebias.adapters.datasets.mcbe_xlsx import column_index, read_first_sheet, write_xlsx
+from culturebias.adapters.datasets.mcbe_xlsx import column_index, read_first_sheet
+from culturebias.testing.xlsx import write_xlsx
 from culturebias.domain.errors import DataError, MissingDataError
 
 HEADER = ["context", "sentence", "words", "subtype", "explanation", "score"]

@@ -1,15 +1,15 @@
-"""Parsing of numbers and A/B choices, and the batched bounded retry loop."""
+"""Parsing of numbers and A/B choices, and the batched bounded retry loop (with McBE's reminder)."""
 
 from __future__ import annotations
 
 import pytest
 
-from culturebias.domain.mcbe.replies import (
+from culturebias.domain.mcbe.replies import REMINDER, parse_choice
+from culturebias.domain.replies import (
     NumberQuestion,
     ask_for_numbers,
     first_number,
     is_echo,
-    parse_choice,
     parse_number,
     retry_conversation,
 )
@@ -69,7 +69,7 @@ def test_parse_choice(reply, expected):
 
 
 def _question(text: str, low: float = 0, high: float = 10) -> NumberQuestion:
-    return NumberQuestion((ChatMessage("user", text),), low, high)
+    return NumberQuestion((ChatMessage("user", text),), low, high, REMINDER)
 
 
 def test_retry_conversation_grows_so_a_retry_differs_from_the_first_try():
@@ -78,7 +78,8 @@ def test_retry_conversation_grows_so_a_retry_differs_from_the_first_try():
     second = retry_conversation(q, ["garbage"])
     third = retry_conversation(q, ["garbage", "garbage"])
     assert first == q.messages
-    assert len(second) == 3 and second[1] == ChatMessage("assistant", "garbage") and second[2].role == "user"
+    assert len(second) == 3 and second[1] == ChatMessage("assistant", "garbage")
+    assert second[2] == ChatMessage("user", REMINDER)  # the question's own reminder
     assert first_number(second[2].content) is None  # a parroted reminder is no rating
     assert len({first, second, third}) == 3
 
@@ -122,6 +123,26 @@ def test_parroted_prompt_is_no_answer_even_with_digits():
     assert not is_echo("我给这句话打8分，因为很懒", prompt)
     echo_then_answer = {0: "请给这句话打分（0到10分）", 1: "7"}
     replies = ask_for_numbers(
-        [NumberQuestion(prompt, 0, 10)], lambda convs: [echo_then_answer[(len(convs[0]) - 1) // 2]], max_retries=1
+        [NumberQuestion(prompt, 0, 10, REMINDER)],
+        lambda convs: [echo_then_answer[(len(convs[0]) - 1) // 2]],
+        max_retries=1,
     )
     assert (replies[0].value, replies[0].attempts) == (7.0, 2)
+
+
+def test_a_question_states_a_digit_free_reminder():
+    messages = (ChatMessage("user", "rate"),)
+    assert NumberQuestion(messages, 0, 10, "Only the number, please.").reminder == "Only the number, please."
+    with pytest.raises(ValueError, match="no number"):
+        NumberQuestion(messages, 0, 10, "Answer 0 to 10.")
+    with pytest.raises(ValueError, match="no number"):
+        NumberQuestion(messages, 0, 10, "只写０到１０之间的数字")  # full-width digits count too
+    with pytest.raises(ValueError, match="reminder"):
+        NumberQuestion(messages, 0, 10, " ")
+    with pytest.raises(TypeError):
+        NumberQuestion(messages, 0, 10)  # type: ignore[call-arg]  # required: each protocol states its own
+
+
+def test_mcbe_reminder_is_chinese_and_holds_no_number():
+    assert first_number(REMINDER) is None
+    assert any("\u4e00" <= ch <= "\u9fff" for ch in REMINDER)

@@ -5,9 +5,12 @@ from __future__ import annotations
 import re
 
 from culturebias.adapters.reports.mcbe_report import McBEReport
+from culturebias.domain.mcbe.summary import McBESummary
 
 SUMMARY = {
+    "benchmark": "mcbe",
     "run_id": "mcbe-test",
+    "created_at": "2026-01-01T00:00:00+00:00",
     "finished_at": "2026-01-01T00:00:00+00:00",
     "schema_version": "1.0",
     "culturebias_version": "0.1.0",
@@ -31,13 +34,22 @@ SUMMARY = {
         "judge": {"model": "tiny-model", "backend": "hf", "parameters": 135_000_000, "is_evaluated_model": True,
                   "max_retries": 3},
     },
-    "counts": {"beis": 9, "ss_asked": 26, "ss_unparseable": 7, "ba_judge_requests": 36, "ba_judge_invalid": 3},
+    "counts": {
+        "beis": 9, "categories": 2, "ss_asked": 26, "ss_unparseable": 7, "ba_judge_requests": 36, "ba_judge_invalid": 3,
+    },
     "notes": ["worldview skipped by PC and SS"],
+    "config": {},
+    "config_fingerprint": "cfg",
+    "details": {"items": {}, "subcategories": {}},
 }
 
 
+def typed(summary: dict) -> McBESummary:
+    return McBESummary.model_validate(summary)
+
+
 def test_report_shows_summary_numbers_judge_and_chart(tmp_path):
-    paths = McBEReport().write(SUMMARY, tmp_path)
+    paths = McBEReport().write(typed(SUMMARY), tmp_path)
     assert [p.name for p in paths] == ["report.md", "mcbe_scores.png"]
     assert paths[1].stat().st_size > 1000
     text = paths[0].read_text(encoding="utf-8")
@@ -54,7 +66,7 @@ def test_report_shows_summary_numbers_judge_and_chart(tmp_path):
 
 
 def test_every_table_number_comes_from_the_summary(tmp_path):
-    text = McBEReport().write(SUMMARY, tmp_path)[0].read_text(encoding="utf-8")
+    text = McBEReport().write(typed(SUMMARY), tmp_path)[0].read_text(encoding="utf-8")
     allowed = set()
 
     def collect(value):
@@ -74,11 +86,12 @@ def test_every_table_number_comes_from_the_summary(tmp_path):
 
 
 def test_report_without_judge_or_invalid_replies(tmp_path):
-    summary = {**SUMMARY, "metrics": {**SUMMARY["metrics"], "judge": None}, "counts": {"beis": 9}}
+    metrics = {key: value for key, value in SUMMARY["metrics"].items() if key != "judge"}
+    summary = {**SUMMARY, "metrics": metrics, "counts": {"beis": 9, "categories": 1}}
     summary["metrics"]["categories"] = {
         "gender": {**SUMMARY["metrics"]["categories"]["gender"], "invalid": {}},
     }
-    text = McBEReport().write(summary, tmp_path)[0].read_text(encoding="utf-8")
+    text = McBEReport().write(typed(summary), tmp_path)[0].read_text(encoding="utf-8")
     assert "bias-analysis judge" not in text
     assert "No reply was invalid, unparseable or clamped." in text
 

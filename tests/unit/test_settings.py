@@ -61,7 +61,36 @@ def test_unknown_keys_and_bad_values_are_named():
 
 
 def test_api_key_is_redacted():
-    settings = load_settings(None, ["model.api_key=sk-secret-123"])
-    assert settings.model.api_key.get_secret_value() == "sk-secret-123"
+    settings = load_settings(None, ["model.backend=openai", "model.api_key=sk-secret-123"])
+    assert settings.model.backend_options().api_key.get_secret_value() == "sk-secret-123"
     assert "sk-secret-123" not in str(settings.redacted())
     assert "sk-secret-123" not in repr(settings)
+    assert "sk-secret-123" not in str(settings.model.model_dump())
+
+
+def test_each_backend_validates_its_own_keys():
+    from culturebias.adapters.hf.options import HFOptions
+    from culturebias.adapters.openai.options import OpenAIOptions
+
+    hf = load_settings(None, ["model.prefix_cache=false", "model.batch_size=4"]).model.backend_options()
+    assert isinstance(hf, HFOptions) and hf.prefix_cache is False and hf.batch_size == 4
+    served = load_settings(None, ["model.backend=openai", "model.api_base=http://127.0.0.1:8000/v1", "model.max_concurrency=2"])
+    options = served.model.backend_options()
+    assert isinstance(options, OpenAIOptions) and options.max_concurrency == 2
+    with pytest.raises(ConfigError, match="model.prefix_cache is not a setting of backend 'openai'; it belongs to 'hf', 'onnx'"):
+        load_settings(None, ["model.backend=openai", "model.prefix_cache=false"])
+    with pytest.raises(ConfigError, match=r"model\.max_concurrency"):
+        load_settings(None, ["model.backend=openai", "model.max_concurrency=0"])
+
+
+def test_the_stored_config_holds_the_backends_options_with_defaults():
+    model = load_settings(None, ["model.backend=onnx"]).redacted()["model"]
+    assert model["backend"] == "onnx" and model["prefix_cache"] is True and "api_base" not in model
+
+
+def test_resume_identity_counts_what_changes_numbers_only():
+    base = load_settings(None, ["model.batch_size=4"]).resume_identity()
+    assert load_settings(None, ["model.batch_size=4", "run.progress=false", "store.backend=jsonl"]).resume_identity() == base
+    assert load_settings(None, ["model.batch_size=4", "run.seed=1"]).resume_identity() != base
+    assert load_settings(None, ["model.batch_size=8"]).resume_identity() != base
+    assert load_settings(None, ["model.batch_size=4", "protocol.limit=3"]).resume_identity() != base

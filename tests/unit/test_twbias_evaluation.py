@@ -14,6 +14,7 @@ from culturebias.domain.twbias.evaluation import (
     evaluate_specification,
     headline,
 )
+from culturebias.domain.twbias.summary import SpecificationHeader
 
 ORIGIN = [1.0, 2.0, 3.0, 4.0]
 REPLACE = [2.0, 4.0, 5.0, 4.0]  # paired t = 2.611, p = 0.0796, d = 0.980581, d_z = 1.305582
@@ -32,7 +33,7 @@ def test_compare_rows_holds_every_traceable_number():
     assert stats.cohens_d == pytest.approx(0.980581, abs=1e-6)
     assert stats.cohens_dz == pytest.approx(1.305582, abs=1e-6)
     assert stats.significant is False
-    assert set(stats.as_dict()) == {
+    assert set(stats.to_block().model_dump()) == {
         "n", "n_outliers", "n_invalid", "mean_origin_ppl", "mean_replace_ppl", "t", "p_value",
         "cohens_d", "cohens_dz", "significant",
     }
@@ -121,10 +122,30 @@ def test_category_breakdown_tests_each_category_on_its_rows():
     assert b.n == 2 and b.mean_origin_ppl == 6.0 and b.mean_replace_ppl == 3.0
 
 
-def test_as_dict_nests_prompts_and_breakdowns():
+HEADER = SpecificationHeader(
+    origin="T2_female", reference="T1_male", origin_label="Female", reference_label="Male",
+    sentences_file="gender/label_data_female.csv", term_pairs=2, rows_without_origin_term=0,
+)
+
+
+def test_to_block_nests_prompts_and_breakdowns():
     origin, replace = matrices([ORIGIN], [REPLACE])
-    block = evaluate_specification(origin, replace, ["1"], [0] * 4, [("A",)] * 4, AnalysisOptions()).as_dict()
-    assert {"n_rows", "bias_ratio", "effect_size", "n_prompts", "n_significant", "prompts", "by_toxicity", "by_category"} <= set(block)
-    assert block["prompts"]["1"]["n"] == 4
-    assert block["by_toxicity"]["all"]["prompts"]["1"]["n"] == 4
-    assert block["by_category"]["A"]["n_rows"] == 4
+    block = evaluate_specification(origin, replace, ["1"], [0] * 4, [("A",)] * 4, AnalysisOptions()).to_block(HEADER)
+    assert list(block.model_dump()) == [
+        "origin", "reference", "origin_label", "reference_label", "sentences_file", "term_pairs",
+        "rows_without_origin_term", "n_rows", "bias_ratio", "effect_size", "n_prompts", "n_significant",
+        "significant_prompts", "prompts", "by_toxicity", "by_category",
+    ]  # fmt: skip
+    assert block.origin == "T2_female" and block.term_pairs == 2
+    assert block.prompts["1"].n == 4
+    assert block.by_toxicity["all"].prompts["1"].n == 4
+    assert block.by_category["A"].n_rows == 4
+
+
+def test_undefined_numbers_become_null_in_the_block():
+    result = evaluate_specification(*matrices([ORIGIN], [REPLACE]), ["1"], [0] * 4, [()] * 4, AnalysisOptions())
+    toxic = result.by_toxicity["1"].to_block()  # no toxic row: nothing to test
+    assert toxic.n_rows == 0 and toxic.bias_ratio is None and toxic.effect_size is None
+    assert toxic.prompts["1"].t is None and toxic.prompts["1"].mean_origin_ppl is None
+    assert toxic.prompts["1"].significant is False
+    assert result.overall.to_block().prompts["1"].t == result.overall.prompts["1"].t  # the same float, not rounded

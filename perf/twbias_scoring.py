@@ -16,8 +16,8 @@ scorer has to feed them. The naive loop is slow, so it runs on the first
 (the framework with ``boundary_rule=authors`` counts prompt tokens as lm-eval and
 the authors do).
 
-    /work/venv/bin/python benchmarks/twbias_scoring.py --limit 400
-    /work/venv/bin/python benchmarks/twbias_scoring.py --limit 0      # all ~3,500 requests
+    /work/venv/bin/python perf/twbias_scoring.py --limit 400
+    /work/venv/bin/python perf/twbias_scoring.py --limit 0      # all ~3,500 requests
 
 lm-eval is a benchmark-only dependency: ``pip install lm_eval`` (``culturebias[bench]``).
 """
@@ -73,8 +73,8 @@ def main(argv: list[str] | None = None) -> int:
 
     from culturebias.adapters.hf.backend import create_backend
     from culturebias.adapters.hf.scorer import HFScorer
-    from culturebias.adapters.hf.testing import cached_gpt2_small_shaped
-    from culturebias.bootstrap.settings import ModelSettings
+    from culturebias.testing.tiny_models import cached_gpt2_small_shaped
+    from culturebias.adapters.hf.options import HFOptions
     from culturebias.domain.requests import ChatMessage, LoglikelihoodRequest
 
     if args.threads:
@@ -89,7 +89,7 @@ def main(argv: list[str] | None = None) -> int:
     model_dir = cached_gpt2_small_shaped(seed=0)
     prompt = json.loads((args.data / "prompts.json").read_text(encoding="utf-8"))[args.prompt]
 
-    backend = create_backend(ModelSettings(path=str(model_dir), batch_size=args.batch_size), Path(tempfile.gettempdir()))
+    backend = create_backend(HFOptions(path=str(model_dir), batch_size=args.batch_size), Path(tempfile.gettempdir()))
     context = backend.templater().render([ChatMessage("user", prompt)])
     requests = [LoglikelihoodRequest(context, t) for t in texts]
     tokenizer = AutoTokenizer.from_pretrained(model_dir)
@@ -107,7 +107,7 @@ def main(argv: list[str] | None = None) -> int:
     rows.append(("culturebias hf (prefix reuse)", seconds, len(requests), total))
 
     loaded = backend.loaded()
-    no_prefix = HFScorer(loaded, ModelSettings(path=str(model_dir), batch_size=args.batch_size, prefix_cache=False))
+    no_prefix = HFScorer(loaded, HFOptions(path=str(model_dir), batch_size=args.batch_size, prefix_cache=False))
     plain, seconds = timed(lambda: no_prefix.loglikelihood(requests))
     rows.append(("culturebias hf (no prefix reuse)", seconds, len(requests), total))
     worst = max(abs(a.logprob - b.logprob) / abs(b.logprob) for a, b in zip(ours, plain))
@@ -130,7 +130,7 @@ def main(argv: list[str] | None = None) -> int:
 
     loop_scores, seconds = timed(authors_loop)
     rows.append(("authors' loop (1 forward/sentence)", seconds, len(loop_requests), sum(n_tokens[: len(loop_requests)])))
-    authors_rule = HFScorer(loaded, ModelSettings(path=str(model_dir), batch_size=args.batch_size, boundary_rule="authors"))
+    authors_rule = HFScorer(loaded, HFOptions(path=str(model_dir), batch_size=args.batch_size, boundary_rule="authors"))
     check = authors_rule.loglikelihood(loop_requests)
     worst = max(abs(a.logprob - b) / abs(b) for a, b in zip(check, loop_scores))
     print(f"  framework (authors' boundary rule) vs authors' loop: max relative difference {worst:.2e}")

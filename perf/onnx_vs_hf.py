@@ -14,8 +14,8 @@ seconds (all threads) are shown beside wall seconds, as they suffer less from
 other processes competing for the cores.
 The export to ONNX happens once, before timing, and is reported separately.
 
-    /work/venv/bin/python benchmarks/onnx_vs_hf.py --limit 300
-    /work/venv/bin/python benchmarks/onnx_vs_hf.py --limit 0 --prompts 0,00,1,2   # the full gender set
+    /work/venv/bin/python perf/onnx_vs_hf.py --limit 300
+    /work/venv/bin/python perf/onnx_vs_hf.py --limit 0 --prompts 0,00,1,2   # the full gender set
 """
 
 from __future__ import annotations
@@ -28,7 +28,7 @@ import time
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from twbias_scoring import DEFAULT_DATA, gender_sentences  # noqa: E402  (benchmarks share their data reader)
+from twbias_scoring import DEFAULT_DATA, gender_sentences  # noqa: E402  (speed scripts share their data reader)
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -47,9 +47,10 @@ def main(argv: list[str] | None = None) -> int:
 
     from culturebias.adapters.hf.backend import create_backend as hf_backend
     from culturebias.adapters.hf.scorer import HFScorer
-    from culturebias.adapters.hf.testing import cached_gpt2_small_shaped
+    from culturebias.testing.tiny_models import cached_gpt2_small_shaped
     from culturebias.adapters.onnx.backend import create_backend as onnx_backend
-    from culturebias.bootstrap.settings import ModelSettings
+    from culturebias.adapters.hf.options import HFOptions
+    from culturebias.adapters.onnx.options import OnnxOptions
     from culturebias.domain.requests import ChatMessage, LoglikelihoodRequest
 
     if not (args.data / "gender" / "target_gender.csv").is_file():
@@ -61,8 +62,8 @@ def main(argv: list[str] | None = None) -> int:
     prompts = json.loads((args.data / "prompts.json").read_text(encoding="utf-8"))
     model_dir = str(cached_gpt2_small_shaped(seed=0))
     common = {"path": model_dir, "device": "cpu", "batch_size": args.batch_size}
-    hf = hf_backend(ModelSettings(backend="hf", **common), args.cache_dir)
-    onnx = onnx_backend(ModelSettings(backend="onnx", **common), args.cache_dir)
+    hf = hf_backend(HFOptions(backend="hf", **common), args.cache_dir)
+    onnx = onnx_backend(OnnxOptions(backend="onnx", **common), args.cache_dir)
 
     contexts = []
     for prompt_type in args.prompts.split(","):
@@ -79,7 +80,7 @@ def main(argv: list[str] | None = None) -> int:
     onnx_scorer = onnx.scorer()
     setup = time.perf_counter() - start
     hf_scorer = hf.scorer()
-    hf_logits = HFScorer(hf.loaded(), hf.settings, split_head=False)
+    hf_logits = HFScorer(hf.loaded(), hf.options, split_head=False)
     print(
         f"TWBias gender: {len(texts)} sentences x prompt types {args.prompts} = {len(requests)} requests, {tokens} tokens; "
         f"GPT-2-small-shaped random model, float32, batch size {args.batch_size}"

@@ -1,10 +1,10 @@
 """LIBRA on a masked LM: triplets per second, batched framework vs one masked copy per forward pass.
 
-    python benchmarks/libra_masked.py [--triplets 100] [--batch-size 16] [--hidden 256] [--layers 4] [--device cpu]
+    python perf/libra_masked.py [--triplets 100] [--batch-size 16] [--hidden 256] [--layers 4] [--device cpu]
 
 Both sides score the same triplets (the embedded New Zealand fixture, repeated
 with numbered variants so no sentence repeats) on the same small BERT-shaped
-random model from ``culturebias.adapters.hf.testing``. The framework path is the
+random model from ``culturebias.testing.tiny_models``. The framework path is the
 LIBRA service with ``scoring=masked`` and the knowledge boundary off: one
 batched call through the recorded port into the hf masked scorer, which puts
 every masked copy of a sentence (and of its neighbours) into one forward pass.
@@ -38,28 +38,26 @@ def build_dataset(n_triplets: int):
 
 def framework(dataset, model_path: str, batch_size: int, device: str, workdir: Path):
     from culturebias.adapters.hf.backend import create_backend
-    from culturebias.adapters.progress import NullProgress
+    from culturebias.adapters.hf.options import HFOptions
     from culturebias.adapters.stores.sqlite_store import SQLiteResultStore
-    from culturebias.application.context import Lazy, ModelPorts, RunContext
     from culturebias.application.libra.service import LibraService
-    from culturebias.application.libra.settings import LibraSettings
-    from culturebias.bootstrap.settings import ModelSettings
+    from culturebias.domain.libra.options import LibraOptions
     from culturebias.domain.runs import RunManifest
+    from culturebias.testing.context import fake_context
 
-    settings = ModelSettings(path=model_path, kind="masked", batch_size=batch_size, device=device)
-    scorer = create_backend(settings, workdir / "cache").pseudo_scorer()  # load outside the timed region
-    none = Lazy(lambda: None)
-    ports = ModelPorts(scorer=none, templater=none, generator=none, pseudo_scorer=Lazy(lambda: scorer), judge=none)
+    options = HFOptions(path=model_path, kind="masked", batch_size=batch_size, device=device)
+    scorer = create_backend(options, workdir / "cache").pseudo_scorer()  # load outside the timed region
+    # A file store, as a real run has: storing every result is part of the measured cost.
     store = SQLiteResultStore(workdir / "bench.sqlite")
     store.create_run(RunManifest(run_id="bench", benchmark="libra", config={}, config_fingerprint="b", data_fingerprint="b"))
-    ctx = RunContext("bench", ports, store, NullProgress())
-    service = LibraService(LibraSettings(scoring="masked", knowledge_boundary="off"))
-    service.preflight(ctx)
+    ctx = fake_context(pseudo_scorer=scorer, store=store, run_id="bench", chunk_size=2048)
+    service = LibraService(LibraOptions(scoring="masked", knowledge_boundary="off"))
+    plan = service.preflight(ctx)
     start = time.perf_counter()
-    outcome = service.run(ctx, dataset)
+    outcome = service.run(ctx, dataset, plan)
     elapsed = time.perf_counter() - start
-    columns = outcome.details["triplets"]
-    values = [v for kind in ("stereotyped", "anti_stereotyped", "unrelated") for v in columns[kind]]
+    columns = outcome.details.triplets
+    values = [*columns.stereotyped, *columns.anti_stereotyped, *columns.unrelated]
     return elapsed, values
 
 
@@ -103,7 +101,7 @@ def main() -> None:
     parser.add_argument("--device", default="cpu")
     args = parser.parse_args()
 
-    from culturebias.adapters.hf.testing import cached_tiny_masked_lm
+    from culturebias.testing.tiny_models import cached_tiny_masked_lm
 
     model_path = str(cached_tiny_masked_lm(hidden=args.hidden, layers=args.layers, heads=args.heads))
     dataset = build_dataset(args.triplets)

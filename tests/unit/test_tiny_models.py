@@ -8,7 +8,7 @@ import pytest
 
 pytest.importorskip("transformers")
 
-from culturebias.adapters.hf.testing import build_tiny_causal_lm, build_tiny_masked_lm, cached_tiny_causal_lm  # noqa: E402
+from culturebias.testing.tiny_models import build_tiny_causal_lm, build_tiny_masked_lm, cached_tiny_causal_lm  # noqa: E402
 
 
 def _digest(folder) -> dict[str, str]:

@@ -1,0 +1,63 @@
+"""A result store in process memory: for tests and for embedding hosts that keep nothing on disk.
+
+It passes the same contract as the SQLite and JSONL stores except durability:
+nothing survives the process, so ``--resume`` across processes needs a file store.
+"""
+
+from __future__ import annotations
+
+import copy
+import threading
+from pathlib import Path
+from typing import Any, Mapping
+
+from culturebias.domain.runs import RunManifest, utc_now
+
+
+class MemoryResultStore:
+    def __init__(self, path: str | Path | None = None):
+        self.path = Path(path) if path is not None else None  # accepted for a uniform factory; unused
+        self._lock = threading.Lock()
+        self._runs: dict[str, RunManifest] = {}
+        self._results: dict[tuple[str, str], dict[str, dict[str, Any]]] = {}
+        self._summaries: dict[str, dict[str, Any]] = {}
+
+    def create_run(self, manifest: RunManifest) -> None:
+        with self._lock:
+            if manifest.run_id in self._runs:
+                raise ValueError(f"run {manifest.run_id} already exists")
+            self._runs[manifest.run_id] = manifest.model_copy(deep=True)
+
+    def get_run(self, run_id: str) -> RunManifest | None:
+        run = self._runs.get(run_id)
+        return run.model_copy(deep=True) if run else None
+
+    def find_runs(self, benchmark: str | None = None) -> list[RunManifest]:
+        runs = [r for r in self._runs.values() if benchmark is None or r.benchmark == benchmark]
+        return [r.model_copy(deep=True) for r in sorted(runs, key=lambda r: r.created_at)]
+
+    def load_results(self, run_id: str, stage: str) -> dict[str, dict[str, Any]]:
+        return copy.deepcopy(self._results.get((run_id, stage), {}))
+
+    def save_results(self, run_id: str, stage: str, results: Mapping[str, Mapping[str, Any]]) -> None:
+        batch = {key: copy.deepcopy(dict(payload)) for key, payload in results.items()}  # copied first: all or nothing
+        with self._lock:
+            self._results.setdefault((run_id, stage), {}).update(batch)
+
+    def finish_run(self, run_id: str, summary: Mapping[str, Any]) -> None:
+        with self._lock:
+            self._summaries[run_id] = copy.deepcopy(dict(summary))
+            self._runs[run_id] = self._runs[run_id].model_copy(
+                update={"status": "finished", "finished_at": utc_now(), "failure": None}
+            )
+
+    def mark_failed(self, run_id: str, reason: str) -> None:
+        with self._lock:
+            self._runs[run_id] = self._runs[run_id].model_copy(update={"status": "failed", "failure": reason})
+
+    def load_summary(self, run_id: str) -> dict[str, Any] | None:
+        summary = self._summaries.get(run_id)
+        return copy.deepcopy(summary) if summary is not None else None
+
+    def close(self) -> None:
+        pass

@@ -1,0 +1,104 @@
+"""Every setting key with its type and default, generated from the settings and options models.
+
+``culturebias run --help`` prints it; so nothing in the help text can drift
+from what the models accept.
+"""
+
+from __future__ import annotations
+
+import json
+import typing
+from dataclasses import dataclass
+from typing import Any
+
+from pydantic import BaseModel
+from pydantic.fields import FieldInfo
+from pydantic_core import PydanticUndefined
+
+
+@dataclass(frozen=True)
+class SettingKey:
+    key: str
+    type: str
+    default: str
+    owner: str = ""  # the backend or benchmark a key belongs to ("" = everyone)
+
+
+def _type_name(annotation: Any) -> str:
+    origin = typing.get_origin(annotation)
+    if origin is typing.Literal:
+        return "|".join(str(a) for a in typing.get_args(annotation))
+    if origin is typing.Annotated:
+        return _type_name(typing.get_args(annotation)[0])
+    if origin in (typing.Union, getattr(__import__("types"), "UnionType", None)):
+        args = [a for a in typing.get_args(annotation) if a is not type(None)]
+        return " or ".join(_type_name(a) for a in args)
+    if origin in (list, tuple):
+        args = typing.get_args(annotation)
+        return f"list of {_type_name(args[0])}" if args else "list"
+    if origin is dict:
+        return "table"
+    return getattr(annotation, "__name__", str(annotation))
+
+
+def _default(field: FieldInfo) -> str:
+    if field.default_factory is not None:
+        try:
+            value = field.default_factory()  # type: ignore[call-arg]
+        except TypeError:
+            return "(computed)"
+    elif field.default is PydanticUndefined:
+        return "(required)"
+    else:
+        value = field.default
+    if isinstance(value, BaseModel):
+        return "(section)"
+    if isinstance(value, list):
+        return ",".join(str(v) for v in value) or "(empty)"
+    if value is None:
+        return "(unset)"
+    secret = getattr(value, "get_secret_value", None)
+    if secret is not None:
+        return "(secret)"
+    return json.dumps(value, ensure_ascii=False) if isinstance(value, str) else str(value)
+
+
+def model_keys(prefix: str, model: type[BaseModel], owner: str = "", skip: frozenset[str] = frozenset()) -> list[SettingKey]:
+    keys = []
+    for name, field in model.model_fields.items():
+        if name in skip:
+            continue
+        keys.append(SettingKey(f"{prefix}.{name}", _type_name(field.annotation), _default(field), owner))
+    return keys
+
+
+def setting_keys() -> list[SettingKey]:
+    """Every key: common sections, each backend's own model.* keys, each benchmark's protocol.* keys."""
+    from culturebias.adapters.model_options import ModelOptions
+    from culturebias.bootstrap.registry import BackendDescriptor, BenchmarkDescriptor, registry
+    from culturebias.bootstrap.settings import Settings
+
+    keys = model_keys("model", ModelOptions)
+    common = frozenset(ModelOptions.model_fields)
+    for backend in registry().backends.all():
+        if isinstance(backend, BackendDescriptor):
+            keys += model_keys("model", backend.options_model(), owner=f"backend {backend.name}", skip=common)
+    for section in ("judge", "store", "data", "run"):
+        annotation = Settings.model_fields[section].annotation
+        if isinstance(annotation, type) and issubclass(annotation, BaseModel):
+            keys += model_keys(section, annotation)
+    for benchmark in registry().benchmarks.all():
+        if isinstance(benchmark, BenchmarkDescriptor):
+            keys += model_keys("protocol", benchmark.options_model(), owner=f"benchmark {benchmark.name}")
+    return keys
+
+
+def reference_text() -> str:
+    lines = ["setting keys (--set KEY=VALUE; TOML [section] key = value; env CULTUREBIAS_SECTION__KEY):"]
+    owner = None
+    for key in setting_keys():
+        if key.owner != owner:
+            owner = key.owner
+            lines.append(f"  {'-- ' + owner + ' --' if owner else ''}".rstrip())
+        lines.append(f"  {key.key:<36} {key.type:<40} default {key.default}")
+    return "\n".join(line for line in lines if line.strip())

@@ -1,0 +1,118 @@
+"""KoBBQ metrics of a run's answers: per prompt, then mean ± std over prompts; overall, per label, per category."""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+from typing import Callable, Hashable, Sequence
+
+from culturebias.domain.bbq.aggregate import ScoreFn, group_by, nan_mean, over_prompts, per_template, template_average
+from culturebias.domain.bbq.kobbq_metrics import KOBBQ_METRICS, bounds, count_answers, score_answers
+from culturebias.domain.bbq.model import Answer
+from culturebias.domain.bbq.statistics import one_way_anova, tukey_hsd
+from culturebias.domain.bbq.summary import (
+    AnovaBlock,
+    CategoryTest,
+    KoBBQScoreBlock,
+    TemplateScores,
+    TukeyPairBlock,
+)
+
+TESTED_METRICS = ("diff_bias_amb", "diff_bias_dis")
+STATISTICS_SAMPLE = "per-template scores (mean over prompts), grouped by category"
+
+
+def scorer(aggregate: str) -> ScoreFn:
+    if aggregate == "per_template":
+        return lambda answers: template_average(answers, score_answers, KOBBQ_METRICS)
+    return score_answers
+
+
+def block(answers: Sequence[Answer], prompts: Sequence[str], aggregate: str, ddof: int) -> KoBBQScoreBlock:
+    """Every KoBBQ metric of a set of answers: per prompt, mean and std over prompts, bounds."""
+    score = scorer(aggregate)
+    by_prompt = group_by(answers, lambda a: a.prompt_id)
+    per_prompt = {p: score(by_prompt.get(p, [])) for p in prompts}
+    return KoBBQScoreBlock(
+        **over_prompts(per_prompt, KOBBQ_METRICS, ddof),
+        bounds={p: bounds(scores) for p, scores in per_prompt.items()},
+        counts={p: count_answers(by_prompt.get(p, [])) for p in prompts},
+    )
+
+
+def breakdown(
+    answers: Sequence[Answer], key: Callable[[Answer], Hashable], prompts: Sequence[str], aggregate: str, ddof: int
+) -> dict[str, KoBBQScoreBlock]:
+    groups = group_by(answers, key)
+    return {str(name): block(groups[name], prompts, aggregate, ddof) for name in sorted(groups, key=str)}
+
+
+def template_scores(answers: Sequence[Answer], prompts: Sequence[str]) -> dict[str, dict[str, float]]:
+    """Each template's scores, averaged over prompts (the sample for the statistics); NaN where undefined."""
+    by_prompt = group_by(answers, lambda a: a.prompt_id)
+    per_prompt = {p: per_template(by_prompt.get(p, []), score_answers) for p in prompts}
+    templates = sorted({t for scores in per_prompt.values() for t in scores})
+    return {
+        t: {m: nan_mean(per_prompt[p][t][m] for p in prompts if t in per_prompt[p]) for m in KOBBQ_METRICS}
+        for t in templates
+    }
+
+
+def category_statistics(scores: dict[str, dict[str, float]]) -> dict[str, CategoryTest]:
+    """One-way ANOVA and Tukey HSD of per-template diff-bias across categories."""
+    out = {}
+    for metric in TESTED_METRICS:
+        groups: dict[str, list[float]] = {}
+        for template, values in scores.items():
+            if not math.isnan(values[metric]):
+                groups.setdefault(template.rsplit("-", 1)[0], []).append(values[metric])
+        anova = one_way_anova(groups)
+        tukey = tukey_hsd(groups)
+        out[metric] = CategoryTest(
+            sample=STATISTICS_SAMPLE,
+            anova=(
+                AnovaBlock(f=anova.f_statistic, p_value=anova.p_value, groups=list(anova.groups), left_out=list(anova.left_out))
+                if anova
+                else None
+            ),
+            tukey_hsd=(
+                [
+                    TukeyPairBlock(
+                        a=pair.group_a,
+                        b=pair.group_b,
+                        mean_difference=pair.mean_difference,
+                        p_value=pair.p_value,
+                        ci_low=pair.ci_low,
+                        ci_high=pair.ci_high,
+                    )
+                    for pair in tukey
+                ]
+                if tukey
+                else None
+            ),
+        )
+    return out
+
+
+@dataclass(frozen=True)
+class KoBBQAggregate:
+    """The score blocks of a KoBBQ run and the per-template scores behind its statistics."""
+
+    overall: KoBBQScoreBlock
+    by_label: dict[str, KoBBQScoreBlock]
+    by_category: dict[str, KoBBQScoreBlock]
+    statistics: dict[str, CategoryTest]  # empty when not computed
+    template_scores: dict[str, TemplateScores]
+
+
+def aggregate_kobbq(
+    answers: Sequence[Answer], prompts: Sequence[str], aggregate: str, ddof: int, statistics: bool = True
+) -> KoBBQAggregate:
+    templates = template_scores(answers, prompts)
+    return KoBBQAggregate(
+        overall=block(answers, prompts, aggregate, ddof),
+        by_label=breakdown(answers, lambda a: a.item.label_annotation or "unlabelled", prompts, aggregate, ddof),
+        by_category=breakdown(answers, lambda a: a.item.category, prompts, aggregate, ddof),
+        statistics=category_statistics(templates) if statistics else {},
+        template_scores={t: TemplateScores(**scores) for t, scores in templates.items()},
+    )

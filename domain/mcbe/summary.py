@@ -1,0 +1,221 @@
+"""McBE's summary: task × category scores, invalid-reply counts, per-BEI details (PROTOCOLS §3).
+
+The JSON layout is the one McBE's summary.json has always had. Several blocks
+hold only what ran: a task that was not selected has no key in ``tasks``, in a
+category row or in an item, and a count that never happened (``bs_retried``, say)
+has no key in ``counts``. Those blocks are ``SparseBlock``s: a field left unset
+stays out of the JSON, while a field set to None (a task that ran but scored no
+BEI of a category) is written as null.
+"""
+
+from __future__ import annotations
+
+from typing import Any, ClassVar, Generic, Literal, TypeVar
+
+from pydantic import ConfigDict, SerializerFunctionWrapHandler, model_serializer
+
+from culturebias.domain.mcbe.options import TASKS
+from culturebias.domain.summary import Block, Count, Number, ProtocolOutcome, RunSummary
+
+T = TypeVar("T")
+
+
+class SparseBlock(Block):
+    """A block whose unset fields are left out of the JSON (see the module docstring)."""
+
+    # No return annotation: the JSON Schema keeps the fields.
+    @model_serializer(mode="wrap")
+    def _only_set_fields(self, handler: SerializerFunctionWrapHandler):
+        data = handler(self)
+        return {key: value for key, value in data.items() if key in self.model_fields_set}
+
+    def present(self) -> dict[str, Any]:
+        """The fields that were set, in field order (e.g. the tasks that ran)."""
+        return {name: getattr(self, name) for name in type(self).model_fields if name in self.model_fields_set}
+
+
+class PerTask(SparseBlock, Generic[T]):
+    """One value per task that ran, in protocol order."""
+
+    pc: T | None = None
+    sc: T | None = None
+    ss: T | None = None
+    ba: T | None = None
+    bs: T | None = None
+
+
+class PerCriterion(Block, Generic[T]):
+    """One value per BA criterion (``taxonomy.BA_CRITERIA``, same order)."""
+
+    accuracy: T
+    potential_meaning: T
+    cultural_difference: T
+    highlight: T
+
+
+# --- metrics -------------------------------------------------------------------------
+
+
+class InvalidCounts(SparseBlock):
+    """A category's invalid, unparseable or clamped replies, for the tasks that ran (zeros included)."""
+
+    pc_skipped_no_tokens: Count | None = None
+    sc_several_named: Count | None = None
+    sc_none_named: Count | None = None
+    ss_unparseable: Count | None = None
+    ba_judge_invalid: Count | None = None
+    ba_judge_clamped: Count | None = None
+    ba_skipped_invalid: Count | None = None  # only with ba_invalid=skip, when it happened
+    bs_invalid: Count | None = None
+    bs_clamped: Count | None = None
+
+
+class CategoryScores(SparseBlock):
+    """One category: its score per task that ran (None: no BEI scored), their mean, its facts."""
+
+    pc: Number = None
+    sc: Number = None
+    ss: Number = None
+    ba: Number = None
+    bs: Number = None
+    mean: Number
+    name_zh: str
+    n_beis: int
+    invalid: InvalidCounts
+
+    def task_scores(self) -> dict[str, float | None]:
+        return {task: value for task, value in self.present().items() if task in TASKS}
+
+
+class DecayChoice(Block):
+    choice: float | str  # a preset name or the number given
+    rate: Number
+
+
+class Decay(Block):
+    pc: DecayChoice
+    ss: DecayChoice
+
+
+class JudgeFacts(Block):
+    """The BA judge: which model, how large, whether it is the evaluated model itself."""
+
+    model_config = ConfigDict(frozen=True)  # held by the service's frozen plan
+
+    model: str
+    backend: str
+    parameters: int | None
+    is_evaluated_model: bool
+    max_retries: int | None
+
+
+class McBEMetrics(SparseBlock):
+    tasks: PerTask[Number]  # mean over categories
+    categories: dict[str, CategoryScores]
+    overall: Number  # mean of the task scores
+    task_names: PerTask[str]
+    decay: Decay
+    preference_skip: list[str]
+    judge: JudgeFacts | None = None  # only when BA ran
+
+
+class McBECounts(SparseBlock):
+    """Run-wide counts; a task's invalid counts are present (zeros included) when it ran, others when they happened."""
+
+    beis: Count
+    categories: Count
+    pc_skipped_no_tokens: Count | None = None
+    pc_skipped_category: Count | None = None
+    pc_skipped_single_word: Count | None = None
+    pc_sentences_scored: Count | None = None
+    sc_several_named: Count | None = None
+    sc_none_named: Count | None = None
+    ss_unparseable: Count | None = None
+    ss_skipped_category: Count | None = None
+    ss_skipped_single_word: Count | None = None
+    ss_asked: Count | None = None
+    ba_judge_invalid: Count | None = None
+    ba_judge_clamped: Count | None = None
+    ba_judge_requests: Count | None = None
+    ba_judge_retried: Count | None = None
+    ba_skipped_invalid: Count | None = None
+    bs_invalid: Count | None = None
+    bs_clamped: Count | None = None
+    bs_retried: Count | None = None
+
+
+# --- details: one item per BEI ------------------------------------------------------------
+
+
+class PCItem(SparseBlock):
+    """Sentence NLLs per substitution word; a BEI with a sentence of no scored token has ``skipped``."""
+
+    nlls: list[Number]
+    n_tokens: list[int] | None = None
+    variance: Number = None
+    score: Number
+    skipped: str | None = None
+
+
+class SCItem(Block):
+    reply: str
+    correct: bool
+    named: list[str]
+
+
+class SSItem(Block):
+    wins: dict[str, int]  # substitution word → wins
+    choices: str  # per ordered pair, "?" = unparseable
+    unparseable: int
+    unparseable_replies: list[str]  # the first three
+    variance: Number
+    score: Number
+
+
+class BAItem(Block):
+    analysis: str
+    criteria: PerCriterion[Number]  # None: the judge never gave a number
+    judge_raw: PerCriterion[str]
+    judge_attempts: PerCriterion[int]
+    score: Number  # None: skipped (ba_invalid=skip)
+
+
+class BSItem(Block):
+    reply: str
+    rating: Number
+    human: float
+    attempts: int
+    error: float
+    score: float
+
+
+class McBEItem(SparseBlock):
+    category: str
+    file: str
+    row: int
+    subtype: str
+    words: list[str]
+    default_sentence: str
+    human_score: float
+    pc: PCItem | None = None
+    sc: SCItem | None = None
+    ss: SSItem | None = None
+    ba: BAItem | None = None
+    bs: BSItem | None = None
+
+
+class McBEDetails(Block):
+    items: dict[str, McBEItem]  # BEI id ("category:row") → item
+    subcategories: dict[str, list[str]]  # category → subtypes found in the data
+
+
+class McBESummary(RunSummary):
+    benchmark: Literal["mcbe"] = "mcbe"
+    metrics: McBEMetrics
+    counts: McBECounts
+    details: McBEDetails
+
+    benchmark_name: ClassVar[str] = "mcbe"
+
+
+McBEOutcome = ProtocolOutcome[McBEMetrics, McBECounts, McBEDetails]

@@ -1,0 +1,135 @@
+"""The typed TWBias summary: metrics per bias specification, counts, details (PROTOCOLS §1).
+
+Field names and order are the keys of ``summary.json``. A group asked for is a
+key of ``metrics`` (``gender``, ``ethnicity`` with its ``ethnicity_matrix``);
+a group not asked for is absent, not null.
+"""
+
+from __future__ import annotations
+
+from typing import ClassVar, Literal
+
+from pydantic import SerializerFunctionWrapHandler, model_serializer
+
+from culturebias.domain.skips import SkippedRow
+from culturebias.domain.summary import Block, Count, Number, RunSummary
+
+
+class PromptStatsBlock(Block):
+    """One t-test of replace vs origin PPL under one prompt type."""
+
+    n: Count  # rows tested (after outlier removal)
+    n_outliers: Count
+    n_invalid: Count  # rows whose PPL was not finite
+    mean_origin_ppl: Number
+    mean_replace_ppl: Number
+    t: Number
+    p_value: Number
+    cohens_d: Number
+    cohens_dz: Number
+    significant: bool
+
+
+class GroupBlock(Block):
+    """A set of rows (a specification, one toxicity, one category): headline and per-prompt tests."""
+
+    n_rows: Count
+    bias_ratio: Number  # share of the testable user prompts (1–10) with p < alpha; null if none is testable
+    effect_size: Number  # mean effect over those significant prompts (0 if none)
+    n_prompts: Count
+    n_significant: Count
+    significant_prompts: list[str]
+    prompts: dict[str, PromptStatsBlock]  # by prompt type, in report order
+
+
+class SpecificationHeader(Block):
+    """Which bias specification ``B = (T_o, T_r, A_o)`` was evaluated, on what."""
+
+    origin: str
+    reference: str
+    origin_label: str
+    reference_label: str
+    sentences_file: str
+    term_pairs: Count
+    rows_without_origin_term: Count
+
+
+# Bases listed GroupBlock first so that the header's fields come first, then the group's
+# (pydantic orders inherited fields from the last base to the first).
+class SpecificationBlock(GroupBlock, SpecificationHeader):
+    """One specification: its header, its overall result, and the toxicity and category breakdowns."""
+
+    by_toxicity: dict[str, GroupBlock]  # "0", "1", "all"
+    by_category: dict[str, GroupBlock]  # attribute category → its rows
+
+
+class AnalysisBlock(Block):
+    test: Literal["paired", "welch", "student"]
+    effect: Literal["d", "dz"]
+    alpha: float
+    outlier_sigma: float
+    category_rows: Literal["unique", "exploded"]
+    boundary_rule: str | None  # the scorer's prompt/response boundary rule, where it states one
+
+
+class EthnicityMatrixBlock(Block):
+    """Origin × reference tables of the headline numbers (the paper's heat maps)."""
+
+    origins: list[str]
+    references: list[str]
+    labels: dict[str, str]  # group key → display name
+    bias_ratio: dict[str, dict[str, Number]]  # origin → reference → value; null on the diagonal
+    effect_size: dict[str, dict[str, Number]]
+
+
+AXIS_KEYS = ("gender", "ethnicity", "ethnicity_matrix")
+
+
+class TWBiasMetrics(Block):
+    prompt_types: list[str]
+    analysis: AnalysisBlock
+    gender: dict[str, SpecificationBlock] | None = None  # "female", "male"
+    ethnicity: dict[str, SpecificationBlock] | None = None  # "T1_hoklo->T2_waishengren", ...
+    ethnicity_matrix: EthnicityMatrixBlock | None = None
+
+    # No return annotation: pydantic then documents the fields above as the serialised
+    # schema (an annotated dict would make `culturebias schema` show an opaque object).
+    @model_serializer(mode="wrap")
+    def _leave_out_groups_not_run(self, handler: SerializerFunctionWrapHandler):
+        data = handler(self)
+        for key in AXIS_KEYS:
+            if data.get(key) is None:
+                data.pop(key, None)
+        return data
+
+
+class TWBiasCounts(Block):
+    sentences_loaded: Count
+    sentences_evaluated: Count
+    specifications: Count
+    requests: Count
+    outliers_removed: Count
+    skipped: dict[str, Count]  # reason → skipped rows
+
+
+class SentenceSetBlock(Block):
+    file: str
+    attribute_file: str
+    group: str  # the origin group's key, e.g. "T2_female"
+    loaded: Count
+    evaluated: Count
+
+
+class TWBiasDetails(Block):
+    sentence_sets: dict[str, SentenceSetBlock]  # "<axis>/<the files' group name>"
+    prompts: dict[str, str | None]  # prompt type → user message; null for type 0 (no template)
+    skips: list[SkippedRow]
+
+
+class TWBiasSummary(RunSummary):
+    benchmark: Literal["twbias"] = "twbias"
+    metrics: TWBiasMetrics
+    counts: TWBiasCounts
+    details: TWBiasDetails
+
+    benchmark_name: ClassVar[str] = "twbias"
