@@ -28,12 +28,14 @@ __version__ = "0.1.0"
 
 _API = {
     "evaluate": "culturebias.bootstrap.api",
+    "evaluate_many": "culturebias.bootstrap.api",
     "load_summary": "culturebias.bootstrap.api",
     "list_runs": "culturebias.bootstrap.api",
     "benchmarks": "culturebias.bootstrap.api",
     "backends": "culturebias.bootstrap.api",
     "stores": "culturebias.bootstrap.api",
     "summary_schema": "culturebias.bootstrap.api",
+    "compare": "culturebias.bootstrap.api",
     "Settings": "culturebias.bootstrap.settings",
     "ModelSettings": "culturebias.bootstrap.settings",
     "DataSettings": "culturebias.bootstrap.settings",

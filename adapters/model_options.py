@@ -9,13 +9,17 @@ backend's keys. Adapters receive that typed object, never ``Any``.
 
 from __future__ import annotations
 
+import re
 from typing import Literal
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, field_validator
 
 EMBEDDED_DEFAULT_MODEL = "embedded:smollm2-135m-instruct"
 
 BoundaryRule = Literal["straddle-to-continuation", "authors"]
+# Torch's names; which of them exist on this machine is checked when the model loads.
+DEVICE_NAMES = "auto, cpu, cuda, cuda:N or mps"
+_DEVICE = re.compile(r"^(auto|cpu|mps|cuda(:\d+)?)$")
 
 
 class ModelOptions(BaseModel):
@@ -31,7 +35,21 @@ class ModelOptions(BaseModel):
     kind: Literal["causal", "masked"] = "causal"
     dtype: str = "float32"
     device: str = "auto"  # auto | cpu | cuda | cuda:N
-    batch_size: int = Field(16, ge=1)
+    # ``auto``: the largest batch that fits the device (a local backend finds it when the
+    # model loads; the number used is what every score's provenance records).
+    batch_size: int | Literal["auto"] = 16
+
+    @field_validator("batch_size", mode="before")
+    @classmethod
+    def _batch_size(cls, value: object) -> object:
+        text = value.strip().lower() if isinstance(value, str) else None
+        if text == "auto":
+            return "auto"
+        if text is not None and text.isdigit():
+            value = int(text)
+        if isinstance(value, int) and not isinstance(value, bool) and value >= 1:
+            return value
+        raise ValueError(f"{value!r} is not a batch size: use a whole number >= 1, or auto")
 
     def resolved_path(self) -> str:
         return self.path or EMBEDDED_DEFAULT_MODEL
@@ -40,6 +58,7 @@ class ModelOptions(BaseModel):
 class LocalModelOptions(ModelOptions):
     """Options of backends that load weights here (hf, onnx)."""
 
+    dtype: Literal["float32", "float16", "bfloat16"] = "float32"
     revision: str | None = None
     max_length: int | None = None
     chat_template: Literal["auto", "none"] = "auto"
@@ -49,3 +68,10 @@ class LocalModelOptions(ModelOptions):
     prefix_cache: bool = True
     trust_remote_code: bool = False
     gguf_file: str | None = None
+
+    @field_validator("device", mode="before")
+    @classmethod
+    def _device_name(cls, value: object) -> object:
+        if isinstance(value, str) and _DEVICE.match(value.strip().lower()):
+            return value.strip().lower()
+        raise ValueError(f"{value!r} is not a device: choose {DEVICE_NAMES}")

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import sys
-from typing import Callable
+from typing import Any, Callable, Literal
 
 from culturebias.ports.progress import ProgressEvent
 
@@ -66,3 +66,21 @@ class CallbackProgress:
 
     def task(self, description: str, total: int | None) -> CallbackTask:
         return CallbackTask(description, total, self._callback)
+
+
+def terminal_progress(mode: Literal["auto", "always", "never"], *, json_logs: bool = False, stream: Any = None):
+    """Bars for a person at a terminal (``run.progress``).
+
+    ``auto`` draws them only when ``stream`` (stderr) is a terminal and logs are not JSON:
+    a bar's carriage returns garble a redirected log file and a JSON log collector.
+    """
+    if mode == "always":
+        return TqdmProgress()
+    if mode == "never" or json_logs:
+        return NullProgress()
+    stream = sys.stderr if stream is None else stream
+    isatty = getattr(stream, "isatty", None)
+    try:
+        return TqdmProgress() if isatty is not None and isatty() else NullProgress()
+    except ValueError:  # a closed stream
+        return NullProgress()

@@ -25,9 +25,10 @@ any generator's does.
 This is how outputs of closed models are scored, and how metrics are tested.
 The backend only generates: its scorer, templater and pseudo-scorer raise
 ``CapabilityError``. A request whose answer the file lacks fails the run with
-an error naming the first missing key; a malformed line, a record lacking a
-key field or holding a list or object in one, and two records answering one
-key are ``DataError``s naming file and line.
+an error naming the first missing key; a file that is not UTF-8 (nor Unicode
+with a byte order mark, see ``adapters/datasets/text_files.py``), a malformed
+line, a record lacking a key field or holding a list or object in one, and two
+records answering one key are ``DataError``s naming file and line.
 """
 
 from __future__ import annotations

@@ -7,7 +7,13 @@ from typing import Any, Callable, Generic, TypeVar
 
 import structlog
 
-from culturebias.application.recorded_ports import RecordedGenerator, RecordedPseudoScorer, RecordedScorer
+from culturebias.application.recorded_ports import (
+    DEFAULT_COMMIT_SECONDS,
+    RecordedGenerator,
+    RecordedPseudoScorer,
+    RecordedScorer,
+    RunProgress,
+)
 from culturebias.ports.generation import Generator
 from culturebias.ports.judging import Judge
 from culturebias.ports.lexicon import Lexicon
@@ -56,6 +62,9 @@ class RunContext:
     progress: ProgressReporter
     seed: int = 0
     chunk_size: int = 2048
+    commit_seconds: float = DEFAULT_COMMIT_SECONDS
+    # How far the run got per stage, shared by every recorded port of the run (the judge's included).
+    run_progress: RunProgress = field(default_factory=RunProgress)
     log: Any = field(default_factory=lambda: structlog.get_logger("culturebias"))
     # LIBRA's knowledge boundary opens these by spec: ``lexicons(spec, min_frequency)``
     # and ``embedders(spec)``; None where the caller wires none.
@@ -64,14 +73,19 @@ class RunContext:
 
     # Ports wrapped so that every result is stored as it is computed and a resumed
     # run never recomputes what is stored.
+    def _recording(self) -> dict[str, Any]:
+        return {"commit_seconds": self.commit_seconds, "run_progress": self.run_progress}
+
     def scorer(self) -> RecordedScorer:
-        return RecordedScorer(self.ports.scorer.get(), self.store, self.run_id, self.progress, self.chunk_size)
+        return RecordedScorer(self.ports.scorer.get(), self.store, self.run_id, self.progress, self.chunk_size, **self._recording())
 
     def pseudo_scorer(self) -> RecordedPseudoScorer:
-        return RecordedPseudoScorer(self.ports.pseudo_scorer.get(), self.store, self.run_id, self.progress, self.chunk_size)
+        return RecordedPseudoScorer(
+            self.ports.pseudo_scorer.get(), self.store, self.run_id, self.progress, self.chunk_size, **self._recording()
+        )
 
     def generator(self) -> RecordedGenerator:
-        return RecordedGenerator(self.ports.generator.get(), self.store, self.run_id, self.progress, self.chunk_size)
+        return RecordedGenerator(self.ports.generator.get(), self.store, self.run_id, self.progress, self.chunk_size, **self._recording())
 
     def templater(self) -> ChatTemplater:
         return self.ports.templater.get()

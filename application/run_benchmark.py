@@ -1,19 +1,24 @@
 """Run orchestration: one benchmark, one run id, transactional and resumable.
 
-1. fingerprint the data and the configuration;
-2. open a new run, or with ``resume`` the newest unfinished run of the same
-   benchmark, configuration and data;
-3. let the service check the backend's capabilities and return its frozen plan, before anything is scored;
-4. run the service with that plan (its ports store every result as it goes);
-5. build the typed summary, write ``summary.json`` atomically, then the report.
+1. take the output folder's lock (a second process there gets a clear error),
+   remove temporary files a killed run left, and repair a run that finished in
+   the store but was killed before its files were written;
+2. fingerprint the data and the configuration;
+3. open a new run, or with ``resume`` the newest unfinished run of the same
+   benchmark, configuration and data (a differing one is refused, naming the
+   settings that differ); an earlier run's files in the folder move to
+   ``previous/<run_id>/``;
+4. let the service check the backend's capabilities and return its frozen plan, before anything is scored;
+5. run the service with that plan (its ports store every result as it goes);
+6. build the typed summary, store it (the run is finished), then write
+   ``summary.json`` atomically and the report.
 
-``summary.json`` appears only when the whole run succeeded.
+``summary.json`` appears only when the whole run succeeded. Ctrl-C and SIGTERM
+(``RunInterrupted``) mark the run ``interrupted`` after storing what was computed.
 """
 
 from __future__ import annotations
 
-import os
-import tempfile
 import uuid
 from dataclasses import dataclass
 from pathlib import Path
@@ -23,9 +28,11 @@ import structlog
 
 import culturebias
 from culturebias.application.context import RunContext
+from culturebias.application.out_folder import OutputFolder, write_text_atomically  # noqa: F401  (re-exported)
 from culturebias.domain.errors import ResumeMismatchError
-from culturebias.domain.runs import RunManifest, utc_now
-from culturebias.domain.summary import SUMMARY_SCHEMA_VERSION, RunSummary
+from culturebias.domain.redaction import redact_text
+from culturebias.domain.runs import RunManifest, identity_differences, utc_now
+from culturebias.domain.summary import SUMMARY_SCHEMA_VERSION, RunSummary, run_limit
 from culturebias.ports.datasets import DatasetSource
 from culturebias.ports.reporting import ReportWriter
 from culturebias.ports.results import ResultStore
@@ -45,6 +52,9 @@ class RunRequest:
     config: dict[str, Any]  # the effective configuration, secrets already redacted
     config_fingerprint: str
     resume: bool = False
+    # The settings that decide the numbers (``config_fingerprint`` is their hash); stored with
+    # the run so that a refused ``--resume`` can name what differs.
+    identity: dict[str, Any] | None = None
 
 
 @dataclass
@@ -66,16 +76,12 @@ def _open_run(request: RunRequest, data_fingerprint: str) -> RunManifest:
         ]
         if matching:
             manifest = max(matching, key=lambda m: m.created_at)
-            log.info("resuming run", run_id=manifest.run_id, stored_since=manifest.created_at)
+            log.info("resuming run", run_id=manifest.run_id, stored_since=manifest.created_at, progress=manifest.progress_text())
+            if manifest.status != "running":
+                store.mark_running(manifest.run_id)
             return manifest
         if candidates:
-            newest = max(candidates, key=lambda m: m.created_at)
-            raise ResumeMismatchError(
-                f"--resume: unfinished run {newest.run_id} has a different "
-                + ("configuration" if newest.config_fingerprint != request.config_fingerprint else "data")
-                + f" (stored {newest.config_fingerprint}/{newest.data_fingerprint}, now "
-                f"{request.config_fingerprint}/{data_fingerprint}); run without --resume to start afresh"
-            )
+            raise ResumeMismatchError(_mismatch(max(candidates, key=lambda m: m.created_at), request, data_fingerprint))
         log.info("nothing to resume; starting a new run")
     manifest = RunManifest(
         run_id=f"{request.benchmark}-{uuid.uuid4().hex[:12]}",
@@ -83,67 +89,119 @@ def _open_run(request: RunRequest, data_fingerprint: str) -> RunManifest:
         config=request.config,
         config_fingerprint=request.config_fingerprint,
         data_fingerprint=data_fingerprint,
+        identity=request.identity or {},
     )
     store.create_run(manifest)
     return manifest
 
 
-def write_text_atomically(path: Path, text: str) -> None:
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", dir=path.parent)
-    try:
-        with os.fdopen(fd, "w", encoding="utf-8") as handle:
-            handle.write(text)
-            handle.flush()
-            os.fsync(handle.fileno())
-        os.replace(tmp, path)
-    except BaseException:
-        Path(tmp).unlink(missing_ok=True)
-        raise
+def _mismatch(stored: RunManifest, request: RunRequest, data_fingerprint: str) -> str:
+    """Why ``--resume`` cannot continue ``stored``: the settings (or the data) that differ."""
+    reasons = []
+    if stored.config_fingerprint != request.config_fingerprint:
+        differences = identity_differences(stored.identity, request.identity or {}) if stored.identity else []
+        if differences:
+            reasons.append("a different configuration (" + "; ".join(differences) + ")")
+        else:
+            reasons.append(f"a different configuration (stored {stored.config_fingerprint}, now {request.config_fingerprint})")
+    if stored.data_fingerprint != data_fingerprint:
+        reasons.append(f"different data (data fingerprint stored {stored.data_fingerprint}, now {data_fingerprint})")
+    return (
+        f"--resume: unfinished run {stored.run_id} has " + " and ".join(reasons)
+        + "; run without --resume to start afresh, or resume with the stored settings"
+    )
 
 
 def run_benchmark(request: RunRequest, make_context: Callable[[str], RunContext]) -> RunResult:
     """``make_context(run_id) -> RunContext`` builds the ports for this run."""
+    if request.out_dir is None:
+        return _run(request, make_context, None)
+    folder = OutputFolder(request.out_dir)
+    with folder.lock:
+        folder.remove_leftovers()
+        _repair(folder, request)
+        return _run(request, make_context, folder)
+
+
+def _run(request: RunRequest, make_context: Callable[[str], RunContext], folder: OutputFolder | None) -> RunResult:
     data_fingerprint = request.source.fingerprint()
     dataset = request.source.load()
     manifest = _open_run(request, data_fingerprint)
+    if folder is not None:
+        folder.lock.describe(run_id=manifest.run_id)
+        folder.set_aside(keep_run_id=manifest.run_id)
+        folder.begin(manifest.run_id, request.benchmark)
     ctx = make_context(manifest.run_id)
     structlog.contextvars.bind_contextvars(run_id=manifest.run_id, benchmark=request.benchmark)
     try:
-        plan = request.service.preflight(ctx)
-        outcome = request.service.run(ctx, dataset, plan)
-        summary = request.summary_model.model_validate(
-            {
-                "schema_version": SUMMARY_SCHEMA_VERSION,
-                "benchmark": request.benchmark,
-                "run_id": manifest.run_id,
-                "created_at": manifest.created_at,
-                "finished_at": utc_now(),
-                "culturebias_version": culturebias.__version__,
-                "model": _model_block(ctx),
-                "data": {"source": request.source.describe(), "fingerprint": data_fingerprint},
-                "config": request.config,
-                "config_fingerprint": request.config_fingerprint,
-                "metrics": outcome.metrics,
-                "counts": outcome.counts,
-                "notes": outcome.notes,
-                "details": outcome.details,
-            }
-        )
-        summary_path = None
-        reports: list[Path] = []
-        if request.out_dir is not None:
-            summary_path = request.out_dir / "summary.json"
-            write_text_atomically(summary_path, summary.to_json())
-            reports = request.report.write(summary, request.out_dir) if request.report else []
-        request.store.finish_run(manifest.run_id, summary.as_dict())
+        try:
+            plan = request.service.preflight(ctx)
+            outcome = request.service.run(ctx, dataset, plan)
+            summary = request.summary_model.model_validate(
+                {
+                    "schema_version": SUMMARY_SCHEMA_VERSION,
+                    "benchmark": request.benchmark,
+                    "run_id": manifest.run_id,
+                    "created_at": manifest.created_at,
+                    "finished_at": utc_now(),
+                    "culturebias_version": culturebias.__version__,
+                    "model": _model_block(ctx),
+                    "data": {"source": request.source.describe(), "fingerprint": data_fingerprint},
+                    "config": request.config,
+                    "config_fingerprint": request.config_fingerprint,
+                    "limit": run_limit(getattr(request.service, "options", None)),
+                    "metrics": outcome.metrics,
+                    "counts": outcome.counts,
+                    "notes": outcome.notes,
+                    "details": outcome.details,
+                }
+            )
+            # The store first: a kill before the files are written is repaired by the next run in the folder.
+            request.store.finish_run(manifest.run_id, summary.as_dict())
+        except KeyboardInterrupt as stop:
+            request.store.mark_interrupted(manifest.run_id, str(stop) or "interrupted by SIGINT (Ctrl-C)")
+            log.warning("run interrupted; what was computed is stored, continue with --resume", progress=_progress(request, manifest))
+            raise
+        except BaseException as error:
+            request.store.mark_failed(manifest.run_id, redact_text(f"{type(error).__name__}: {error}"))
+            raise
+        summary_path, reports = _write_outputs(folder, request, summary)
         log.info("run finished", summary=str(summary_path) if summary_path else "in the store")
         return RunResult(manifest.run_id, summary_path, reports, summary)
-    except BaseException as error:
-        request.store.mark_failed(manifest.run_id, f"{type(error).__name__}: {error}")
-        raise
     finally:
         structlog.contextvars.unbind_contextvars("run_id", "benchmark")
+
+
+def _progress(request: RunRequest, manifest: RunManifest) -> str:
+    stored = request.store.get_run(manifest.run_id)
+    return stored.progress_text() if stored else ""
+
+
+def _write_outputs(folder: OutputFolder | None, request: RunRequest, summary: RunSummary) -> tuple[Path | None, list[Path]]:
+    if folder is None:
+        return None, []
+    summary_path = folder.path / "summary.json"
+    write_text_atomically(summary_path, summary.to_json())
+    reports = request.report.write(summary, folder.path) if request.report else []
+    folder.written(summary.run_id, summary.benchmark, [summary_path, *reports])
+    return summary_path, reports
+
+
+def _repair(folder: OutputFolder, request: RunRequest) -> None:
+    """Write the files of a run that finished in the store but was killed before they were written."""
+    entry = folder.journal()
+    run_id = entry.get("run_id")
+    if entry.get("state") != "running" or not run_id or entry.get("benchmark") != request.benchmark:
+        return
+    stored = request.store.get_run(run_id)
+    payload = request.store.load_summary(run_id) if stored is not None and stored.status == "finished" else None
+    if payload is None:
+        return
+    log.info("writing the files of a finished run that a kill left unwritten", run_id=run_id)
+    try:
+        _write_outputs(folder, request, request.summary_model.model_validate(payload))
+    except Exception as error:  # never let an old run's files stop a new run
+        log.warning("could not write the files of an earlier finished run", run_id=run_id, error=str(error))
 
 
 def _model_block(ctx: RunContext) -> dict[str, Any]:

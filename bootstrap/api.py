@@ -4,13 +4,14 @@ Embedding hosts call these; the CLI is a thin layer over the same functions.
 Nothing here calls ``sys.exit``, configures the host's logging (unless
 ``configure_logging=True``) or draws on the terminal (unless ``progress_bar=True``);
 errors are the typed ones of ``culturebias.errors``. Every evaluation builds its
-own container, so two evaluations in one process share no ports, models or stores.
+own container, so two evaluations in one process share no ports, models or stores;
+``evaluate_many`` / ``run_evaluations`` share one model across their benchmarks on purpose.
 """
 
 from __future__ import annotations
 
 import json
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -18,7 +19,8 @@ from dependency_injector import providers
 from pydantic import BaseModel, ValidationError
 
 from culturebias.application.run_benchmark import RunRequest, RunResult, run_benchmark
-from culturebias.bootstrap.container import build_store, make_container, make_context_factory
+from culturebias.bootstrap.container import SharedModel, build_source, build_store, make_container, make_context_factory
+from culturebias.bootstrap.output_folder import check_output_folder, check_writable_store, make_output_folder
 from culturebias.bootstrap.registry import BackendDescriptor, BenchmarkDescriptor, StoreDescriptor, registry
 from culturebias.bootstrap.settings import (
     DataSettings,
@@ -92,16 +94,32 @@ def run_evaluation(
     on_progress: Callable[[ProgressEvent], None] | None = None,
     progress_bar: bool = False,
     store: ResultStore | None = None,
+    shared_model: SharedModel | None = None,
+    source: Any = None,
 ) -> RunResult:
-    """One evaluation with everything it wrote: the typed summary, summary.json and the report files."""
+    """One evaluation with everything it wrote: the typed summary, summary.json and the report files.
+
+    ``progress_bar``: bars as ``run.progress`` says (the CLI); otherwise none. ``shared_model``
+    lets several evaluations use one loaded model, and ``source`` replaces the benchmark's
+    dataset source (``run_evaluations`` reads every benchmark's data before the first runs).
+    """
     descriptor = registry().benchmark(benchmark)
+    settings = settings.for_benchmark(benchmark)  # a flat protocol section and one data.path, as recorded
     options = settings.protocol_options(benchmark)  # validated before anything is written
     out_dir = Path(out).expanduser() if out is not None else None
-    if out_dir is None and store is None and not settings.store.path:
+    if out_dir is not None:
+        check_output_folder(out_dir)
+    if out_dir is None and store is None and not settings.store.path and not settings.store.dsn:
         settings = settings.model_copy(update={"store": StoreSettings(backend="memory")})
+    if store is None:
+        check_writable_store(store_location(settings, out_dir))
     container = make_container(benchmark, settings, out_dir)
+    if shared_model is not None:
+        shared_model.attach(container)
     if store is not None:
         container.store.override(providers.Object(store))
+    if source is not None:
+        container.source.override(providers.Object(source))
     if on_progress is not None:
         from culturebias.adapters.progress import CallbackProgress
 
@@ -112,7 +130,7 @@ def run_evaluation(
         container.progress.override(providers.Object(NullProgress()))
     source = container.source()
     if out_dir is not None:
-        out_dir.mkdir(parents=True, exist_ok=True)
+        make_output_folder(out_dir)
     request = RunRequest(
         benchmark=benchmark,
         service=descriptor.service_class()(options),
@@ -122,14 +140,88 @@ def run_evaluation(
         report=container.report() if out_dir is not None else None,
         out_dir=out_dir,
         config=settings.redacted(),
-        config_fingerprint=fingerprint(settings.resume_identity()),
+        config_fingerprint=fingerprint(identity := settings.resume_identity(container.cache_dir())),
         resume=resume,
+        identity=identity,
     )
     try:
         return run_benchmark(request, make_context_factory(container))
     finally:
         if store is None:
             container.store().close()
+
+
+def benchmark_names(benchmarks: str | Sequence[str]) -> list[str]:
+    """``"kobbq,cbbq"`` or a list of names: registered, without repeats, in the order given."""
+    given = benchmarks.split(",") if isinstance(benchmarks, str) else list(benchmarks)
+    names = list(dict.fromkeys(name.strip() for name in given if name.strip()))
+    if not names:
+        raise ConfigError("no benchmark named (e.g. kobbq or kobbq,cbbq,libra)")
+    for name in names:
+        registry().benchmark(name)  # UnknownNameError with a did-you-mean
+    return names
+
+
+def run_evaluations(
+    benchmarks: str | Sequence[str],
+    settings: Settings,
+    *,
+    out: str | Path | None = None,
+    resume: bool = False,
+    on_progress: Callable[[ProgressEvent], None] | None = None,
+    progress_bar: bool = False,
+    store: ResultStore | None = None,
+) -> dict[str, RunResult]:
+    """Several benchmarks in one call with one model load; each writes to ``out/<benchmark>/``.
+
+    ``protocol.<benchmark>.<key>`` and ``data.<benchmark>.path`` set one benchmark's options
+    and data; a plain ``protocol.<key>`` applies to every benchmark that has the key
+    (``Settings.for_benchmark``). Every benchmark's options, data and output folder are
+    checked before the first one runs. A benchmark that fails stops the call; those
+    before it are finished and written.
+    """
+    names = benchmark_names(benchmarks)
+    per_benchmark = {name: settings.for_benchmark(name, names) for name in names}
+    out_dir = Path(out).expanduser() if out is not None else None
+    sources: dict[str, _ReadSource] = {}
+    for name in names:
+        if out_dir is not None:
+            check_output_folder(out_dir / name)
+        # Missing or malformed data of any benchmark fails before a model loads or a run starts.
+        sources[name] = _ReadSource(build_source(name, per_benchmark[name]))
+    shared = SharedModel()
+    results: dict[str, RunResult] = {}
+    for name in names:
+        results[name] = run_evaluation(
+            name,
+            per_benchmark[name],
+            out=out_dir / name if out_dir is not None else None,
+            resume=resume,
+            on_progress=on_progress,
+            progress_bar=progress_bar,
+            store=store,
+            shared_model=shared,
+            source=sources.pop(name),
+        )
+    return results
+
+
+class _ReadSource:
+    """A dataset source read once, up front; the run then uses what was read."""
+
+    def __init__(self, source: Any):
+        self._source = source
+        self._fingerprint = source.fingerprint()
+        self._dataset = source.load()
+
+    def describe(self) -> str:
+        return self._source.describe()
+
+    def fingerprint(self) -> str:
+        return self._fingerprint
+
+    def load(self) -> Any:
+        return self._dataset
 
 
 def evaluate(
@@ -175,6 +267,51 @@ def evaluate(
     return result.summary
 
 
+def evaluate_many(
+    benchmarks: str | Sequence[str],
+    *,
+    model: ModelSettings | Mapping[str, Any] | str | None = None,
+    data: DataSettings | Mapping[str, Any] | None = None,
+    options: Mapping[str, Any] | None = None,
+    store: StoreSettings | Mapping[str, Any] | ResultStore | None = None,
+    out: str | Path | None = None,
+    resume: bool = False,
+    on_progress: Callable[[ProgressEvent], None] | None = None,
+    judge: Mapping[str, Any] | BaseModel | None = None,
+    run: RunSettings | Mapping[str, Any] | None = None,
+    settings: Settings | None = None,
+    configure_logging: bool = False,
+) -> dict[str, RunSummary]:
+    """Run several benchmarks on one loaded model; their typed summaries by benchmark name.
+
+    As ``evaluate``, with ``out/<benchmark>/`` for each. ``options`` holds keys that apply
+    to every benchmark having them (``{"limit": 20}``) and one section per benchmark
+    (``{"kobbq": {"prompts": "1,2"}}`` or ``{"kobbq": KoBBQOptions(...)}``); ``data`` gives
+    each benchmark its folder (``{"twbias": {"path": "/data/twbias"}}``).
+    """
+    names = benchmark_names(benchmarks)
+    sections = {
+        key: value.model_dump() if isinstance(value, BaseModel) and key in names else value
+        for key, value in (options or {}).items()
+    }
+    store_object = store if _is_store(store) else None
+    resolved = make_settings(
+        settings=settings,
+        model=model,
+        data=data,
+        options=sections if options is not None else None,
+        store=None if store_object is not None else store,  # type: ignore[arg-type]
+        judge=judge,
+        run=run,
+    )
+    if configure_logging:
+        from culturebias.bootstrap.logging import configure_logging as configure
+
+        configure(resolved.run.log_format, resolved.run.log_level)
+    results = run_evaluations(names, resolved, out=out, resume=resume, on_progress=on_progress, store=store_object)
+    return {name: result.summary for name, result in results.items()}
+
+
 def _is_store(value: Any) -> bool:
     return value is not None and not isinstance(value, (BaseModel, Mapping, str, Path)) and hasattr(value, "save_results")
 
@@ -204,19 +341,45 @@ def summary_from_dict(payload: Mapping[str, Any], where: str = "summary") -> Run
     return parse_summary(model, dict(payload), where)  # type: ignore[arg-type]
 
 
-def open_store(store: StoreSettings | Mapping[str, Any] | str | Path | ResultStore) -> ResultStore:
-    """A result store from settings, a dict, a path (a .sqlite file, a JSONL folder or a run folder) or as it is."""
+def open_store(
+    store: StoreSettings | Mapping[str, Any] | str | Path | ResultStore, *, must_exist: bool = False
+) -> ResultStore:
+    """A result store from settings, a dict, a path (a .sqlite file, a JSONL folder or a run folder),
+    a ``postgresql://`` DSN (the password from $PGPASSWORD or ~/.pgpass) or as it is.
+
+    ``must_exist``: a store file or folder that is not there is a ``ConfigError``, not a new empty store.
+    """
     if _is_store(store):
         return store  # type: ignore[return-value]
+    if isinstance(store, str) and store.startswith(("postgresql://", "postgres://")):
+        return build_store(Settings(store=StoreSettings(backend="postgres", dsn=store)), None)
     if isinstance(store, (str, Path)):
-        return _store_at(Path(store).expanduser())
+        return _store_at(Path(store).expanduser(), must_exist)
     settings = StoreSettings.model_validate(_section(store))  # type: ignore[arg-type]
-    return build_store(Settings(store=settings), None)
+    return open_configured_store(Settings(store=settings), None) if must_exist else build_store(Settings(store=settings), None)
 
 
-def _store_at(path: Path) -> ResultStore:
+def open_configured_store(settings: Settings, out: str | Path | None, *, must_exist: bool = True) -> ResultStore:
+    """The store ``store.*`` configures for the output folder ``out``; with ``must_exist``, only if it is there."""
+    descriptor = registry().store(settings.store.backend)
+    out_dir = Path(out).expanduser() if out is not None else None
+    location = store_location(settings, out_dir)
+    if must_exist and location is not None and not location.exists():
+        raise ConfigError(f"no result store at {location} (store.backend={descriptor.name}; check --out and store.path)")
+    return build_store(settings, out_dir)
+
+
+def store_location(settings: Settings, out_dir: Path | None) -> Path | None:
+    """Where a file-based store lives (``store.path``, else its place in the output folder); None for others."""
+    if settings.store.path:
+        return Path(settings.store.path).expanduser()
+    descriptor = registry().store(settings.store.backend)
+    return Path(out_dir or ".") / descriptor.default_location if descriptor.default_location else None
+
+
+def _store_at(path: Path, must_exist: bool = False) -> ResultStore:
     stores = registry()
-    if path.is_file() or path.suffix in (".sqlite", ".db"):
+    if path.is_file() or (path.suffix in (".sqlite", ".db") and not must_exist):
         return stores.store("sqlite").open(path)
     if (path / "runs.jsonl").is_file():
         return stores.store("jsonl").open(path)
@@ -228,8 +391,11 @@ def _store_at(path: Path) -> ResultStore:
 
 
 def list_runs(store: StoreSettings | Mapping[str, Any] | str | Path | ResultStore, benchmark: str | None = None) -> list[RunManifest]:
-    """Every run a store holds (oldest first), with status and, for a failed run, why it failed."""
-    opened = open_store(store)
+    """Every run a store holds (oldest first), with status and, for a failed run, why it failed.
+
+    Reading never creates a store: a path where none is raises ``ConfigError``.
+    """
+    opened = open_store(store, must_exist=True)
     try:
         return opened.find_runs(benchmark)
     finally:
@@ -252,3 +418,24 @@ def stores() -> list[StoreDescriptor]:
 def summary_schema(benchmark: str) -> dict[str, Any]:
     """The JSON Schema of a benchmark's summary.json."""
     return registry().benchmark(benchmark).summary_model().model_json_schema(mode="serialization")
+
+
+def compare(
+    runs: Sequence[RunSummary | str | Path],
+    out: str | Path | None = None,
+    allow_data_mismatch: bool = False,
+    *,
+    store: StoreSettings | Mapping[str, Any] | str | Path | ResultStore | None = None,
+) -> Any:
+    """Compare finished runs of one benchmark; returns the typed comparison (comparison.json is its JSON).
+
+    Each run is a typed summary, a run folder or summary.json, or a run id in
+    ``store``. With ``out`` it writes ``comparison.json`` and ``comparison.md``
+    there. Runs of other benchmarks, schema versions or data fingerprints raise
+    ``ComparisonMismatchError`` (a ``ConfigError``) naming the run and the
+    values; ``allow_data_mismatch=True`` compares across data versions and the
+    comparison says so. Loads no model.
+    """
+    from culturebias.bootstrap.comparison import compare_runs
+
+    return compare_runs(runs, out=out, store=store, allow_data_mismatch=allow_data_mismatch).comparison

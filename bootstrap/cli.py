@@ -1,23 +1,30 @@
 """The ``culturebias`` command line: a thin layer over the Python API (``culturebias.bootstrap.api``).
 
-    culturebias run BENCHMARK --out DIR [--config FILE] [--set key=value ...] [--resume]
+    culturebias run BENCHMARK[,BENCHMARK...] --out DIR [--limit N] [--config FILE] [--set key=value ...] [--resume]
     culturebias list [--format text|json]
     culturebias schema BENCHMARK
     culturebias expand kobbq|cbbq --out FILE [--set data.path=...]
     culturebias runs [--out DIR | --store PATH] [--format text|json]
+    culturebias compare RUN... --out DIR [--store PATH] [--allow-data-mismatch]
 
 Exit codes: 0 success; 1 another culturebias error; 2 configuration (also bad
 command-line usage); 3 input data; 4 a backend lacks a needed capability;
 5 a model could not be loaded; 6 ``--resume`` found a run with another
-configuration or data; 7 a plugin failed to load; 130 interrupted. A deliberate
-error prints one line, never a traceback.
+configuration or data; 7 a plugin failed to load; 8 another process is running
+in the --out folder; 130 interrupted by Ctrl-C (SIGINT), 143 stopped by SIGTERM
+(what was computed is stored and the run is marked interrupted: continue it
+with --resume). A deliberate error prints one line, never a traceback; so does
+a file the system refuses to read or write (exit 1).
 """
 
 from __future__ import annotations
 
 import argparse
+import contextlib
 import json
+import signal
 import sys
+import threading
 from pathlib import Path
 
 from culturebias.domain.errors import (
@@ -30,11 +37,14 @@ from culturebias.domain.errors import (
     PluginError,
     ResumeMismatchError,
 )
+from culturebias.domain.redaction import redact_text
+from culturebias.domain.runs import OutputFolderBusyError, RunInterrupted
 
 # Most specific first: the first matching type decides the exit code.
 EXIT_CODES: tuple[tuple[type[CultureBiasError], int, str], ...] = (
     (ResumeMismatchError, 6, "resume mismatch"),
     (PluginError, 7, "plugin"),
+    (OutputFolderBusyError, 8, "output folder in use"),
     (MissingDataError, 3, "data"),
     (ConfigError, 2, "configuration"),
     (DataError, 3, "data"),
@@ -77,12 +87,24 @@ def _parser() -> argparse.ArgumentParser:
         )
 
     run = sub.add_parser(
-        "run", help="run a benchmark and write summary.json and a report", formatter_class=argparse.RawDescriptionHelpFormatter
+        "run",
+        help="run one or more benchmarks and write summary.json and a report",
+        description=RUN_DESCRIPTION,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     # The key reference reads every registered options model: built only when help is shown.
-    run.format_help = lambda: argparse.ArgumentParser.format_help(run) + "\n" + reference_text() + "\n"  # type: ignore[method-assign]
-    run.add_argument("benchmark", choices=benchmarks)
-    run.add_argument("--out", required=True, type=Path, help="output folder")
+    run.format_help = lambda: (  # type: ignore[method-assign]
+        argparse.ArgumentParser.format_help(run) + "\n" + limit_text() + "\n\n" + reference_text() + "\n"
+    )
+    run.add_argument(
+        "benchmark",
+        metavar="BENCHMARK[,BENCHMARK...]",
+        help=f"one benchmark, or several separated by commas ({', '.join(benchmarks)})",
+    )
+    run.add_argument("--out", required=True, type=Path, help="output folder (one subfolder per benchmark when several run)")
+    run.add_argument(
+        "--limit", type=_positive_int, metavar="N", help="a quick, limited run: N means per benchmark what is listed below"
+    )
     run.add_argument("--resume", action="store_true", help="continue the newest unfinished run with the same config")
     config_options(run)
 
@@ -103,22 +125,72 @@ def _parser() -> argparse.ArgumentParser:
     runs.add_argument("--store", type=Path, default=None, help="a .sqlite file or a JSONL store folder")
     runs.add_argument("--format", choices=("text", "json"), default="text")
     config_options(runs)
+
+    compare = sub.add_parser("compare", help="compare finished runs of one benchmark: comparison.json and comparison.md")
+    compare.add_argument("runs", nargs="+", metavar="RUN", help="an output folder, a summary.json, or a run id (with --store)")
+    compare.add_argument("--out", required=True, type=Path, help="output folder")
+    compare.add_argument("--store", default=None, help="result store to look run ids up in (.sqlite file, JSONL folder, run folder)")
+    compare.add_argument(
+        "--allow-data-mismatch", action="store_true", help="compare runs on different data versions (the report says so)"
+    )
     return parser
 
 
+RUN_DESCRIPTION = """\
+Run benchmarks and write summary.json and report.md.
+
+Several benchmarks (kobbq,cbbq,libra) run in one call on one loaded model, each
+in its own subfolder of --out (DIR/kobbq/summary.json, ...). Their options:
+  --set protocol.KEY=V             every benchmark whose options have KEY
+                                   (an error when none of them has it)
+  --set protocol.BENCHMARK.KEY=V   that benchmark only; wins over protocol.KEY
+  --set data.BENCHMARK.path=V      that benchmark's data (data.path names one
+                                   benchmark's data: one benchmark only)
+Every benchmark's settings and data are checked before the first one runs.
+--limit N is --set protocol.limit=N; the summary records it and the report says
+it is a limited run, not comparable to a full one."""
+
+
+def limit_text() -> str:
+    """What ``--limit N`` means for each registered benchmark, from its options model."""
+    from culturebias.bootstrap.registry import BenchmarkDescriptor, registry
+
+    lines = ["--limit N (protocol.limit) evaluates only:"]
+    for descriptor in registry().benchmarks.all():
+        if isinstance(descriptor, BenchmarkDescriptor):
+            field = descriptor.options_model().model_fields.get("limit")
+            meaning = field.description if field is not None and field.description else "(no limit for this benchmark)"
+            lines.append(f"  {descriptor.name:<8} {meaning}")
+    return "\n".join(lines)
+
+
+def _positive_int(text: str) -> int:
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected a whole number, got {text!r}") from None
+    if value < 1:
+        raise argparse.ArgumentTypeError(f"must be at least 1, got {value}")
+    return value
+
+
 def _run(args) -> int:
-    from culturebias.bootstrap.api import run_evaluation
+    from culturebias.bootstrap.api import benchmark_names, run_evaluation, run_evaluations
     from culturebias.bootstrap.logging import configure_logging
     from culturebias.bootstrap.settings import load_settings
 
-    settings = load_settings(args.config, args.assignments)
+    names = benchmark_names(args.benchmark)
+    limit = [f"protocol.limit={args.limit}"] if args.limit is not None else []
+    settings = load_settings(args.config, [*limit, *args.assignments])
     configure_logging(settings.run.log_format, settings.run.log_level)
-    result = run_evaluation(
-        args.benchmark, settings, out=args.out, resume=args.resume, progress_bar=settings.run.progress
-    )
-    print(f"summary: {result.summary_path}")
-    for path in result.report_paths:
-        print(f"report:  {path}")
+    if len(names) == 1:
+        results = [run_evaluation(names[0], settings, out=args.out, resume=args.resume, progress_bar=True)]
+    else:
+        results = list(run_evaluations(names, settings, out=args.out, resume=args.resume, progress_bar=True).values())
+    for result in results:
+        print(f"summary: {result.summary_path}")
+        for path in result.report_paths:
+            print(f"report:  {path}")
     return 0
 
 
@@ -191,7 +263,7 @@ def _expand(args) -> int:
     from culturebias.bootstrap.registry import registry
     from culturebias.bootstrap.settings import load_settings
 
-    settings = load_settings(args.config, args.assignments)
+    settings = load_settings(args.config, args.assignments)  # the expander has its own protocol keys
     expand = registry().benchmark(args.dataset).expand_function()
     if expand is None:
         raise ConfigError(f"{args.dataset} has no template expander")
@@ -201,27 +273,39 @@ def _expand(args) -> int:
 
 
 def _runs(args) -> int:
-    from culturebias.bootstrap.api import list_runs, open_store
+    from culturebias.bootstrap.api import list_runs, open_configured_store, open_store
     from culturebias.bootstrap.settings import load_settings
 
+    # Listing never creates a store: a mistyped --out or --store is an error, not a new empty database.
     if args.store is not None:
-        store = open_store(args.store)
+        store = open_store(args.store, must_exist=True)
     elif args.out is not None and not args.assignments and not args.config:
-        store = open_store(args.out)
+        store = open_store(args.out, must_exist=True)
     else:
-        from culturebias.bootstrap.container import build_store
-
-        store = build_store(load_settings(args.config, args.assignments), args.out or Path("."))
+        store = open_configured_store(load_settings(args.config, args.assignments), args.out, must_exist=True)
     try:
         manifests = list_runs(store)
     finally:
         store.close()
     if args.format == "json":
-        print(json.dumps([m.model_dump(mode="json", exclude={"config"}) for m in manifests], ensure_ascii=False, indent=2))
+        print(
+            json.dumps([m.model_dump(mode="json", exclude={"config", "identity"}) for m in manifests], ensure_ascii=False, indent=2)
+        )
         return 0
     for m in manifests:
+        progress = f"\t{m.progress_text()}" if m.progress else ""
         failure = f"\t{m.failure}" if m.failure else ""
-        print(f"{m.run_id}\t{m.status}\t{m.created_at}\tdata={m.data_fingerprint}{failure}")
+        print(f"{m.run_id}\t{m.status}\t{m.created_at}\tdata={m.data_fingerprint}{progress}{failure}")
+    return 0
+
+
+def _compare(args) -> int:
+    from culturebias.bootstrap.comparison import compare_runs
+
+    result = compare_runs(args.runs, out=args.out, store=args.store, allow_data_mismatch=args.allow_data_mismatch)
+    print(f"comparison: {result.comparison_path}")
+    for path in result.report_paths:
+        print(f"report:     {path}")
     return 0
 
 
@@ -231,17 +315,47 @@ def main(argv: list[str] | None = None) -> int:
     except SystemExit as stop:  # argparse: --help, --version, or a usage error (code 2)
         return int(stop.code or 0)
     except CultureBiasError as error:
-        print(f"culturebias: error: {error}", file=sys.stderr)
+        print(f"culturebias: error: {redact_text(str(error))}", file=sys.stderr)
         return exit_code(error)
-    handlers = {"run": _run, "list": _list, "schema": _schema, "expand": _expand, "runs": _runs}
+    handlers = {"run": _run, "list": _list, "schema": _schema, "expand": _expand, "runs": _runs, "compare": _compare}
     try:
-        return handlers[args.command](args)
+        with _sigterm_interrupts():
+            return handlers[args.command](args)
     except CultureBiasError as error:
-        print(f"culturebias: error: {error}", file=sys.stderr)
+        print(f"culturebias: error: {redact_text(str(error))}", file=sys.stderr)
         return exit_code(error)
-    except KeyboardInterrupt:
-        print("culturebias: interrupted; stored results are kept, continue with --resume", file=sys.stderr)
-        return INTERRUPTED
+    except KeyboardInterrupt as stop:
+        name = stop.signal_name if isinstance(stop, RunInterrupted) else "Ctrl-C"
+        print(f"culturebias: interrupted ({name}); stored results are kept, continue with --resume", file=sys.stderr)
+        return 128 + stop.signum if isinstance(stop, RunInterrupted) else INTERRUPTED
+    except OSError as error:  # the system refused a file (permissions, a full disk): its words, one line
+        print(f"culturebias: error: {redact_text(_describe_os_error(error))}", file=sys.stderr)
+        return 1
+
+
+@contextlib.contextmanager
+def _sigterm_interrupts():
+    """SIGTERM (``kill``, a scheduler's stop) ends a command as Ctrl-C does: the run stores what it
+    computed and is marked interrupted. A second SIGTERM while that is under way is ignored."""
+    if threading.current_thread() is not threading.main_thread():
+        yield  # signal handlers can only be set from the main thread
+        return
+
+    def stop(signum, frame):
+        signal.signal(signal.SIGTERM, signal.SIG_IGN)
+        raise RunInterrupted(signum, signal.Signals(signum).name)
+
+    previous = signal.signal(signal.SIGTERM, stop)
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGTERM, previous)
+
+
+def _describe_os_error(error: OSError) -> str:
+    where = " -> ".join(str(name) for name in (error.filename, error.filename2) if name is not None)
+    reason = error.strerror or str(error)
+    return f"{where}: {reason}" if where else reason
 
 
 def console_main() -> None:

@@ -12,7 +12,7 @@ from typing import Any
 from dependency_injector import containers, providers
 
 from culturebias.application.context import Lazy, ModelPorts, RunContext
-from culturebias.application.recorded_ports import RecordedGenerator
+from culturebias.application.recorded_ports import RecordedGenerator, RunProgress
 from culturebias.bootstrap.registry import registry
 from culturebias.adapters.model_options import ModelOptions
 from culturebias.bootstrap.settings import ModelSettings, Settings
@@ -31,10 +31,11 @@ def default_cache_dir(settings: Settings) -> Path:
 def build_store(settings: Settings, out_dir: Path | None):
     descriptor = registry().store(settings.store.backend)
     if settings.store.path:
-        return descriptor.open(Path(settings.store.path).expanduser())
-    if out_dir is None and descriptor.durable:
+        return descriptor.open(Path(settings.store.path).expanduser(), settings.store)
+    if out_dir is None and descriptor.durable and descriptor.default_location:
         raise ConfigError(f"store.backend={descriptor.name} needs store.path when no output folder is given")
-    return descriptor.open(Path(out_dir or ".") / descriptor.default_location if descriptor.default_location else None)
+    location = Path(out_dir or ".") / descriptor.default_location if descriptor.default_location else None
+    return descriptor.open(location, settings.store)
 
 
 def build_model_backend(model: ModelOptions, cache_dir: Path):
@@ -69,9 +70,9 @@ def build_judge(settings: Settings, generator: Any):
 
 
 def build_progress(settings: Settings):
-    from culturebias.adapters.progress import NullProgress, TqdmProgress
+    from culturebias.adapters.progress import terminal_progress
 
-    return TqdmProgress() if settings.run.progress else NullProgress()
+    return terminal_progress(settings.run.progress, json_logs=settings.run.log_format == "json")
 
 
 def build_source(benchmark: str, settings: Settings):
@@ -114,6 +115,24 @@ def make_container(benchmark: str, settings: Settings, out_dir: Path) -> Contain
     return Container(settings=settings, out_dir=out_dir, benchmark=benchmark)
 
 
+class SharedModel:
+    """One model backend and judge for several evaluations: several benchmarks, one model load.
+
+    The first container attached owns them; later ones use its providers. Both stay
+    lazy: nothing loads until a benchmark first asks for a port.
+    """
+
+    def __init__(self) -> None:
+        self._owner: Container | None = None
+
+    def attach(self, container: Container) -> None:
+        if self._owner is None:
+            self._owner = container
+            return
+        container.model_backend.override(self._owner.model_backend)
+        container.judge_generator.override(self._owner.judge_generator)
+
+
 def open_lexicon(spec: str, min_frequency: float = 0.0):
     """LIBRA's knowledge boundary: a general lexicon, opened by spec."""
     from culturebias.adapters.lexicon import open_lexicon as open_
@@ -134,6 +153,7 @@ def make_context_factory(container: Container):
 
     def make(run_id: str) -> RunContext:
         store = container.store()
+        run_progress = RunProgress()  # one per run: the judge's generations count in the same stage
         ports = ModelPorts(
             scorer=Lazy(lambda: container.model_backend().scorer()),
             templater=Lazy(lambda: container.model_backend().templater()),
@@ -144,7 +164,13 @@ def make_context_factory(container: Container):
                 lambda: build_judge(
                     settings,
                     RecordedGenerator(
-                        container.judge_generator(), store, run_id, container.progress(), settings.run.chunk_size
+                        container.judge_generator(),
+                        store,
+                        run_id,
+                        container.progress(),
+                        settings.run.chunk_size,
+                        commit_seconds=settings.run.commit_seconds,
+                        run_progress=run_progress,
                     ),
                 )
             ),
@@ -156,6 +182,8 @@ def make_context_factory(container: Container):
             progress=container.progress(),
             seed=settings.run.seed,
             chunk_size=settings.run.chunk_size,
+            commit_seconds=settings.run.commit_seconds,
+            run_progress=run_progress,
             lexicons=open_lexicon,
             embedders=open_embedder,
         )

@@ -14,6 +14,7 @@ complete.
 from __future__ import annotations
 
 import importlib
+import importlib.util
 import threading
 from dataclasses import dataclass, field
 from importlib import metadata
@@ -21,7 +22,7 @@ from typing import Any, Callable, Generic, Literal, TypeVar
 
 from pydantic import BaseModel
 
-from culturebias.domain.errors import PluginError, UnknownNameError
+from culturebias.domain.errors import ConfigError, PluginError, UnknownNameError
 
 T = TypeVar("T")
 
@@ -45,6 +46,25 @@ def import_object(dotted: str) -> Any:
         except AttributeError:
             raise PluginError(f"{module_name!r} has no attribute {attribute!r}") from None
     return target
+
+
+def require_modules(what: str, modules: tuple[str, ...], extra: str | None) -> None:
+    """A typed error with the pip command when a piece's imports are missing (located, not imported)."""
+    missing = [module for module in modules if not _findable(module)]
+    if missing:
+        install = f"pip install 'culturebias[{extra}]'" if extra else f"pip install {' '.join(missing)}"
+        raise ConfigError(
+            f"{what} needs {', '.join(missing)}, which this installation lacks: {install} "
+            "(scripts/install.sh installs everything)"
+        )
+
+
+def _findable(module: str) -> bool:
+    """Whether ``module`` can be imported, without importing it."""
+    try:
+        return importlib.util.find_spec(module) is not None
+    except (ImportError, ValueError):
+        return False
 
 
 def resolve(ref: str | T) -> T:
@@ -110,8 +130,11 @@ class BackendDescriptor:
     capabilities: frozenset[str]
     # An extra to install when its imports are missing (``pip install 'culturebias[...]'``).
     extra: str | None = None
+    # Top-level modules the backend imports when it runs (located, not imported, before its factory is).
+    requires: tuple[str, ...] = ()
 
     def create(self) -> Callable[..., Any]:
+        require_modules(f"model.backend={self.name}", self.requires, self.extra)
         return resolve(self.factory)
 
     def options_model(self) -> type[BaseModel]:
@@ -120,16 +143,26 @@ class BackendDescriptor:
 
 @dataclass(frozen=True)
 class StoreDescriptor:
-    """One result store: ``factory(path)`` opens it; ``default_location`` is its path inside the output folder."""
+    """One result store: ``factory(path)`` opens it; ``default_location`` is its path inside the output folder
+    ("" for a store that keeps nothing in it: memory, a database server).
+
+    A store with ``takes_settings`` is opened as ``factory(path, settings)``, ``settings``
+    being the ``store.*`` section (``StoreSettings``: a server's DSN, where its password is).
+    """
 
     name: str
     description: str
     factory: str | Callable[..., Any]
     default_location: str
     durable: bool = True
+    takes_settings: bool = False
+    extra: str | None = None
+    requires: tuple[str, ...] = ()
 
-    def open(self, path: Any) -> Any:
-        return resolve(self.factory)(path)
+    def open(self, path: Any, settings: Any = None) -> Any:
+        require_modules(f"store.backend={self.name}", self.requires, self.extra)
+        factory = resolve(self.factory)
+        return factory(path, settings) if self.takes_settings else factory(path)
 
 
 BENCHMARKS: tuple[BenchmarkDescriptor, ...] = (
@@ -215,6 +248,8 @@ BACKENDS: tuple[BackendDescriptor, ...] = (
         factory="culturebias.adapters.hf.backend:create_backend",
         options="culturebias.adapters.hf.options:HFOptions",
         capabilities=LOCAL,
+        extra="hf",
+        requires=("torch", "transformers"),
     ),
     BackendDescriptor(
         name="onnx",
@@ -222,6 +257,8 @@ BACKENDS: tuple[BackendDescriptor, ...] = (
         factory="culturebias.adapters.onnx.backend:create_backend",
         options="culturebias.adapters.onnx.options:OnnxOptions",
         capabilities=LOCAL,
+        extra="onnx",
+        requires=("torch", "transformers", "onnxruntime", "onnx"),
     ),
     BackendDescriptor(
         name="openai",
@@ -229,6 +266,8 @@ BACKENDS: tuple[BackendDescriptor, ...] = (
         factory="culturebias.adapters.openai.backend:create_backend",
         options="culturebias.adapters.openai.options:OpenAIOptions",
         capabilities=frozenset({"loglikelihood", "generate"}),
+        extra="api",
+        requires=("httpx",),
     ),
     BackendDescriptor(
         name="replay",
@@ -258,6 +297,15 @@ STORES: tuple[StoreDescriptor, ...] = (
         factory="culturebias.adapters.stores.memory_store:MemoryResultStore",
         default_location="",
         durable=False,
+    ),
+    StoreDescriptor(
+        name="postgres",
+        description="a PostgreSQL database (store.dsn); several runs may write one database at once",
+        factory="culturebias.adapters.stores.postgres_store:open_store",
+        default_location="",
+        takes_settings=True,
+        extra="postgres",
+        requires=("psycopg",),
     ),
 )
 

@@ -13,8 +13,14 @@ import tomllib
 from pathlib import Path
 from typing import Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, SecretStr, ValidationError, model_validator
-from pydantic_settings import BaseSettings, PydanticBaseSettingsSource, SettingsConfigDict, TomlConfigSettingsSource
+from pydantic import BaseModel, ConfigDict, Field, SecretStr, ValidationError, field_validator, model_validator
+from pydantic_settings import (
+    BaseSettings,
+    PydanticBaseSettingsSource,
+    SettingsConfigDict,
+    SettingsError,
+    TomlConfigSettingsSource,
+)
 
 from culturebias.adapters.model_options import EMBEDDED_DEFAULT_MODEL, ModelOptions  # noqa: F401
 from culturebias.domain.errors import ConfigError, UnknownNameError
@@ -70,6 +76,17 @@ class ModelSettings(ModelOptions):
             raise ConfigError(explain_validation_error(error, prefix="model")) from None
 
 
+def _options_fields(benchmark: str) -> dict[str, Any]:
+    """A benchmark's protocol.* keys; none for a plugin that fails to load."""
+    from culturebias.bootstrap.registry import registry
+    from culturebias.domain.errors import PluginError
+
+    try:
+        return dict(registry().benchmark(benchmark).options_model().model_fields)
+    except PluginError:
+        return {}
+
+
 def _backends_with_option(key: str) -> list[str]:
     from culturebias.bootstrap.registry import BackendDescriptor, registry
 
@@ -91,26 +108,65 @@ class JudgeSettings(BaseModel):
 class StoreSettings(BaseModel):
     model_config = ConfigDict(extra="forbid")
 
-    backend: str = "sqlite"  # sqlite | jsonl | memory | a plugin's
+    backend: str = "sqlite"  # sqlite | jsonl | memory | postgres | a plugin's
     path: str | None = None  # default: <out>/results.sqlite or <out>/results/
+    # A database server's connection string (postgres: postgresql://user@host:5432/db). Kept out
+    # of repr; a password written into it is redacted wherever the configuration is shown or stored.
+    dsn: str | None = Field(None, repr=False)
+    password_env: str = "PGPASSWORD"  # the environment variable holding the server's password
+    password_file: str | None = None  # or a file holding it (first line); wins over password_env
 
 
 class DataSettings(BaseModel):
-    model_config = ConfigDict(extra="forbid")
+    # The only extra keys allowed are per-benchmark sections, ``data.<benchmark>.path`` (checked below).
+    model_config = ConfigDict(extra="allow")
 
     path: str | None = None
+
+    @model_validator(mode="after")
+    def _benchmark_sections(self) -> "DataSettings":
+        from culturebias.bootstrap.registry import registry
+
+        names = registry().benchmarks.names()
+        for key, value in (self.model_extra or {}).items():
+            if key not in names or not isinstance(value, dict):
+                raise UnknownNameError("setting", f"data.{key}", ["data.path", *(f"data.{n}.path" for n in names)])
+            for inner in value:
+                if inner != "path":
+                    raise UnknownNameError("setting", f"data.{key}.{inner}", [f"data.{key}.path"])
+        return self
+
+    def path_for(self, benchmark: str) -> str | None:
+        """``data.<benchmark>.path`` where given, else ``data.path``."""
+        section = (self.model_extra or {}).get(benchmark)
+        return section.get("path") if section else self.path
 
 
 class RunSettings(BaseModel):
     model_config = ConfigDict(extra="forbid")
 
     seed: int = 0
-    progress: bool = True
+    # auto: bars on stderr only when it is a terminal and logs are not JSON; true/false mean always/never.
+    progress: Literal["auto", "always", "never"] = "auto"
     log_format: Literal["console", "json"] = "console"
     log_level: str = "info"
-    chunk_size: int = Field(2048, ge=1)  # results per store transaction
+    chunk_size: int = Field(2048, ge=1)  # requests per backend call (its batches are planned within one)
+    # A backend that delivers batch by batch has its results committed at least this often.
+    commit_seconds: float = Field(2.0, ge=0)
     cache_dir: str | None = None  # converted/exported models; default ~/.cache/culturebias
     report: Literal["markdown", "none"] = "markdown"
+
+    @field_validator("progress", mode="before")
+    @classmethod
+    def _progress_as_boolean(cls, value: Any) -> Any:
+        if isinstance(value, bool):
+            return "always" if value else "never"
+        if isinstance(value, str) and value.strip().lower() in _BOOLEAN_WORDS:
+            return "always" if _BOOLEAN_WORDS[value.strip().lower()] else "never"
+        return value
+
+
+_BOOLEAN_WORDS = {"true": True, "yes": True, "on": True, "1": True, "false": False, "no": False, "off": False, "0": False}
 
 
 class Settings(BaseSettings):
@@ -150,33 +206,103 @@ class Settings(BaseSettings):
         data["model"] = self.model.backend_options().model_dump(mode="json")
         if data["model"].get("api_key"):
             data["model"]["api_key"] = "**redacted**"
-        return data
+        if data["store"].get("dsn"):
+            from culturebias.adapters.stores.postgres_store import redact_dsn
 
-    def resume_identity(self) -> dict[str, Any]:
+            data["store"]["dsn"] = redact_dsn(data["store"]["dsn"])
+        from culturebias.domain.redaction import redact_value
+
+        # Every string, wherever a credential was written into it (URL userinfo, key-like query
+        # parameters, secret-named keys), not only the fields known to hold one.
+        return redact_value(data)
+
+    def resume_identity(self, cache_dir: Path | None = None) -> dict[str, Any]:
         """The part of the configuration that changes the numbers: it decides which run ``--resume`` continues.
 
         Where results go (``store``) and how a run shows progress, logs or reports
-        (``run.*`` except ``seed``) do not count.
+        (``run.*`` except ``seed`` and ``chunk_size``, which decides what a backend
+        batches together) do not count. ``model.*`` (batch size, padding, prefix
+        reuse, ...) does, and so does ``model_weights``: the sizes and hashes of a
+        local model's weight files (cached in ``cache_dir`` by mtime).
         """
+        from culturebias.adapters.hf.weights_fingerprint import model_weights_identity
+
         config = self.redacted()
         identity = {k: v for k, v in config.items() if k not in {"store", "run"}}
-        identity["run"] = {"seed": config["run"]["seed"]}
+        identity["run"] = {"seed": config["run"]["seed"], "chunk_size": config["run"]["chunk_size"]}
+        # How the openai request cache is used changes no number (it keeps valid replies only):
+        # ``--resume --set model.cache=refresh`` continues the same run.
+        identity["model"] = {k: v for k, v in identity["model"].items() if k != "cache"}
+        weights = model_weights_identity(self.model.backend_options(), cache_dir)
+        if weights:
+            identity["model_weights"] = weights
         return identity
 
-    def protocol_options(self, benchmark: str) -> BaseModel:
-        """``protocol.*`` validated by the benchmark's own options model."""
+    def protocol_options(self, benchmark: str, selected: list[str] | None = None) -> BaseModel:
+        """``protocol.*`` as it applies to ``benchmark`` (see ``for_benchmark``), validated by its options model."""
         from culturebias.bootstrap.registry import registry
 
         options_model = registry().benchmark(benchmark).options_model()
-        unknown = [k for k in self.protocol if k not in options_model.model_fields]
-        if unknown:
-            raise UnknownNameError(
-                "setting", f"protocol.{unknown[0]}", [f"protocol.{k}" for k in options_model.model_fields], f"for benchmark {benchmark!r}"
-            )
         try:
-            return options_model.model_validate(self.protocol)
+            return options_model.model_validate(self._protocol_for(benchmark, selected or [benchmark]))
         except ValidationError as error:
             raise ConfigError(f"protocol settings for {benchmark}: " + explain_validation_error(error, prefix="protocol")) from None
+
+    def for_benchmark(self, benchmark: str, selected: list[str] | None = None) -> "Settings":
+        """These settings as ``benchmark`` runs them, one of ``selected`` (default: it alone).
+
+        ``protocol.<benchmark>.<key>`` applies to that benchmark only and wins over a plain
+        ``protocol.<key>``, which applies to every selected benchmark whose options have that
+        key and is an error when none has it. ``data.<benchmark>.path`` wins over ``data.path``;
+        with several benchmarks a plain ``data.path`` is an error (one folder cannot hold the
+        data of two benchmarks). The result, recorded with the run, has a flat ``protocol`` and
+        one ``data.path``, as a run of that benchmark alone with the same options would.
+        """
+        selected = selected or [benchmark]
+        if len(selected) > 1 and self.data.path is not None and not (self.data.model_extra or {}).get(benchmark):
+            raise ConfigError(
+                f"data.path is one benchmark's data, and {len(selected)} benchmarks run ({', '.join(selected)}); "
+                f"set data.{benchmark}.path instead"
+            )
+        self.protocol_options(benchmark, selected)  # every value valid before anything runs
+        return self.model_copy(
+            update={
+                "protocol": self._protocol_for(benchmark, selected),
+                "data": DataSettings(path=self.data.path_for(benchmark)),
+            }
+        )
+
+    def _protocol_for(self, benchmark: str, selected: list[str]) -> dict[str, Any]:
+        from culturebias.bootstrap.registry import registry
+        from culturebias.domain.errors import PluginError
+
+        names = registry().benchmarks.names()
+        sections = {k: v for k, v in self.protocol.items() if k in names and isinstance(v, dict)}
+        plain = {k: v for k, v in self.protocol.items() if k not in sections}
+        # A section of a benchmark not run here is ignored (one config file may hold every
+        # benchmark's), but a key its benchmark does not have is still an error.
+        for name, section in sections.items():
+            try:
+                fields = registry().benchmark(name).options_model().model_fields
+            except PluginError:
+                if name in selected:
+                    raise
+                continue  # a broken plugin's section, not run here: `culturebias list` reports the plugin
+            unknown = [k for k in section if k not in fields]
+            if unknown:
+                raise UnknownNameError(
+                    "setting", f"protocol.{name}.{unknown[0]}", [f"protocol.{name}.{k}" for k in fields], f"for benchmark {name!r}"
+                )
+        known = {k: None for name in selected for k in registry().benchmark(name).options_model().model_fields}
+        unknown = [k for k in plain if k not in known]
+        if unknown:
+            runs = f"benchmark {selected[0]!r}" if len(selected) == 1 else f"any of the benchmarks {', '.join(selected)}"
+            owners = [n for n in names if n not in selected and unknown[0] in _options_fields(n)]
+            if owners:
+                raise ConfigError(f"protocol.{unknown[0]} is not a setting of {runs}; it belongs to {', '.join(owners)}")
+            raise UnknownNameError("setting", f"protocol.{unknown[0]}", [f"protocol.{k}" for k in known], f"for {runs}")
+        own = registry().benchmark(benchmark).options_model().model_fields
+        return {**{k: v for k, v in plain.items() if k in own}, **sections.get(benchmark, {})}
 
 
 def parse_assignment(text: str) -> tuple[list[str], str]:
@@ -203,7 +329,8 @@ def _set_nested(target: dict[str, Any], parts: list[str], value: Any) -> None:
 def load_settings(config_file: str | Path | None = None, assignments: list[str] | None = None) -> Settings:
     """Build the settings: defaults, then the TOML file, the environment, and ``--set`` assignments."""
     if config_file is not None and not Path(config_file).is_file():
-        raise ConfigError(f"config file {config_file} does not exist")
+        what = "is a folder, not a TOML file" if Path(config_file).is_dir() else "does not exist"
+        raise ConfigError(f"config file {config_file} {what}")
     overrides: dict[str, Any] = {}
     for assignment in assignments or []:
         parts, value = parse_assignment(assignment)
@@ -218,6 +345,13 @@ def load_settings(config_file: str | Path | None = None, assignments: list[str] 
         raise ConfigError(explain_validation_error(error)) from None
     except tomllib.TOMLDecodeError as error:
         raise ConfigError(f"config file {config_file}: {error}") from None
+    except UnicodeDecodeError as error:
+        raise ConfigError(f"config file {config_file}: not UTF-8 text ({error.reason} at byte {error.start})") from None
+    except OSError as error:
+        raise ConfigError(f"config file {config_file}: cannot be read ({error.strerror or error})") from None
+    except SettingsError as error:  # an environment variable holding a section that is not JSON
+        cause = f" ({error.__cause__})" if error.__cause__ else ""
+        raise ConfigError(f"{error}{cause}; a CULTUREBIAS_<SECTION> variable holds a JSON object") from None
     return Settings.model_validate(loaded.model_dump())
 
 

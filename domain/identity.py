@@ -13,7 +13,9 @@ class ModelIdentity(BaseModel):
     """Everything a cached score depends on besides the request text itself.
 
     The request text already contains the rendered chat template, so a template
-    change changes the key; ``tokenizer`` is a fingerprint of the tokenizer files.
+    change changes the key; ``tokenizer`` is a fingerprint of the tokenizer files;
+    ``weights`` one of the weight files of a model loaded from this machine (sizes
+    and hashes), so a folder whose weights were replaced is another model.
     """
 
     model_config = ConfigDict(frozen=True)
@@ -26,9 +28,12 @@ class ModelIdentity(BaseModel):
     kind: Literal["causal", "masked", "api", "scripted", "replay"] = "causal"
     parameters: int | None = None
     description: str = ""
+    weights: str | None = None
 
     def cache_key(self) -> str:
         stable = {k: v for k, v in self.model_dump().items() if k not in {"description", "parameters"}}
+        if stable["weights"] is None:
+            del stable["weights"]  # keys of models without a weights fingerprint stay as they were
         return hashlib.sha256(json.dumps(stable, sort_keys=True).encode()).hexdigest()[:16]
 
 

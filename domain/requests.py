@@ -154,3 +154,6 @@ class GenerationRequest:
 @dataclass(frozen=True, slots=True)
 class GenerationResult:
     text: str
+    # The backend got no valid reply (e.g. ``content: null``) after its retries: ``text`` is
+    # empty and means nothing; protocols count it as an invalid reply, never as an answer.
+    invalid: bool = False

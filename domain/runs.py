@@ -1,4 +1,4 @@
-"""A run: its identity, configuration, data fingerprint and lifecycle."""
+"""A run: its identity, configuration, data fingerprint, lifecycle and how far it got."""
 
 from __future__ import annotations
 
@@ -7,14 +7,23 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, Field
 
+from culturebias.domain.errors import CultureBiasError
 from culturebias.domain.summary import SUMMARY_SCHEMA_VERSION  # noqa: F401  (re-exported)
 
-
-RunStatus = Literal["running", "finished", "failed"]
+# "interrupted": stopped by Ctrl-C or SIGTERM after flushing what was computed;
+# "failed": stopped by an error. ``--resume`` continues either.
+RunStatus = Literal["running", "finished", "failed", "interrupted"]
 
 
 def utc_now() -> str:
     return datetime.now(timezone.utc).isoformat(timespec="seconds")
+
+
+class StageProgress(BaseModel):
+    """Results stored for one stage, of the distinct requests the run has asked for in it so far."""
+
+    done: int = Field(ge=0)
+    total: int = Field(ge=0)
 
 
 class RunManifest(BaseModel):
@@ -23,8 +32,62 @@ class RunManifest(BaseModel):
     config: dict[str, Any]
     config_fingerprint: str
     data_fingerprint: str
+    # The resume identity itself (``config_fingerprint`` is its hash): a refused resume names what differs.
+    identity: dict[str, Any] = Field(default_factory=dict)
     model: dict[str, Any] = Field(default_factory=dict)
     status: RunStatus = "running"
     created_at: str = Field(default_factory=utc_now)
     finished_at: str | None = None
-    failure: str | None = None  # why a failed run stopped
+    failure: str | None = None  # why a failed or interrupted run stopped
+    progress: dict[str, StageProgress] = Field(default_factory=dict)  # per stage, saved with its results
+
+    def progress_text(self) -> str:
+        """``loglikelihood 120/400, generation 0/10``; empty before anything was asked."""
+        return ", ".join(f"{stage} {p.done}/{p.total}" for stage, p in sorted(self.progress.items()))
+
+
+class RunInterrupted(KeyboardInterrupt):
+    """A run stopped by a signal (SIGTERM, SIGINT): what was computed is stored, the run is resumable."""
+
+    def __init__(self, signum: int, name: str):
+        self.signum = signum
+        self.signal_name = name
+        super().__init__(f"interrupted by {name}")
+
+
+class OutputFolderBusyError(CultureBiasError):
+    """Another live process is running in the same output folder."""
+
+    def __init__(self, folder: str, holder: dict[str, Any]):
+        self.folder = folder
+        self.holder = holder
+        who = f"process {holder.get('pid', '?')} on {holder.get('host', '?')}"
+        since = f" since {holder['started']}" if holder.get("started") else ""
+        run = f" (run {holder['run_id']})" if holder.get("run_id") else ""
+        super().__init__(
+            f"output folder {folder} is in use by {who}{since}{run}; wait for it to finish, stop it, "
+            "or choose another --out"
+        )
+
+
+def identity_differences(stored: dict[str, Any], current: dict[str, Any], prefix: str = "") -> list[str]:
+    """``key: stored -> now`` for every dotted key whose value differs (a key on one side only included)."""
+    lines: list[str] = []
+    for key in sorted(set(stored) | set(current)):
+        name = f"{prefix}{key}"
+        old, new = stored.get(key, _ABSENT), current.get(key, _ABSENT)
+        if isinstance(old, dict) and isinstance(new, dict):
+            lines.extend(identity_differences(old, new, name + "."))
+        elif old != new:
+            lines.append(f"{name}: {_shown(old)} -> {_shown(new)}")
+    return lines
+
+
+_ABSENT = object()
+
+
+def _shown(value: Any) -> str:
+    if value is _ABSENT:
+        return "(not set)"
+    text = repr(value)
+    return text if len(text) <= 80 else text[:77] + "..."

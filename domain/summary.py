@@ -18,7 +18,8 @@ from culturebias.domain.errors import SchemaVersionError
 from culturebias.domain.identity import ModelIdentity, ScoreProvenance
 
 # 2.0: summaries are typed models (the JSON layout of 1.x is unchanged, so 1.x files load).
-SUMMARY_SCHEMA_VERSION = "2.0"
+# 2.1: the envelope records a limited run (``limit``); 2.0 files load with ``limit`` null.
+SUMMARY_SCHEMA_VERSION = "2.1"
 
 
 def _finite_or_none(value: Any) -> Any:
@@ -72,6 +73,25 @@ class DataBlock(Block):
     fingerprint: str
 
 
+class RunLimit(Block):
+    """A run cut short by ``--limit N`` (``protocol.limit``): not comparable to a full run.
+
+    ``meaning`` says what N counted in this benchmark (its options model's ``limit`` description).
+    """
+
+    n: int
+    meaning: str
+
+
+def run_limit(options: Any) -> RunLimit | None:
+    """The limit a benchmark's options set, with its meaning; None for a full run or options without a limit."""
+    n = getattr(options, "limit", None)
+    if n is None:
+        return None
+    field = type(options).model_fields.get("limit") if isinstance(options, BaseModel) else None
+    return RunLimit(n=n, meaning=(field.description if field is not None and field.description else "the first N items"))
+
+
 MetricsT = TypeVar("MetricsT", bound=BaseModel)
 CountsT = TypeVar("CountsT", bound=BaseModel)
 DetailsT = TypeVar("DetailsT", bound=BaseModel)
@@ -105,6 +125,8 @@ class RunSummary(Block):
     # The effective configuration, secrets redacted (bootstrap's Settings as JSON).
     config: dict[str, Any]
     config_fingerprint: str
+    # Set when the run was limited (--limit N): its numbers are not comparable to a full run's.
+    limit: RunLimit | None = None
     metrics: SerializeAsAny[BaseModel]
     counts: SerializeAsAny[BaseModel]
     notes: list[str] = Field(default_factory=list)

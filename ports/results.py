@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any, Mapping, Protocol, runtime_checkable
 
-from culturebias.domain.runs import RunManifest
+from culturebias.domain.runs import RunManifest, StageProgress
 
 
 @runtime_checkable
@@ -12,7 +12,9 @@ class ResultStore(Protocol):
     """Per-item results are keyed by (run, stage, key); payloads are JSON objects.
 
     ``save_results`` is atomic: after a crash either the whole batch is stored or
-    none of it. A stage is a named kind of result (e.g. ``loglikelihood``).
+    none of it, together with the stage's ``progress`` when one is given (what
+    ``RunManifest.progress`` then reports for that stage). A stage is a named kind
+    of result (e.g. ``loglikelihood``); stores treat the name as opaque.
     """
 
     def create_run(self, manifest: RunManifest) -> None: ...
@@ -23,11 +25,21 @@ class ResultStore(Protocol):
 
     def load_results(self, run_id: str, stage: str) -> dict[str, dict[str, Any]]: ...
 
-    def save_results(self, run_id: str, stage: str, results: Mapping[str, Mapping[str, Any]]) -> None: ...
+    def save_results(
+        self, run_id: str, stage: str, results: Mapping[str, Mapping[str, Any]], progress: StageProgress | None = None
+    ) -> None: ...
 
     def finish_run(self, run_id: str, summary: Mapping[str, Any]) -> None: ...
 
     def mark_failed(self, run_id: str, reason: str) -> None: ...
+
+    def mark_interrupted(self, run_id: str, reason: str) -> None:
+        """Status ``interrupted``: stopped by a signal after storing what was computed."""
+        ...
+
+    def mark_running(self, run_id: str) -> None:
+        """Status back to ``running`` (and no failure) when ``--resume`` continues a run."""
+        ...
 
     def load_summary(self, run_id: str) -> dict[str, Any] | None: ...
 

@@ -10,9 +10,20 @@ and ``/v1/models`` from
 * any ``Generator`` port, for generated text (chat messages are handed over as
   messages, so the generator applies its own template, as a server does).
 
-Faults are injected per request, first in first out: ``429`` (with
-``Retry-After``), ``500``, ``slow`` (the reply waits ``delay_s``) and
-``malformed`` (a 200 whose body is not JSON). ``prompt_logprobs=False`` makes it
+Faults are injected per request, first in first out (``inject``); a fault with
+``when="text"`` hits only a request whose body holds that text, so a test can
+aim at one request of a concurrent batch whatever order the batch arrives in.
+Transport faults: ``429`` (with ``Retry-After``), any other status code as text
+(``"500"``, ``"503"``), ``slow`` (the reply waits ``delay_s``), ``hang`` (no reply
+until the server stops: a timeout on any machine, however loaded), ``gate`` (the
+reply waits until ``together`` requests are in flight: concurrency shown without
+relying on timing) and
+``malformed`` (a 200 whose body is not JSON). Invalid replies (a 200 with a
+well-formed body that cannot be used): ``truncated-logprobs`` (the token lists
+end halfway through the prompt), ``null-logprob`` and ``nan-logprob`` (the last
+prompt token's log-probability is null or NaN), ``no-logprobs``
+(``logprobs: null``), ``null-content`` (chat ``content: null``) and
+``null-text`` (completions ``text: null``). ``prompt_logprobs=False`` makes it
 omit prompt log-probabilities like a server without that capability, and
 ``offsets="per-token"`` makes it count offsets from tokens decoded one by one
 (replacement characters for partial UTF-8 bytes), like some engines do.
@@ -26,6 +37,7 @@ from __future__ import annotations
 import json
 import threading
 import time
+from urllib.parse import urlsplit
 from dataclasses import dataclass, field
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any, Literal, Protocol, Sequence
@@ -117,12 +129,21 @@ class HFTokenSource:
         return Echo(tokens, Token(next_text, float(logprobs[-1, next_id]), None))
 
 
+INVALID_REPLIES = ("truncated-logprobs", "null-logprob", "nan-logprob", "no-logprobs", "null-content", "null-text")
+
+
 @dataclass
 class Fault:
-    kind: Literal["429", "500", "slow", "malformed"]
+    kind: str  # a status code ("429", "500", "503", ...), "slow", "hang", "gate", "malformed", or one of INVALID_REPLIES
     retry_after: str | None = None
     delay_s: float = 0.0
     endpoint: str | None = None  # None: any endpoint
+    when: str | None = None  # None: any request; else only a request whose body holds this text
+    message: str = "injected failure"  # the error message of a status fault
+    together: int = 2  # "gate": the reply waits until this many requests are in flight
+
+    def hits(self, endpoint: str, body_text: str) -> bool:
+        return (self.endpoint is None or self.endpoint == endpoint) and (self.when is None or self.when in body_text)
 
 
 @dataclass
@@ -131,6 +152,7 @@ class Served:
     body: dict[str, Any]
     authorization: str | None
     fault: str | None
+    query: str = ""
 
 
 @dataclass
@@ -146,11 +168,13 @@ class ServerState:
     max_in_flight: int = 0
     lock: threading.Lock = field(default_factory=threading.Lock)
     model_lock: threading.Lock = field(default_factory=threading.Lock)
+    stopping: threading.Event = field(default_factory=threading.Event)
 
-    def take_fault(self, endpoint: str) -> Fault | None:
+    def take_fault(self, endpoint: str, body: Any) -> Fault | None:
+        text = json.dumps(body, ensure_ascii=False)
         with self.lock:
             for i, fault in enumerate(self.faults):
-                if fault.endpoint is None or fault.endpoint == endpoint:
+                if fault.hits(endpoint, text):
                     return self.faults.pop(i)
         return None
 
@@ -177,7 +201,7 @@ class _Handler(BaseHTTPRequestHandler):
 
     def do_GET(self) -> None:
         state = self.server.state
-        if self.path.rstrip("/") == "/v1/models":
+        if urlsplit(self.path).path.rstrip("/") == "/v1/models":
             self._send(200, {"object": "list", "data": [{"id": state.model_name, "object": "model"}]})
         else:
             self._error(404, f"no route {self.path}")
@@ -196,26 +220,35 @@ class _Handler(BaseHTTPRequestHandler):
     def _post(self, state: ServerState) -> None:
         length = int(self.headers.get("Content-Length") or 0)
         raw = self.rfile.read(length)
-        endpoint = self.path.rstrip("/").removeprefix("/v1/")
+        # The query (a key in ?api-key=..., an api-version) is no part of the route; it is recorded.
+        endpoint = urlsplit(self.path).path.rstrip("/").removeprefix("/v1/")
         try:
             body = json.loads(raw or b"{}")
         except json.JSONDecodeError:
             self._error(400, "request body is not JSON")
             return
-        fault = state.take_fault(endpoint)
+        fault = state.take_fault(endpoint, body)
         with state.lock:
-            state.served.append(Served(endpoint, body, self.headers.get("Authorization"), fault.kind if fault else None))
+            state.served.append(
+                Served(endpoint, body, self.headers.get("Authorization"), fault.kind if fault else None, urlsplit(self.path).query)
+            )
         if fault is not None:
             if fault.kind == "429":
                 self._error(429, "rate limited", {"Retry-After": fault.retry_after} if fault.retry_after else None)
                 return
-            if fault.kind == "500":
-                self._error(500, "internal error")
+            if fault.kind.isdigit():
+                self._error(int(fault.kind), fault.message, {"Retry-After": fault.retry_after} if fault.retry_after else None)
                 return
             if fault.kind == "malformed":
                 self._send(200, None, raw=b'{"choices": [ {"text": "trunc')
                 return
-            time.sleep(fault.delay_s)
+            if fault.kind == "hang":
+                state.stopping.wait()
+                return
+            if fault.kind == "slow":
+                time.sleep(fault.delay_s)
+            if fault.kind == "gate":
+                _wait_for_company(state, fault)
         if endpoint not in ("completions", "chat/completions"):
             self._error(404, f"no route {self.path}")
             return
@@ -228,7 +261,39 @@ class _Handler(BaseHTTPRequestHandler):
         except ValueError as error:
             self._error(400, str(error))
             return
+        if fault is not None and fault.kind in INVALID_REPLIES:
+            _spoil(reply, fault.kind)
         self._send(200, reply)
+
+
+def _wait_for_company(state: ServerState, fault: Fault) -> None:
+    """Hold the reply until ``fault.together`` requests are in flight (at most ``delay_s``, a bound, not a timing)."""
+    deadline = time.monotonic() + (fault.delay_s or 30.0)
+    while not state.stopping.is_set() and time.monotonic() < deadline:
+        with state.lock:
+            if state.in_flight >= fault.together:
+                return
+        time.sleep(0.005)
+
+
+def _spoil(reply: dict[str, Any], kind: str) -> None:
+    """Turn a good reply into the invalid one ``kind`` names (the body stays well-formed JSON)."""
+    choice = reply["choices"][0]
+    if kind == "null-content":
+        choice.setdefault("message", {})["content"] = None
+    elif kind == "null-text":
+        choice["text"] = None
+    elif kind == "no-logprobs":
+        choice["logprobs"] = None
+    elif choice.get("logprobs"):
+        block = choice["logprobs"]
+        n = reply["usage"]["prompt_tokens"]
+        if kind == "truncated-logprobs":
+            keep = max(1, n // 2)
+            for name in ("tokens", "token_logprobs", "top_logprobs", "text_offset"):
+                block[name] = block[name][:keep]
+        else:
+            block["token_logprobs"][n - 1] = None if kind == "null-logprob" else float("nan")
 
 
 def _params(body: dict[str, Any]) -> GenerationParams:
@@ -324,8 +389,13 @@ class OpenAITestServer:
         return f"http://{host}:{port}/v1"
 
     def inject(self, kind: str, times: int = 1, **options: Any) -> None:
+        """Queue ``times`` faults of ``kind`` (options: retry_after, delay_s, endpoint, when, message, together)."""
         with self.state.lock:
-            self.state.faults.extend(Fault(kind, **options) for _ in range(times))  # type: ignore[arg-type]
+            self.state.faults.extend(Fault(kind, **options) for _ in range(times))
+
+    def pending_faults(self) -> int:
+        with self.state.lock:
+            return len(self.state.faults)
 
     def requests(self, endpoint: str | None = None) -> list[Served]:
         with self.state.lock:
@@ -336,6 +406,7 @@ class OpenAITestServer:
         return self
 
     def stop(self) -> None:
+        self.state.stopping.set()  # releases hanging replies
         self._httpd.shutdown()
         self._httpd.server_close()
         self._thread.join(timeout=5)

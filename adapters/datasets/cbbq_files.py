@@ -4,7 +4,10 @@
     DIR/{category}/disambiguous/disambiguous.csv
     DIR/{category}/{ambiguous,disambiguous}/templates_generate_{neg,nonneg}.csv
 
-CSV files are UTF-8 with a byte order mark. Instance columns: example_id,
+CSV files are UTF-8 with a byte order mark (read through ``csv_table``: any
+Unicode with a byte order mark, or UTF-8 without one). A file that cannot be
+decoded or parsed, lacks a column, has a header and no rows, or repeats an
+example_id is a ``DataError`` naming file and row. Instance columns: example_id,
 question_index, question_polarity (neg/non_neg), context_condition, category,
 subcategory, bias_targeted_groups, source, context, question, ans0, ans1
 (the two groups), ans2 (unknown), label (index of the correct answer).
@@ -18,11 +21,10 @@ with culturebias (CC BY-SA 4.0, see ``adapters/bundled/cbbq/LICENSE.md``).
 
 from __future__ import annotations
 
-import csv
 from collections import Counter
 from pathlib import Path
-from typing import Iterator
 
+from culturebias.adapters.datasets.csv_table import read_table
 from culturebias.domain.bbq.cbbq_bias import TwinResolver, derive
 from culturebias.domain.bbq.model import BBQDataset, QAItem
 from culturebias.domain.errors import DataError, MissingDataError
@@ -40,14 +42,15 @@ HOW_TO = (
 )
 
 
-def read_csv(path: Path, required: tuple[str, ...]) -> Iterator[tuple[int, dict[str, str]]]:
-    with path.open(encoding="utf-8-sig", newline="") as handle:
-        reader = csv.DictReader(handle)
-        missing = [c for c in required if c not in (reader.fieldnames or [])]
-        if missing:
-            raise DataError(f"missing column(s) {missing}; found {reader.fieldnames}", file=str(path), row=1)
-        for row in reader:
-            yield reader.line_num, {k: (v if v is not None else "") for k, v in row.items() if k is not None}
+def read_csv(path: Path, required: tuple[str, ...], what: str = "") -> list[tuple[int, dict[str, str]]]:
+    """(file row number, row) pairs; header = row 1. With ``what``, a header and no rows is a ``DataError``."""
+    table = read_table(path)
+    missing = [c for c in required if c not in table.header]
+    if missing:
+        raise DataError(f"missing column(s) {missing}; found {table.header}", file=str(path), row=1)
+    if what:
+        table.require_rows(what)
+    return table.dicts()
 
 
 def instance_file(root: Path, category: str, condition: str) -> Path:
@@ -61,7 +64,7 @@ def template_files(root: Path, category: str, condition: str) -> list[Path]:
 
 
 def read_templates(paths: list[Path]) -> list[dict[str, str]]:
-    return [row for path in paths for _, row in read_csv(path, TEMPLATE_COLUMNS)]
+    return [row for path in paths for _, row in read_csv(path, TEMPLATE_COLUMNS, "templates")]
 
 
 def categories_in(root: Path) -> list[str]:
@@ -122,7 +125,7 @@ def load_category(root: Path, category: str) -> tuple[list[QAItem], list[Skipped
         if not path.is_file():
             continue
         seen: dict[str, int] = {}
-        for number, row in read_csv(path, INSTANCE_COLUMNS):
+        for number, row in read_csv(path, INSTANCE_COLUMNS, "instances"):
             example_id = row["example_id"].strip()
             if example_id in seen:
                 raise DataError(
@@ -184,6 +187,9 @@ class CBBQFiles:
             skips += c_skips
             methods += c_methods
             unresolved += c_unresolved
+        if not items:
+            first = f" (first at {skips[0].where()}: {skips[0].detail})" if skips else ""
+            raise DataError(f"no usable CBBQ instances: all {len(skips)} were left out{first}", file=str(self.root))
         facts: dict[str, object] = {
             "categories": list(self.categories),
             "biased_answer_derivation": {m: methods.get(m, 0) for m in ("label", "twin", "groups", "unresolved")},

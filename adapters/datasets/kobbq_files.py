@@ -11,8 +11,10 @@ written by ``culturebias expand kobbq``); prompts then come from a prompts
 file beside it, else from the bundled copy. ``path=None`` reads the test
 split bundled with culturebias (MIT, see ``adapters/bundled/kobbq/NOTICE.md``).
 
-A malformed file (missing column, unreadable choices list, duplicate
-sample id or prompt id) is a ``DataError`` naming file, row and field. A row
+Files are read through ``csv_table`` / ``jsonl_rows`` (UTF-8, or Unicode with a
+byte order mark). A malformed file (not decodable, broken quoting, missing
+column, a header and no rows, unreadable choices list, duplicate sample id or
+prompt id) is a ``DataError`` naming file, row and field. A row
 whose choices lack its answer, its biased answer or the unknown option, or
 whose sample id cannot be read, is left out and reported as a skip.
 """
@@ -20,12 +22,11 @@ whose sample id cannot be read, is left out and reported as a skip.
 from __future__ import annotations
 
 import ast
-import csv
 from pathlib import Path
-from typing import Iterator
 
 from culturebias.domain.bbq.kobbq_prompts import DATASET_UNKNOWN, KoBBQDataset, KoBBQPrompt
 from culturebias.domain.bbq.model import ContextPolarity, QAItem
+from culturebias.adapters.datasets.csv_table import read_table
 from culturebias.adapters.datasets.jsonl_rows import read_jsonl
 from culturebias.domain.errors import DataError, MissingDataError
 from culturebias.domain.fingerprint import fingerprint_bytes
@@ -40,15 +41,13 @@ PROMPT_COLUMNS = ("prompt_id", "instruction", "context", "question", "a", "b", "
 VERSIONS: dict[str, ContextPolarity] = {"a": "counter_biased", "b": "biased", "c": "counter_biased", "d": "biased"}
 
 
-def read_tsv(path: Path, required: tuple[str, ...]) -> Iterator[tuple[int, dict[str, str]]]:
+def read_tsv(path: Path, required: tuple[str, ...]) -> list[tuple[int, dict[str, str]]]:
     """(file row number, row) pairs; header = row 1. Quoting as pandas reads these files."""
-    with path.open(encoding="utf-8-sig", newline="") as handle:
-        reader = csv.DictReader(handle, delimiter="\t")
-        missing = [c for c in required if c not in (reader.fieldnames or [])]
-        if missing:
-            raise DataError(f"missing column(s) {missing}; found {reader.fieldnames}", file=str(path), row=1)
-        for row in reader:
-            yield reader.line_num, {k: (v if v is not None else "") for k, v in row.items() if k is not None}
+    table = read_table(path, delimiter="\t")
+    missing = [c for c in required if c not in table.header]
+    if missing:
+        raise DataError(f"missing column(s) {missing}; found {table.header}", file=str(path), row=1)
+    return table.dicts()
 
 
 def read_prompts(path: Path) -> dict[str, KoBBQPrompt]:
@@ -176,6 +175,13 @@ def load_samples(path: Path) -> tuple[list[QAItem], list[SkippedRow]]:
             skips.append(result)
         else:
             items.append(result)
+    if not first_row:
+        raise DataError("no samples: the file has a header and no rows", file=str(path), row=2)
+    if not items:
+        raise DataError(
+            f"no usable samples: all {len(skips)} were left out (first at row {skips[0].row}: {skips[0].detail})",
+            file=str(path),
+        )
     return items, skips
 
 

@@ -6,7 +6,8 @@ is read too). Without a path, the embedded New Zealand English fixture under
 ``adapters/bundled/libra/`` is used: triplets and definitions written for
 culturebias (not the LIBRA authors' data), so the pipeline runs out of the box.
 
-Triplet line (UTF-8, one JSON object per line, blank lines ignored)::
+Triplet line (UTF-8, or Unicode with a byte order mark, read through
+``text_files``; one JSON object per line, blank lines ignored)::
 
     {"id": "nz-001", "category": "race/ethnicity", "group": "Māori",
      "sentence": "The Māori boys were picked for ...", "target": "Māori",
@@ -24,11 +25,12 @@ Glossary line: ``{"term": "whānau", "definition": "...", "variants": ["whanau"]
 
 from __future__ import annotations
 
-import json
 from importlib import resources
 from pathlib import Path
 from typing import Any, Iterator
 
+from culturebias.adapters.datasets.jsonl_rows import jsonl_records
+from culturebias.adapters.datasets.text_files import decode_text
 from culturebias.domain.errors import DataError, MissingDataError
 from culturebias.domain.fingerprint import fingerprint_bytes
 from culturebias.domain.libra.triplets import GlossaryEntry, LibraDataset, Triplet
@@ -39,16 +41,7 @@ BUNDLED_PACKAGE = "culturebias.adapters.bundled"
 
 
 def _json_lines(name: str, text: str) -> Iterator[tuple[int, dict[str, Any]]]:
-    for row, line in enumerate(text.splitlines(), start=1):
-        if not line.strip():
-            continue
-        try:
-            value = json.loads(line)
-        except json.JSONDecodeError as error:
-            raise DataError(f"not valid JSON: {error.msg}", file=name, row=row) from None
-        if not isinstance(value, dict):
-            raise DataError("a line must hold a JSON object", file=name, row=row)
-        yield row, value
+    return jsonl_records(text, name)
 
 
 def _string(fields: dict[str, Any], key: str, *, file: str, row: int, required: bool = True, empty_ok: bool = False) -> str:
@@ -170,12 +163,7 @@ class LibraFiles:
 
     def load(self) -> LibraDataset:
         files = self._files()
-        decoded = []
-        for name, data in files:
-            try:
-                decoded.append((name, data.decode("utf-8-sig")))
-            except UnicodeDecodeError as error:
-                raise DataError(f"not UTF-8: {error}", file=name) from None
+        decoded = [(name, decode_text(data, name)) for name, data in files]
         triplets = parse_triplets(*decoded[0])
         glossary = parse_glossary(*decoded[1]) if len(decoded) > 1 else []
         return LibraDataset(tuple(triplets), tuple(glossary), tuple(name for name, _ in files))

@@ -6,6 +6,13 @@ full-width comma ``，``; in JSONL also a list), ``subtype``, ``explanation``,
 Chinese names such as ``性别.xlsx`` map to the same keys), or an optional
 ``category`` column. ``data.path`` may be one file or a folder of them.
 
+CSV and JSONL files are read through ``csv_table`` / ``jsonl_rows`` (UTF-8, or
+Unicode with a byte order mark). A file that cannot be decoded or parsed, a
+file with a header and no rows, a CSV row with more filled cells than the
+header, and two files giving rows of one category are ``DataError``s naming
+file and row; a row repeating an earlier row's category, context, sentence and
+words is left out and counted in the dataset's notes.
+
 With no path, the embedded fixture under ``adapters/bundled/mcbe/`` is used: a few
 original sentences per category written for culturebias in the published format
 (not McBE data), so the pipeline runs out of the box.
@@ -13,14 +20,14 @@ original sentences per category written for culturebias in the published format
 
 from __future__ import annotations
 
-import csv
-import io
-import json
 import math
 from importlib import resources
 from pathlib import Path
 from typing import Any, Iterator
 
+from culturebias.adapters.datasets.csv_table import parse_table
+from culturebias.adapters.datasets.jsonl_rows import jsonl_records
+from culturebias.adapters.datasets.text_files import decode_text
 from culturebias.adapters.datasets.mcbe_xlsx import XlsxError, read_first_sheet
 from culturebias.domain.errors import DataError, MissingDataError
 from culturebias.domain.fingerprint import fingerprint_bytes
@@ -103,24 +110,20 @@ def _xlsx_records(data: bytes, file: str) -> Iterator[tuple[int, dict[str, Any]]
 
 
 def _csv_records(data: bytes, file: str) -> Iterator[tuple[int, dict[str, Any]]]:
-    text = data.decode("utf-8-sig")
-    reader = csv.DictReader(io.StringIO(text, newline=""))
-    header = [h.strip().lower() for h in (reader.fieldnames or [])]
+    table = parse_table(decode_text(data, file), file)
+    header = [h.strip().lower() for h in table.header]
     _check_columns(header, file, 1)
-    for number, record in enumerate(reader, start=2):
-        yield number, {(k or "").strip().lower(): v for k, v in record.items()}
+    # rows are numbered by record (header = row 1), not by line: McBE item ids have always been
+    for number, (_, cells) in enumerate(table.records, start=2):
+        if any(cell.strip() for cell in cells[len(header) :]):
+            raise DataError(
+                f"{len(cells)} cells, the header has {len(header)}: an unquoted comma in a cell?", file=file, row=number
+            )
+        yield number, {name: cells[i] if i < len(cells) else None for i, name in enumerate(header)}
 
 
 def _jsonl_records(data: bytes, file: str) -> Iterator[tuple[int, dict[str, Any]]]:
-    for number, line in enumerate(data.decode("utf-8-sig").splitlines(), start=1):
-        if not line.strip():
-            continue
-        try:
-            record = json.loads(line)
-        except json.JSONDecodeError as error:
-            raise DataError(f"invalid JSON: {error.msg}", file=file, row=number) from None
-        if not isinstance(record, dict):
-            raise DataError("a line must hold a JSON object", file=file, row=number)
+    for number, record in jsonl_records(decode_text(data, file), file):
         record = {str(k).strip().lower(): v for k, v in record.items()}
         missing = [c for c in REQUIRED_COLUMNS if c not in record]
         if missing:
@@ -142,21 +145,47 @@ def parse_files(files: list[tuple[str, bytes]]) -> McBEDataset:
     instances: list[BEI] = []
     blank_rows = 0
     dropped_words = 0
+    by_id: dict[str, BEI] = {}
+    by_content: dict[tuple, BEI] = {}
+    repeats: list[tuple[BEI, BEI]] = []  # (left-out row, the earlier row it repeats)
     for name, data in files:
         suffix = Path(name).suffix.lower()
         category = canonical_category(Path(name).stem)
+        rows = 0
         for number, fields in READERS[suffix](data, name):
             if _blank(fields):
                 blank_rows += 1
                 continue
+            rows += 1
             bei, dropped = bei_from_fields(fields, file=name, row=number, category=category)
+            earlier = by_id.get(bei.item_id)
+            if earlier is not None:
+                raise DataError(
+                    f"item id {bei.item_id} is also {earlier.source} row {earlier.row}: "
+                    "two files give rows of one category; keep one file per category",
+                    file=name,
+                    row=number,
+                )
+            by_id[bei.item_id] = bei
+            same = by_content.setdefault((bei.category, bei.context, bei.sentence, bei.words), bei)
+            if same is not bei:
+                repeats.append((bei, same))
+                continue
             dropped_words += dropped
             instances.append(bei)
+        if not rows:
+            raise DataError("no BEI rows: the file has a header and no rows", file=name, row=2)
     if not instances:
         raise DataError("no BEI found", file=", ".join(n for n, _ in files) or None)
     notes = []
     if blank_rows:
         notes.append(f"{blank_rows} blank row(s) skipped")
+    if repeats:
+        left, first = repeats[0]
+        notes.append(
+            f"{len(repeats)} row(s) repeating an earlier row's category, context, sentence and words left out "
+            f"(evaluated once); first: {left.source} row {left.row} repeats {first.source} row {first.row}"
+        )
     if dropped_words:
         notes.append(f"{dropped_words} empty word entr(y/ies) dropped from 'words' cells (trailing separators)")
     return McBEDataset(tuple(instances), tuple(notes))

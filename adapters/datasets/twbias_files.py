@@ -10,18 +10,21 @@
 
 The ethnicity folder is misspelt ``ethinicity`` in the release; ``ethnicity``
 is accepted too. Columns are found by header name (their order differs between
-files); extra columns are ignored. A missing column is a ``DataError``; a bad
-row is left out, counted and reported (``TWBiasDataset.skips``).
+files); extra columns are ignored. Files are read through ``csv_table`` (UTF-8,
+or Unicode with a byte order mark). A missing column, a file with a header and
+no rows, or one that cannot be decoded or parsed is a ``DataError``; a bad row,
+and a row repeating an earlier row's Sentence ID, is left out, counted and
+reported (``TWBiasDataset.skips``).
 """
 
 from __future__ import annotations
 
 import ast
-import csv
 import json
 from pathlib import Path
-from typing import Iterator
 
+from culturebias.adapters.datasets.csv_table import read_table
+from culturebias.adapters.datasets.text_files import read_text
 from culturebias.domain.errors import DataError, MissingDataError
 from culturebias.domain.fingerprint import fingerprint_bytes
 from culturebias.domain.skips import SkippedRow
@@ -112,30 +115,20 @@ class TWBiasFiles:
         return files
 
     # -- readers -------------------------------------------------------------------
-    def _rows(self, rel: str, required: tuple[str, ...]) -> tuple[list[str], Iterator[tuple[int, list[str]]]]:
-        """Header (stripped names) and the non-blank records with their line numbers."""
+    def _rows(self, rel: str, required: tuple[str, ...], what: str) -> tuple[list[str], list[tuple[int, list[str]]]]:
+        """Header (stripped names) and the non-blank records with their line numbers; at least one record."""
         path = self.root / rel
         if not path.is_file():
             raise MissingDataError(f"TWBias data at {self.root} lacks {rel}. {HOW_TO_GET}")
-        handle = path.open(encoding="utf-8-sig", newline="")
-        reader = csv.reader(handle)
-        try:
-            header = [name.strip() for name in next(reader)]
-        except StopIteration:
-            handle.close()
-            raise DataError("the file is empty", file=rel, row=1) from None
+        table = read_table(path, file=rel)
+        header = [name.strip() for name in table.header]
         for column in required:
             if column not in header:
-                handle.close()
                 raise DataError(f"missing column {column!r} (header: {header})", file=rel, row=1, field=column)
-
-        def records() -> Iterator[tuple[int, list[str]]]:
-            with handle:
-                for cells in reader:
-                    if any(cell.strip() for cell in cells):
-                        yield reader.line_num, cells
-
-        return header, records()
+        records = [(line, cells) for line, cells in table.records if any(cell.strip() for cell in cells)]
+        if not records:
+            raise DataError(f"no {what}: the file has a header and no rows", file=rel, row=2)
+        return header, records
 
     def _load_prompts(self) -> dict[str, str]:
         rel = "prompts.json"
@@ -143,7 +136,7 @@ class TWBiasFiles:
         if not path.is_file():
             raise MissingDataError(f"TWBias data at {self.root} lacks {rel}. {HOW_TO_GET}")
         try:
-            prompts = json.loads(path.read_text(encoding="utf-8-sig"))
+            prompts = json.loads(read_text(path, file=rel))
         except json.JSONDecodeError as error:
             raise DataError(f"not valid JSON: {error}", file=rel, row=error.lineno) from None
         if not isinstance(prompts, dict):
@@ -174,7 +167,7 @@ class TWBiasFiles:
 
     def _load_targets(self, axis: Axis, rel: str) -> tuple[dict[str, TargetGroup], list[dict[str, str]]]:
         codes = TARGET_COLUMNS[axis]
-        header, records = self._rows(rel, codes)
+        header, records = self._rows(rel, codes, "target terms")
         positions = {code: header.index(code) for code in codes}
         rows: list[dict[str, str]] = []
         for _, cells in records:
@@ -192,7 +185,7 @@ class TWBiasFiles:
         return groups, rows
 
     def _load_attributes(self, rel: str, skips: list[SkippedRow]) -> dict[str, Attribute]:
-        header, records = self._rows(rel, ATTRIBUTE_COLUMNS)
+        header, records = self._rows(rel, ATTRIBUTE_COLUMNS, "attributes")
         at = {column: header.index(column) for column in ATTRIBUTE_COLUMNS}
         attributes: dict[str, Attribute] = {}
         for line, cells in records:
@@ -227,43 +220,70 @@ class TWBiasFiles:
             attributes.setdefault(attribute.content, attribute)
         return attributes
 
-    def _load_sentences(self, rel: str, skips: list[SkippedRow]) -> Iterator[BiasSentence]:
-        header, records = self._rows(rel, SENTENCE_COLUMNS)
+    def _load_sentences(self, rel: str, skips: list[SkippedRow]) -> list[BiasSentence]:
+        header, records = self._rows(rel, SENTENCE_COLUMNS, "sentences")
         at = {column: header.index(column) for column in SENTENCE_COLUMNS}
+        sentences: list[BiasSentence] = []
+        first_row: dict[str, int] = {}  # Sentence ID → the row it was first read from
+        left_out = 0
         for line, cells in records:
-            if len(cells) != len(header):
-                skips.append(
-                    SkippedRow(
-                        reason="row_field_count",
-                        file=rel,
-                        row=line,
-                        field=None,
-                        detail=f"{len(cells)} fields, the header has {len(header)}",
-                        effect="sentence left out",
-                    )
-                )
+            skip = _row_problem(cells, header, at, rel, line, first_row)
+            if skip is not None:
+                skips.append(skip)
+                left_out += 1
                 continue
-            text = cells[at["Biased Sentences"]]
-            if not text.strip():
-                skips.append(
-                    SkippedRow(
-                        reason="empty_sentence",
-                        file=rel,
-                        row=line,
-                        field="Biased Sentences",
-                        detail="empty sentence",
-                        effect="sentence left out",
-                    )
+            sentence_id = cells[at["Sentence ID"]].strip()
+            if sentence_id:
+                first_row[sentence_id] = line
+            sentences.append(
+                BiasSentence(
+                    sentence_id=sentence_id,
+                    text=cells[at["Biased Sentences"]],
+                    toxicity=_toxicity(cells[at["Toxicity"]], rel, line, skips),
+                    target_attributes=_target_attributes(cells[at["T-A Combination"]], rel, line, skips),
+                    file=rel,
+                    row=line,
                 )
-                continue
-            yield BiasSentence(
-                sentence_id=cells[at["Sentence ID"]].strip(),
-                text=text,
-                toxicity=_toxicity(cells[at["Toxicity"]], rel, line, skips),
-                target_attributes=_target_attributes(cells[at["T-A Combination"]], rel, line, skips),
-                file=rel,
-                row=line,
             )
+        if not sentences:
+            raise DataError(f"no usable sentences: all {left_out} row(s) were left out ({skips[-1].detail})", file=rel)
+        return sentences
+
+
+def _row_problem(
+    cells: list[str], header: list[str], at: dict[str, int], rel: str, line: int, first_row: dict[str, int]
+) -> SkippedRow | None:
+    """Why a sentence row is left out as a whole, or None to keep it."""
+    if len(cells) != len(header):
+        quote = ": a stray quote?" if '"' in "".join(cells) else ""
+        return SkippedRow(
+            reason="row_field_count",
+            file=rel,
+            row=line,
+            detail=f"{len(cells)} fields, the header has {len(header)}{quote}",
+            effect="sentence left out",
+        )
+    if not cells[at["Biased Sentences"]].strip():
+        return SkippedRow(
+            reason="empty_sentence",
+            file=rel,
+            row=line,
+            field="Biased Sentences",
+            detail="empty sentence",
+            effect="sentence left out",
+        )
+    sentence_id = cells[at["Sentence ID"]].strip()
+    if sentence_id in first_row:
+        return SkippedRow(
+            reason="duplicate_sentence_id",
+            file=rel,
+            row=line,
+            field="Sentence ID",
+            sample_id=sentence_id,
+            detail=f"Sentence ID {sentence_id} was already read from row {first_row[sentence_id]}",
+            effect="sentence left out (evaluated once, from its first row)",
+        )
+    return None
 
 
 def _toxicity(cell: str, rel: str, line: int, skips: list[SkippedRow]) -> int | None:

@@ -28,6 +28,8 @@ class HFBackend(LocalBackend):
             from culturebias.adapters.hf.loading import load_causal_lm
 
             self._loaded = load_causal_lm(self.options, self.cache_dir)
+            if self._loaded.options is not None:  # e.g. model.batch_size=auto, now a number
+                self._options = self._loaded.options
         return self._loaded
 
     def _causal_tokenizer(self) -> Any:

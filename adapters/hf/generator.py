@@ -18,6 +18,7 @@ import structlog
 from culturebias.adapters.hf.loading import LoadedModel
 from culturebias.adapters.hf.scorer import model_max_length
 from culturebias.adapters.model_options import LocalModelOptions
+from culturebias.ports.recording import BatchSink
 from culturebias.domain.identity import ModelIdentity
 from culturebias.domain.requests import GenerationParams, GenerationRequest, GenerationResult
 from culturebias.ports.templating import ChatTemplater
@@ -83,15 +84,30 @@ class HFGenerator:
         for i, request in enumerate(unique):
             by_params[request.params].append(i)
         texts: list[str | None] = [None] * len(unique)
+        # Replies stored by an interrupted attempt at these requests: their batches are skipped.
+        sink = progress if isinstance(progress, BatchSink) else None
+        owners: dict[int, list[int]] = defaultdict(list)
+        for r, request in enumerate(requests):
+            owners[position[request]].append(r)
+        known: set[int] = set()
+        for i in range(len(unique)) if sink is not None else ():
+            stored = sink.known(owners[i][0])
+            if stored is not None:
+                texts[i] = stored.text
+                known.add(i)
         for params, members in by_params.items():
             ordered = sorted(members, key=lambda i: len(encoded[i]), reverse=True)
             for start in range(0, len(ordered), self._batch_size):
                 batch = ordered[start : start + self._batch_size]
+                if known and all(i in known for i in batch):
+                    continue
                 outputs = self._generate_batch([encoded[i] for i in batch], params)
                 for i, text in zip(batch, outputs):
                     texts[i] = text
                 if progress is not None:
                     progress.advance(sum(multiplicity[i] for i in batch))
+                if sink is not None:
+                    sink.deliver({r: GenerationResult(texts[i]) for i in batch for r in owners[i]})  # type: ignore[arg-type]
         return [GenerationResult(texts[position[r]]) for r in requests]  # type: ignore[arg-type]
 
     def _generate_batch(self, prompts: list[list[int]], params: GenerationParams) -> list[str]:

@@ -11,8 +11,8 @@ from typing import Any
 import structlog
 
 from culturebias.adapters.hf import embedded
-from culturebias.adapters.model_options import LocalModelOptions
-from culturebias.domain.errors import ConfigError
+from culturebias.adapters.model_options import DEVICE_NAMES, LocalModelOptions
+from culturebias.domain.errors import ConfigError, ModelLoadError
 from culturebias.domain.identity import ModelIdentity
 
 log = structlog.get_logger("culturebias.hf")
@@ -42,7 +42,7 @@ def resolve_source(options: LocalModelOptions, cache_dir: Path) -> ModelSource:
         return ModelSource(str(folder), f"gguf:{gguf.name}", _file_digest(gguf), f"{gguf.name} (GGUF dequantised to float32)", True)
     if embedded.is_embedded(path):
         folder, entry, gguf = embedded.materialise(path, cache_dir)
-        version = embedded.package_version(entry)
+        version = embedded.package_version(entry, cache_dir)
         revision = f"{entry.distribution}=={version}" if version else None
         return ModelSource(str(folder), embedded.EMBEDDED_PREFIX + entry.name, revision, embedded.description(entry), True)
     assert path is not None
@@ -63,6 +63,18 @@ def _file_digest(path: Path) -> str:
     return hashlib.sha256(json.dumps([path.name, stat.st_size]).encode()).hexdigest()[:12]
 
 
+def source_weights(source: ModelSource, cache_dir: Path) -> str | None:
+    """A fingerprint of the weights of a model folder given by path (``ModelIdentity.weights``).
+
+    Embedded and GGUF models are already named by their package version or file digest.
+    """
+    if not source.is_local or source.name != source.location:
+        return None
+    from culturebias.adapters.hf.weights_fingerprint import weights_digest
+
+    return weights_digest(source.location, cache_dir)
+
+
 def resolve_device(device: str) -> str:
     import torch
 
@@ -70,8 +82,17 @@ def resolve_device(device: str) -> str:
         chosen = "cuda" if torch.cuda.is_available() else "cpu"
         log.info("device chosen", requested="auto", device=chosen)
         return chosen
-    if device.startswith("cuda") and not torch.cuda.is_available():
-        raise ConfigError(f"model.device={device!r} but CUDA is not available")
+    if device.startswith("cuda"):
+        if not torch.cuda.is_available():
+            raise ConfigError(f"model.device={device!r} but CUDA is not available on this machine; use model.device=auto or cpu")
+        count = torch.cuda.device_count()
+        index = int(device.split(":", 1)[1]) if ":" in device else 0
+        if index >= count:
+            raise ConfigError(f"model.device={device!r} but this machine has {count} CUDA device(s): cuda:0 to cuda:{count - 1}")
+    elif device == "mps" and not torch.backends.mps.is_available():
+        raise ConfigError("model.device='mps' but the MPS backend (Apple GPU) is not available; use model.device=auto or cpu")
+    elif device not in ("cpu", "mps"):
+        raise ConfigError(f"model.device={device!r} is not a device: choose {DEVICE_NAMES}")
     return device
 
 
@@ -117,31 +138,94 @@ def _fit_threads_to_cpus() -> None:
 class LoadedModel:
     model: Any
     tokenizer: Any
-    device: str
+    device: str  # where inputs go (the first device of a model placed by model.device_map)
     dtype: str
     source: ModelSource
     identity: ModelIdentity
+    # The options the ports use, settled once the model is placed: model.batch_size=auto
+    # resolved to a number; no shared-prefix reuse over a model spread across devices.
+    options: LocalModelOptions | None = None
+
+
+def model_setting(options: LocalModelOptions, source: ModelSource) -> str:
+    """The setting that named the model, for error messages: ``model.path='...'`` (and where it was found)."""
+    if options.gguf_file:
+        return f"model.gguf_file={options.gguf_file!r}"
+    named = f"model.path={options.resolved_path()!r}"
+    return named if source.location == options.path else f"{named} ({source.location})"
+
+
+def _has_tokenizer_files(folder: Path) -> bool:
+    names = [p.name for p in folder.iterdir()] if folder.is_dir() else []
+    return any(n.startswith(("tokenizer", "vocab", "merges", "spiece", "sentencepiece")) or n.endswith((".model", ".tiktoken")) for n in names)
+
+
+def load_tokenizer(options: LocalModelOptions, source: ModelSource, common: dict[str, Any]) -> Any:
+    """The model's tokenizer; ModelLoadError naming the setting when there is none or it cannot load."""
+    from transformers import AutoTokenizer
+
+    try:
+        return AutoTokenizer.from_pretrained(source.location, **common)
+    except (OSError, ValueError, TypeError, KeyError) as error:
+        if source.is_local and not _has_tokenizer_files(Path(source.location)):
+            raise ModelLoadError(
+                f"{model_setting(options, source)}: the model folder has no tokenizer (no tokenizer.json, "
+                "tokenizer_config.json or vocabulary file); save the model's tokenizer into the same folder"
+            ) from None
+        reason = str(error).strip().splitlines()[0] if str(error).strip() else type(error).__name__
+        raise ModelLoadError(f"{model_setting(options, source)}: cannot load its tokenizer: {reason}") from None
+
+
+def load_weights(auto_class: Any, options: LocalModelOptions, source: ModelSource, **kwargs: Any) -> Any:
+    """``auto_class.from_pretrained``; ModelLoadError naming the setting when the weights cannot load."""
+    try:
+        return auto_class.from_pretrained(source.location, **kwargs)
+    except (OSError, ValueError) as error:
+        reason = str(error).strip().splitlines()[0] if str(error).strip() else type(error).__name__
+        raise ModelLoadError(f"{model_setting(options, source)}: cannot load the model: {reason}") from None
+
+
+def _placed_devices(model: Any) -> list[str]:
+    """The devices a model placed by ``device_map`` runs on, in layer order (disk-offloaded layers run on the CPU)."""
+    placed = []
+    for where in getattr(model, "hf_device_map", {}).values():
+        device = f"cuda:{where}" if isinstance(where, int) else ("cpu" if where == "disk" else str(where))
+        if device not in placed:
+            placed.append(device)
+    return placed or [str(model.device)]
 
 
 def load_causal_lm(options: LocalModelOptions, cache_dir: Path) -> LoadedModel:
-    from transformers import AutoModelForCausalLM, AutoTokenizer
+    from transformers import AutoModelForCausalLM
 
-    source = resolve_source(options, cache_dir)
-    device = resolve_device(options.device)
+    from culturebias.adapters.hf.batch_size import auto_batch_size
+
+    device_map = getattr(options, "device_map", None)
+    device = resolve_device(options.device) if not device_map else "auto"
     dtype = resolve_dtype(options.dtype)
+    source = resolve_source(options, cache_dir)
     common: dict[str, Any] = {"trust_remote_code": options.trust_remote_code}
     if options.revision and not source.is_local:
         common["revision"] = options.revision
-    log.info("loading model", model=source.name, location=source.location, dtype=options.dtype, device=device)
-    try:
-        tokenizer = AutoTokenizer.from_pretrained(source.location, **common)
-        model = AutoModelForCausalLM.from_pretrained(source.location, dtype=dtype, **common)
-    except OSError as error:
-        raise ConfigError(f"cannot load model {source.location!r}: {error}") from None
-    model.to(device)
+    log.info("loading model", model=source.name, location=source.location, dtype=options.dtype, device=device, device_map=device_map)
+    tokenizer = load_tokenizer(options, source, common)
+    placement = {"device_map": device_map} if device_map else {}
+    model = load_weights(AutoModelForCausalLM, options, source, dtype=dtype, **placement, **common)
+    settled: dict[str, Any] = {}
+    if device_map:
+        devices = _placed_devices(model)
+        device = devices[0]
+        log.info("model placed", device_map=device_map, devices=devices)
+        if len(devices) > 1 and options.prefix_cache:
+            log.info("shared-prefix reuse is off for a model spread over several devices", devices=devices)
+            settled["prefix_cache"] = False
+    else:
+        model.to(device)
     model.eval()
     if device == "cpu":
         _fit_threads_to_cpus()
+    if options.batch_size == "auto":
+        settled["batch_size"] = auto_batch_size(model, device, max_length=options.max_length)
     identity = ModelIdentity(
         backend="hf",
         model=source.name,
@@ -151,5 +235,6 @@ def load_causal_lm(options: LocalModelOptions, cache_dir: Path) -> LoadedModel:
         kind="causal",
         parameters=sum(p.numel() for p in model.parameters()),
         description=source.description,
+        weights=source_weights(source, cache_dir),
     )
-    return LoadedModel(model, tokenizer, device, options.dtype, source, identity)
+    return LoadedModel(model, tokenizer, device, options.dtype, source, identity, options.model_copy(update=settled))

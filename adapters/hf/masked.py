@@ -19,10 +19,20 @@ from typing import Any, Iterator, Sequence
 
 import structlog
 
-from culturebias.adapters.hf.loading import resolve_device, resolve_dtype, resolve_source, tokenizer_fingerprint
+from culturebias.adapters.hf.batch_size import auto_batch_size
+from culturebias.adapters.hf.loading import (
+    load_tokenizer,
+    load_weights,
+    resolve_device,
+    resolve_dtype,
+    resolve_source,
+    source_weights,
+    tokenizer_fingerprint,
+)
 from culturebias.adapters.local_backend import score_provenance
 from culturebias.adapters.model_options import LocalModelOptions
 from culturebias.domain.errors import ConfigError, DataError
+from culturebias.ports.recording import BatchSink
 from culturebias.domain.identity import ModelIdentity, ScoreProvenance
 from culturebias.domain.requests import PseudoLoglikelihoodRequest, PseudoLoglikelihoodResult
 
@@ -54,31 +64,31 @@ def _max_positions(model: Any, tokenizer: Any, configured: int | None) -> int:
 
 class HFMaskedScorer:
     def __init__(self, options: LocalModelOptions, cache_dir: Path, *, logits_budget: int | None = None):
-        from transformers import AutoModelForMaskedLM, AutoTokenizer
+        from transformers import AutoModelForMaskedLM
 
         from culturebias.adapters.hf import embedded
 
         if not options.path or embedded.is_embedded(options.path):
             raise ConfigError("model.kind=masked needs model.path set to a masked LM (a local folder or a hub id)")
-        source = resolve_source(options, Path(cache_dir))
         self._device = resolve_device(options.device)
+        source = resolve_source(options, Path(cache_dir))
         common: dict[str, Any] = {"trust_remote_code": options.trust_remote_code}
         if options.revision and not source.is_local:
             common["revision"] = options.revision
         log.info("loading masked LM", model=source.name, location=source.location, device=self._device)
-        try:
-            tokenizer = AutoTokenizer.from_pretrained(source.location, **common)
-            model = AutoModelForMaskedLM.from_pretrained(source.location, dtype=resolve_dtype(options.dtype), **common)
-        except OSError as error:
-            raise ConfigError(f"cannot load masked LM {source.location!r}: {error}") from None
+        tokenizer = load_tokenizer(options, source, common)
+        model = load_weights(AutoModelForMaskedLM, options, source, dtype=resolve_dtype(options.dtype), **common)
         if not getattr(tokenizer, "is_fast", False):
             raise ConfigError(f"masked LM {source.name!r}: a fast tokenizer is needed (character offsets of tokens)")
         if tokenizer.mask_token_id is None:
             raise ConfigError(f"masked LM {source.name!r}: its tokenizer has no mask token")
         self._model = model.to(self._device).eval()
         self._tokenizer = tokenizer
-        self._batch_size = options.batch_size
         self._max_positions = _max_positions(model, tokenizer, options.max_length)
+        if options.batch_size == "auto":
+            found = auto_batch_size(model, self._device, max_length=self._max_positions)
+            options = options.model_copy(update={"batch_size": found})  # the number used is the number recorded
+        self._batch_size = options.batch_size
         kind = "cuda" if str(self._device).startswith("cuda") else "cpu"
         self._budget = logits_budget or LOGITS_BUDGET[kind]
         self._pad_id = tokenizer.pad_token_id if tokenizer.pad_token_id is not None else 0
@@ -91,6 +101,7 @@ class HFMaskedScorer:
             kind="masked",
             parameters=sum(p.numel() for p in model.parameters()),
             description=source.description,
+            weights=source_weights(source, Path(cache_dir)),
         )
         self._provenance = score_provenance("hf", options, device=str(self._device), boundary_rule=SPAN_RULE)
 
@@ -187,15 +198,22 @@ class HFMaskedScorer:
         items = [self._encode(i, r) for i, r in enumerate(requests)]
         totals = [0.0] * len(items)
         remaining = [len(item.masked) for item in items]
+        # Results stored by an interrupted attempt at these requests: passes of only those are skipped.
+        sink = progress if isinstance(progress, BatchSink) else None
+        known = {} if sink is None else {i: v for i in range(len(items)) if (v := sink.known(i)) is not None}
         # Longest first: the largest pass runs first, so memory trouble shows at once.
         ordered = sorted((item for item in items if item.masked), key=lambda item: -len(item.ids))
         for rows in self._passes(ordered):
+            if known and all(item.index in known for item, _ in rows):
+                continue
             for (item, _), value in zip(rows, self._forward(rows)):
                 totals[item.index] += value
                 remaining[item.index] -= 1
             if progress is not None:
                 finished = {item.index for item, _ in rows if remaining[item.index] == 0}
                 progress.advance(len(finished))
+                if sink is not None and finished - known.keys():
+                    sink.deliver({i: PseudoLoglikelihoodResult(totals[i], len(items[i].masked)) for i in finished if i not in known})
         if progress is not None:
             progress.advance(sum(1 for item in items if not item.masked))
-        return [PseudoLoglikelihoodResult(totals[i], len(item.masked)) for i, item in enumerate(items)]
+        return [known.get(i) or PseudoLoglikelihoodResult(totals[i], len(item.masked)) for i, item in enumerate(items)]

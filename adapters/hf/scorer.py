@@ -38,6 +38,7 @@ from culturebias.adapters.hf.tokens import RequestTokenizer, ScoredSequence
 from culturebias.domain.identity import ModelIdentity, ScoreProvenance
 from culturebias.domain.requests import LoglikelihoodRequest, LoglikelihoodResult
 from culturebias.adapters.hf.dedupe import unique_requests
+from culturebias.ports.recording import BatchSink
 
 log = structlog.get_logger("culturebias.hf")
 
@@ -63,6 +64,17 @@ class _Row:
 class _PrefixGroup:
     members: tuple[int, ...]
     prefix: tuple[int, ...]
+
+
+def _all_known(rows: Sequence[Any], known: set[int] | frozenset[int]) -> bool:
+    """Whether every request scored in these rows has a known result (then the batch is skipped)."""
+    if not known:
+        return False
+    for row in rows:
+        indices = [index for index, _ in row.scored] if isinstance(row, TreeRow) else [row.index]
+        if any(index not in known for index in indices):
+            return False
+    return True
 
 
 def model_max_length(config: Any) -> int | None:
@@ -137,12 +149,25 @@ class HFScorer:
         if truncated:
             log.warning("requests longer than the model's context were left-truncated", count=truncated)
         results: list[LoglikelihoodResult | None] = [None] * len(unique)
+        # Results stored by an interrupted attempt at these requests: their batches are skipped.
+        sink = progress if isinstance(progress, BatchSink) else None
+        owners: dict[int, list[int]] = defaultdict(list)
+        for r, request in enumerate(requests):
+            owners[position[request]].append(r)
+        known: set[int] = set()
+        for i in range(len(unique)) if sink is not None else ():
+            stored = sink.known(owners[i][0])
+            if stored is not None:
+                results[i] = stored
+                known.add(i)
 
         def finish(indices: Sequence[int]) -> None:
             if progress is not None:
                 progress.advance(sum(multiplicity[i] for i in indices))
+            if sink is not None and indices:
+                sink.deliver({r: results[i] for i in indices for r in owners[i]})
 
-        empty = [i for i, s in enumerate(sequences) if s.n_scored <= 0]
+        empty = [i for i, s in enumerate(sequences) if s.n_scored <= 0 and i not in known]
         for i in empty:
             results[i] = LoglikelihoodResult(0.0, 0, True)
         finish(empty)
@@ -157,11 +182,12 @@ class HFScorer:
         with torch.inference_mode():
             for tree, prefixed in ((True, tree_groups), (False, linear_groups)):
                 for batch in self._prefix_batches(prefixed):
-                    self._score_prefix_batch(batch, sequences, results, finish, tree)
+                    self._score_prefix_batch(batch, sequences, results, finish, tree, known)
             for tree, alone in ((True, tree_singles), (False, linear_singles)):
                 items = [(i, sequences[i].ids, sequences[i].start) for i in alone]
                 for chunk in self._batches(self._pack(items, tree)):
-                    self._store(self._score(chunk, tree), results, finish)
+                    if not _all_known(chunk, known):
+                        self._store(self._score(chunk, tree), results, finish)
         return [results[position[r]] for r in requests]  # type: ignore[misc]
 
     def _fits_window(self, members: Sequence[int], sequences: Sequence[ScoredSequence]) -> bool:
@@ -220,16 +246,20 @@ class HFScorer:
 
     # ------------------------------------------------------------------ execution
 
-    def _score_prefix_batch(self, batch: list[_PrefixGroup], sequences, results, finish, tree: bool) -> None:
+    def _score_prefix_batch(self, batch: list[_PrefixGroup], sequences, results, finish, tree: bool, known=frozenset()) -> None:
         import torch
 
-        cache, prefix_mask, prefix_lengths = self._run_prefixes([g.prefix for g in batch])
         owned = []  # (row, position of its group in the batch)
         for g, group in enumerate(batch):
             cut = len(group.prefix)
             items = [(i, sequences[i].ids[cut:], sequences[i].start - cut) for i in group.members]
             owned.extend((row, g) for row in self._pack(items, tree))
-        for chunk in self._batches(owned, length=lambda pair: len(pair[0])):
+        # Planned from the whole batch, so that the batches left to run are those an uninterrupted call runs.
+        chunks = [c for c in self._batches(owned, length=lambda pair: len(pair[0])) if not _all_known([r for r, _ in c], known)]
+        if not chunks:
+            return
+        cache, prefix_mask, prefix_lengths = self._run_prefixes([g.prefix for g in batch])
+        for chunk in chunks:
             select = torch.tensor([g for _, g in chunk], device=self._device)
             past = {"past": self._fork(cache, select), "past_mask": prefix_mask[select], "past_lengths": prefix_lengths[select]}
             self._store(self._score([row for row, _ in chunk], tree, **past), results, finish)

@@ -52,9 +52,9 @@ def _torch_dtype(name: str):
 
 def load_onnx_model(options: LocalModelOptions, cache_dir: Path, kind: ModelKind) -> OnnxModel:
     import onnxruntime as ort
-    from transformers import AutoConfig, AutoTokenizer
+    from transformers import AutoConfig
 
-    from culturebias.adapters.hf.loading import resolve_source, tokenizer_fingerprint
+    from culturebias.adapters.hf.loading import load_tokenizer, load_weights, resolve_source, source_weights, tokenizer_fingerprint
     from culturebias.adapters.onnx.export import OPSET, ensure_exported, export_folder, export_key
     from culturebias.adapters.onnx.providers import choose_providers, open_session
     from culturebias.adapters.onnx.runtime import OrtCausalLM, OrtMaskedLM, SessionRunner
@@ -67,11 +67,8 @@ def load_onnx_model(options: LocalModelOptions, cache_dir: Path, kind: ModelKind
     common: dict[str, Any] = {"trust_remote_code": options.trust_remote_code}
     if options.revision and not source.is_local:
         common["revision"] = options.revision
-    try:
-        tokenizer = AutoTokenizer.from_pretrained(source.location, **common)
-        config = AutoConfig.from_pretrained(source.location, **common)
-    except OSError as error:
-        raise ConfigError(f"cannot load model {source.location!r}: {error}") from None
+    tokenizer = load_tokenizer(options, source, common)
+    config = load_weights(AutoConfig, options, source, **common)
     fingerprint = tokenizer_fingerprint(tokenizer)
     folder = export_folder(Path(cache_dir), source, export_key(source, fingerprint, kind, options.dtype))
 
@@ -102,6 +99,7 @@ def load_onnx_model(options: LocalModelOptions, cache_dir: Path, kind: ModelKind
         kind=kind,
         parameters=exported.meta.get("parameters"),
         description=f"{source.description}; ONNX opset {exported.meta.get('opset', OPSET)} on onnxruntime ({device})",
+        weights=source_weights(source, Path(cache_dir)),
     )
     return OnnxModel(facade, tokenizer, device, source, identity)
 
@@ -122,6 +120,16 @@ def hf_loaded(loaded: OnnxModel, options: LocalModelOptions) -> LoadedModel:
     return LoadedModel(loaded.model, loaded.tokenizer, "cpu", options.dtype, loaded.source, loaded.identity)
 
 
+def settled_options(loaded: OnnxModel, options: LocalModelOptions) -> LocalModelOptions:
+    """``options`` with model.batch_size=auto resolved for the session's device (the number used is the number recorded)."""
+    if options.batch_size != "auto":
+        return options
+    from culturebias.adapters.hf.batch_size import auto_batch_size
+
+    found = auto_batch_size(loaded.model, loaded.device, max_length=options.max_length, inputs_on="cpu")
+    return options.model_copy(update={"batch_size": found})
+
+
 class OnnxScorer(HFScorer):
     """The hf scorer's algorithm over an ONNX Runtime session; provenance names onnx and its device."""
 
@@ -140,6 +148,7 @@ class OnnxBackend(LocalBackend):
     def causal(self) -> OnnxModel:
         if self._causal is None:
             self._causal = load_onnx_model(self.options, self.cache_dir, "causal")
+            self._options = settled_options(self._causal, self.options)
         return self._causal
 
     def _causal_tokenizer(self) -> Any:

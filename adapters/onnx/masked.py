@@ -10,12 +10,13 @@ from __future__ import annotations
 from culturebias.adapters.hf.masked import LOGITS_BUDGET, SPAN_RULE, HFMaskedScorer, _max_positions
 from culturebias.adapters.local_backend import score_provenance
 from culturebias.adapters.model_options import LocalModelOptions
-from culturebias.adapters.onnx.backend import OnnxModel
+from culturebias.adapters.onnx.backend import OnnxModel, settled_options
 from culturebias.domain.errors import ConfigError
 
 
 class OnnxMaskedScorer(HFMaskedScorer):
     def __init__(self, loaded: OnnxModel, options: LocalModelOptions, *, logits_budget: int | None = None):  # noqa: D107
+        options = settled_options(loaded, options)
         tokenizer = loaded.tokenizer
         name = loaded.identity.model
         if not getattr(tokenizer, "is_fast", False):

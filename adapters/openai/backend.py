@@ -3,8 +3,8 @@
 Configuration: ``model.api_base`` (e.g. ``http://127.0.0.1:8000/v1``), ``model.path``
 (the served model's name), the key from ``model.api_key_file`` or
 ``$<model.api_key_env>`` (default ``OPENAI_API_KEY``), ``model.max_concurrency``,
-``model.timeout_s``, ``model.max_retries``. Replies are cached under
-``<cache_dir>/openai/requests.sqlite``.
+``model.timeout_s``, ``model.max_retries``. Valid replies are cached under
+``<cache_dir>/openai/requests.sqlite`` (``model.cache=use|refresh|off``).
 
 Chat templates: the server applies its own template to chat requests and does
 not reveal it, so a protocol that scores a response after a client-side rendered
@@ -28,6 +28,7 @@ from culturebias.adapters.openai.request_cache import RequestCache
 from culturebias.adapters.openai.scorer import OpenAIScorer
 from culturebias.domain.errors import CapabilityError, ConfigError
 from culturebias.domain.identity import ModelIdentity
+from culturebias.domain.redaction import redact_text
 from culturebias.domain.requests import ChatMessage
 
 TEMPLATE_CAPABILITY = "a client-side chat template"
@@ -75,6 +76,8 @@ class OpenAIBackend:
 
     def close(self) -> None:
         self.client.close()
+        if self.client.cache is not None:
+            self.client.cache.close()
 
 
 def create_backend(options: OpenAIOptions, cache_dir: Path, **client_options: Any) -> OpenAIBackend:
@@ -86,7 +89,7 @@ def create_backend(options: OpenAIOptions, cache_dir: Path, **client_options: An
     if options.kind != "causal":
         raise ConfigError("model.backend=openai serves causal LMs only; model.kind=masked needs model.backend=hf or onnx")
     key = resolve_api_key(options.api_key, options.api_key_file, options.api_key_env)
-    cache = RequestCache(Path(cache_dir) / "openai" / "requests.sqlite")
+    cache = RequestCache(Path(cache_dir) / "openai" / "requests.sqlite") if options.cache != "off" else None
     client = ApiClient(
         options.api_base,
         api_key=key,
@@ -94,6 +97,7 @@ def create_backend(options: OpenAIOptions, cache_dir: Path, **client_options: An
         max_retries=options.max_retries,
         max_concurrency=options.max_concurrency,
         cache=cache,
+        cache_mode=options.cache,
         backoff=client_options.pop("backoff", None) or Backoff(),
         **client_options,
     )
@@ -103,6 +107,6 @@ def create_backend(options: OpenAIOptions, cache_dir: Path, **client_options: An
         revision=options.revision,
         dtype="remote",
         kind="api",
-        description=f"served by {public_base(options.api_base)}",
+        description=redact_text(f"served by {public_base(options.api_base)}"),
     )
     return OpenAIBackend(options, client, identity)

@@ -10,6 +10,12 @@ Servers that count a BOS they added themselves in the offsets (vLLM counts the
 length of ``"<s>"``) shift every offset by that token's length; that shift is
 detected and undone. Any other mismatch between the offsets and the prompt
 text raises instead of placing the boundary somewhere wrong.
+
+A reply is used only when it is whole (``prompt_tokens``): the token lists are
+there and equally long, the tokens cover the prompt to its last character, and
+every prompt token after the first has a finite log-probability. The whole
+prompt is checked, not only the continuation, because one cached reply serves
+every split of the same text into context and continuation.
 """
 
 from __future__ import annotations
@@ -18,63 +24,108 @@ import math
 from dataclasses import dataclass
 from typing import Any
 
-from culturebias.adapters.openai.client import MalformedReply
+from culturebias.adapters.openai.client import InvalidReply
 from culturebias.domain.requests import LoglikelihoodResult
 
 GREEDY_TOLERANCE = 1e-6
 
 
-class OffsetMismatch(MalformedReply):
-    """The server's ``text_offset`` values do not line up with the prompt's characters."""
+class NoPromptLogprobs(InvalidReply):
+    """The reply has no ``choices[0].logprobs`` token lists: the server gives no prompt log-probabilities."""
+
+
+class OffsetMismatch(InvalidReply):
+    """The server's ``text_offset`` values run past the prompt's characters (tokens decoded one by one)."""
+
+
+class LogprobsCutShort(InvalidReply):
+    """The reply's tokens end before the prompt does."""
 
 
 @dataclass(frozen=True)
 class PromptTokens:
     texts: list[str]
-    logprobs: list[float | None]
+    logprobs: list[float | None]  # None only for the first token
     offsets: list[int]
     top: list[dict[str, float] | None]
     shift: int  # offset units the server counts before the prompt's first character
 
 
 def check_echo_reply(reply: dict[str, Any]) -> None:
-    """Raise MalformedReply unless ``choices[0].logprobs`` holds aligned token lists."""
+    """Raise InvalidReply unless ``choices[0].logprobs`` holds aligned token lists."""
     try:
         logprobs = reply["choices"][0]["logprobs"]
     except (KeyError, IndexError, TypeError):
-        raise MalformedReply("no choices[0].logprobs in the reply") from None
+        raise NoPromptLogprobs("no choices[0].logprobs in the reply") from None
     if not isinstance(logprobs, dict):
-        raise MalformedReply("choices[0].logprobs is empty: the server returned no prompt log-probabilities")
+        raise NoPromptLogprobs("choices[0].logprobs is empty: the server returned no prompt log-probabilities")
     lists = [logprobs.get(k) for k in ("tokens", "token_logprobs", "text_offset")]
     if not all(isinstance(v, list) for v in lists):
-        raise MalformedReply("choices[0].logprobs lacks tokens, token_logprobs or text_offset")
+        raise NoPromptLogprobs("choices[0].logprobs lacks tokens, token_logprobs or text_offset")
     if len({len(v) for v in lists}) != 1 or not lists[0]:
-        raise MalformedReply("tokens, token_logprobs and text_offset differ in length or are empty")
+        raise InvalidReply("tokens, token_logprobs and text_offset differ in length or are empty")
+
+
+def check_echo(body: dict[str, Any], reply: dict[str, Any]) -> None:
+    """The client's check for a scoring request: the reply is whole for the body's prompt."""
+    prompt_tokens(reply, str(body.get("prompt", "")))
+
+
+def _numbers(top: Any) -> bool:
+    """A ``top_logprobs`` entry that can say whether a token was the argmax; anything else means unknown."""
+    return (
+        isinstance(top, dict)
+        and bool(top)
+        and all(isinstance(v, (int, float)) and not isinstance(v, bool) and math.isfinite(v) for v in top.values())
+    )
+
+
+def _logprob(value: Any, index: int, text: str) -> float | None:
+    if value is None:
+        if index == 0:
+            return None  # nothing predicts the first token (PROTOCOLS §0.1: score tokens 2..n)
+        raise InvalidReply(f"prompt token {index} ({text!r}) has no log-probability (null)")
+    if isinstance(value, bool) or not isinstance(value, (int, float)):
+        raise InvalidReply(f"prompt token {index} ({text!r}) has log-probability {value!r}, not a number")
+    if not math.isfinite(value):
+        raise InvalidReply(f"prompt token {index} ({text!r}) has log-probability {value}, not a finite number")
+    return float(value)
 
 
 def prompt_tokens(reply: dict[str, Any], prompt: str) -> PromptTokens:
-    """The prompt's tokens in ``reply`` (generated tokens dropped), with the offset shift found."""
+    """The prompt's tokens in ``reply`` (generated tokens dropped), checked whole, with the offset shift found."""
     check_echo_reply(reply)
     lp = reply["choices"][0]["logprobs"]
-    texts = [str(t) for t in lp["tokens"]]
-    offsets = [int(o) for o in lp["text_offset"]]
-    values = [None if v is None else float(v) for v in lp["token_logprobs"]]
-    top_raw = lp.get("top_logprobs") or [None] * len(texts)
-    top = [t if isinstance(t, dict) else None for t in top_raw] + [None] * max(0, len(texts) - len(top_raw))
+    try:
+        texts = [str(t) for t in lp["tokens"]]
+        offsets = [int(o) for o in lp["text_offset"]]
+    except (TypeError, ValueError):
+        raise InvalidReply("choices[0].logprobs.text_offset holds something that is not a number") from None
+    top_raw = lp.get("top_logprobs") if isinstance(lp.get("top_logprobs"), list) else []
+    top = [t if _numbers(t) else None for t in top_raw] + [None] * max(0, len(texts) - len(top_raw))
     usage = reply.get("usage") or {}
-    n = usage.get("prompt_tokens")
+    n = usage.get("prompt_tokens") if isinstance(usage, dict) else None
+    if isinstance(n, int) and n > len(texts):
+        raise LogprobsCutShort(
+            f"the reply has log-probabilities for {len(texts)} tokens and counts {n} prompt tokens: they are cut short"
+        )
     if not isinstance(n, int) or not 0 < n <= len(texts):
         n = sum(1 for o in offsets if o < len(prompt)) or len(texts)
     end = offsets[n - 1] + len(texts[n - 1])
     shift = end - len(prompt)
     leading_special = n >= 2 and shift == len(texts[0]) and "".join(texts[1:n]) == prompt
+    if shift < 0:
+        raise LogprobsCutShort(
+            f"the reply's tokens end at character {end} of a prompt of {len(prompt)}: its log-probabilities are cut short"
+        )
     if shift != 0 and not leading_special:
         raise OffsetMismatch(
             f"the server's token offsets end at {end} for a prompt of {len(prompt)} characters "
             "(tokens decoded one by one do not add up to the prompt text), so the context/continuation "
             "boundary cannot be placed"
         )
-    return PromptTokens(texts[:n], values[:n], offsets[:n], top[:n], shift)
+    values = [_logprob(lp["token_logprobs"][i], i, texts[i]) for i in range(n)]
+    return PromptTokens(texts[:n], values, offsets[:n], top[:n], shift)
 
 
 def token_ends(tokens: PromptTokens) -> list[int]:
@@ -107,9 +158,7 @@ def score_tokens(tokens: PromptTokens, start: int) -> LoglikelihoodResult:
         if value is None:
             if i == 0:
                 continue  # nothing predicts the first token (PROTOCOLS §0.1: score tokens 2..n)
-            raise MalformedReply(f"token {i} ({tokens.texts[i]!r}) has no log-probability")
-        if not math.isfinite(value) and value != -math.inf:
-            raise MalformedReply(f"token {i} has log-probability {value}")
+            raise InvalidReply(f"token {i} ({tokens.texts[i]!r}) has no log-probability")
         total += value
         count += 1
         top = tokens.top[i]

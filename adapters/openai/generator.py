@@ -1,10 +1,20 @@
-"""Generation through ``/chat/completions`` (chat messages; the server applies its template) or ``/completions``."""
+"""Generation through ``/chat/completions`` (chat messages; the server applies its template) or ``/completions``.
+
+A reply must hold text: ``choices[0].message.content`` (chat) or
+``choices[0].text`` (completions) as a string. ``content: null`` (a reasoning
+model that ran out of tokens, a tool call, a filtered reply) is not an empty
+answer: it is retried like a transport failure, and when every attempt fails
+the request's result is ``GenerationResult("", invalid=True)``: never cached,
+counted by the protocol as an invalid reply.
+"""
 
 from __future__ import annotations
 
 from typing import Any, Sequence
 
-from culturebias.adapters.openai.client import ApiClient, MalformedReply
+import structlog
+
+from culturebias.adapters.openai.client import ApiClient, InvalidReply, InvalidReplyError
 from culturebias.domain.identity import ModelIdentity
 from culturebias.domain.requests import GenerationParams, GenerationRequest, GenerationResult
 
@@ -21,22 +31,27 @@ def _sampling(params: GenerationParams) -> dict[str, Any]:
     return body
 
 
-def check_chat_reply(reply: dict[str, Any]) -> None:
+def check_chat_reply(body: dict[str, Any], reply: dict[str, Any]) -> None:
     try:
-        content = reply["choices"][0]["message"].get("content")
-    except (KeyError, IndexError, TypeError, AttributeError):
-        raise MalformedReply("no choices[0].message in the reply") from None
-    if content is not None and not isinstance(content, str):
-        raise MalformedReply("choices[0].message.content is not text")
+        message = reply["choices"][0]["message"]
+        content = message["content"]
+    except (KeyError, IndexError, TypeError):
+        raise InvalidReply("no choices[0].message.content in the reply") from None
+    if content is None:
+        raise InvalidReply("choices[0].message.content is null: the reply holds no text")
+    if not isinstance(content, str):
+        raise InvalidReply("choices[0].message.content is not text")
 
 
-def check_completion_reply(reply: dict[str, Any]) -> None:
+def check_completion_reply(body: dict[str, Any], reply: dict[str, Any]) -> None:
     try:
         text = reply["choices"][0]["text"]
     except (KeyError, IndexError, TypeError):
-        raise MalformedReply("no choices[0].text in the reply") from None
+        raise InvalidReply("no choices[0].text in the reply") from None
+    if text is None:
+        raise InvalidReply("choices[0].text is null: the reply holds no text")
     if not isinstance(text, str):
-        raise MalformedReply("choices[0].text is not text")
+        raise InvalidReply("choices[0].text is not text")
 
 
 class OpenAIGenerator:
@@ -44,6 +59,7 @@ class OpenAIGenerator:
         self._client = client
         self._model = model
         self._identity = identity
+        self._log = structlog.get_logger("culturebias.openai")
 
     @property
     def identity(self) -> ModelIdentity:
@@ -53,7 +69,7 @@ class OpenAIGenerator:
         advance = progress.advance if progress is not None else None
         chat = [i for i, r in enumerate(requests) if r.messages is not None]
         plain = [i for i, r in enumerate(requests) if r.messages is None]
-        texts: dict[int, str] = {}
+        results: dict[int, GenerationResult] = {}
         chat_bodies = [
             {
                 "model": self._model,
@@ -62,9 +78,18 @@ class OpenAIGenerator:
             }
             for i in chat
         ]
-        for i, reply in zip(chat, self._client.post_all("chat/completions", chat_bodies, check_chat_reply, advance)):
-            texts[i] = reply["choices"][0]["message"].get("content") or ""
         plain_bodies = [{"model": self._model, "prompt": requests[i].prompt, **_sampling(requests[i].params)} for i in plain]
-        for i, reply in zip(plain, self._client.post_all("completions", plain_bodies, check_completion_reply, advance)):
-            texts[i] = reply["choices"][0]["text"]
-        return [GenerationResult(texts[i]) for i in range(len(requests))]
+        for endpoint, indices, bodies, check, text_of in (
+            ("chat/completions", chat, chat_bodies, check_chat_reply, lambda reply: reply["choices"][0]["message"]["content"]),
+            ("completions", plain, plain_bodies, check_completion_reply, lambda reply: reply["choices"][0]["text"]),
+        ):
+            invalid: dict[int, InvalidReplyError] = {}
+            replies = self._client.post_all(endpoint, bodies, check, advance, on_invalid=invalid.__setitem__)
+            for position, (i, reply) in enumerate(zip(indices, replies)):
+                results[i] = GenerationResult("", invalid=True) if position in invalid else GenerationResult(text_of(reply))
+            if invalid:
+                first = invalid[min(invalid)]
+                self._log.warning(
+                    "invalid replies counted", endpoint=endpoint, count=len(invalid), attempts=first.attempts, reason=first.reason
+                )
+        return [results[i] for i in range(len(requests))]

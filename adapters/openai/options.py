@@ -21,3 +21,6 @@ class OpenAIOptions(ModelOptions):
     revision: str | None = None  # recorded in the model identity (servers do not report one)
     chat_template: Literal["auto", "none"] = "auto"
     boundary_rule: BoundaryRule = "straddle-to-continuation"
+    # The on-disk reply cache (<run.cache_dir>/openai/requests.sqlite): "use" reads and
+    # writes, "refresh" asks every request again and replaces its entry, "off" neither.
+    cache: Literal["use", "refresh", "off"] = "use"

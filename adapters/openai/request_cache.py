@@ -1,8 +1,15 @@
-"""On-disk cache of successful API replies, so a re-run costs nothing.
+"""On-disk cache of valid API replies, so a re-run costs nothing.
 
 SQLite, JSON text only. The key is the sha256 of the canonical JSON of
-``(api_base, model, endpoint, request body)``; the API key is never part of it
-and never stored.
+``(api_base, model, endpoint, request body)``; ``api_base`` is the public one
+(no userinfo, no query), and the API key is never part of it and never stored.
+
+Only replies that passed the endpoint's validation are put here, and a reply
+read back is validated again before use (``ApiClient.post``): one that fails
+(an older culturebias cached it, or the file was edited) is dropped and the
+request asked again. ``model.cache``: ``use`` reads and writes, ``refresh``
+writes only (every request is asked again and its entry replaced), ``off``
+neither.
 """
 
 from __future__ import annotations
@@ -11,9 +18,23 @@ import json
 import sqlite3
 import threading
 from pathlib import Path
-from typing import Any
+from typing import Any, Literal
 
+from culturebias.domain.errors import CultureBiasError
 from culturebias.domain.fingerprint import fingerprint
+
+CacheMode = Literal["use", "refresh", "off"]
+
+
+class RequestCacheError(CultureBiasError):
+    """The request cache file cannot be opened, read or written."""
+
+    def __init__(self, path: Path, error: Exception):
+        self.path = path
+        super().__init__(
+            f"the openai request cache {path} cannot be used ({type(error).__name__}: {error}); "
+            "delete the file, or run with model.cache=off"
+        )
 
 
 def request_key(api_base: str, endpoint: str, body: dict[str, Any]) -> str:
@@ -22,28 +43,44 @@ def request_key(api_base: str, endpoint: str, body: dict[str, Any]) -> str:
 
 class RequestCache:
     def __init__(self, path: Path):
-        path.parent.mkdir(parents=True, exist_ok=True)
         self.path = path
         self._lock = threading.Lock()
-        self._db = sqlite3.connect(str(path), check_same_thread=False, isolation_level=None)
-        self._db.execute("PRAGMA journal_mode=WAL")
-        self._db.execute(
-            "CREATE TABLE IF NOT EXISTS replies (key TEXT PRIMARY KEY, endpoint TEXT NOT NULL, reply TEXT NOT NULL)"
-        )
+        try:
+            path.parent.mkdir(parents=True, exist_ok=True)
+            self._db = sqlite3.connect(str(path), check_same_thread=False, isolation_level=None)
+            self._db.execute("PRAGMA journal_mode=WAL")
+            self._db.execute(
+                "CREATE TABLE IF NOT EXISTS replies (key TEXT PRIMARY KEY, endpoint TEXT NOT NULL, reply TEXT NOT NULL)"
+            )
+        except (OSError, sqlite3.Error) as error:
+            raise RequestCacheError(path, error) from None
 
-    def get(self, key: str) -> dict[str, Any] | None:
-        with self._lock:
-            row = self._db.execute("SELECT reply FROM replies WHERE key = ?", (key,)).fetchone()
-        return json.loads(row[0]) if row else None
+    def _execute(self, sql: str, parameters: tuple[Any, ...] = ()) -> list[tuple[Any, ...]]:
+        try:
+            with self._lock:
+                return self._db.execute(sql, parameters).fetchall()
+        except sqlite3.Error as error:
+            raise RequestCacheError(self.path, error) from None
+
+    def get(self, key: str) -> Any:
+        """The cached reply (parsed JSON), or None. ValueError when the stored text is not JSON."""
+        rows = self._execute("SELECT reply FROM replies WHERE key = ?", (key,))
+        if not rows:
+            return None
+        try:
+            return json.loads(rows[0][0])
+        except (TypeError, ValueError):
+            raise ValueError("the cached reply is not JSON") from None
 
     def put(self, key: str, endpoint: str, reply: dict[str, Any]) -> None:
         text = json.dumps(reply, ensure_ascii=False, sort_keys=True)
-        with self._lock:
-            self._db.execute("INSERT OR REPLACE INTO replies (key, endpoint, reply) VALUES (?, ?, ?)", (key, endpoint, text))
+        self._execute("INSERT OR REPLACE INTO replies (key, endpoint, reply) VALUES (?, ?, ?)", (key, endpoint, text))
+
+    def drop(self, key: str) -> None:
+        self._execute("DELETE FROM replies WHERE key = ?", (key,))
 
     def __len__(self) -> int:
-        with self._lock:
-            return int(self._db.execute("SELECT COUNT(*) FROM replies").fetchone()[0])
+        return int(self._execute("SELECT COUNT(*) FROM replies")[0][0])
 
     def close(self) -> None:
         with self._lock:

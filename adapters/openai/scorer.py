@@ -4,14 +4,34 @@ One request per distinct ``context + continuation``, up to ``max_concurrency`` i
 flight: serving engines (vLLM, TGI) batch concurrent requests on the GPU, and a
 per-prompt request caches per prompt, so a re-run with a changed subset still
 costs nothing for what it shares.
+
+Every reply is checked whole (``echo_logprobs.check_echo``) before it is cached
+or scored; an invalid one is asked again, and a request that never gets a valid
+reply stops the run with ``InvalidReplyError`` (never a made-up score). The
+scoring protocols compare options or sentence pairs, so one missing score has
+no defined place in their metrics; the valid replies stay cached and a re-run
+(or ``--resume``) asks only the rest.
+
+The capability probe (``check_loglikelihood``) retries transport failures like
+any request. Only the server's own answer can show a missing capability (no
+prompt log-probabilities, offsets that do not add up, a 4xx refusing the
+request); a server that cannot be reached raises ``ServerUnavailableError``, so
+``protocol.mode=auto`` never switches method because of an outage.
 """
 
 from __future__ import annotations
 
 from typing import Any, Sequence
 
-from culturebias.adapters.openai.client import ApiClient, ApiError, MalformedReply
-from culturebias.adapters.openai.echo_logprobs import check_echo_reply, continuation_start, prompt_tokens, score_tokens
+from culturebias.adapters.openai.client import ApiClient, ApiError, InvalidReplyError, ServerUnavailableError
+from culturebias.adapters.openai.echo_logprobs import (
+    NoPromptLogprobs,
+    OffsetMismatch,
+    check_echo,
+    continuation_start,
+    prompt_tokens,
+    score_tokens,
+)
 from culturebias.domain.errors import CapabilityError
 from culturebias.domain.identity import ModelIdentity, ScoreProvenance
 from culturebias.domain.requests import LoglikelihoodRequest, LoglikelihoodResult
@@ -20,6 +40,12 @@ CAPABILITY = "continuation log-likelihood (prompt log-probabilities from /comple
 # Mixed scripts and a multi-byte boundary: offsets that count bytes or replacement
 # characters fail here, before a run, instead of misplacing boundaries mid-run.
 PROBE = LoglikelihoodRequest(context="The answer is", continuation=" 台灣 yes")
+# Refusals that say who is asking, not what the server can do.
+AUTH_STATUS = {401, 403, 407}
+
+
+def _shorten(text: str, limit: int = 80) -> str:
+    return text if len(text) <= limit else text[: limit - 1] + "…"
 
 
 class OpenAIScorer:
@@ -51,36 +77,72 @@ class OpenAIScorer:
         return {"model": self._model, "prompt": prompt, "max_tokens": 1, "temperature": 0.0, "echo": True, "logprobs": 1}
 
     def check_loglikelihood(self) -> None:
-        """Ask the server for prompt log-probabilities once; CapabilityError when it cannot give them."""
-        text = PROBE.context + PROBE.continuation
+        """Ask the server for prompt log-probabilities once (retrying outages); CapabilityError when it cannot give them."""
+        where = f"{self._client.public_base} (model {self._model!r})"
+
+        def probe_check(body: dict[str, Any], reply: dict[str, Any]) -> None:
+            try:
+                check_echo(body, reply)
+            except (NoPromptLogprobs, OffsetMismatch) as error:  # the server's way, not a passing fault
+                raise CapabilityError("openai", CAPABILITY, f"{where}: {error}") from None
+
         try:
-            reply = self._client.post("completions", self._body(text), use_cache=False)
-            check_echo_reply(reply)
-            result = self._score_one(PROBE, reply, context_tokens=None)
-        except MalformedReply as error:
-            raise CapabilityError("openai", CAPABILITY, f"{self._client.public_base} (model {self._model!r}): {error}") from None
+            reply = self._client.post("completions", self._body(PROBE.context + PROBE.continuation), check=probe_check, use_cache=False)
+        except ServerUnavailableError as error:
+            raise ServerUnavailableError(
+                f"the capability probe could not reach {where}: {error}. The run stops before anything is asked; "
+                "an unreachable server is not a missing capability, so protocol.mode=auto does not switch method for it",
+                status=error.status,
+                endpoint=error.endpoint,
+            ) from None
+        except InvalidReplyError as error:
+            raise InvalidReplyError(
+                f"the capability probe got no valid reply from {where}: {error}",
+                reason=error.reason,
+                attempts=error.attempts,
+                endpoint=error.endpoint,
+            ) from None
         except ApiError as error:
+            if error.status in AUTH_STATUS:
+                raise
             raise CapabilityError("openai", CAPABILITY, str(error)) from None
+        result = self._score_one(PROBE, reply, context_tokens=None)
         if result.n_tokens == 0:
             raise CapabilityError("openai", CAPABILITY, "the probe's continuation received no scored token")
         self._checked = True
+
+    def _replies(self, prompts: Sequence[str], on_done=None) -> list[dict[str, Any]]:
+        """Valid replies for every prompt; InvalidReplyError naming the prompts that got none (after all were asked)."""
+        invalid: dict[int, InvalidReplyError] = {}
+        replies = self._client.post_all(
+            "completions", [self._body(p) for p in prompts], check=check_echo, on_done=on_done, on_invalid=invalid.__setitem__
+        )
+        if invalid:
+            first = min(invalid)
+            error = invalid[first]
+            raise InvalidReplyError(
+                f"{len(invalid)} of {len(prompts)} scoring request(s) got no valid reply after {error.attempts} attempt(s) each; "
+                f"the first, prompt {_shorten(prompts[first])!r}: {error}. Nothing invalid was cached or scored; "
+                "the valid replies are cached, so a re-run asks only these again",
+                reason=error.reason,
+                attempts=error.attempts,
+                endpoint=error.endpoint,
+                cached_reply_dropped=any(e.cached_reply_dropped for e in invalid.values()),
+            )
+        return replies  # type: ignore[return-value]
 
     def loglikelihood(self, requests: Sequence[LoglikelihoodRequest], progress=None) -> list[LoglikelihoodResult]:
         if not requests:
             return []
         advance = progress.advance if progress is not None else None
-        prompts = [r.context + r.continuation for r in requests]
-        replies = self._client.post_all("completions", [self._body(p) for p in prompts], check=check_echo_reply, on_done=advance)
+        replies = self._replies([r.context + r.continuation for r in requests], advance)
         context_counts = self._context_token_counts(requests) if self._boundary_rule == "authors" else {}
-        results = []
-        for request, reply in zip(requests, replies):
-            results.append(self._score_one(request, reply, context_counts.get(request.context)))
-        return results
+        return [self._score_one(request, reply, context_counts.get(request.context)) for request, reply in zip(requests, replies)]
 
     def _context_token_counts(self, requests: Sequence[LoglikelihoodRequest]) -> dict[str, int]:
         """The authors' rule: a context's token count when tokenised alone (shared contexts asked once)."""
         contexts = sorted({r.context for r in requests if r.context})
-        replies = self._client.post_all("completions", [self._body(c) for c in contexts], check=check_echo_reply)
+        replies = self._replies(contexts)
         return {c: len(prompt_tokens(reply, c).texts) for c, reply in zip(contexts, replies)}
 
     def _score_one(self, request: LoglikelihoodRequest, reply: dict[str, Any], context_tokens: int | None) -> LoglikelihoodResult:

@@ -64,11 +64,23 @@ def header_section(summary: RunSummary, title: str) -> str:
         [
             f"# {title}",
             "",
+            *limit_banner(summary),
             f"- run `{summary.run_id}`, finished {summary.finished_at}",
             f"- data: {summary.data.source} (fingerprint `{summary.data.fingerprint}`)",
             f"- culturebias {summary.culturebias_version}, summary schema {summary.schema_version}",
         ]
     )
+
+
+def limit_banner(summary: RunSummary) -> list[str]:
+    """A run cut short by --limit says so before any number is read."""
+    if summary.limit is None:
+        return []
+    return [
+        f"> **A limited run: not comparable to a full one.** `--limit {summary.limit.n}` evaluated only "
+        f"{summary.limit.meaning.replace(' N ', f' {summary.limit.n} ', 1)}.",
+        "",
+    ]
 
 
 def notes_section(summary: RunSummary) -> str:

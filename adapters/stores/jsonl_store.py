@@ -1,8 +1,9 @@
 """A file store: a folder of JSON Lines files, readable with any tool.
 
 Layout under ``path``: ``runs.jsonl`` (one manifest or status event per line)
-and ``results/<run_id>/<stage>.jsonl`` (one line per result). A batch is
-appended as one ``write`` of complete lines followed by fsync; a line left
+and ``results/<run_id>/<stage>.jsonl`` (one line per result, and after each
+batch saved with progress one ``{"progress": {"done": .., "total": ..}}`` line).
+A batch is appended as one ``write`` of complete lines followed by fsync; a line left
 incomplete by a kill (no trailing newline, or unparsable) is ignored on reading
 and truncated before the next append, so a batch is all-or-nothing as far as
 readers can tell.
@@ -16,7 +17,7 @@ import threading
 from pathlib import Path
 from typing import Any, Iterator, Mapping
 
-from culturebias.domain.runs import RunManifest, utc_now
+from culturebias.domain.runs import RunManifest, StageProgress, utc_now
 
 
 class JsonlResultStore:
@@ -66,9 +67,26 @@ class JsonlResultStore:
         self._append(self.root / "runs.jsonl", [{"event": "created", "run_id": manifest.run_id, "manifest": manifest.model_dump()}])
 
     def _manifest(self, entry: dict[str, Any]) -> RunManifest:
-        return RunManifest.model_validate(entry["manifest"]).model_copy(
-            update={"status": entry["status"], "finished_at": entry.get("finished_at"), "failure": entry.get("failure")}
+        manifest = RunManifest.model_validate(entry["manifest"])
+        return manifest.model_copy(
+            update={
+                "status": entry["status"],
+                "finished_at": entry.get("finished_at"),
+                "failure": entry.get("failure"),
+                "progress": self._progress(manifest.run_id),
+            }
         )
+
+    def _progress(self, run_id: str) -> dict[str, StageProgress]:
+        folder = self.root / "results" / run_id
+        if not folder.is_dir():
+            return {}
+        found: dict[str, StageProgress] = {}
+        for path in sorted(folder.glob("*.jsonl")):
+            last = _last_progress(path)
+            if last is not None:
+                found[path.name[: -len(".jsonl")]] = StageProgress.model_validate(last)
+        return found
 
     def get_run(self, run_id: str) -> RunManifest | None:
         entry = self._runs().get(run_id)
@@ -86,11 +104,17 @@ class JsonlResultStore:
     def load_results(self, run_id: str, stage: str) -> dict[str, dict[str, Any]]:
         results: dict[str, dict[str, Any]] = {}
         for line in self._read(self._results_path(run_id, stage)):
-            results[line["key"]] = line["payload"]
+            if "key" in line:
+                results[line["key"]] = line["payload"]
         return results
 
-    def save_results(self, run_id: str, stage: str, results: Mapping[str, Mapping[str, Any]]) -> None:
-        self._append(self._results_path(run_id, stage), [{"key": k, "payload": dict(v)} for k, v in results.items()])
+    def save_results(
+        self, run_id: str, stage: str, results: Mapping[str, Mapping[str, Any]], progress: StageProgress | None = None
+    ) -> None:
+        lines: list[Mapping[str, Any]] = [{"key": k, "payload": dict(v)} for k, v in results.items()]
+        if progress is not None:
+            lines.append({"progress": progress.model_dump()})  # in the same write: stored with the batch or not at all
+        self._append(self._results_path(run_id, stage), lines)
 
     def finish_run(self, run_id: str, summary: Mapping[str, Any]) -> None:
         self._append(
@@ -101,12 +125,45 @@ class JsonlResultStore:
     def mark_failed(self, run_id: str, reason: str) -> None:
         self._append(self.root / "runs.jsonl", [{"event": "failed", "run_id": run_id, "status": "failed", "failure": reason}])
 
+    def mark_interrupted(self, run_id: str, reason: str) -> None:
+        self._append(
+            self.root / "runs.jsonl", [{"event": "interrupted", "run_id": run_id, "status": "interrupted", "failure": reason}]
+        )
+
+    def mark_running(self, run_id: str) -> None:
+        self._append(self.root / "runs.jsonl", [{"event": "running", "run_id": run_id, "status": "running", "failure": None}])
+
     def load_summary(self, run_id: str) -> dict[str, Any] | None:
         entry = self._runs().get(run_id)
         return entry.get("summary") if entry else None
 
     def close(self) -> None:
         pass
+
+
+def _last_progress(path: Path, tail: int = 65536) -> dict[str, Any] | None:
+    """The newest progress line of a stage file: normally its last complete line, so only the tail is read."""
+    with open(path, "rb") as handle:
+        handle.seek(0, os.SEEK_END)
+        size = handle.tell()
+        handle.seek(max(0, size - tail))
+        lines = handle.read().split(b"\n")[:-1]  # the part after the last newline is torn or empty
+    if size > tail:
+        lines = lines[1:]  # the first may be cut by the seek
+    for raw in reversed(lines):
+        try:
+            record = json.loads(raw)
+        except json.JSONDecodeError:
+            continue
+        if isinstance(record, dict) and "progress" in record:
+            return record["progress"]
+    if size <= tail:
+        return None
+    last = None
+    for record in JsonlResultStore._read(path):
+        if "progress" in record:
+            last = record["progress"]
+    return last
 
 
 def _drop_torn_tail(path: Path) -> None:

@@ -11,7 +11,7 @@ import threading
 from pathlib import Path
 from typing import Any, Mapping
 
-from culturebias.domain.runs import RunManifest, utc_now
+from culturebias.domain.runs import RunManifest, StageProgress, utc_now
 
 
 class MemoryResultStore:
@@ -39,10 +39,15 @@ class MemoryResultStore:
     def load_results(self, run_id: str, stage: str) -> dict[str, dict[str, Any]]:
         return copy.deepcopy(self._results.get((run_id, stage), {}))
 
-    def save_results(self, run_id: str, stage: str, results: Mapping[str, Mapping[str, Any]]) -> None:
+    def save_results(
+        self, run_id: str, stage: str, results: Mapping[str, Mapping[str, Any]], progress: StageProgress | None = None
+    ) -> None:
         batch = {key: copy.deepcopy(dict(payload)) for key, payload in results.items()}  # copied first: all or nothing
         with self._lock:
             self._results.setdefault((run_id, stage), {}).update(batch)
+            if progress is not None and run_id in self._runs:
+                run = self._runs[run_id]
+                self._runs[run_id] = run.model_copy(update={"progress": {**run.progress, stage: progress.model_copy()}})
 
     def finish_run(self, run_id: str, summary: Mapping[str, Any]) -> None:
         with self._lock:
@@ -51,9 +56,18 @@ class MemoryResultStore:
                 update={"status": "finished", "finished_at": utc_now(), "failure": None}
             )
 
-    def mark_failed(self, run_id: str, reason: str) -> None:
+    def _set_status(self, run_id: str, status: str, failure: str | None) -> None:
         with self._lock:
-            self._runs[run_id] = self._runs[run_id].model_copy(update={"status": "failed", "failure": reason})
+            self._runs[run_id] = self._runs[run_id].model_copy(update={"status": status, "failure": failure})
+
+    def mark_failed(self, run_id: str, reason: str) -> None:
+        self._set_status(run_id, "failed", reason)
+
+    def mark_interrupted(self, run_id: str, reason: str) -> None:
+        self._set_status(run_id, "interrupted", reason)
+
+    def mark_running(self, run_id: str) -> None:
+        self._set_status(run_id, "running", None)
 
     def load_summary(self, run_id: str) -> dict[str, Any] | None:
         summary = self._summaries.get(run_id)

@@ -1,18 +1,21 @@
 """The default result store: one embedded SQLite file, created on first use.
 
-Each ``save_results`` batch is one transaction; WAL journaling keeps a killed
-process from leaving a half-written batch behind.
+Each ``save_results`` batch is one transaction, together with the stage's
+progress; WAL journaling keeps a killed process from leaving a half-written
+batch behind.
 """
 
 from __future__ import annotations
 
 import json
+import os
 import sqlite3
 import threading
 from pathlib import Path
 from typing import Any, Mapping
 
-from culturebias.domain.runs import RunManifest, utc_now
+from culturebias.domain.errors import DataError
+from culturebias.domain.runs import RunManifest, StageProgress, utc_now
 
 _SCHEMA = """
 CREATE TABLE IF NOT EXISTS runs (
@@ -32,18 +35,38 @@ CREATE TABLE IF NOT EXISTS results (
     payload TEXT NOT NULL,
     PRIMARY KEY (run_id, stage, key)
 );
+CREATE TABLE IF NOT EXISTS stage_progress (
+    run_id TEXT NOT NULL REFERENCES runs(run_id),
+    stage TEXT NOT NULL,
+    done INTEGER NOT NULL,
+    total INTEGER NOT NULL,
+    PRIMARY KEY (run_id, stage)
+);
 """
+
+_RUN_COLUMNS = "run_id, manifest, status, finished_at, failure"
 
 
 class SQLiteResultStore:
     def __init__(self, path: str | Path):
         self.path = Path(path)
         self.path.parent.mkdir(parents=True, exist_ok=True)
+        # SQLite creates its files 0644 whatever the umask; created first with 0666, the database
+        # (and its -wal/-shm files, which copy its mode) follow the user's umask, e.g. group-writable.
+        if not self.path.exists():  # an existing store, perhaps a teammate's read-only one, is opened as it is
+            try:
+                os.close(os.open(self.path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o666))
+            except FileExistsError:
+                pass  # another process created it first
         self._lock = threading.Lock()
         self._db = sqlite3.connect(str(self.path), check_same_thread=False, isolation_level=None)
-        self._db.execute("PRAGMA journal_mode=WAL")
-        self._db.execute("PRAGMA synchronous=NORMAL")
-        self._db.executescript(_SCHEMA)
+        try:
+            self._db.execute("PRAGMA journal_mode=WAL")
+            self._db.execute("PRAGMA synchronous=NORMAL")
+            self._db.executescript(_SCHEMA)
+        except sqlite3.DatabaseError as error:
+            self._db.close()
+            raise DataError(f"not a culturebias SQLite result store ({error})", file=str(self.path)) from None
 
     def _transaction(self):
         return _Transaction(self._db, self._lock)
@@ -55,31 +78,58 @@ class SQLiteResultStore:
                 (manifest.run_id, manifest.benchmark, manifest.model_dump_json(), manifest.status, manifest.created_at),
             )
 
-    def _manifest(self, row: tuple) -> RunManifest:
-        manifest = RunManifest.model_validate_json(row[0])
-        return manifest.model_copy(update={"status": row[1], "finished_at": row[2], "failure": row[3]})
+    def _progress(self, run_ids: list[str]) -> dict[str, dict[str, StageProgress]]:
+        found: dict[str, dict[str, StageProgress]] = {}
+        if not run_ids:
+            return found
+        if len(run_ids) <= 500:  # within any SQLite's limit on bound parameters
+            marks = ",".join("?" * len(run_ids))
+            rows = self._db.execute(f"SELECT run_id, stage, done, total FROM stage_progress WHERE run_id IN ({marks})", run_ids)
+        else:
+            rows = self._db.execute("SELECT run_id, stage, done, total FROM stage_progress")
+        wanted = set(run_ids)
+        for run_id, stage, done, total in rows:
+            if run_id in wanted:
+                found.setdefault(run_id, {})[stage] = StageProgress(done=done, total=total)
+        return found
+
+    def _manifests(self, rows: list[tuple]) -> list[RunManifest]:
+        progress = self._progress([row[0] for row in rows])
+        return [
+            RunManifest.model_validate_json(manifest).model_copy(
+                update={"status": status, "finished_at": finished_at, "failure": failure, "progress": progress.get(run_id, {})}
+            )
+            for run_id, manifest, status, finished_at, failure in rows
+        ]
 
     def get_run(self, run_id: str) -> RunManifest | None:
-        row = self._db.execute("SELECT manifest, status, finished_at, failure FROM runs WHERE run_id = ?", (run_id,)).fetchone()
-        return self._manifest(row) if row else None
+        row = self._db.execute(f"SELECT {_RUN_COLUMNS} FROM runs WHERE run_id = ?", (run_id,)).fetchone()
+        return self._manifests([row])[0] if row else None
 
     def find_runs(self, benchmark: str | None = None) -> list[RunManifest]:
         if benchmark is None:
-            rows = self._db.execute("SELECT manifest, status, finished_at, failure FROM runs ORDER BY created_at").fetchall()
+            rows = self._db.execute(f"SELECT {_RUN_COLUMNS} FROM runs ORDER BY created_at").fetchall()
         else:
             rows = self._db.execute(
-                "SELECT manifest, status, finished_at, failure FROM runs WHERE benchmark = ? ORDER BY created_at", (benchmark,)
+                f"SELECT {_RUN_COLUMNS} FROM runs WHERE benchmark = ? ORDER BY created_at", (benchmark,)
             ).fetchall()
-        return [self._manifest(r) for r in rows]
+        return self._manifests(rows)
 
     def load_results(self, run_id: str, stage: str) -> dict[str, dict[str, Any]]:
         rows = self._db.execute("SELECT key, payload FROM results WHERE run_id = ? AND stage = ?", (run_id, stage))
         return {key: json.loads(payload) for key, payload in rows}
 
-    def save_results(self, run_id: str, stage: str, results: Mapping[str, Mapping[str, Any]]) -> None:
+    def save_results(
+        self, run_id: str, stage: str, results: Mapping[str, Mapping[str, Any]], progress: StageProgress | None = None
+    ) -> None:
         rows = [(run_id, stage, key, json.dumps(payload, ensure_ascii=False)) for key, payload in results.items()]
         with self._transaction() as db:
             db.executemany("INSERT OR REPLACE INTO results (run_id, stage, key, payload) VALUES (?, ?, ?, ?)", rows)
+            if progress is not None:
+                db.execute(
+                    "INSERT OR REPLACE INTO stage_progress (run_id, stage, done, total) VALUES (?, ?, ?, ?)",
+                    (run_id, stage, progress.done, progress.total),
+                )
 
     def finish_run(self, run_id: str, summary: Mapping[str, Any]) -> None:
         with self._transaction() as db:
@@ -88,9 +138,18 @@ class SQLiteResultStore:
                 (utc_now(), json.dumps(summary, ensure_ascii=False), run_id),
             )
 
-    def mark_failed(self, run_id: str, reason: str) -> None:
+    def _set_status(self, run_id: str, status: str, failure: str | None) -> None:
         with self._transaction() as db:
-            db.execute("UPDATE runs SET status = 'failed', failure = ? WHERE run_id = ?", (reason, run_id))
+            db.execute("UPDATE runs SET status = ?, failure = ? WHERE run_id = ?", (status, failure, run_id))
+
+    def mark_failed(self, run_id: str, reason: str) -> None:
+        self._set_status(run_id, "failed", reason)
+
+    def mark_interrupted(self, run_id: str, reason: str) -> None:
+        self._set_status(run_id, "interrupted", reason)
+
+    def mark_running(self, run_id: str) -> None:
+        self._set_status(run_id, "running", None)
 
     def load_summary(self, run_id: str) -> dict[str, Any] | None:
         row = self._db.execute("SELECT summary FROM runs WHERE run_id = ?", (run_id,)).fetchone()
@@ -107,7 +166,13 @@ class _Transaction:
 
     def __enter__(self) -> sqlite3.Connection:
         self._lock.acquire()
-        self._db.execute("BEGIN IMMEDIATE")
+        try:
+            if self._db.in_transaction:  # left open by a signal that struck between BEGIN and COMMIT
+                self._db.execute("ROLLBACK")
+            self._db.execute("BEGIN IMMEDIATE")
+        except BaseException:
+            self._lock.release()
+            raise
         return self._db
 
     def __exit__(self, exc_type, exc, tb) -> None:

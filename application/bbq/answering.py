@@ -30,7 +30,13 @@ from culturebias.domain.bbq.keys import AnswerKey
 from culturebias.domain.bbq.model import Answer, QAItem
 from culturebias.domain.bbq.options import AnswerMode, Mode
 from culturebias.domain.errors import CapabilityError
-from culturebias.domain.requests import ChatMessage, GenerationParams, GenerationRequest, LoglikelihoodRequest
+from culturebias.domain.requests import (
+    ChatMessage,
+    GenerationParams,
+    GenerationRequest,
+    GenerationResult,
+    LoglikelihoodRequest,
+)
 
 
 @dataclass(frozen=True, slots=True)
@@ -61,7 +67,14 @@ class AnswerPlan:
 
 
 def resolve_mode(ctx: RunContext, requested: Mode, needs_generator: bool = False) -> AnswerMode:
-    """The answering mode a run uses; checks the needed capabilities before anything runs."""
+    """The answering mode a run uses; checks the needed capabilities before anything runs.
+
+    ``auto`` is decided by capabilities alone: only a ``CapabilityError`` (the
+    backend said it cannot score continuations) selects ``generate``. Any other
+    failure of the check (a server that cannot be reached, replies that stay
+    invalid) propagates and stops the run: an outage must not change the method.
+    The mode chosen is the summary's ``metrics.mode``.
+    """
     if requested == "generate":
         ctx.generator()
         return "generate"
@@ -72,10 +85,11 @@ def resolve_mode(ctx: RunContext, requested: Mode, needs_generator: bool = False
         return "likelihood"
     try:
         ctx.scorer().check_loglikelihood()
-        return "likelihood"
-    except CapabilityError:
+    except CapabilityError as missing:
         ctx.generator()
+        ctx.log.warning("protocol.mode=auto: answering by generation", reason=str(missing))
         return "generate"
+    return "likelihood"
 
 
 def uses_chat_template(ctx: RunContext) -> bool:
@@ -133,44 +147,56 @@ class Asker:
             return self._generate(questions, reasoning, label)
         return self._score(questions, reasoning, label)
 
-    def _reason(self, questions: Sequence[Question], label: str) -> list[str | None]:
+    def _reason(self, questions: Sequence[Question], label: str) -> list[GenerationResult | None]:
         two_turn = [i for i, q in enumerate(questions) if len(q.turns) > 1]
-        out: list[str | None] = [None] * len(questions)
+        out: list[GenerationResult | None] = [None] * len(questions)
         if not two_turn:
             return out
         requests = [self._reasoning_request(questions[i]) for i in two_turn]
         replies = self.ctx.generator().generate(requests, description=f"{label}: reasoning turns")
         for i, reply in zip(two_turn, replies):
-            out[i] = reply.text
+            out[i] = reply
         return out
 
-    def _generate(self, questions: Sequence[Question], reasoning: list[str | None], label: str) -> list[Answer]:
+    def _generate(self, questions: Sequence[Question], reasoning: list[GenerationResult | None], label: str) -> list[Answer]:
         requests = [
-            self._generation_request(q, r, self.answer_params, q.key()) for q, r in zip(questions, reasoning)
+            self._generation_request(q, _text(r), self.answer_params, q.key()) for q, r in zip(questions, reasoning)
         ]
         replies = self.ctx.generator().generate(requests, description=f"{label}: answers")
         answers = []
-        for question, reply in zip(questions, replies):
-            position = parse_choice(reply.text, question.letters, question.shown)
+        for question, reply, turn in zip(questions, replies, reasoning):
+            invalid = reply.invalid or _invalid(turn)
+            position = None if invalid else parse_choice(reply.text, question.letters, question.shown)
             chosen = None if position is None else question.order[position]
-            answers.append(Answer(question.item, question.prompt_id, question.permutation, chosen, reply.text))
+            answers.append(Answer(question.item, question.prompt_id, question.permutation, chosen, reply.text, invalid=invalid))
         return answers
 
-    def _score(self, questions: Sequence[Question], reasoning: list[str | None], label: str) -> list[Answer]:
+    def _score(self, questions: Sequence[Question], reasoning: list[GenerationResult | None], label: str) -> list[Answer]:
         requests = []
         for question, r in zip(questions, reasoning):
-            context = self._scoring_context(question, r)
+            context = self._scoring_context(question, _text(r))
             prefix = "" if self.chat else " "
             requests += [LoglikelihoodRequest(context, prefix + letter) for letter in question.letters]
         results = self.ctx.scorer().loglikelihood(requests, description=f"{label}: option letters")
         answers = []
         start = 0
-        for question in questions:
+        for question, turn in zip(questions, reasoning):
             n = len(question.letters)
             logprobs = [results[start + j].logprob for j in range(n)]
             start += n
             position = int(np.argmax(logprobs))
+            if _invalid(turn):  # the letters were scored after a reasoning turn that never came
+                answers.append(Answer(question.item, question.prompt_id, question.permutation, None, "", invalid=True))
+                continue
             answers.append(
                 Answer(question.item, question.prompt_id, question.permutation, question.order[position], question.letters[position])
             )
         return answers
+
+
+def _text(reply: GenerationResult | None) -> str | None:
+    return None if reply is None else reply.text
+
+
+def _invalid(reply: GenerationResult | None) -> bool:
+    return reply is not None and reply.invalid

@@ -64,6 +64,16 @@ def plan_notes(plan: AnswerPlan) -> list[str]:
     return notes
 
 
+def invalid_reply_notes(answers: Sequence[Answer]) -> list[str]:
+    n = sum(a.invalid for a in answers)
+    if not n:
+        return []
+    return [
+        f"{n} question(s) got no valid reply from the backend after its retries (counted in invalid_replies): "
+        "out-of-choice, left out of the scores"
+    ]
+
+
 def _fact(facts: dict[str, object], name: str) -> str | None:
     value = facts.get(name)
     return None if value is None else str(value)
@@ -155,8 +165,9 @@ class KoBBQService(_BBQService[KoBBQOptions]):
             answers=len(answers),
             out_of_choice=sum(ooc.values()),
             out_of_choice_by_prompt={p: ooc.get(p, 0) for p in prompts},
+            invalid_replies=sum(a.invalid for a in answers),
         )
-        notes = plan_notes(plan)
+        notes = plan_notes(plan) + invalid_reply_notes(answers)
         violated = [
             f"prompt {p}: {name}"
             for p, b in metrics.overall.bounds.items()
@@ -262,8 +273,9 @@ class CBBQService(_BBQService[CBBQOptions]):
             answers=len(answers),
             out_of_choice=sum(ooc.values()),
             out_of_choice_by_condition={c: ooc.get(c, 0) for c in s.condition},
+            invalid_replies=sum(a.invalid for a in answers),
         )
-        notes = plan_notes(plan) + [
+        notes = plan_notes(plan) + invalid_reply_notes(answers) + [
             "biased answers derived: disambiguated items from their label, ambiguous items from their "
             "disambiguated twin template, else from bias_targeted_groups",
         ]

@@ -38,6 +38,7 @@ class KnowledgeBoundaryOutcome:
     comparisons: dict[str, TermComparison]
     judge_failures: int = 0
     notes: list[str] = field(default_factory=list)
+    invalid_replies: int = 0  # definition requests the backend got no valid reply to (after its retries)
 
 
 def _fill(template: str, **slots: str) -> str:
@@ -74,29 +75,36 @@ def check_knowledge_boundary(
     to_check = vocabulary.with_definition()
     comparisons: dict[str, TermComparison] = {}
     judge_failures = 0
+    invalid: set[int] = set()
     if to_check:
         answers = ctx.generator().generate(
             [definition_request(options, term, ctx.seed) for term in to_check],
             description="LIBRA: meanings of local words",
         )
+        # An invalid reply is no definition at all: never compared, never a similarity of 0.0.
+        invalid = {i for i, answer in enumerate(answers) if answer.invalid}
         proposed = [answer.text.strip() for answer in answers]
+        asked = [i for i in range(len(to_check)) if i not in invalid]
         if options.comparison == "embedding":
-            vectors = embedder.embed(proposed + [term.entry.definition for term in to_check])
-            n = len(to_check)
-            for i, term in enumerate(to_check):
-                similarity = cosine_similarity(vectors[i], vectors[n + i]) if proposed[i] else 0.0
+            vectors = embedder.embed([proposed[i] for i in asked] + [to_check[i].entry.definition for i in asked]) if asked else []
+            for position, i in enumerate(asked):
+                term = to_check[i]
+                similarity = cosine_similarity(vectors[position], vectors[len(asked) + position]) if proposed[i] else 0.0
                 comparisons[term.term] = TermComparison(
                     term.term, proposed[i], similarity, similarity >= options.similarity_threshold
                 )
         else:
             verdicts = ctx.judge().judge(
-                [judge_request(options, term, term.entry, text) for term, text in zip(to_check, proposed)]
-            )
-            for term, text, verdict in zip(to_check, proposed, verdicts):
+                [judge_request(options, to_check[i], to_check[i].entry, proposed[i]) for i in asked]
+            ) if asked else []
+            for i, verdict in zip(asked, verdicts):
+                term = to_check[i]
                 if verdict.value is None:
                     judge_failures += 1
                 understood = verdict.value is not None and verdict.value >= options.judge_threshold
-                comparisons[term.term] = TermComparison(term.term, text, verdict.value, understood)
+                comparisons[term.term] = TermComparison(term.term, proposed[i], verdict.value, understood)
+        for i in sorted(invalid):
+            comparisons[to_check[i].term] = TermComparison(to_check[i].term, "", None, False)
     boundary = decide_knowledge_boundary(
         vocabulary, {t: c.understood for t, c in comparisons.items()}, options.missing_definition
     )
@@ -105,4 +113,9 @@ def check_knowledge_boundary(
         notes.append(
             f"the judge gave no valid number for {judge_failures} local word(s); they count as not understood (f = 0)"
         )
-    return KnowledgeBoundaryOutcome(boundary, comparisons, judge_failures, notes)
+    if invalid:
+        notes.append(
+            f"the model gave no valid reply to {len(invalid)} definition request(s) after the backend's retries "
+            "(counted in invalid_replies); those local words have no score and count as not understood (f = 0)"
+        )
+    return KnowledgeBoundaryOutcome(boundary, comparisons, judge_failures, notes, invalid_replies=len(invalid))

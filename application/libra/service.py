@@ -106,7 +106,7 @@ class LibraService:
     # -- run ---------------------------------------------------------------------
 
     def run(self, ctx: RunContext, dataset: LibraDataset, plan: LibraPlan) -> LibraOutcome:
-        triplets = list(dataset.triplets)
+        triplets = list(dataset.triplets)[: self.options.limit]
         boundary: KnowledgeBoundaryOutcome | None = None
         if plan.boundary is not None:
             boundary = check_knowledge_boundary(
@@ -223,6 +223,7 @@ class LibraService:
             local_words_not_understood=len(understood) - sum(understood),
             local_words_without_definition=len(kb.vocabulary.without_definition()),
             judge_failures=boundary.judge_failures,
+            invalid_replies=boundary.invalid_replies,
         )
 
     def _notes(self, plan: LibraPlan, boundary: KnowledgeBoundaryOutcome | None) -> list[str]:
@@ -233,6 +234,8 @@ class LibraService:
             f"JSD: base 2 on histograms with shared bin edges (bins={s.jsd_bins}); "
             f"EiCAT α = {'bbs' if s.alpha == 'bbs' else s.alpha}",
         ]
+        if s.limit:
+            notes.append(f"Only the first {s.limit} triplets of the triplet file were evaluated.")
         if boundary is None or plan.boundary is None:
             notes.append(
                 f"knowledge boundary not checked: {plan.boundary_skipped}; bbs and EiCAT are null and every triplet counts as valid"

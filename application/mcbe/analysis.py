@@ -21,16 +21,30 @@ def bias_analysis(ctx: RunContext, beis: list[BEI], options: McBEOptions) -> Tas
     outcome = TaskOutcome("ba")
     generation = params(options.ba_max_new_tokens, ctx.seed)
     requests = [GenerationRequest.chat(analysis_prompt(bei), generation) for bei in beis]
-    analyses = [r.text for r in ctx.generator().generate(requests, description="McBE BA: analyses")] if requests else []
+    replies = ctx.generator().generate(requests, description="McBE BA: analyses") if requests else []
+    analyses = [r.text for r in replies]
+    # An analysis that never came (no valid reply after the backend's retries) is not judged.
+    judged = {index: k for k, index in enumerate(i for i, r in enumerate(replies) if not r.invalid)}
     judge_requests = [
-        JudgeRequest(judge_prompt(analysis, bei.explanation, criterion), 0, criterion.high, REMINDER)
-        for bei, analysis in zip(beis, analyses)
+        JudgeRequest(judge_prompt(analyses[index], beis[index].explanation, criterion), 0, criterion.high, REMINDER)
+        for index in judged
         for criterion in BA_CRITERIA
     ]
     verdicts = ctx.judge().judge(judge_requests) if judge_requests else []
     outcome.counts["ba_judge_requests"] = len(judge_requests)
     for index, (bei, analysis) in enumerate(zip(beis, analyses)):
-        mine = verdicts[index * len(BA_CRITERIA) : (index + 1) * len(BA_CRITERIA)]
+        if index not in judged:
+            outcome.count("ba_invalid_replies", category=bei.category)
+            outcome.items[bei.item_id] = BAItem(
+                analysis="",
+                criteria=PerCriterion[Number](**{c.key: None for c in BA_CRITERIA}),
+                judge_raw=PerCriterion[str](**{c.key: "" for c in BA_CRITERIA}),
+                judge_attempts=PerCriterion[int](**{c.key: 0 for c in BA_CRITERIA}),
+                score=None,
+            )
+            continue
+        slot = judged[index]
+        mine = verdicts[slot * len(BA_CRITERIA) : (slot + 1) * len(BA_CRITERIA)]
         values: dict[str, float | None] = {}
         for criterion, verdict in zip(BA_CRITERIA, mine):
             values[criterion.key] = verdict.value
@@ -55,5 +69,10 @@ def bias_analysis(ctx: RunContext, beis: list[BEI], options: McBEOptions) -> Tas
             judge_raw=PerCriterion[str](**{c.key: v.raw for c, v in zip(BA_CRITERIA, mine)}),
             judge_attempts=PerCriterion[int](**{c.key: v.attempts for c, v in zip(BA_CRITERIA, mine)}),
             score=score,
+        )
+    if outcome.counts.get("ba_invalid_replies"):
+        outcome.notes.append(
+            f"BA: {outcome.counts['ba_invalid_replies']} analysis request(s) got no valid reply from the backend after "
+            "its retries; those BEIs are not judged and are left out of the BA scores"
         )
     return outcome

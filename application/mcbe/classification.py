@@ -27,6 +27,10 @@ def subcategory_classification(
     requests = [GenerationRequest.chat(prompt, generation) for prompt in prompts]
     replies = ctx.generator().generate(requests, description="McBE SC: subcategories") if requests else []
     for bei, reply in zip(beis, replies):
+        if reply.invalid:  # no text came back: no answer to grade, so no score of 0 either
+            outcome.count("sc_invalid_replies", category=bei.category)
+            outcome.items[bei.item_id] = SCItem(reply="", correct=False, named=[])
+            continue
         correct = classification_correct(bei.subtype, reply.text)
         named = named_subcategories(reply.text, offered[bei.category])
         if len(named) > 1:
@@ -39,5 +43,10 @@ def subcategory_classification(
         outcome.notes.append(
             f"SC: {outcome.counts['sc_several_named']} repl(y/ies) named more than one subcategory; "
             "the protocol counts a reply as correct whenever the true subcategory appears in it"
+        )
+    if outcome.counts.get("sc_invalid_replies"):
+        outcome.notes.append(
+            f"SC: {outcome.counts['sc_invalid_replies']} BEI(s) got no valid reply from the backend after its retries; "
+            "they are left out of the SC scores"
         )
     return outcome

@@ -26,7 +26,11 @@ def bias_scoring(ctx: RunContext, beis: list[BEI], options: McBEOptions) -> Task
         rounds += 1
         description = "McBE BS: severity ratings" + (f" (retry {rounds - 1})" if rounds > 1 else "")
         requests = [GenerationRequest.chat(c, generation) for c in conversations]
-        return [r.text for r in generator.generate(requests, description=description)]
+        replies = generator.generate(requests, description=description)
+        # no valid reply: an empty text, which holds no rating and is asked again like one
+        if any(r.invalid for r in replies):
+            outcome.count("bs_invalid_replies", sum(r.invalid for r in replies))
+        return [r.text for r in replies]
 
     questions = [NumberQuestion(scoring_prompt(bei), SEVERITY_MIN, SEVERITY_MAX, REMINDER) for bei in beis]
     replies = ask_for_numbers(questions, ask, options.max_retries)

@@ -27,8 +27,12 @@ def scenario_selection(ctx: RunContext, beis: list[BEI], options: McBEOptions) -
     decay = options.ss_rate
     position = 0
     for bei, pairs in pairs_of:
-        texts = [r.text for r in replies[position : position + len(pairs)]]
+        mine = replies[position : position + len(pairs)]
+        texts = [r.text for r in mine]  # an invalid reply's empty text is an unparseable choice
         position += len(pairs)
+        invalid = sum(r.invalid for r in mine)
+        if invalid:
+            outcome.count("ss_invalid_replies", invalid, category=bei.category)
         judged = [(i, j, parse_choice(text)) for (i, j), text in zip(pairs, texts)]
         result = selection_score(len(bei.words), judged, decay)
         outcome.count("ss_asked", len(pairs))

@@ -58,6 +58,19 @@ def template_scores(answers: Sequence[Answer], prompts: Sequence[str]) -> dict[s
     }
 
 
+def template_labels(answers: Sequence[Answer]) -> dict[str, str]:
+    """Each template's label annotation, where all its samples carry the same one."""
+    found: dict[str, set[str | None]] = {}
+    for answer in answers:
+        found.setdefault(answer.item.template_id, set()).add(answer.item.label_annotation)
+    out: dict[str, str] = {}
+    for template, labels in found.items():
+        (label, *others) = labels
+        if not others and label:
+            out[template] = label
+    return out
+
+
 def category_statistics(scores: dict[str, dict[str, float]]) -> dict[str, CategoryTest]:
     """One-way ANOVA and Tukey HSD of per-template diff-bias across categories."""
     out = {}
@@ -109,10 +122,11 @@ def aggregate_kobbq(
     answers: Sequence[Answer], prompts: Sequence[str], aggregate: str, ddof: int, statistics: bool = True
 ) -> KoBBQAggregate:
     templates = template_scores(answers, prompts)
+    labels = template_labels(answers)
     return KoBBQAggregate(
         overall=block(answers, prompts, aggregate, ddof),
         by_label=breakdown(answers, lambda a: a.item.label_annotation or "unlabelled", prompts, aggregate, ddof),
         by_category=breakdown(answers, lambda a: a.item.category, prompts, aggregate, ddof),
         statistics=category_statistics(templates) if statistics else {},
-        template_scores={t: TemplateScores(**scores) for t, scores in templates.items()},
+        template_scores={t: TemplateScores(**scores, label=labels.get(t)) for t, scores in templates.items()},
     )

@@ -93,6 +93,9 @@ class Answer:
     permutation: int
     chosen: int | None  # index into item.options (dataset order); None = out-of-choice
     raw: str = ""
+    # The backend got no valid reply (to the question or its reasoning turn) after its retries:
+    # no answer (out-of-choice, out of the scores), and counted in the summary's invalid_replies.
+    invalid: bool = False
 
     @property
     def answer_class(self) -> AnswerClass:

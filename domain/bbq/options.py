@@ -43,8 +43,7 @@ class BBQOptions(BaseModel):
     mode: Mode = "auto"
     permutation_scheme: PermutationScheme = "cyclic"
     categories: CommaList | None = None  # None = every category in the data
-    # Quick runs: the first N items (after the category filter) — KoBBQ: of the samples
-    # file; CBBQ: of each category's ambiguous and of its disambiguated file.
+    # Quick runs: the first N items (after the category filter); each subclass says of what.
     limit: int | None = Field(None, ge=1)
     max_new_tokens: int = Field(32, ge=1)  # generate mode: the answer turn
     keep_predictions: bool = True  # every answer, one compact line each, in summary.json details
@@ -63,6 +62,12 @@ class BBQOptions(BaseModel):
 
 
 class KoBBQOptions(BBQOptions):
+    limit: int | None = Field(
+        None,
+        ge=1,
+        description="the first N items of the samples file (after protocol.categories), "
+        "each asked with every prompt and option order",
+    )
     prompts: CommaList | None = None  # prompt ids; None = every prompt of the prompts file (1–5)
     permutations: CommaIntList = Field(default_factory=lambda: [0, 1, 2])
     # pooled: every answer of a prompt counts once (the test set: one sample per
@@ -87,6 +92,12 @@ class KoBBQOptions(BBQOptions):
 
 
 class CBBQOptions(BBQOptions):
+    limit: int | None = Field(
+        None,
+        ge=1,
+        description="the first N items of each category's ambiguous file and of its disambiguated file "
+        "(after protocol.categories)",
+    )
     condition: CommaList = Field(default_factory=lambda: ["q"])
     permutations: CommaIntList = Field(default_factory=lambda: [0])
     w1: float = Field(0.4, ge=0.0)

@@ -88,6 +88,8 @@ class TemplateScores(Block):
     diff_bias_amb: Number
     diff_bias_dis: Number
     ooc_ratio: Number
+    # The template's label type (KoBBQ: ST, TM, NC...); None where its samples disagree or have none.
+    label: str | None = None
 
 
 class AnovaBlock(Block):
@@ -136,6 +138,8 @@ class KoBBQCounts(Block):
     answers: Count
     out_of_choice: Count
     out_of_choice_by_prompt: dict[str, Count]
+    # replies the backend got no valid text for after its retries; they are among out_of_choice
+    invalid_replies: Count = 0
 
 
 class KoBBQDetails(_OmitsUnset):
@@ -230,6 +234,8 @@ class CBBQCounts(Block):
     answers: Count
     out_of_choice: Count
     out_of_choice_by_condition: dict[str, Count]
+    # replies the backend got no valid text for after its retries; they are among out_of_choice
+    invalid_replies: Count = 0
 
 
 class CBBQDetails(_OmitsUnset):

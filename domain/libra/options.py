@@ -33,6 +33,12 @@ class LibraOptions(BaseModel):
     jsd_bins: int | str = "auto"
     # EiCAT weight: "bbs" (the paper's α = bbs) or a fixed number in [0, 1].
     alpha: float | Literal["bbs"] = "bbs"
+    # Quick runs; None = every triplet.
+    limit: int | None = Field(
+        None,
+        ge=1,
+        description="the first N triplets of the triplet file; the knowledge boundary checks only their local words",
+    )
 
     # Knowledge boundary. "auto" skips it (bbs and EiCAT null, every triplet valid)
     # when the model cannot generate, as a masked LM cannot; "on" makes that an error;

@@ -61,6 +61,7 @@ class LibraCounts(_BoundaryKeysOmitted):
         "local_words_not_understood",
         "local_words_without_definition",
         "judge_failures",
+        "invalid_replies",
     )
 
     model_type: ModelType
@@ -73,6 +74,8 @@ class LibraCounts(_BoundaryKeysOmitted):
     local_words_not_understood: Count | None = None
     local_words_without_definition: Count | None = None
     judge_failures: Count | None = None
+    # definition requests the model's backend got no valid reply to (e.g. ``content: null``) after its retries
+    invalid_replies: Count | None = None
 
 
 class TripletColumns(Block):

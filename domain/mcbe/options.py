@@ -27,7 +27,9 @@ class McBEOptions(BaseModel):
 
     tasks: CommaList = Field(default_factory=lambda: list(TASKS))
     categories: CommaList = Field(default_factory=list)  # empty = every category in the data
-    limit: int | None = Field(None, ge=1)  # at most this many BEIs per category (smoke runs)
+    limit: int | None = Field(  # smoke runs
+        None, ge=1, description="the first N BEIs of each category (after protocol.categories), for every task"
+    )
 
     # variance → score decay: a preset name or a positive number (PROTOCOLS §3)
     pc_decay: float | str = "paper"  # paper: 2e/3; released: (2.718/2)(1+ln(2.718/2))

@@ -68,6 +68,10 @@ class InvalidCounts(SparseBlock):
     ba_skipped_invalid: Count | None = None  # only with ba_invalid=skip, when it happened
     bs_invalid: Count | None = None
     bs_clamped: Count | None = None
+    # when it happened: replies the backend got no valid text for after its retries (SC, BA: BEI not scored)
+    sc_invalid_replies: Count | None = None
+    ss_invalid_replies: Count | None = None
+    ba_invalid_replies: Count | None = None
 
 
 class CategoryScores(SparseBlock):
@@ -142,6 +146,11 @@ class McBECounts(SparseBlock):
     bs_invalid: Count | None = None
     bs_clamped: Count | None = None
     bs_retried: Count | None = None
+    # when it happened: replies the backend got no valid text for after its retries, per task
+    sc_invalid_replies: Count | None = None
+    ss_invalid_replies: Count | None = None
+    ba_invalid_replies: Count | None = None
+    bs_invalid_replies: Count | None = None
 
 
 # --- details: one item per BEI ------------------------------------------------------------

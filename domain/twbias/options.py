@@ -29,7 +29,7 @@ class TWBiasOptions(BaseModel):
     alpha: float = Field(0.05, gt=0.0, lt=1.0)
     outlier_sigma: float = Field(3.0, gt=0.0)
     # First N sentences of every origin group's file (quick checks); None = all.
-    limit: int | None = Field(None, ge=1)
+    limit: int | None = Field(None, ge=1, description="the first N sentences of each origin group's file")
     # How a sentence with several T-A pairs in one category counts in that category.
     category_rows: Literal["unique", "exploded"] = "unique"
 

@@ -236,8 +236,13 @@ def test_provenance_and_identity_name_onnx_and_the_device(tmp_path):
 
 
 def test_unsupported_dtypes_are_configuration_errors(tmp_path):
-    with pytest.raises(ConfigError, match="float32 or float16"):
-        create_backend(options(dtype="bfloat16"), tmp_path).scorer()
+    from culturebias.bootstrap.settings import load_settings
+
+    # Refused by the backend's options model, before anything loads.
+    with pytest.raises(ConfigError, match=r"model\.dtype: Input should be 'float32' or 'float16'"):
+        load_settings(assignments=["model.backend=onnx", "model.dtype=bfloat16"])
+    with pytest.raises(ValueError, match="'float32' or 'float16'"):
+        options(dtype="bfloat16")
     with pytest.raises(ConfigError, match="CUDA execution provider"):
         create_backend(options(dtype="float16"), tmp_path).scorer()
 

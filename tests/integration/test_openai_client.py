@@ -8,6 +8,7 @@ the character at position i costs -1.0 when i is even and -1.5 when i is odd.
 from __future__ import annotations
 
 import io
+import json
 import random
 
 import pytest
@@ -41,7 +42,7 @@ def server():
 
 
 def make_backend(server, tmp_path, sleeps=None, **overrides):
-    options = {"backend": "openai", "api_base": server.api_base, "path": MODEL, "max_retries": 3, "timeout_s": 5.0}
+    options = {"backend": "openai", "api_base": server.api_base, "path": MODEL, "max_retries": 3, "timeout_s": 30.0}
     options.update(overrides)
     return create_backend(
         OpenAIOptions(**options),
@@ -93,11 +94,12 @@ def test_500_backs_off_exponentially_with_jitter(server, tmp_path):
     assert len(set(sleeps)) == 3
 
 
-def test_a_slow_reply_times_out_and_is_retried(server, tmp_path):
-    server.inject("slow", delay_s=1.5)
-    backend = make_backend(server, tmp_path, timeout_s=0.3)
+def test_a_reply_that_never_comes_times_out_and_is_retried(server, tmp_path):
+    server.inject("hang")  # no reply until the server stops: a timeout however loaded the machine is
+    backend = make_backend(server, tmp_path, timeout_s=1.0)
     assert scored(backend, REQUESTS[:1]) == EXPECTED[:1]
-    assert [s.fault for s in server.requests()] == ["slow", None]
+    faults = [s.fault for s in server.requests()]
+    assert faults[0] == "hang" and set(faults[1:]) == {None}
 
 
 def test_malformed_json_is_retried(server, tmp_path):
@@ -150,7 +152,7 @@ def test_cache_holds_no_api_key(server, tmp_path, monkeypatch):
 
 
 def test_no_more_than_max_concurrency_requests_are_in_flight(server, tmp_path):
-    server.inject("slow", times=6, delay_s=0.25)
+    server.inject("gate", times=6, together=2)  # each reply waits for a second request in flight
     backend = make_backend(server, tmp_path, max_concurrency=2)
     requests = [LoglikelihoodRequest("ab", "c" * n) for n in range(1, 7)]
     results = backend.scorer().loglikelihood(requests)
@@ -218,12 +220,13 @@ def test_generation_uses_chat_for_messages_and_completions_for_prompts(server, t
     ]
     texts = [r.text for r in backend.generator().generate(requests)]
     assert texts == ["chat:hello:T=0.5:max=7", "plain:plain xyz:T=0.0:max=64", "chat:second:T=0.0:max=64"]
-    # Requests go out concurrently: the server sees them in any order.
-    chat_bodies = [s.body for s in server.requests("chat/completions")]
+    # Requests go out concurrently: the server sees them in any order, and a loaded machine may
+    # time one out and send it again, so the distinct bodies are what is compared.
+    chat_bodies = {json.dumps(s.body, sort_keys=True): s.body for s in server.requests("chat/completions")}.values()
     assert sorted(len(b["messages"]) for b in chat_bodies) == [1, 2]
     [hello] = [b for b in chat_bodies if b["messages"] == [{"role": "user", "content": "hello"}]]
     assert (hello["top_p"], hello["seed"], hello["stop"]) == (0.9, 3, ["\n"])
-    assert [s.body["prompt"] for s in server.requests("completions")] == ["plain xyz"]
+    assert {s.body["prompt"] for s in server.requests("completions")} == {"plain xyz"}
 
 
 def test_templates_and_masked_scoring_are_refused_with_the_reason(server, tmp_path):

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import os
 import subprocess
 import sys
 
@@ -124,3 +125,130 @@ def test_the_installed_script_exits_with_mains_code(tmp_path):
         text=True,
     )  # fmt: skip
     assert bad.returncode == 2 and "did you mean 'sqlite'?" in bad.stderr and "Traceback" not in bad.stderr
+
+
+def test_run_help_says_what_limit_means_for_every_benchmark(capsys):
+    assert main(["run", "--help"]) == 0
+    out = capsys.readouterr().out
+    assert "--limit N" in out and "BENCHMARK[,BENCHMARK...]" in out and "protocol.BENCHMARK.KEY" in out
+    for descriptor in registry().benchmarks.all():
+        meaning = descriptor.options_model().model_fields["limit"].description
+        assert f"{descriptor.name:<8} {meaning}" in out
+
+
+@pytest.mark.parametrize("value", ["0", "-3", "two"])
+def test_limit_is_a_positive_whole_number(value, tmp_path, capsys):
+    assert main(["run", "kobbq", "--out", str(tmp_path / "out"), "--limit", value]) == 2
+    assert "--limit" in capsys.readouterr().err and not (tmp_path / "out").exists()
+
+
+def _no_traceback(code: int, expected: int, err: str, *fragments: str) -> None:
+    assert code == expected, err
+    assert "Traceback" not in err and len(err.strip().splitlines()) == 1, err
+    for fragment in fragments:
+        assert fragment in err, err
+
+
+@pytest.mark.parametrize(
+    ("write", "fragment"),
+    [
+        (lambda path: path.write_text("model = [1\n", encoding="utf-8"), "Unclosed array"),
+        (lambda path: path.write_bytes(b"\xff\xfe[model]\n"), "not UTF-8 text"),
+        (lambda path: path.mkdir(), "is a folder, not a TOML file"),
+        (lambda path: None, "does not exist"),
+    ],
+    ids=["bad-toml", "not-utf8", "a-folder", "missing"],
+)
+def test_a_bad_config_file_is_one_line_and_exit_code_2(write, fragment, tmp_path, capsys):
+    config = tmp_path / "my.toml"
+    write(config)
+    code = main(["run", "kobbq", "--out", str(tmp_path / "out"), "--config", str(config)])
+    _no_traceback(code, 2, capsys.readouterr().err, str(config), fragment)
+    assert not (tmp_path / "out").exists()
+
+
+@pytest.mark.skipif(os.geteuid() == 0, reason="root reads any file")
+def test_an_unreadable_config_file_is_one_line(tmp_path, capsys):
+    config = tmp_path / "my.toml"
+    config.write_text("[model]\n", encoding="utf-8")
+    config.chmod(0)
+    code = main(["run", "kobbq", "--out", str(tmp_path / "out"), "--config", str(config)])
+    _no_traceback(code, 2, capsys.readouterr().err, "cannot be read")
+
+
+def test_an_environment_section_that_is_not_json_is_one_line(tmp_path, monkeypatch, capsys):
+    monkeypatch.setenv("CULTUREBIAS_PROTOCOL", "{not json")
+    code = main(["run", "kobbq", "--out", str(tmp_path / "out")])
+    _no_traceback(code, 2, capsys.readouterr().err, "protocol", "JSON object")
+
+
+@pytest.mark.parametrize(
+    ("out", "fragment"),
+    [
+        ("a-file", "is a file, not a folder"),
+        ("a-file/run", "lies under"),
+        ("/proc/culturebias-test-out", "cannot be created"),  # refused even to root
+    ],
+)
+def test_an_output_folder_that_cannot_be_one_is_one_line_and_exit_code_2(out, fragment, tmp_path, capsys):
+    (tmp_path / "a-file").write_text("x", encoding="utf-8")
+    target = out if out.startswith("/") else str(tmp_path / out)
+    code = main(["run", "kobbq", "--out", target, "--limit", "1", "--set", "model.backend=replay",
+                 "--set", f"model.path={tmp_path / 'none.jsonl'}"])  # fmt: skip
+    _no_traceback(code, 2, capsys.readouterr().err, fragment, "--out")
+
+
+@pytest.mark.skipif(os.geteuid() == 0, reason="root writes anywhere")
+def test_an_unwritable_output_folder_is_one_line(tmp_path, capsys):
+    locked = tmp_path / "locked"
+    locked.mkdir(mode=0o555)
+    code = main(["run", "kobbq", "--out", str(locked / "run")])
+    _no_traceback(code, 2, capsys.readouterr().err, "not writable")
+
+
+def test_a_file_the_system_refuses_is_one_line_and_exit_code_1(capsys):
+    code = main(["expand", "kobbq", "--out", "/proc/culturebias-test/k.jsonl"])
+    _no_traceback(code, 1, capsys.readouterr().err, "/proc/culturebias-test")
+
+
+@pytest.mark.parametrize(
+    "args",
+    [
+        ["--out", "TYPO"],
+        ["--out", "typo.sqlite"],
+        ["--store", "typo.sqlite"],
+        ["--store", "typo-folder"],
+        [],
+        ["--out", "TYPO", "--set", "store.backend=sqlite"],
+        ["--out", "TYPO", "--set", "store.backend=jsonl"],
+        ["--set", "store.path=typo.sqlite"],
+    ],
+)
+def test_listing_runs_never_creates_a_store(args, tmp_path, monkeypatch, capsys):
+    monkeypatch.chdir(tmp_path)
+    code = main(["runs", *args])
+    _no_traceback(code, 2, capsys.readouterr().err, "no result store at")
+    assert list(tmp_path.iterdir()) == []
+
+
+def test_listing_a_file_that_is_not_a_store_is_one_line(tmp_path, capsys):
+    (tmp_path / "notes.sqlite").write_text("hello", encoding="utf-8")
+    code = main(["runs", "--store", str(tmp_path / "notes.sqlite")])
+    _no_traceback(code, 3, capsys.readouterr().err, "not a culturebias SQLite result store")
+    assert (tmp_path / "notes.sqlite").read_text(encoding="utf-8") == "hello"
+
+
+def test_an_unknown_benchmark_in_a_list_gets_a_suggestion(tmp_path, capsys):
+    code = main(["run", "kobbq,libar", "--out", str(tmp_path / "out")])
+    _no_traceback(code, 2, capsys.readouterr().err, "did you mean 'libra'?")
+    assert not (tmp_path / "out").exists()
+
+
+@pytest.mark.skipif(os.geteuid() == 0, reason="root writes anything")
+def test_a_store_this_user_cannot_write_is_one_line(tmp_path, capsys):
+    out = tmp_path / "teammate"
+    out.mkdir()
+    (out / "results.sqlite").write_bytes(b"")
+    (out / "results.sqlite").chmod(0o444)
+    code = main(["run", "kobbq", "--out", str(out)])
+    _no_traceback(code, 2, capsys.readouterr().err, "is not writable by this user")

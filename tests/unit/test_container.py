@@ -74,8 +74,8 @@ def test_backend_is_chosen_by_configuration_and_built_lazily_once(tmp_path, monk
 def test_unknown_backend_store_and_benchmark_are_named(tmp_path):
     with pytest.raises(ConfigError, match="unknown backend 'tensorrt'"):
         container(tmp_path, "model.backend=tensorrt")
-    with pytest.raises(ConfigError, match="unknown store 'postgres'"):
-        container(tmp_path, "store.backend=postgres")
+    with pytest.raises(ConfigError, match="unknown store 'mongodb'"):
+        container(tmp_path, "store.backend=mongodb")
     with pytest.raises(ConfigError, match="unknown benchmark"):
         container(tmp_path, benchmark="nope").service()
 

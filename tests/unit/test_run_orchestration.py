@@ -157,7 +157,7 @@ def test_a_killed_run_resumes_without_rescoring_stored_chunks(tmp_path):
     assert not (tmp_path / "out" / "summary.json").exists(), "a killed run must not leave a summary"
     store = SQLiteResultStore(tmp_path / "results.sqlite")
     [failed] = store.find_runs("toy")
-    assert failed.status == "failed"
+    assert failed.status == "interrupted"
     assert len(store.load_results(failed.run_id, "loglikelihood")) == 3
 
     fresh = ScriptedScorer(rule)
@@ -219,3 +219,184 @@ def test_a_summary_that_does_not_fit_its_model_is_never_written(tmp_path):
     with pytest.raises(Exception, match="counts"):
         run(tmp_path, ROWS, ScriptedScorer(rule), service=Wrong(Options()))
     assert not (tmp_path / "out" / "summary.json").exists()
+
+
+# --------------------------------------------------------------------------- durability
+
+
+from dataclasses import replace  # noqa: E402
+
+from culturebias.adapters.progress import NullProgress  # noqa: E402
+from culturebias.application.recorded_ports import RecordedScorer  # noqa: E402
+from culturebias.domain.requests import LoglikelihoodResult  # noqa: E402
+from culturebias.domain.runs import RunInterrupted, StageProgress  # noqa: E402
+from culturebias.ports.recording import BatchSink  # noqa: E402
+
+WORDS = ["a", "bb", "ccc", "dddd", "ee", "f", "gggggg", "hhh", "ii", "jjjjj", "kk", "l"]
+
+
+class BatchingScorer:
+    """Batches like a real backend (longest first, two per batch), delivers each batch to a BatchSink,
+    and scores with a term that depends on the batch, as float rounding does on real hardware."""
+
+    def __init__(self, stop_after: int | None = None, signal: type[BaseException] = KeyboardInterrupt):
+        self.inner = ScriptedScorer(rule)
+        self.batches: list[tuple[str, ...]] = []
+        self.stop_after = stop_after
+        self.signal = signal
+
+    identity = property(lambda self: self.inner.identity)
+    provenance = property(lambda self: self.inner.provenance)
+
+    def check_loglikelihood(self) -> None:
+        pass
+
+    def loglikelihood(self, requests, progress=None):
+        sink = progress if isinstance(progress, BatchSink) else None
+        known = {i: v for i in range(len(requests)) if sink is not None and (v := sink.known(i)) is not None}
+        results = dict(known)
+        order = sorted(range(len(requests)), key=lambda i: (-len(requests[i].continuation), requests[i].continuation))
+        for start in range(0, len(order), 2):
+            batch = order[start : start + 2]
+            if all(i in known for i in batch):
+                continue
+            if self.stop_after is not None and len(self.batches) == self.stop_after:
+                raise self.signal() if self.signal is KeyboardInterrupt else self.signal(15, "SIGTERM")
+            self.batches.append(tuple(requests[i].continuation for i in batch))
+            noise = 1e-9 * sum(len(requests[i].continuation) for i in batch)
+            computed = {i: LoglikelihoodResult(rule("", requests[i].continuation) + noise, 1, True) for i in batch}
+            results.update(computed)
+            if progress is not None:
+                progress.advance(len(batch))
+            if sink is not None:
+                sink.deliver(computed)
+        return [results[i] for i in range(len(requests))]
+
+
+def batching_run(tmp_path, scorer, *, resume=False, commit_seconds=1e9, chunk_size=6, store=None, config=None):
+    request = make_request(tmp_path, WORDS, resume=resume, config=config)
+    if store is not None:
+        request.store = store
+
+    def make(run_id: str) -> RunContext:
+        ctx = fake_context(scorer=scorer, store=request.store, run_id=run_id, chunk_size=chunk_size)
+        return replace(ctx, commit_seconds=commit_seconds)
+
+    return run_benchmark(request, make), request.store
+
+
+def stored_scores(store, run_id):
+    return {k: (v["logprob"], v["n_tokens"]) for k, v in store.load_results(run_id, "loglikelihood").items()}
+
+
+@pytest.mark.parametrize("stop_after", [1, 3, 4, 5])
+@pytest.mark.parametrize("signal", [KeyboardInterrupt, RunInterrupted])
+def test_an_interrupted_run_keeps_every_delivered_batch_and_resumes_to_identical_numbers(tmp_path, stop_after, signal):
+    reference = BatchingScorer()
+    expected, ref_store = batching_run(tmp_path / "ref", reference)
+    assert len(reference.batches) == 6
+
+    dying = BatchingScorer(stop_after=stop_after, signal=signal)
+    with pytest.raises(KeyboardInterrupt):
+        batching_run(tmp_path / "run", dying)
+    store = SQLiteResultStore(tmp_path / "run" / "results.sqlite")
+    [run] = store.find_runs("toy")
+    assert run.status == "interrupted" and "interrupted" in (run.failure or "")
+    stored = store.load_results(run.run_id, "loglikelihood")
+    assert len(stored) == 2 * stop_after, "every batch computed before the interruption is stored"
+    assert run.progress["loglikelihood"] == StageProgress(done=2 * stop_after, total=len(WORDS))
+
+    fresh = BatchingScorer()
+    resumed, store = batching_run(tmp_path / "run", fresh, resume=True, store=store)
+    assert resumed.run_id == run.run_id
+    assert fresh.batches == reference.batches[stop_after:], "the resumed run runs exactly the batches that were left"
+    assert resumed.summary.metrics == expected.summary.metrics
+    assert stored_scores(store, run.run_id) == stored_scores(ref_store, expected.run_id)
+    finished = store.get_run(run.run_id)
+    assert finished.status == "finished" and finished.failure is None
+    assert finished.progress["loglikelihood"] == StageProgress(done=len(WORDS), total=len(WORDS))
+
+
+def test_a_second_interruption_while_finishing_a_cut_chunk_still_resumes_identically(tmp_path):
+    reference = BatchingScorer()
+    expected, ref_store = batching_run(tmp_path / "ref", reference)
+    with pytest.raises(KeyboardInterrupt):
+        batching_run(tmp_path / "run", BatchingScorer(stop_after=1))
+    with pytest.raises(KeyboardInterrupt):
+        batching_run(tmp_path / "run", BatchingScorer(stop_after=1), resume=True)
+    fresh = BatchingScorer()
+    resumed, store = batching_run(tmp_path / "run", fresh, resume=True)
+    assert fresh.batches == reference.batches[2:]
+    assert resumed.summary.metrics == expected.summary.metrics
+    assert stored_scores(store, resumed.run_id) == stored_scores(ref_store, expected.run_id)
+
+
+class CountingStore(SQLiteResultStore):
+    def __init__(self, path):
+        super().__init__(path)
+        self.saves: list[int] = []
+
+    def save_results(self, run_id, stage, results, progress=None):
+        if stage == "loglikelihood":
+            self.saves.append(len(results))
+        super().save_results(run_id, stage, results, progress)
+
+
+def test_results_are_committed_by_time_as_batches_arrive(tmp_path):
+    from culturebias.domain.runs import RunManifest
+
+    store = CountingStore(tmp_path / "results.sqlite")
+    store.create_run(RunManifest(run_id="r", benchmark="toy", config={}, config_fingerprint="c", data_fingerprint="d"))
+    ticks = iter(range(0, 1000, 2))  # every reading of the clock is 2 s later
+    scorer = RecordedScorer(
+        BatchingScorer(), store, "r", NullProgress(), chunk_size=100, commit_seconds=5, clock=lambda: next(ticks)
+    )
+    scorer.loglikelihood([LoglikelihoodRequest("", w) for w in WORDS])
+    # the clock reads 0 at the start, then 2, 4, 6, ... after each of the six batches: a commit when 5 s have passed
+    assert store.saves == [6, 6] and sum(store.saves) == len(WORDS)
+
+
+def test_results_are_committed_after_every_batch_with_commit_seconds_zero(tmp_path):
+    from culturebias.domain.runs import RunManifest
+
+    store = CountingStore(tmp_path / "results.sqlite")
+    store.create_run(RunManifest(run_id="r", benchmark="toy", config={}, config_fingerprint="c", data_fingerprint="d"))
+    scorer = RecordedScorer(BatchingScorer(), store, "r", NullProgress(), chunk_size=5, commit_seconds=0)
+    scorer.loglikelihood([LoglikelihoodRequest("", w) for w in WORDS])
+    assert sum(store.saves) == len(WORDS) and max(store.saves) <= 2
+
+
+def test_the_resume_refusal_names_the_settings_that_differ(tmp_path):
+    base = {"model": {"batch_size": 4, "path": "/m"}, "run": {"seed": 0, "chunk_size": 2048}, "model_weights": {"w.safetensors": "10:aa"}}
+    changed = {"model": {"batch_size": 8, "path": "/m"}, "run": {"seed": 0, "chunk_size": 64}, "model_weights": {"w.safetensors": "10:bb"}}
+
+    def request(identity, resume):
+        r = make_request(tmp_path, ROWS, resume=resume, config=identity)
+        r.identity = identity
+        return r
+
+    first = request(base, False)
+    with pytest.raises(KeyboardInterrupt):
+        run_benchmark(first, context_factory(Exploding(ScriptedScorer(rule), batches=1), [first.store]))
+    second = request(changed, True)
+    with pytest.raises(ResumeMismatchError) as refused:
+        run_benchmark(second, context_factory(ScriptedScorer(rule), [second.store]))
+    message = str(refused.value)
+    assert "model.batch_size: 4 -> 8" in message
+    assert "run.chunk_size: 2048 -> 64" in message
+    assert "model_weights.w.safetensors: '10:aa' -> '10:bb'" in message
+    assert "model.path" not in message, "only what differs is named"
+
+
+def test_a_resumed_run_never_mixes_scores_of_other_numeric_settings(tmp_path):
+    from culturebias.domain.identity import ScoreProvenance
+
+    class OtherBatching(ScriptedScorer):
+        @property
+        def provenance(self):
+            return ScoreProvenance(backend="scripted", dtype="float64", batch_size=32, padding_side="none")
+
+    with pytest.raises(KeyboardInterrupt):
+        run(tmp_path, ROWS, Exploding(ScriptedScorer(rule), batches=1))
+    with pytest.raises(ResumeMismatchError, match=r"batch_size: 0 -> 32\)"):
+        run(tmp_path, ROWS, OtherBatching(rule), resume=True)

@@ -1,0 +1,67 @@
+"""Figures shared by the comparison reports: labelled heat maps and grouped bars (matplotlib, Agg, imported lazily)."""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Sequence
+from pathlib import Path
+
+from culturebias.adapters.reports.markdown import new_figure, save_figure
+
+Grid = Sequence[Sequence[float | None]]
+
+
+def _text_colour(rgba: Sequence[float]) -> str:
+    """Black on light cells, white on dark ones (relative luminance), so every label is readable."""
+    r, g, b = rgba[:3]
+    return "black" if 0.2126 * r + 0.7152 * g + 0.0722 * b > 0.5 else "white"
+
+
+def heat_map(ax, grid: Grid, rows: Sequence[str], columns: Sequence[str], title: str, vmin: float, vmax: float, cmap: str = "RdBu_r"):
+    import matplotlib
+    import numpy as np
+
+    values = np.array([[math.nan if v is None else v for v in row] for row in grid], dtype=float)
+    colours = matplotlib.colormaps[cmap]
+    norm = matplotlib.colors.Normalize(vmin=vmin, vmax=vmax)
+    image = ax.imshow(np.ma.masked_invalid(values), cmap=colours, norm=norm, aspect="auto")
+    ax.set_xticks(range(len(columns)), labels=list(columns), rotation=45, ha="right", fontsize=8)
+    ax.set_yticks(range(len(rows)), labels=list(rows), fontsize=8)
+    ax.set_title(title, fontsize=9)
+    for i, row in enumerate(values):
+        for j, value in enumerate(row):
+            if math.isnan(value):
+                ax.text(j, i, "n/a", ha="center", va="center", fontsize=7, color="black")
+            else:
+                ax.text(j, i, f"{value:.2f}", ha="center", va="center", fontsize=7, color=_text_colour(colours(norm(value))))
+    return image
+
+
+def grouped_bars(
+    path: Path,
+    groups: Sequence[str],
+    series: dict[str, Sequence[float | None]],
+    title: str,
+    ylabel: str,
+    errors: dict[str, Sequence[float | None]] | None = None,
+) -> Path:
+    """One bar per series in each group; a zero bar gets an outline and its value so that it stays visible."""
+    fig, ax = new_figure(max(6.0, 0.9 * len(groups) * max(1, len(series)) ** 0.5 + 2), 4.0)
+    width = 0.8 / max(1, len(series))
+    for k, (name, values) in enumerate(series.items()):
+        xs = [i + (k - (len(series) - 1) / 2) * width for i in range(len(groups))]
+        heights = [0.0 if v is None else v for v in values]
+        yerr = None
+        if errors is not None and name in errors:
+            yerr = [0.0 if e is None else e for e in errors[name]]
+        bars = ax.bar(xs, heights, width, label=name, yerr=yerr, capsize=2, edgecolor="black", linewidth=0.5)
+        for bar, value in zip(bars, values):
+            if value is None or value == 0:
+                ax.annotate("n/a" if value is None else "0", (bar.get_x() + bar.get_width() / 2, 0),
+                            ha="center", va="bottom", fontsize=6)
+    ax.axhline(0, color="black", linewidth=0.6)
+    ax.set_xticks(range(len(groups)), labels=list(groups), rotation=30, ha="right", fontsize=8)
+    ax.set_ylabel(ylabel)
+    ax.set_title(title, fontsize=10)
+    ax.legend(fontsize=7)
+    return save_figure(fig, path)

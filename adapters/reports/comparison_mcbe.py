@@ -1,0 +1,53 @@
+"""McBE comparison sections: category × task per model (paper Figs. 6–8), Friedman, Spearman and Pearson."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from culturebias.adapters.reports.comparison_bbq import p_cell
+from culturebias.adapters.reports.comparison_figures import grouped_bars
+from culturebias.adapters.reports.markdown import table
+from culturebias.domain.mcbe.comparison import McBEComparison
+
+TASK_NAMES = {"pc": "PC", "sc": "SC", "ss": "SS", "ba": "BA", "bs": "BS"}
+
+
+def mcbe_sections(comparison: McBEComparison, out_dir: Path) -> tuple[list[str], list[Path]]:
+    body = comparison.body
+    tasks = body.tasks
+    names = [TASK_NAMES.get(t, t) for t in tasks]
+    overview = [
+        [model, *(body.task_means[model].get(t) for t in tasks), body.overall[model]] for model in body.task_means
+    ]
+    sections = [
+        "## Task scores per model\n\nScores 0–100, higher = less bias; a task's score is the mean over categories.\n\n"
+        + table(["model", *names, "overall"], overview, digits=2)
+    ]
+    per_model = ["## Category × task per model (paper Figs. 6–8)"]
+    for model, categories in body.cells.items():
+        rows = [[c, *(categories.get(c, {}).get(t) for t in tasks), body.category_means[model].get(c)]
+                for c in body.categories if c in categories]
+        per_model += ["", f"### {model}", "", table(["category", *names, "mean"], rows, digits=2)]
+    sections.append("\n".join(per_model))
+    if body.friedman is not None:
+        f = body.friedman
+        friedman = (f"Friedman χ² = {f.statistic:.3f}, p = {p_cell(f.p_value, '')}, over {f.n_blocks} category × task cells "
+                    f"every one of the {f.n_models} models scored.")
+    else:
+        friedman = f"Not computed: {body.friedman_note}."
+    sections.append("## Friedman test across models\n\n" + friedman)
+    correlations = [[r.a, r.b, r.spearman, p_cell(r.spearman_p, ""), r.pearson, p_cell(r.pearson_p, ""), r.n]
+                    for r in body.correlations]
+    sections.append(
+        "## Spearman and Pearson between models\n\nOver the category × task cells both models scored.\n\n"
+        + table(["model a", "model b", "Spearman ρ", "p", "Pearson r", "p", "cells"], correlations)
+    )
+    figure = grouped_bars(
+        Path(out_dir) / "comparison_mcbe.png",
+        names,
+        {model: [body.task_means[model].get(t) for t in tasks] for model in body.task_means},
+        "McBE task scores per model (higher = less bias)",
+        "score (0–100)",
+    )
+    sections.append(f"![McBE task scores per model]({figure.name})")
+    return sections, [figure]

@@ -1,0 +1,47 @@
+"""The output folder (``--out``): checked before a run starts, created with the user's umask.
+
+A path through a file, or a folder the user cannot write, is a configuration
+error naming the folder, never an ``OSError`` traceback halfway through a run.
+"""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+from culturebias.domain.errors import ConfigError
+
+
+def check_output_folder(path: Path) -> None:
+    """Raise ``ConfigError`` unless ``path`` is, or can become, a folder this process writes. Writes nothing."""
+    existing = path
+    while not existing.exists():
+        if existing.parent == existing:
+            break
+        existing = existing.parent
+    if existing.exists() and not existing.is_dir():
+        where = "is a file" if existing == path else f"lies under {existing}, a file"
+        raise ConfigError(f"output folder {path} {where}, not a folder (--out)")
+    if not os.access(existing, os.W_OK | os.X_OK):
+        where = "" if existing == path else f" (its nearest existing folder {existing} is not writable)"
+        raise ConfigError(f"output folder {path} is not writable{where} (--out)")
+
+
+def make_output_folder(path: Path) -> None:
+    try:
+        path.mkdir(parents=True, exist_ok=True)
+    except OSError as error:
+        raise ConfigError(f"output folder {path} cannot be created: {error.strerror or error} (--out)") from None
+
+
+def check_writable_store(location: Path | None) -> None:
+    """An existing store file or folder this process cannot write (a teammate's, say) is a ConfigError up front."""
+    if location is None or not location.exists():
+        return
+    targets = [location] if location.is_file() else [location, *(p for p in location.rglob("*") if p.is_file())]
+    for target in targets:
+        if not os.access(target, os.W_OK | (os.X_OK if target.is_dir() else 0)):
+            raise ConfigError(
+                f"result store {location} is not writable by this user ({target}); "
+                "set store.path or choose another --out"
+            )

@@ -1,0 +1,151 @@
+"""The typed comparison.json: one envelope, one body per benchmark (subclasses fix ``benchmark`` and ``body``)."""
+
+from __future__ import annotations
+
+from collections import Counter
+from collections.abc import Sequence
+from typing import ClassVar, Generic, TypeVar
+
+from pydantic import BaseModel, Field, SerializeAsAny
+
+from culturebias.domain.errors import ConfigError
+from culturebias.domain.summary import Block, RunSummary
+
+COMPARISON_SCHEMA_VERSION = "1.0"
+MODEL_ROLES = ("generator", "scorer", "pseudo_scorer", "judge", "templater")
+
+
+class ComparisonMismatchError(ConfigError):
+    """Runs that cannot be compared: names the run, the field and both values."""
+
+    def __init__(self, run_id: str, field: str, value: str, expected: str, reference_run: str, hint: str = ""):
+        self.run_id = run_id
+        self.field = field
+        self.value = value
+        self.expected = expected
+        self.reference_run = reference_run
+        message = f"run {run_id} has {field} {value!r} where run {reference_run} has {expected!r}; runs of one comparison must agree"
+        super().__init__(f"{message}{hint}")
+
+
+class ComparedRun(Block):
+    """One compared run as the tables name it (``label``) and what identifies it."""
+
+    label: str  # the model's name, made unique with the run id where two runs share a model
+    run_id: str
+    model: str  # the main model port's model ("-" where the run built none)
+    backend: str | None
+    models: dict[str, str]  # role → "backend:model" of every model port the run built
+    data_source: str
+    data_fingerprint: str
+    config_fingerprint: str
+    schema_version: str
+    culturebias_version: str
+    finished_at: str
+    limit: int | None = None  # the run's --limit N: it covered only part of the data
+
+
+BodyT = TypeVar("BodyT", bound=BaseModel)
+
+
+class Comparison(Block, Generic[BodyT]):
+    """The common envelope; ``body`` holds the benchmark's cross-model views."""
+
+    schema_version: str = COMPARISON_SCHEMA_VERSION
+    benchmark: str
+    created_at: str
+    runs: list[ComparedRun]
+    data_mismatch_allowed: bool = False
+    data_fingerprints: list[str]  # distinct fingerprints, in run order (one unless a mismatch was allowed)
+    notes: list[str] = Field(default_factory=list)
+    body: SerializeAsAny[BodyT]
+
+    benchmark_name: ClassVar[str] = ""
+
+    def labels(self) -> list[str]:
+        return [run.label for run in self.runs]
+
+    def to_json(self) -> str:
+        return self.model_dump_json(indent=2)
+
+
+def main_model(summary: RunSummary) -> tuple[str, str | None]:
+    """The model the run measured: its generator, else its scorer, else its masked scorer (judge and templater serve it)."""
+    roles = summary.model.roles()
+    for role in MODEL_ROLES[:3]:
+        if role in roles:
+            return roles[role].model, roles[role].backend
+    return "-", None
+
+
+def compared_runs(summaries: Sequence[RunSummary]) -> list[ComparedRun]:
+    names = [main_model(s)[0] for s in summaries]
+    shared = {name for name, n in Counter(names).items() if n > 1}
+    runs = []
+    for summary, name in zip(summaries, names):
+        _, backend = main_model(summary)
+        runs.append(
+            ComparedRun(
+                label=f"{name} ({summary.run_id})" if name in shared else name,
+                run_id=summary.run_id,
+                model=name,
+                backend=backend,
+                models={role: f"{i.backend}:{i.model}" for role, i in summary.model.roles().items()},
+                data_source=summary.data.source,
+                data_fingerprint=summary.data.fingerprint,
+                config_fingerprint=summary.config_fingerprint,
+                schema_version=summary.schema_version,
+                culturebias_version=summary.culturebias_version,
+                finished_at=summary.finished_at,
+                limit=summary.limit.n if summary.limit is not None else None,
+            )
+        )
+    return runs
+
+
+def check_comparable(summaries: Sequence[RunSummary], allow_data_mismatch: bool = False) -> list[str]:
+    """Refuse runs of other benchmarks, schema versions or (unless allowed) data; the notes an allowed mismatch needs."""
+    if len(summaries) < 2:
+        raise ConfigError(f"a comparison needs at least two runs, got {len(summaries)}")
+    first = summaries[0]
+    seen: dict[str, str] = {}
+    for summary in summaries:
+        if summary.run_id in seen:
+            raise ConfigError(f"run {summary.run_id} is given twice ({seen[summary.run_id]} and again)")
+        seen[summary.run_id] = summary.benchmark
+    for summary in summaries[1:]:
+        for field, value, expected in (
+            ("benchmark", summary.benchmark, first.benchmark),
+            ("schema_version", summary.schema_version, first.schema_version),
+        ):
+            if value != expected:
+                raise ComparisonMismatchError(summary.run_id, field, value, expected, first.run_id)
+    notes = []
+    for summary in summaries[1:]:
+        if summary.data.fingerprint == first.data.fingerprint:
+            continue
+        if not allow_data_mismatch:
+            raise ComparisonMismatchError(
+                summary.run_id,
+                "data fingerprint",
+                summary.data.fingerprint,
+                first.data.fingerprint,
+                first.run_id,
+                hint=" (allow_data_mismatch=True / --allow-data-mismatch compares across data versions)",
+            )
+        notes.append(
+            f"data differ: run {summary.run_id} ran on {summary.data.source} (fingerprint {summary.data.fingerprint}), "
+            f"run {first.run_id} on {first.data.source} (fingerprint {first.data.fingerprint}); "
+            "compared anyway (data mismatch allowed)"
+        )
+    limits = {s.limit.n if s.limit is not None else None for s in summaries}
+    if len(limits) > 1:
+        notes.append(
+            "the runs cover different parts of the data (--limit): "
+            + ", ".join(f"{s.run_id}: {f'first {s.limit.n}' if s.limit is not None else 'all'}" for s in summaries)
+        )
+    return notes
+
+
+def distinct_fingerprints(summaries: Sequence[RunSummary]) -> list[str]:
+    return list(dict.fromkeys(s.data.fingerprint for s in summaries))

@@ -1,0 +1,119 @@
+"""McBE across models (PROTOCOLS §3): category × task per model (paper Figs. 6–8), Friedman, Spearman and Pearson.
+
+The blocks are the category × task cells of the runs' summaries. The Friedman
+test ranks the models within every cell all of them scored (it needs three
+models); Spearman and Pearson compare two models' score vectors over the cells
+both scored.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Sequence
+from typing import ClassVar, Literal
+
+from culturebias.domain.comparison.envelope import Comparison
+from culturebias.domain.comparison.significance import model_pairs
+from culturebias.domain.mcbe.metrics import friedman_test, prompt_robustness
+from culturebias.domain.mcbe.options import TASKS
+from culturebias.domain.mcbe.summary import McBESummary
+from culturebias.domain.summary import Block, Count, Number
+
+
+class FriedmanBlock(Block):
+    statistic: Number
+    p_value: Number
+    n_blocks: Count
+    n_models: Count
+    blocks: list[str]  # the "category/task" cells every model scored
+
+
+class CorrelationRow(Block):
+    a: str
+    b: str
+    spearman: Number
+    spearman_p: Number
+    pearson: Number
+    pearson_p: Number
+    n: Count
+    blocks: list[str]
+
+
+class McBEComparisonBody(Block):
+    tasks: list[str]  # tasks any run scored, in protocol order
+    categories: list[str]
+    cells: dict[str, dict[str, dict[str, Number]]]  # model → category → task → score (0–100, higher = less bias)
+    category_means: dict[str, dict[str, Number]]  # model → category → mean over its tasks
+    task_means: dict[str, dict[str, Number]]  # model → task → mean over categories
+    overall: dict[str, Number]
+    friedman: FriedmanBlock | None
+    friedman_note: str | None  # why there is no Friedman test
+    correlations: list[CorrelationRow]
+
+
+class McBEComparison(Comparison[McBEComparisonBody]):
+    benchmark: Literal["mcbe"] = "mcbe"
+    benchmark_name: ClassVar[str] = "mcbe"
+
+
+def cells(summary: McBESummary) -> dict[str, float | None]:
+    """``category/task`` → score, for every cell of one McBE summary (None: the task ran, no BEI scored)."""
+    return {
+        f"{category}/{task}": value
+        for category, scores in summary.metrics.categories.items()
+        for task, value in scores.task_scores().items()
+    }
+
+
+def complete_blocks(tables: Sequence[dict[str, float | None]]) -> list[str]:
+    """The cells every table scored with a finite number, sorted."""
+    shared = set.intersection(*(set(t) for t in tables)) if tables else set()
+    return sorted(k for k in shared if all(t[k] is not None and math.isfinite(t[k]) for t in tables))  # type: ignore[arg-type]
+
+
+def friedman(labels: Sequence[str], tables: Sequence[dict[str, float | None]]) -> tuple[FriedmanBlock | None, str | None]:
+    if len(labels) < 3:
+        return None, f"the Friedman test needs at least three models ({len(labels)} compared)"
+    keys = complete_blocks(tables)
+    if len(keys) < 2:
+        return None, f"the Friedman test needs at least two cells every model scored ({len(keys)} found)"
+    result = friedman_test({name: [table[k] for k in keys] for name, table in zip(labels, tables)})
+    return FriedmanBlock(
+        statistic=result.statistic, p_value=result.p_value, n_blocks=result.n_blocks, n_models=result.n_models, blocks=keys
+    ), None
+
+
+def correlation(a: str, b: str, first: dict[str, float | None], second: dict[str, float | None]) -> CorrelationRow:
+    keys = complete_blocks([first, second])
+    result = prompt_robustness([first[k] for k in keys], [second[k] for k in keys])  # type: ignore[misc]
+    return CorrelationRow(
+        a=a, b=b, spearman=result.spearman, spearman_p=result.spearman_p, pearson=result.pearson,
+        pearson_p=result.pearson_p, n=result.n, blocks=keys,
+    )
+
+
+def compare_mcbe(labels: Sequence[str], summaries: Sequence[McBESummary]) -> tuple[McBEComparisonBody, list[str]]:
+    tables = [cells(s) for s in summaries]
+    by_name = dict(zip(labels, tables))
+    ran = {task for s in summaries for task in s.metrics.tasks.present()}
+    tasks = [t for t in TASKS if t in ran]
+    categories = sorted({c for s in summaries for c in s.metrics.categories})
+    test, why_not = friedman(labels, tables)
+    notes = []
+    if any({t for t in s.metrics.tasks.present()} != ran for s in summaries):
+        notes.append("the runs scored different tasks: the tests use the cells every compared run scored")
+    body = McBEComparisonBody(
+        tasks=tasks,
+        categories=categories,
+        cells={
+            name: {c: dict(s.metrics.categories[c].task_scores()) for c in s.metrics.categories}
+            for name, s in zip(labels, summaries)
+        },
+        category_means={name: {c: row.mean for c, row in s.metrics.categories.items()} for name, s in zip(labels, summaries)},
+        task_means={name: dict(s.metrics.tasks.present()) for name, s in zip(labels, summaries)},
+        overall={name: s.metrics.overall for name, s in zip(labels, summaries)},
+        friedman=test,
+        friedman_note=why_not,
+        correlations=[correlation(a, b, by_name[a], by_name[b]) for a, b in model_pairs(labels)],
+    )
+    return body, notes

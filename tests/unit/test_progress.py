@@ -1,0 +1,59 @@
+"""Progress bars go to a person at a terminal: run.progress=auto|always|never."""
+
+from __future__ import annotations
+
+import os
+
+import pytest
+
+from culturebias.adapters.progress import NullProgress, TqdmProgress, terminal_progress
+from culturebias.bootstrap.container import build_progress
+from culturebias.bootstrap.settings import load_settings
+from culturebias.domain.errors import ConfigError
+
+
+@pytest.fixture
+def terminal():
+    """A real pseudo-terminal: what stderr is when a person runs culturebias."""
+    master, slave = os.openpty()
+    stream = os.fdopen(slave, "w")
+    yield stream
+    stream.close()
+    os.close(master)
+
+
+@pytest.fixture
+def log_file(tmp_path):
+    with open(tmp_path / "log.txt", "w") as stream:
+        yield stream
+
+
+def test_auto_draws_bars_on_a_terminal_only(terminal, log_file):
+    assert isinstance(terminal_progress("auto", stream=terminal), TqdmProgress)
+    assert isinstance(terminal_progress("auto", stream=log_file), NullProgress)
+
+
+def test_auto_draws_no_bars_beside_json_logs(terminal):
+    assert isinstance(terminal_progress("auto", json_logs=True, stream=terminal), NullProgress)
+
+
+def test_always_and_never_are_what_they_say(terminal, log_file):
+    assert isinstance(terminal_progress("always", stream=log_file), TqdmProgress)
+    assert isinstance(terminal_progress("always", json_logs=True, stream=log_file), TqdmProgress)
+    assert isinstance(terminal_progress("never", stream=terminal), NullProgress)
+
+
+def test_the_setting_defaults_to_auto_and_takes_the_old_booleans():
+    assert load_settings().run.progress == "auto"
+    assert load_settings(None, ["run.progress=false"]).run.progress == "never"
+    assert load_settings(None, ["run.progress=true"]).run.progress == "always"
+    assert load_settings(None, ["run.progress=always"]).run.progress == "always"
+    with pytest.raises(ConfigError, match="run.progress"):
+        load_settings(None, ["run.progress=sometimes"])
+
+
+def test_the_container_reads_the_setting_and_the_log_format():
+    # Under pytest stderr is captured, not a terminal: auto means no bars.
+    assert isinstance(build_progress(load_settings()), NullProgress)
+    assert isinstance(build_progress(load_settings(None, ["run.progress=always"])), TqdmProgress)
+    assert isinstance(build_progress(load_settings(None, ["run.log_format=json"])), NullProgress)
