@@ -251,9 +251,16 @@ class RecordedScorer(_Recorded[LoglikelihoodRequest, LoglikelihoodResult]):
         return self._port.loglikelihood(requests, progress=task)
 
     def _payload(self, result: LoglikelihoodResult) -> dict[str, Any]:
-        return {**asdict(result), "provenance": self._port.provenance.model_dump()}
+        # An invalid score is stored as such (logprob NaN), so a resumed run counts it as the first
+        # attempt did; a valid one keeps the former shape.
+        payload = asdict(result)
+        if not result.invalid:
+            del payload["invalid"]
+        return {**payload, "provenance": self._port.provenance.model_dump()}
 
     def _result(self, payload: dict[str, Any]) -> LoglikelihoodResult:
+        if payload.get("invalid", False):
+            return LoglikelihoodResult(float("nan"), payload["n_tokens"], False, invalid=True)
         return LoglikelihoodResult(payload["logprob"], payload["n_tokens"], payload["is_greedy"])
 
 

@@ -249,20 +249,7 @@ def evaluate(
     by default); without it nothing is written and results stay in memory, unless
     ``store`` says otherwise. ``store`` may also be a ResultStore object the host owns.
     """
-    store_object = store if _is_store(store) else None
-    resolved = make_settings(
-        settings=settings,
-        model=model,
-        data=data,
-        options=options,
-        store=None if store_object is not None else store,  # type: ignore[arg-type]
-        judge=judge,
-        run=run,
-    )
-    if configure_logging:
-        from culturebias.bootstrap.logging import configure_logging as configure
-
-        configure(resolved.run.log_format, resolved.run.log_level)
+    resolved, store_object = _call_settings(settings, model, data, options, store, judge, run, configure_logging)
     result = run_evaluation(benchmark, resolved, out=out, resume=resume, on_progress=on_progress, store=store_object)
     return result.summary
 
@@ -294,13 +281,31 @@ def evaluate_many(
         key: value.model_dump() if isinstance(value, BaseModel) and key in names else value
         for key, value in (options or {}).items()
     }
+    resolved, store_object = _call_settings(
+        settings, model, data, sections if options is not None else None, store, judge, run, configure_logging
+    )
+    results = run_evaluations(names, resolved, out=out, resume=resume, on_progress=on_progress, store=store_object)
+    return {name: result.summary for name, result in results.items()}
+
+
+def _call_settings(
+    settings: Settings | None,
+    model: Any,
+    data: Any,
+    options: Any,
+    store: Any,
+    judge: Any,
+    run: Any,
+    configure_logging: bool,
+) -> tuple[Settings, ResultStore | None]:
+    """The settings of one API call, and the store object the host passed (if it passed one)."""
     store_object = store if _is_store(store) else None
     resolved = make_settings(
         settings=settings,
         model=model,
         data=data,
-        options=sections if options is not None else None,
-        store=None if store_object is not None else store,  # type: ignore[arg-type]
+        options=options,
+        store=None if store_object is not None else store,
         judge=judge,
         run=run,
     )
@@ -308,8 +313,7 @@ def evaluate_many(
         from culturebias.bootstrap.logging import configure_logging as configure
 
         configure(resolved.run.log_format, resolved.run.log_level)
-    results = run_evaluations(names, resolved, out=out, resume=resume, on_progress=on_progress, store=store_object)
-    return {name: result.summary for name, result in results.items()}
+    return resolved, store_object
 
 
 def _is_store(value: Any) -> bool:

@@ -38,6 +38,9 @@ class LoglikelihoodResult:
     logprob: float  # sum of natural-log probabilities of the continuation tokens
     n_tokens: int  # number of continuation tokens scored
     is_greedy: bool  # every continuation token was the argmax
+    # The backend got no valid reply for this request after its retries: ``logprob`` is NaN
+    # (never 0.0); protocols count it as an invalid reply and leave its item out of their metrics.
+    invalid: bool = False
 
     @property
     def mean_logprob(self) -> float:

@@ -18,11 +18,10 @@ import structlog
 from culturebias.adapters.hf.loading import LoadedModel
 from culturebias.adapters.hf.scorer import model_max_length
 from culturebias.adapters.model_options import LocalModelOptions
-from culturebias.ports.recording import BatchSink
 from culturebias.domain.identity import ModelIdentity
 from culturebias.domain.requests import GenerationParams, GenerationRequest, GenerationResult
 from culturebias.ports.templating import ChatTemplater
-from culturebias.adapters.hf.dedupe import unique_requests
+from culturebias.adapters.hf.dedupe import stored_attempt, unique_requests
 
 log = structlog.get_logger("culturebias.hf")
 
@@ -85,16 +84,10 @@ class HFGenerator:
             by_params[request.params].append(i)
         texts: list[str | None] = [None] * len(unique)
         # Replies stored by an interrupted attempt at these requests: their batches are skipped.
-        sink = progress if isinstance(progress, BatchSink) else None
-        owners: dict[int, list[int]] = defaultdict(list)
-        for r, request in enumerate(requests):
-            owners[position[request]].append(r)
-        known: set[int] = set()
-        for i in range(len(unique)) if sink is not None else ():
-            stored = sink.known(owners[i][0])
-            if stored is not None:
-                texts[i] = stored.text
-                known.add(i)
+        sink, owners, stored = stored_attempt(progress, requests, position)
+        for i, result in stored.items():
+            texts[i] = result.text
+        known = set(stored)
         for params, members in by_params.items():
             ordered = sorted(members, key=lambda i: len(encoded[i]), reverse=True)
             for start in range(0, len(ordered), self._batch_size):

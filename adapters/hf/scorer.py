@@ -37,8 +37,7 @@ from culturebias.adapters.hf.scoring_head import scoring_head
 from culturebias.adapters.hf.tokens import RequestTokenizer, ScoredSequence
 from culturebias.domain.identity import ModelIdentity, ScoreProvenance
 from culturebias.domain.requests import LoglikelihoodRequest, LoglikelihoodResult
-from culturebias.adapters.hf.dedupe import unique_requests
-from culturebias.ports.recording import BatchSink
+from culturebias.adapters.hf.dedupe import stored_attempt, unique_requests
 
 log = structlog.get_logger("culturebias.hf")
 
@@ -150,16 +149,10 @@ class HFScorer:
             log.warning("requests longer than the model's context were left-truncated", count=truncated)
         results: list[LoglikelihoodResult | None] = [None] * len(unique)
         # Results stored by an interrupted attempt at these requests: their batches are skipped.
-        sink = progress if isinstance(progress, BatchSink) else None
-        owners: dict[int, list[int]] = defaultdict(list)
-        for r, request in enumerate(requests):
-            owners[position[request]].append(r)
-        known: set[int] = set()
-        for i in range(len(unique)) if sink is not None else ():
-            stored = sink.known(owners[i][0])
-            if stored is not None:
-                results[i] = stored
-                known.add(i)
+        sink, owners, stored = stored_attempt(progress, requests, position)
+        for i, result in stored.items():
+            results[i] = result
+        known = set(stored)
 
         def finish(indices: Sequence[int]) -> None:
             if progress is not None:

@@ -6,8 +6,8 @@ missing, cut short or not finite) are retried at most ``max_retries`` times,
 waiting ``Retry-After`` when the server sends it and otherwise an exponential
 backoff with jitter. Other 4xx replies fail at once with the server's message.
 When the retries run out, the last failure decides the error: an invalid reply
-raises ``InvalidReplyError`` (callers that can count a lost reply, such as the
-generator, catch it), anything else ``ServerUnavailableError``.
+raises ``InvalidReplyError`` (the generator and the scorer count such a lost
+reply; the capability probe raises it), anything else ``ServerUnavailableError``.
 
 Only a reply that passed ``check`` is cached, and a cached reply is checked
 again when read: one that fails is dropped and the request asked again; every

@@ -7,10 +7,10 @@ costs nothing for what it shares.
 
 Every reply is checked whole (``echo_logprobs.check_echo``) before it is cached
 or scored; an invalid one is asked again, and a request that never gets a valid
-reply stops the run with ``InvalidReplyError`` (never a made-up score). The
-scoring protocols compare options or sentence pairs, so one missing score has
-no defined place in their metrics; the valid replies stay cached and a re-run
-(or ``--resume``) asks only the rest.
+reply scores ``LoglikelihoodResult(nan, 0, False, invalid=True)`` (never a
+made-up number, never cached): the protocols count it as an invalid reply and
+leave its item out of their metrics. A server that cannot be reached still
+stops the run (``ServerUnavailableError``).
 
 The capability probe (``check_loglikelihood``) retries transport failures like
 any request. Only the server's own answer can show a missing capability (no
@@ -22,6 +22,8 @@ request); a server that cannot be reached raises ``ServerUnavailableError``, so
 from __future__ import annotations
 
 from typing import Any, Sequence
+
+import structlog
 
 from culturebias.adapters.openai.client import ApiClient, ApiError, InvalidReplyError, ServerUnavailableError
 from culturebias.adapters.openai.echo_logprobs import (
@@ -40,6 +42,9 @@ CAPABILITY = "continuation log-likelihood (prompt log-probabilities from /comple
 # Mixed scripts and a multi-byte boundary: offsets that count bytes or replacement
 # characters fail here, before a run, instead of misplacing boundaries mid-run.
 PROBE = LoglikelihoodRequest(context="The answer is", continuation=" 台灣 yes")
+# What a request whose replies stayed invalid after the retries scores: nothing (NaN, never 0.0);
+# its token count is unknown without a valid reply.
+INVALID_SCORE = LoglikelihoodResult(float("nan"), 0, False, invalid=True)
 # Refusals that say who is asking, not what the server can do.
 AUTH_STATUS = {401, 403, 407}
 
@@ -55,6 +60,7 @@ class OpenAIScorer:
         self._identity = identity
         self._boundary_rule = boundary_rule
         self._checked = False
+        self._log = structlog.get_logger("culturebias.openai")
 
     @property
     def identity(self) -> ModelIdentity:
@@ -111,8 +117,8 @@ class OpenAIScorer:
             raise CapabilityError("openai", CAPABILITY, "the probe's continuation received no scored token")
         self._checked = True
 
-    def _replies(self, prompts: Sequence[str], on_done=None) -> list[dict[str, Any]]:
-        """Valid replies for every prompt; InvalidReplyError naming the prompts that got none (after all were asked)."""
+    def _replies(self, prompts: Sequence[str], on_done=None) -> list[dict[str, Any] | None]:
+        """A valid reply for every prompt, or None for one that stayed invalid after its retries (logged, never cached)."""
         invalid: dict[int, InvalidReplyError] = {}
         replies = self._client.post_all(
             "completions", [self._body(p) for p in prompts], check=check_echo, on_done=on_done, on_invalid=invalid.__setitem__
@@ -120,16 +126,16 @@ class OpenAIScorer:
         if invalid:
             first = min(invalid)
             error = invalid[first]
-            raise InvalidReplyError(
-                f"{len(invalid)} of {len(prompts)} scoring request(s) got no valid reply after {error.attempts} attempt(s) each; "
-                f"the first, prompt {_shorten(prompts[first])!r}: {error}. Nothing invalid was cached or scored; "
-                "the valid replies are cached, so a re-run asks only these again",
-                reason=error.reason,
+            self._log.warning(
+                "invalid scoring replies counted",
+                count=len(invalid),
+                total=len(prompts),
                 attempts=error.attempts,
-                endpoint=error.endpoint,
+                reason=error.reason,
+                first_prompt=_shorten(prompts[first]),
                 cached_reply_dropped=any(e.cached_reply_dropped for e in invalid.values()),
             )
-        return replies  # type: ignore[return-value]
+        return [None if i in invalid else reply for i, reply in enumerate(replies)]
 
     def loglikelihood(self, requests: Sequence[LoglikelihoodRequest], progress=None) -> list[LoglikelihoodResult]:
         if not requests:
@@ -137,13 +143,18 @@ class OpenAIScorer:
         advance = progress.advance if progress is not None else None
         replies = self._replies([r.context + r.continuation for r in requests], advance)
         context_counts = self._context_token_counts(requests) if self._boundary_rule == "authors" else {}
-        return [self._score_one(request, reply, context_counts.get(request.context)) for request, reply in zip(requests, replies)]
+        return [
+            self._score_one(request, reply, context_counts.get(request.context))
+            if reply is not None and (self._boundary_rule != "authors" or not request.context or context_counts.get(request.context) is not None)
+            else INVALID_SCORE
+            for request, reply in zip(requests, replies)
+        ]
 
-    def _context_token_counts(self, requests: Sequence[LoglikelihoodRequest]) -> dict[str, int]:
-        """The authors' rule: a context's token count when tokenised alone (shared contexts asked once)."""
+    def _context_token_counts(self, requests: Sequence[LoglikelihoodRequest]) -> dict[str, int | None]:
+        """The authors' rule: a context's token count when tokenised alone (shared contexts asked once; None: no valid reply)."""
         contexts = sorted({r.context for r in requests if r.context})
         replies = self._replies(contexts)
-        return {c: len(prompt_tokens(reply, c).texts) for c, reply in zip(contexts, replies)}
+        return {c: None if reply is None else len(prompt_tokens(reply, c).texts) for c, reply in zip(contexts, replies)}
 
     def _score_one(self, request: LoglikelihoodRequest, reply: dict[str, Any], context_tokens: int | None) -> LoglikelihoodResult:
         tokens = prompt_tokens(reply, request.context + request.continuation)

@@ -182,12 +182,14 @@ class Asker:
         start = 0
         for question, turn in zip(questions, reasoning):
             n = len(question.letters)
-            logprobs = [results[start + j].logprob for j in range(n)]
+            scores = results[start : start + n]
             start += n
-            position = int(np.argmax(logprobs))
-            if _invalid(turn):  # the letters were scored after a reasoning turn that never came
+            # A reasoning turn that never came, or a letter the backend got no valid score for:
+            # the question cannot be answered (out-of-choice, counted as an invalid reply).
+            if _invalid(turn) or any(r.invalid for r in scores):
                 answers.append(Answer(question.item, question.prompt_id, question.permutation, None, "", invalid=True))
                 continue
+            position = int(np.argmax([r.logprob for r in scores]))
             answers.append(
                 Answer(question.item, question.prompt_id, question.permutation, question.order[position], question.letters[position])
             )

@@ -112,8 +112,8 @@ class LibraService:
             boundary = check_knowledge_boundary(
                 ctx, self.options, triplets, dataset.glossary, plan.boundary.lexicon, plan.boundary.embedder
             )
-        likelihoods = self._score(ctx, plan.model_type, triplets)
-        valid = {t.id: boundary is None or boundary.boundary.is_valid(t.id) for t in triplets}
+        likelihoods, unscored = self._score(ctx, plan.model_type, triplets)
+        valid = {t.id: t.id not in unscored and (boundary is None or boundary.boundary.is_valid(t.id)) for t in triplets}
         overall = self._scores(triplets, likelihoods, valid, boundary)
         metrics = LibraMetrics(
             model_type=plan.model_type,
@@ -130,6 +130,11 @@ class LibraService:
             }
         )
         notes = self._notes(plan, boundary)
+        if unscored:
+            notes.append(
+                f"{sum(unscored.values())} scoring request(s) got no valid reply from the backend after its retries: "
+                f"their {len(unscored)} triplet(s) are invalid, left out of every score (counted in invalid_scores)"
+            )
         if small:
             notes.append(
                 f"{len(small)} categories or groups have fewer than {SMALL_BREAKDOWN} valid triplets "
@@ -137,12 +142,18 @@ class LibraService:
             )
         return LibraOutcome(
             metrics=metrics,
-            counts=self._counts(plan, triplets, valid, boundary),
+            counts=self._counts(plan, triplets, valid, boundary).model_copy(
+                update={"invalid_scores": sum(unscored.values()) or None}
+            ),
             notes=notes,
             details=self._details(triplets, likelihoods, valid, boundary, overall),
         )
 
-    def _score(self, ctx: RunContext, model_type: ModelType, triplets: list[Triplet]) -> list[TripletLikelihood]:
+    def _score(
+        self, ctx: RunContext, model_type: ModelType, triplets: list[Triplet]
+    ) -> tuple[list[TripletLikelihood], dict[str, int]]:
+        """L(S), L(S_p), L(S_u) per triplet, and the triplets with scores the backend got no valid reply for (id → how many)."""
+        unscored: dict[str, int] = {}
         if model_type == "masked":
             masked_requests = [
                 PseudoLoglikelihoodRequest(t.sentence(kind), len(t.left), len(t.sentence(kind)))
@@ -159,7 +170,11 @@ class LibraService:
             ]
             causal = ctx.scorer().loglikelihood(causal_requests, description="LIBRA: triplets")
             values = [r.logprob for r in causal]
-        return [TripletLikelihood(*values[3 * i : 3 * i + 3]) for i in range(len(triplets))]
+            for i, triplet in enumerate(triplets):
+                lost = sum(1 for r in causal[3 * i : 3 * i + 3] if r.invalid)
+                if lost:
+                    unscored[triplet.id] = lost
+        return [TripletLikelihood(*values[3 * i : 3 * i + 3]) for i in range(len(triplets))], unscored
 
     def _scores(
         self,

@@ -30,6 +30,11 @@ def preference_computation(ctx: RunContext, beis: list[BEI], options: McBEOption
         chunk = results[position : position + len(bei.words)]
         position += len(bei.words)
         nlls = [mean_nll(r.logprob, r.n_tokens) for r in chunk]
+        lost = sum(1 for r in chunk if r.invalid)
+        if lost:  # no valid score came back for a sentence: the BEI has no preference, not a made-up one
+            outcome.count("pc_invalid_replies", lost, category=bei.category)
+            outcome.items[bei.item_id] = PCItem(nlls=nlls, score=None, skipped="the backend got no valid score for a sentence")
+            continue
         if not all(math.isfinite(x) for x in nlls):
             outcome.count("pc_skipped_no_tokens", category=bei.category)
             outcome.items[bei.item_id] = PCItem(nlls=nlls, score=None, skipped="a sentence had no scored token")
@@ -43,4 +48,9 @@ def preference_computation(ctx: RunContext, beis: list[BEI], options: McBEOption
             score=result.score,
         )
     outcome.counts["pc_sentences_scored"] = len(requests)
+    if outcome.counts.get("pc_invalid_replies"):
+        outcome.notes.append(
+            f"PC: {outcome.counts['pc_invalid_replies']} sentence score request(s) got no valid reply from the backend "
+            "after its retries; their BEIs are left out of the PC scores"
+        )
     return outcome

@@ -92,7 +92,9 @@ class TWBiasService:
 
         ctx.log.info("twbias requests", specifications=len(specs), prompt_types=len(prompt_types), unique=len(index.requests))
         results = ctx.scorer().loglikelihood(index.requests, description="TWBias perplexities")
-        ppl = np.array([perplexity(r.logprob, r.n_tokens) for r in results], dtype=float)
+        # An invalid score has no perplexity: NaN, so its rows count in each test's n_invalid.
+        ppl = np.array([float("nan") if r.invalid else perplexity(r.logprob, r.n_tokens) for r in results], dtype=float)
+        invalid_replies = sum(1 for r in results if r.invalid)
 
         analysis = self.options.analysis()
         evaluated: dict[str, dict[str, SpecificationBlock]] = {"gender": {}, "ethnicity": {}}
@@ -124,6 +126,7 @@ class TWBiasService:
             requests=len(index.requests),
             outliers_removed=outliers,
             skipped=dict(sorted(Counter(s.reason for s in skips).items())),
+            invalid_replies=invalid_replies,
         )
         details = TWBiasDetails(
             sentence_sets={
@@ -139,7 +142,14 @@ class TWBiasService:
             prompts={t: self._prompt_text(dataset, t) for t in prompt_types},
             skips=skips,
         )
-        return TWBiasOutcome(metrics=metrics, counts=counts, notes=self._notes(skips), details=details)
+        notes = self._notes(skips)
+        if invalid_replies:
+            notes.append(
+                f"{invalid_replies} of {len(index.requests)} scoring request(s) got no valid reply from the backend "
+                "after its retries: their sentences have no perplexity and are left out of the tests they meet "
+                "(counted in each test's n_invalid)."
+            )
+        return TWBiasOutcome(metrics=metrics, counts=counts, notes=notes, details=details)
 
     def _origin_group(self, dataset: TWBiasDataset, spec: BiasSpecification) -> "_OriginGroup":
         """The sentences evaluated for one origin group (first N with ``limit``), their categories, their skips."""

@@ -62,6 +62,7 @@ class LibraCounts(_BoundaryKeysOmitted):
         "local_words_without_definition",
         "judge_failures",
         "invalid_replies",
+        "invalid_scores",  # not a boundary key: absent unless it happened
     )
 
     model_type: ModelType
@@ -76,6 +77,8 @@ class LibraCounts(_BoundaryKeysOmitted):
     judge_failures: Count | None = None
     # definition requests the model's backend got no valid reply to (e.g. ``content: null``) after its retries
     invalid_replies: Count | None = None
+    # when it happened: scoring requests the backend got no valid reply to after its retries (their triplets are invalid)
+    invalid_scores: Count | None = None
 
 
 class TripletColumns(Block):

@@ -68,7 +68,8 @@ class InvalidCounts(SparseBlock):
     ba_skipped_invalid: Count | None = None  # only with ba_invalid=skip, when it happened
     bs_invalid: Count | None = None
     bs_clamped: Count | None = None
-    # when it happened: replies the backend got no valid text for after its retries (SC, BA: BEI not scored)
+    # when it happened: replies the backend got no valid text (PC: score) for after its retries (PC, SC, BA: BEI not scored)
+    pc_invalid_replies: Count | None = None
     sc_invalid_replies: Count | None = None
     ss_invalid_replies: Count | None = None
     ba_invalid_replies: Count | None = None
@@ -146,7 +147,8 @@ class McBECounts(SparseBlock):
     bs_invalid: Count | None = None
     bs_clamped: Count | None = None
     bs_retried: Count | None = None
-    # when it happened: replies the backend got no valid text for after its retries, per task
+    # when it happened: replies the backend got no valid text (PC: score) for after its retries, per task
+    pc_invalid_replies: Count | None = None
     sc_invalid_replies: Count | None = None
     ss_invalid_replies: Count | None = None
     ba_invalid_replies: Count | None = None

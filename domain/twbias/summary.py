@@ -110,6 +110,7 @@ class TWBiasCounts(Block):
     requests: Count
     outliers_removed: Count
     skipped: dict[str, Count]  # reason → skipped rows
+    invalid_replies: Count = 0  # scores the backend got no valid reply for (their rows count in n_invalid)
 
 
 class SentenceSetBlock(Block):

@@ -12,6 +12,7 @@ is even and -1.5 when i is odd.
 from __future__ import annotations
 
 import json
+import math
 import random
 import sqlite3
 
@@ -86,20 +87,25 @@ def test_an_invalid_logprob_reply_is_retried_and_never_cached(server, tmp_path, 
     assert len(cached_replies(tmp_path)) == 3 and every_cached_scoring_reply_is_valid(tmp_path)
 
 
-def test_a_reply_that_stays_invalid_stops_scoring_names_the_prompt_and_poisons_nothing(server, tmp_path):
+def test_a_reply_that_stays_invalid_is_an_invalid_score_never_zero_and_poisons_nothing(server, tmp_path):
     server.inject("null-logprob", times=RETRIES + 1, when='"xyzw"')
-    with pytest.raises(InvalidReplyError) as error:
-        scored(make_backend(server, tmp_path))
-    message = str(error.value)
-    assert "1 of 3 scoring request(s) got no valid reply after 3 attempt(s)" in message
-    assert "'xyzw'" in message and "has no log-probability (null)" in message
-    assert error.value.attempts == 3
+    results = make_backend(server, tmp_path).scorer().loglikelihood(REQUESTS)
+    assert [(r.logprob, r.n_tokens, r.invalid) for r in results[:2]] == [(-2.5, 2, False), (-2.5, 2, False)]
+    lost = results[2]
+    assert lost.invalid and math.isnan(lost.logprob) and lost.n_tokens == 0 and not lost.is_greedy
+    assert len([s for s in server.requests() if s.body["prompt"] == "xyzw"]) == RETRIES + 1
     # the two valid replies are cached, the invalid one is not ...
     assert len(cached_replies(tmp_path)) == 2 and every_cached_scoring_reply_is_valid(tmp_path)
-    # ... so a re-run against the healthy server asks only that one again and succeeds
+    # ... so a re-run against the healthy server asks only that one again and scores it
     before = len(server.requests())
     assert scored(make_backend(server, tmp_path)) == EXPECTED
     assert [s.body["prompt"] for s in server.requests()[before:]] == ["xyzw"]
+
+
+def test_an_unreachable_server_still_stops_scoring(server, tmp_path):
+    server.inject("503", times=RETRIES + 1, when='"xyzw"')
+    with pytest.raises(ServerUnavailableError):
+        scored(make_backend(server, tmp_path))
 
 
 def test_an_invalid_cached_reply_is_dropped_and_asked_again(server, tmp_path):
@@ -123,7 +129,7 @@ def test_an_invalid_cached_reply_is_dropped_and_asked_again(server, tmp_path):
     assert every_cached_scoring_reply_is_valid(tmp_path)
 
 
-def test_an_error_after_a_dropped_cache_entry_says_the_cache_was_involved(server, tmp_path):
+def test_an_invalid_score_after_a_dropped_cache_entry_is_counted_and_the_cache_left_empty(server, tmp_path):
     assert scored(make_backend(server, tmp_path), REQUESTS[:1]) == EXPECTED[:1]
     with sqlite3.connect(tmp_path / "cache" / "openai" / "requests.sqlite") as db:
         [(key, text)] = db.execute("SELECT key, reply FROM replies").fetchall()
@@ -131,11 +137,10 @@ def test_an_error_after_a_dropped_cache_entry_says_the_cache_was_involved(server
         reply["choices"][0]["logprobs"]["token_logprobs"][2] = float("nan")
         db.execute("UPDATE replies SET reply = ? WHERE key = ?", (json.dumps(reply), key))
     server.inject("truncated-logprobs", times=RETRIES + 1)
-    with pytest.raises(InvalidReplyError) as error:
-        scored(make_backend(server, tmp_path), REQUESTS[:1])
-    message = str(error.value)
-    assert "a cached reply to this request was invalid too" in message and "requests.sqlite" in message
-    assert "cut short" in message and error.value.cached_reply_dropped
+    again = make_backend(server, tmp_path)
+    [result] = again.scorer().loglikelihood(REQUESTS[:1])
+    assert result.invalid and math.isnan(result.logprob)
+    assert again.client.dropped_from_cache == 1
     assert cached_replies(tmp_path) == {}
 
 
