@@ -36,6 +36,8 @@ _API = {
     "stores": "culturebias.bootstrap.api",
     "summary_schema": "culturebias.bootstrap.api",
     "compare": "culturebias.bootstrap.api",
+    "leaderboard": "culturebias.bootstrap.api",
+    "sweep": "culturebias.bootstrap.api",
     "Settings": "culturebias.bootstrap.settings",
     "ModelSettings": "culturebias.bootstrap.settings",
     "DataSettings": "culturebias.bootstrap.settings",

@@ -29,6 +29,10 @@ an error naming the first missing key; a file that is not UTF-8 (nor Unicode
 with a byte order mark, see ``adapters/datasets/text_files.py``), a malformed
 line, a record lacking a key field or holding a list or object in one, and two
 records answering one key are ``DataError``s naming file and line.
+
+A FOLDER as ``model.path`` is one model's TWBias results (the authors'
+per-sentence perplexity CSVs): a score replay for TWBias, see
+``adapters/twbias_replay.py``.
 """
 
 from __future__ import annotations
@@ -39,6 +43,7 @@ from typing import Any, Sequence
 
 from culturebias.adapters.datasets.jsonl_rows import read_jsonl
 from culturebias.adapters.model_options import ModelOptions
+from culturebias.adapters.twbias_replay import TWBiasReplayBackend, is_result_folder
 from culturebias.domain.errors import CapabilityError, ConfigError, DataError, ReplayMissingError
 from culturebias.domain.identity import ModelIdentity
 from culturebias.domain.requests import GenerationRequest, GenerationResult, KeyValue, RequestKey, key_text
@@ -183,8 +188,18 @@ class ReplayBackend:
 
 def create_backend(options: ReplayOptions, cache_dir: Path) -> ReplayBackend:
     if not options.path:
-        raise ConfigError("model.backend=replay needs model.path=FILE, a JSONL file of answers (see culturebias.adapters.replay)")
+        raise ConfigError(
+            "model.backend=replay needs model.path=FILE, a JSONL file of answers, or model.path=DIR, one model's "
+            "folder of TWBias result CSVs (see culturebias.adapters.replay)"
+        )
     path = Path(options.path).expanduser()
+    if path.is_dir():
+        if not is_result_folder(path):
+            raise ConfigError(
+                f"replay folder {path} holds no TWBias result CSVs (<Origin>_<T-code>/*_output_<k>.csv); "
+                "model.path is a JSONL file of answers or one model's folder of TWBias results"
+            )
+        return TWBiasReplayBackend(path)
     if not path.is_file():
         raise ConfigError(f"replay file {path} does not exist")
     return ReplayBackend(path)

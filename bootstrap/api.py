@@ -443,3 +443,44 @@ def compare(
     from culturebias.bootstrap.comparison import compare_runs
 
     return compare_runs(runs, out=out, store=store, allow_data_mismatch=allow_data_mismatch).comparison
+
+
+def leaderboard(
+    store: StoreSettings | Mapping[str, Any] | str | Path | ResultStore, benchmark: str | None = None
+) -> list[Any]:
+    """The runs of a store as leaderboard rows (oldest first): model, benchmark, status, progress,
+    the benchmark's headline metrics (``culturebias.domain.leaderboard.HEADLINES``) and why a run failed.
+
+    Reading never creates a store: a path where none is raises ``ConfigError``.
+    """
+    from culturebias.domain.errors import CultureBiasError
+    from culturebias.domain.leaderboard import leaderboard_row
+
+    opened = open_store(store, must_exist=True)
+    try:
+        rows = []
+        for manifest in opened.find_runs(benchmark):
+            payload = opened.load_summary(manifest.run_id) if manifest.status == "finished" else None
+            try:
+                summary = summary_from_dict(payload, where=f"run {manifest.run_id}") if payload is not None else None
+            except CultureBiasError:  # a summary this version cannot read: listed without its numbers
+                summary = None
+            rows.append(leaderboard_row(manifest, summary))
+        return rows
+    finally:
+        if opened is not store:
+            opened.close()
+
+
+def sweep(
+    plan: str | Path | Mapping[str, Any], *, out: str | Path, resume: bool = False, progress_bar: bool = False
+) -> Any:
+    """Run models × benchmarks into one store under ``out`` (``out/<model>/<benchmark>/``), then compare.
+
+    ``plan`` is a sweep TOML file or its dict (README "Sweeps"). A failing pair is recorded
+    with its error in ``out/sweep.json`` while the others run; ``resume=True`` skips finished
+    pairs and continues unfinished ones. Returns the typed ``SweepResult`` (``.ok`` when every pair finished).
+    """
+    from culturebias.bootstrap.sweep import run_sweep
+
+    return run_sweep(plan, out=out, resume=resume, progress_bar=progress_bar)

@@ -6,6 +6,7 @@
     culturebias expand kobbq|cbbq --out FILE [--set data.path=...]
     culturebias runs [--out DIR | --store PATH] [--format text|json]
     culturebias compare RUN... --out DIR [--store PATH] [--allow-data-mismatch]
+    culturebias sweep FILE.toml [--out DIR] [--resume]
 
 Exit codes: 0 success; 1 another culturebias error; 2 configuration (also bad
 command-line usage); 3 input data; 4 a backend lacks a needed capability;
@@ -133,6 +134,11 @@ def _parser() -> argparse.ArgumentParser:
     compare.add_argument(
         "--allow-data-mismatch", action="store_true", help="compare runs on different data versions (the report says so)"
     )
+
+    sweep = sub.add_parser("sweep", help="run models × benchmarks from a TOML file into one store, then compare per benchmark")
+    sweep.add_argument("file", type=Path, metavar="FILE.toml", help="the sweep: [[models]], benchmarks, [protocol.*], [run]")
+    sweep.add_argument("--out", type=Path, default=None, help="output folder (default: FILE without .toml)")
+    sweep.add_argument("--resume", action="store_true", help="skip finished pairs, continue unfinished ones")
     return parser
 
 
@@ -273,7 +279,7 @@ def _expand(args) -> int:
 
 
 def _runs(args) -> int:
-    from culturebias.bootstrap.api import list_runs, open_configured_store, open_store
+    from culturebias.bootstrap.api import leaderboard, open_configured_store, open_store
     from culturebias.bootstrap.settings import load_settings
 
     # Listing never creates a store: a mistyped --out or --store is an error, not a new empty database.
@@ -284,19 +290,33 @@ def _runs(args) -> int:
     else:
         store = open_configured_store(load_settings(args.config, args.assignments), args.out, must_exist=True)
     try:
-        manifests = list_runs(store)
+        rows = leaderboard(store)
     finally:
         store.close()
     if args.format == "json":
-        print(
-            json.dumps([m.model_dump(mode="json", exclude={"config", "identity"}) for m in manifests], ensure_ascii=False, indent=2)
-        )
+        print(json.dumps([row.model_dump(mode="json") for row in rows], ensure_ascii=False, indent=2))
         return 0
-    for m in manifests:
-        progress = f"\t{m.progress_text()}" if m.progress else ""
-        failure = f"\t{m.failure}" if m.failure else ""
-        print(f"{m.run_id}\t{m.status}\t{m.created_at}\tdata={m.data_fingerprint}{progress}{failure}")
+    for row in rows:
+        print(row.text())
     return 0
+
+
+def _sweep(args) -> int:
+    from culturebias.bootstrap.api import make_settings, sweep
+    from culturebias.bootstrap.logging import configure_logging
+    from culturebias.bootstrap.sweep import load_plan
+
+    run = make_settings(run=load_plan(args.file).run or None).run
+    configure_logging(run.log_format, run.log_level)
+    out = args.out if args.out is not None else Path(args.file).with_suffix("")
+    result = sweep(args.file, out=out, resume=args.resume, progress_bar=True)
+    for pair in result.pairs:
+        error = f"\t{pair.error}" if pair.error else ""
+        print(f"{pair.model}\t{pair.benchmark}\t{pair.status}\t{pair.run_id or '-'}{error}")
+    for comparison in result.comparisons:
+        print(f"comparison {comparison.benchmark}: {comparison.path or comparison.status + ': ' + (comparison.reason or '')}")
+    print(f"sweep: {Path(result.out) / 'sweep.json'}")
+    return 0 if result.ok else 1
 
 
 def _compare(args) -> int:
@@ -317,7 +337,9 @@ def main(argv: list[str] | None = None) -> int:
     except CultureBiasError as error:
         print(f"culturebias: error: {redact_text(str(error))}", file=sys.stderr)
         return exit_code(error)
-    handlers = {"run": _run, "list": _list, "schema": _schema, "expand": _expand, "runs": _runs, "compare": _compare}
+    handlers = {
+        "run": _run, "list": _list, "schema": _schema, "expand": _expand, "runs": _runs, "compare": _compare, "sweep": _sweep
+    }
     try:
         with _sigterm_interrupts():
             return handlers[args.command](args)

@@ -271,7 +271,7 @@ BACKENDS: tuple[BackendDescriptor, ...] = (
     ),
     BackendDescriptor(
         name="replay",
-        description="answers produced elsewhere, read from a JSONL file",
+        description="answers produced elsewhere, read from a JSONL file; or a folder of TWBias result CSVs",
         factory="culturebias.adapters.replay:create_backend",
         options="culturebias.adapters.replay:ReplayOptions",
         capabilities=frozenset({"generate"}),

@@ -81,3 +81,13 @@ def _every_written_summary_is_valid(request):
             continue  # a toy protocol of the orchestration tests, or a plugin's (checked in its own test)
         load_summary(file)
         jsonschema.validate(payload, summary_schema(payload["benchmark"]))
+
+
+@pytest.fixture(autouse=True)
+def _structlog_defaults_after_each_test():
+    """The CLI configures structlog for its process; no test may inherit another's configuration."""
+    yield
+    import structlog
+
+    structlog.reset_defaults()
+    structlog.contextvars.clear_contextvars()

@@ -34,9 +34,13 @@ after dropping rows more than `outlier_sigma` standard deviations from the mean.
 - **Bias ratio**: the share of the user prompts (types 1–10) where the
   difference is significant (p < alpha). 1 means every prompt showed a
   difference, 0 none.
-- **Effect size**: the mean Cohen's d over those significant prompts (0 when
-  none is). **Positive** = the swapped sentences are less likely than the
-  originals, i.e. the model prefers the stereotype about the origin group;
+- **Effect size**: the mean effect over those significant prompts (0 when
+  none is): by default the paired Cohen's d_z, the mean of the per-sentence
+  PPL differences over their standard deviation (what the paper's Table 4
+  reports); with `protocol.effect=d`, the pooled Cohen's d. "Settings"
+  names the one this run used. **Positive** = the swapped sentences are less
+  likely than the originals, i.e. the model prefers the stereotype about the
+  origin group;
   **negative** = it prefers the anti-stereotype.
 - Types 0 and 00 are shown beside 1–10 but do not enter the bias ratio.
 - t and d are signed *replace minus origin* throughout.
@@ -202,7 +206,7 @@ def _heat_maps(matrix: EthnicityMatrixBlock, out_dir: Path) -> list[Path]:
     paths = []
     for metric, title, cmap in (
         ("bias_ratio", "Bias ratio (share of prompts 1-10 with p < alpha)", "Reds"),
-        ("effect_size", "Effect size (mean Cohen's d over significant prompts)", "RdBu_r"),
+        ("effect_size", "Effect size (mean over significant prompts)", "RdBu_r"),
     ):
         values = _matrix_values(matrix, metric)
         grid = np.array(

@@ -16,6 +16,7 @@ import numpy as np
 
 from culturebias.application.context import RunContext
 from culturebias.application.twbias.plan import RequestIndex, SpecificationPlan, plan_specification
+from culturebias.application.twbias.replay import REPLAYED_BOUNDARY, REPLAYED_NOTE, stored_matrices
 from culturebias.domain.errors import CapabilityError, MissingDataError
 from culturebias.domain.requests import ChatMessage
 from culturebias.domain.skips import SkippedRow
@@ -42,6 +43,7 @@ from culturebias.domain.twbias.summary import (
     TWBiasDetails,
     TWBiasMetrics,
 )
+from culturebias.ports.stored_perplexities import StoredPerplexities
 
 
 @dataclass(frozen=True)
@@ -50,6 +52,7 @@ class TWBiasPlan:
 
     chat_template: bool  # some prompt type other than 0 is run
     boundary_rule: str | None  # as the scorer states it (None where it states none)
+    replayed: bool = False  # perplexities come from a StoredPerplexities port (the authors' result files)
 
 
 TWBiasOutcome = ProtocolOutcome[TWBiasMetrics, TWBiasCounts, TWBiasDetails]
@@ -64,6 +67,8 @@ class TWBiasService:
 
     # -- before anything is scored --------------------------------------------------
     def preflight(self, ctx: RunContext) -> TWBiasPlan:
+        if isinstance(ctx.ports.scorer.get(), StoredPerplexities):
+            return TWBiasPlan(chat_template=False, boundary_rule=REPLAYED_BOUNDARY, replayed=True)
         scorer = ctx.scorer()
         scorer.check_loglikelihood()
         templated = [t for t in self.options.prompt_types if t != "0"]
@@ -81,7 +86,8 @@ class TWBiasService:
     def run(self, ctx: RunContext, dataset: TWBiasDataset, plan: TWBiasPlan) -> TWBiasOutcome:
         specs = self._specifications(dataset)
         prompt_types = self.options.prompt_types
-        contexts = self._contexts(ctx, dataset, prompt_types, plan)
+        # A replay asks nothing of a model: the plan only picks the rows, so no context is rendered.
+        contexts = [""] * len(prompt_types) if plan.replayed else self._contexts(ctx, dataset, prompt_types, plan)
         groups = [self._origin_group(dataset, s) for s in _unique_sentence_sets(specs)]
         by_set = {id(g.sentence_set): g for g in groups}
 
@@ -90,17 +96,25 @@ class TWBiasService:
         skips = [s for g in groups for s in g.skips] + [s for p in spec_plans for s in _no_origin_term(p)]
         skips = list(dict.fromkeys(skips))  # an ethnicity origin's sentences meet four references
 
-        ctx.log.info("twbias requests", specifications=len(specs), prompt_types=len(prompt_types), unique=len(index.requests))
-        results = ctx.scorer().loglikelihood(index.requests, description="TWBias perplexities")
-        # An invalid score has no perplexity: NaN, so its rows count in each test's n_invalid.
-        ppl = np.array([float("nan") if r.invalid else perplexity(r.logprob, r.n_tokens) for r in results], dtype=float)
-        invalid_replies = sum(1 for r in results if r.invalid)
+        if plan.replayed:
+            stored = ctx.ports.scorer.get()
+            matrices = {id(p): stored_matrices(stored, p, prompt_types) for p in spec_plans}
+            index, invalid_replies = RequestIndex(), 0  # nothing was asked of a model
+        else:
+            ctx.log.info("twbias requests", specifications=len(specs), prompt_types=len(prompt_types), unique=len(index.requests))
+            results = ctx.scorer().loglikelihood(index.requests, description="TWBias perplexities")
+            # An invalid score has no perplexity: NaN, so its rows count in each test's n_invalid.
+            ppl = np.array([float("nan") if r.invalid else perplexity(r.logprob, r.n_tokens) for r in results], dtype=float)
+            invalid_replies = sum(1 for r in results if r.invalid)
+            matrices = {id(p): p.ppl_matrices(ppl) for p in spec_plans}
 
         analysis = self.options.analysis()
         evaluated: dict[str, dict[str, SpecificationBlock]] = {"gender": {}, "ethnicity": {}}
         outliers = 0
         for spec_plan in spec_plans:
-            result = self._evaluate(spec_plan, ppl, prompt_types, by_set[id(spec_plan.spec.sentences)].categories, analysis)
+            result = self._evaluate(
+                spec_plan, matrices[id(spec_plan)], prompt_types, by_set[id(spec_plan.spec.sentences)].categories, analysis
+            )
             outliers += sum(p.n_outliers for p in result.overall.prompts.values())
             evaluated[spec_plan.spec.axis][spec_plan.spec.key] = result.to_block(_header(spec_plan))
 
@@ -143,6 +157,8 @@ class TWBiasService:
             skips=skips,
         )
         notes = self._notes(skips)
+        if plan.replayed:
+            notes.append(REPLAYED_NOTE)
         if invalid_replies:
             notes.append(
                 f"{invalid_replies} of {len(index.requests)} scoring request(s) got no valid reply from the backend "
@@ -208,12 +224,12 @@ class TWBiasService:
     def _evaluate(
         self,
         spec_plan: SpecificationPlan,
-        ppl: np.ndarray,
+        matrices: tuple[np.ndarray, np.ndarray],  # origin and replace PPL, (rows, prompt types)
         prompt_types: list[str],
         categories: dict[tuple[str, int], tuple[str, ...]],  # (file, row) → the sentence's attribute categories
         analysis: AnalysisOptions,
     ) -> SpecificationResult:
-        origin, replace = spec_plan.ppl_matrices(ppl)
+        origin, replace = matrices
         return evaluate_specification(
             origin,
             replace,

@@ -34,7 +34,7 @@ TOXICITY_GROUPS: tuple[str, ...] = ("0", "1", "all")
 @dataclass(frozen=True, slots=True)
 class AnalysisOptions:
     test: TestKind = "paired"
-    effect: EffectKind = "d"
+    effect: EffectKind = "dz"
     alpha: float = 0.05
     outlier_sigma: float = 3.0
 

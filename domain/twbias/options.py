@@ -25,7 +25,7 @@ class TWBiasOptions(BaseModel):
     groups: CommaList = Field(default_factory=lambda: list(AXES))
     prompt_types: CommaList = Field(default_factory=lambda: list(PROMPT_TYPES))
     test: Literal["paired", "welch", "student"] = "paired"
-    effect: Literal["d", "dz"] = "d"
+    effect: Literal["d", "dz"] = "dz"
     alpha: float = Field(0.05, gt=0.0, lt=1.0)
     outlier_sigma: float = Field(3.0, gt=0.0)
     # First N sentences of every origin group's file (quick checks); None = all.

@@ -164,10 +164,10 @@ def effect_negative(world: World):
     assert _female(world).effect_size < 0
 
 
-@then(parsers.parse('the female effect size equals the Cohen\'s d of prompt type "{ptype}"'))
-def effect_is_d_of(world: World, ptype: str):
-    d = _female(world).prompts[ptype].cohens_d
-    assert d > 0 and _female(world).effect_size == pytest.approx(d)
+@then(parsers.parse('the female effect size equals the Cohen\'s d_z of prompt type "{ptype}"'))
+def effect_is_dz_of(world: World, ptype: str):
+    dz = _female(world).prompts[ptype].cohens_dz
+    assert dz > 0 and _female(world).effect_size == pytest.approx(dz)
 
 
 @then(parsers.parse('under prompt type "{ptype}" {n:d} rows were tested and {k:d} outliers dropped'))

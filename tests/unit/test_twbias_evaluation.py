@@ -44,7 +44,7 @@ def test_headline_counts_only_user_prompts_and_uses_the_chosen_effect():
     strict = evaluate_specification(origin, replace, ["0", "1", "2"], [0] * 4, [()] * 4, AnalysisOptions(alpha=0.05))
     assert strict.overall.headline.bias_ratio == 0.0
     assert strict.overall.headline.effect_size == 0.0
-    loose = evaluate_specification(origin, replace, ["0", "1", "2"], [0] * 4, [()] * 4, AnalysisOptions(alpha=0.1))
+    loose = evaluate_specification(origin, replace, ["0", "1", "2"], [0] * 4, [()] * 4, AnalysisOptions(alpha=0.1, effect="d"))
     # type 0 is significant too but is not a user prompt; type 2 has identical PPLs (p undefined)
     assert loose.overall.prompts["0"].significant
     assert loose.overall.headline.n_prompts == 2
@@ -53,6 +53,8 @@ def test_headline_counts_only_user_prompts_and_uses_the_chosen_effect():
     assert loose.overall.headline.significant_prompts == ("1",)
     dz = evaluate_specification(origin, replace, ["0", "1", "2"], [0] * 4, [()] * 4, AnalysisOptions(alpha=0.1, effect="dz"))
     assert dz.overall.headline.effect_size == pytest.approx(1.305582, abs=1e-6)
+    default = evaluate_specification(origin, replace, ["0", "1", "2"], [0] * 4, [()] * 4, AnalysisOptions(alpha=0.1))
+    assert default.overall.headline.effect_size == dz.overall.headline.effect_size  # d_z is the default (PROTOCOLS §1.6)
 
 
 def test_without_user_prompts_the_headline_is_undefined():

@@ -120,18 +120,18 @@ def test_an_empty_or_unparsed_list_has_no_category():
 
 def test_settings_parse_strings_from_set():
     s = TWBiasOptions.model_validate(
-        {"groups": "gender", "prompt_types": "2,0,00", "test": "welch", "effect": "dz", "alpha": "0.01", "limit": "5"}
+        {"groups": "gender", "prompt_types": "2,0,00", "test": "welch", "effect": "d", "alpha": "0.01", "limit": "5"}
     )
     assert s.groups == ["gender"] and s.prompt_types == ["0", "00", "2"]
-    assert (s.test, s.effect, s.alpha, s.limit) == ("welch", "dz", 0.01, 5)
+    assert (s.test, s.effect, s.alpha, s.limit) == ("welch", "d", 0.01, 5)
     analysis = s.analysis()
-    assert (analysis.test, analysis.effect, analysis.alpha, analysis.outlier_sigma) == ("welch", "dz", 0.01, 3.0)
+    assert (analysis.test, analysis.effect, analysis.alpha, analysis.outlier_sigma) == ("welch", "d", 0.01, 3.0)
 
 
 def test_settings_defaults_are_the_protocol():
     s = TWBiasOptions()
     assert s.groups == ["gender", "ethnicity"] and s.prompt_types == list(PROMPT_TYPES)
-    assert (s.test, s.effect, s.alpha, s.outlier_sigma, s.limit, s.category_rows) == ("paired", "d", 0.05, 3.0, None, "unique")
+    assert (s.test, s.effect, s.alpha, s.outlier_sigma, s.limit, s.category_rows) == ("paired", "dz", 0.05, 3.0, None, "unique")
     assert TWBiasOptions.model_validate({"prompt_types": 1}).prompt_types == ["1"]
 
 

@@ -1,0 +1,116 @@
+"""The leaderboard of a result store: one row per run, with each benchmark's headline metrics.
+
+``HEADLINES`` is the one place that says which numbers of a benchmark's typed
+summary a leaderboard shows; a benchmark not in it shows none.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+from pydantic import BaseModel, Field
+
+from culturebias.domain.runs import RunManifest, RunStatus, StageProgress
+from culturebias.domain.summary import RunSummary
+
+Headline = dict[str, float | None]
+
+
+def _twbias(summary: Any) -> Headline:
+    gender = summary.metrics.gender or {}
+    return {
+        f"{group}.{name}": getattr(gender[group], name)
+        for group in ("female", "male")
+        if group in gender
+        for name in ("bias_ratio", "effect_size")
+    }
+
+
+def _kobbq(summary: Any) -> Headline:
+    overall = summary.metrics.overall
+    return {name: getattr(overall, name).mean for name in ("acc_amb", "acc_dis", "diff_bias_amb", "diff_bias_dis")}
+
+
+def _cbbq(summary: Any) -> Headline:
+    overall = summary.metrics.overall
+    return {name: getattr(overall, name) for name in ("s_amb", "s_dis", "s_total")}
+
+
+def _mcbe(summary: Any) -> Headline:
+    return {"overall": summary.metrics.overall}  # mean of the task scores, each a mean over categories
+
+
+def _libra(summary: Any) -> Headline:
+    overall = summary.metrics.overall
+    return {"icat": overall.icat, "eicat": overall.eicat}
+
+
+HEADLINES: dict[str, Callable[[Any], Headline]] = {
+    "twbias": _twbias,
+    "kobbq": _kobbq,
+    "cbbq": _cbbq,
+    "mcbe": _mcbe,
+    "libra": _libra,
+}
+
+
+def headline(summary: RunSummary) -> Headline:
+    """A run's headline metrics by name (null: undefined); empty for a benchmark without headlines."""
+    pick = HEADLINES.get(summary.benchmark)
+    return pick(summary) if pick is not None else {}
+
+
+class LeaderboardRow(BaseModel):
+    run_id: str
+    benchmark: str
+    status: RunStatus
+    model: str | None  # the evaluated model's name (its identity's, else the configured path)
+    backend: str | None
+    created_at: str
+    finished_at: str | None = None
+    data_fingerprint: str
+    config_fingerprint: str
+    progress: dict[str, StageProgress] = Field(default_factory=dict)
+    headline: Headline = Field(default_factory=dict)
+    failure: str | None = None
+
+    def text(self) -> str:
+        """One tab-separated line: run id and status first (scripts cut on them)."""
+        model = f"{self.model} ({self.backend})" if self.model else (self.backend or "-")
+        metrics = " ".join(f"{k}={'-' if v is None else f'{v:.3f}'}" for k, v in self.headline.items())
+        progress = ", ".join(f"{stage} {p.done}/{p.total}" for stage, p in sorted(self.progress.items()))
+        fields = [self.run_id, self.status, self.benchmark, model, self.created_at, f"data={self.data_fingerprint}"]
+        return "\t".join([*fields, *(part for part in (progress, metrics, self.failure or "") if part)])
+
+
+# The port whose model a run evaluates, first found wins (the judge and templater only serve it).
+EVALUATED_ROLES = ("generator", "scorer", "pseudo_scorer")
+
+
+def leaderboard_row(manifest: RunManifest, summary: RunSummary | None) -> LeaderboardRow:
+    """A run's row: model and headline from its typed summary when it finished, else from its configuration."""
+    model, backend = None, None
+    if summary is not None:
+        roles = summary.model.roles()
+        identity = next((roles[r] for r in EVALUATED_ROLES if r in roles), None)
+        if identity is not None:
+            model, backend = identity.model, identity.backend
+    if model is None:
+        configured = manifest.config.get("model") if isinstance(manifest.config.get("model"), dict) else {}
+        model = configured.get("path") or configured.get("name") or None
+        backend = backend or configured.get("backend")
+    return LeaderboardRow(
+        run_id=manifest.run_id,
+        benchmark=manifest.benchmark,
+        status=manifest.status,
+        model=None if model is None else str(model),
+        backend=None if backend is None else str(backend),
+        created_at=manifest.created_at,
+        finished_at=manifest.finished_at,
+        data_fingerprint=manifest.data_fingerprint,
+        config_fingerprint=manifest.config_fingerprint,
+        progress=manifest.progress,
+        headline=headline(summary) if summary is not None else {},
+        failure=manifest.failure,
+    )
