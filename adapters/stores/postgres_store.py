@@ -23,7 +23,7 @@ import os
 import re
 import threading
 from pathlib import Path
-from typing import Any, Callable, Mapping, TypeVar
+from typing import Any, Callable, Mapping, Protocol, TypeVar
 
 from culturebias.domain.errors import ConfigError, CultureBiasError
 from culturebias.domain.runs import RunManifest, StageProgress, utc_now
@@ -89,9 +89,17 @@ def redact_dsn(dsn: str) -> str:
     return _KEYWORD_PASSWORD.sub(lambda m: m["head"] + REDACTED, dsn)
 
 
-def _password(settings: Any) -> str | None:
+class PostgresSettings(Protocol):
+    """What the store reads of the ``store.*`` section (bootstrap's ``StoreSettings``)."""
+
+    dsn: str | None
+    password_env: str | None
+    password_file: str | None
+
+
+def _password(settings: PostgresSettings | None) -> str | None:
     """The password from ``store.password_file`` or the variable ``store.password_env``; None leaves it to libpq."""
-    if getattr(settings, "password_file", None):
+    if settings is not None and settings.password_file:
         path = Path(settings.password_file).expanduser()
         try:
             text = path.read_text(encoding="utf-8")
@@ -101,7 +109,7 @@ def _password(settings: Any) -> str | None:
         if not password:
             raise ConfigError(f"store.password_file {path} is empty")
         return password
-    variable = getattr(settings, "password_env", None)
+    variable = settings.password_env if settings is not None else None
     if not variable:
         return None
     return os.environ.get(variable) or None
@@ -110,8 +118,8 @@ def _password(settings: Any) -> str | None:
 class PostgresResultStore:
     """``PostgresResultStore(path, settings)``: ``settings`` is the ``store.*`` section; ``path`` is unused."""
 
-    def __init__(self, path: str | Path | None = None, settings: Any = None):
-        dsn = getattr(settings, "dsn", None)
+    def __init__(self, path: str | Path | None = None, settings: PostgresSettings | None = None):
+        dsn = settings.dsn if settings is not None else None
         if not dsn:
             raise ConfigError(
                 "store.backend=postgres needs store.dsn, e.g. store.dsn=postgresql://user@127.0.0.1:5432/db "
@@ -320,6 +328,6 @@ def _dsn_secrets(dsn: str) -> list[str]:
     return [s for s in found if s]
 
 
-def open_store(path: str | Path | None, settings: Any) -> PostgresResultStore:
+def open_store(path: str | Path | None, settings: PostgresSettings | None) -> PostgresResultStore:
     """The registry's factory: ``StoreDescriptor.open(path, settings)``."""
     return PostgresResultStore(path, settings)
