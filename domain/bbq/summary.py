@@ -7,29 +7,13 @@ rows and the answering setup. Every ratio is a ``Number``: an undefined one
 
 from __future__ import annotations
 
-from typing import Any, ClassVar, Literal
-
-from pydantic import SerializerFunctionWrapHandler, model_serializer
+from typing import ClassVar, Literal
 
 from culturebias.domain.bbq.answer_order import PermutationScheme
 from culturebias.domain.bbq.cbbq_prompts import Condition
 from culturebias.domain.bbq.options import AnswerMode, CBBQOverall, KoBBQAggregate
 from culturebias.domain.skips import SkippedRow
-from culturebias.domain.summary import Block, Count, Number, RunSummary
-
-
-class _OmitsUnset(Block):
-    """A block whose optional keys are absent from summary.json when not set (as before typing)."""
-
-    omitted_when_none: ClassVar[tuple[str, ...]] = ()
-
-    @model_serializer(mode="wrap")
-    def _omit_unset(self, handler: SerializerFunctionWrapHandler) -> dict[str, Any]:
-        data: dict[str, Any] = handler(self)
-        for key in self.omitted_when_none:
-            if data.get(key) is None:
-                data.pop(key, None)
-        return data
+from culturebias.domain.summary import Block, Count, Number, OmittedWhenNone, RunSummary
 
 
 # -- KoBBQ ------------------------------------------------------------------------
@@ -142,7 +126,7 @@ class KoBBQCounts(Block):
     invalid_replies: Count = 0
 
 
-class KoBBQDetails(_OmitsUnset):
+class KoBBQDetails(OmittedWhenNone):
     omitted_when_none: ClassVar[tuple[str, ...]] = ("samples_file", "prompts_file", "predictions")
 
     skips: list[SkippedRow]
@@ -238,7 +222,7 @@ class CBBQCounts(Block):
     invalid_replies: Count = 0
 
 
-class CBBQDetails(_OmitsUnset):
+class CBBQDetails(OmittedWhenNone):
     omitted_when_none: ClassVar[tuple[str, ...]] = ("predictions",)
 
     skips: list[SkippedRow]

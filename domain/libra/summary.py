@@ -9,27 +9,9 @@ from __future__ import annotations
 
 from typing import ClassVar, Literal
 
-from pydantic import SerializerFunctionWrapHandler, model_serializer
-
-from culturebias.domain.summary import Block, Count, Number, ProtocolOutcome, RunSummary
+from culturebias.domain.summary import Block, Count, Number, OmittedWhenNone, ProtocolOutcome, RunSummary
 
 ModelType = Literal["causal", "masked"]
-
-
-class _BoundaryKeysOmitted(Block):
-    """Drops the knowledge-boundary keys from the JSON when they are None (boundary not checked)."""
-
-    boundary_keys: ClassVar[tuple[str, ...]] = ()
-
-    # No return annotation on purpose: with one, pydantic's serialization JSON Schema of the model
-    # becomes that annotation's (``Any``: an empty schema) instead of the fields'.
-    @model_serializer(mode="wrap")
-    def _omit_unchecked(self, handler: SerializerFunctionWrapHandler):
-        data = handler(self)
-        for key in self.boundary_keys:
-            if key in data and data[key] is None:
-                del data[key]
-        return data
 
 
 class LibraScoresBlock(Block):
@@ -53,8 +35,8 @@ class LibraMetrics(Block):
     by_group: dict[str, LibraScoresBlock]
 
 
-class LibraCounts(_BoundaryKeysOmitted):
-    boundary_keys: ClassVar[tuple[str, ...]] = (
+class LibraCounts(OmittedWhenNone):
+    omitted_when_none: ClassVar[tuple[str, ...]] = (
         "local_words",
         "local_words_checked",
         "local_words_understood",
@@ -114,8 +96,8 @@ class LocalWordBlock(Block):
     triplets: Count
 
 
-class LibraDetails(_BoundaryKeysOmitted):
-    boundary_keys: ClassVar[tuple[str, ...]] = ("local_words", "invalid_triplets")
+class LibraDetails(OmittedWhenNone):
+    omitted_when_none: ClassVar[tuple[str, ...]] = ("local_words", "invalid_triplets")
 
     triplets: TripletColumns
     jsd_histogram: JsdHistogram

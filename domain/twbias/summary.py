@@ -9,10 +9,8 @@ from __future__ import annotations
 
 from typing import ClassVar, Literal
 
-from pydantic import SerializerFunctionWrapHandler, model_serializer
-
 from culturebias.domain.skips import SkippedRow
-from culturebias.domain.summary import Block, Count, Number, RunSummary
+from culturebias.domain.summary import Block, Count, Number, OmittedWhenNone, RunSummary
 
 
 class PromptStatsBlock(Block):
@@ -85,22 +83,15 @@ class EthnicityMatrixBlock(Block):
 AXIS_KEYS = ("gender", "ethnicity", "ethnicity_matrix")
 
 
-class TWBiasMetrics(Block):
+class TWBiasMetrics(OmittedWhenNone):
+    omitted_when_none: ClassVar[tuple[str, ...]] = AXIS_KEYS  # a group not asked for is absent, not null
+
     prompt_types: list[str]
     analysis: AnalysisBlock
     gender: dict[str, SpecificationBlock] | None = None  # "female", "male"
     ethnicity: dict[str, SpecificationBlock] | None = None  # "T1_hoklo->T2_waishengren", ...
     ethnicity_matrix: EthnicityMatrixBlock | None = None
 
-    # No return annotation: pydantic then documents the fields above as the serialised
-    # schema (an annotated dict would make `culturebias schema` show an opaque object).
-    @model_serializer(mode="wrap")
-    def _leave_out_groups_not_run(self, handler: SerializerFunctionWrapHandler):
-        data = handler(self)
-        for key in AXIS_KEYS:
-            if data.get(key) is None:
-                data.pop(key, None)
-        return data
 
 
 class TWBiasCounts(Block):

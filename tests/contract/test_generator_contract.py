@@ -1,11 +1,8 @@
-"""Contract of the Generator port (PROTOCOLS §0.3), for every adapter in factories.GENERATORS."""
+"""Contract of the Generator port (PROTOCOLS §0.3), for every adapter in culturebias.testing.backend_factories.GENERATORS."""
 
 from __future__ import annotations
 
 import dataclasses
-import importlib.util
-import sys
-from pathlib import Path
 
 import pytest
 
@@ -13,20 +10,11 @@ from culturebias.adapters.progress import NullTask
 from culturebias.domain.identity import ModelIdentity
 from culturebias.domain.requests import ChatMessage, GenerationParams, GenerationRequest, GenerationResult
 from culturebias.ports.generation import Generator
+from culturebias.testing import backend_factories
 
 
-def _factories():
-    name = "culturebias_contract_factories"
-    if name not in sys.modules:
-        spec = importlib.util.spec_from_file_location(name, Path(__file__).with_name("factories.py"))
-        module = importlib.util.module_from_spec(spec)
-        sys.modules[name] = module
-        spec.loader.exec_module(module)
-    return sys.modules[name]
-
-
-ADAPTERS = sorted(_factories().GENERATORS)
-key = _factories().contract_key  # every request names its question, so answers made elsewhere (replay) can be looked up
+ADAPTERS = sorted(backend_factories.GENERATORS)
+key = backend_factories.contract_key  # every request names its question, so answers made elsewhere (replay) can be looked up
 SHORT = GenerationParams(max_new_tokens=12)
 REQUESTS = [
     GenerationRequest(prompt="The answer is", params=SHORT, key=key(0)),
@@ -39,7 +27,7 @@ REQUESTS = [
 
 @pytest.fixture(params=ADAPTERS)
 def make(request):
-    return _factories().GENERATORS[request.param]
+    return backend_factories.GENERATORS[request.param]
 
 
 def test_is_a_generator_with_identity(make):

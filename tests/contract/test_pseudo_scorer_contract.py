@@ -1,34 +1,22 @@
-"""The PseudoLoglikelihoodScorer contract (PROTOCOLS §0.2), for every adapter in factories.PSEUDO_SCORERS."""
+"""The PseudoLoglikelihoodScorer contract (PROTOCOLS §0.2), for every adapter in culturebias.testing.backend_factories.PSEUDO_SCORERS."""
 
 from __future__ import annotations
 
-import importlib.util
-import sys
-from pathlib import Path
 
 import pytest
 
 from culturebias.domain.requests import PseudoLoglikelihoodRequest as Request
 from culturebias.domain.requests import PseudoLoglikelihoodResult
 from culturebias.ports.scoring import PseudoLoglikelihoodScorer
+from culturebias.testing import backend_factories
 
 
-def _factories():
-    name = "culturebias_contract_factories"
-    if name not in sys.modules:
-        spec = importlib.util.spec_from_file_location(name, Path(__file__).with_name("factories.py"))
-        module = importlib.util.module_from_spec(spec)
-        sys.modules[name] = module
-        spec.loader.exec_module(module)
-    return sys.modules[name]
-
-
-ADAPTERS = sorted(_factories().PSEUDO_SCORERS)
+ADAPTERS = sorted(backend_factories.PSEUDO_SCORERS)
 
 
 @pytest.fixture(scope="module", params=ADAPTERS)
 def scorer(request) -> PseudoLoglikelihoodScorer:
-    return _factories().PSEUDO_SCORERS[request.param]()
+    return backend_factories.PSEUDO_SCORERS[request.param]()
 
 
 SENTENCES = [

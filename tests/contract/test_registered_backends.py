@@ -1,25 +1,13 @@
-"""Every registered model backend runs the port contracts its capabilities promise (factories.BACKENDS)."""
+"""Every registered model backend runs the port contracts its capabilities promise (culturebias.testing.backend_factories.BACKENDS)."""
 
 from __future__ import annotations
 
-import importlib.util
-import sys
-from pathlib import Path
 
 import pytest
 
 from culturebias.bootstrap.registry import registry
 from culturebias.domain.errors import PluginError
-
-
-def _factories():
-    name = "culturebias_contract_factories"
-    if name not in sys.modules:
-        spec = importlib.util.spec_from_file_location(name, Path(__file__).with_name("factories.py"))
-        module = importlib.util.module_from_spec(spec)
-        sys.modules[name] = module
-        spec.loader.exec_module(module)
-    return sys.modules[name]
+from culturebias.testing import backend_factories
 
 
 def _registered():
@@ -28,10 +16,10 @@ def _registered():
 
 @pytest.mark.parametrize("backend", registry().backends.names())
 def test_every_registered_backend_has_contract_factories_for_its_capabilities(backend):
-    factories = _factories()
+    factories = backend_factories
     descriptor = registry().backend(backend)
     assert backend in factories.BACKENDS, (
-        f"backend {backend!r} is registered but has no contract factories: add it to BACKENDS in tests/contract/factories.py"
+        f"backend {backend!r} is registered but has no contract factories: add it to BACKENDS in culturebias/testing/backend_factories.py"
     )
     ports = factories.BACKENDS[backend]
     promised = {factories.CAPABILITY_PORTS[c] for c in descriptor.capabilities if c in factories.CAPABILITY_PORTS}
@@ -40,14 +28,14 @@ def test_every_registered_backend_has_contract_factories_for_its_capabilities(ba
 
 
 def test_contract_factories_name_only_registered_backends():
-    factories = _factories()
+    factories = backend_factories
     registered = {d.name for d in _registered()}
     assert set(factories.BACKENDS) <= registered, "a contract factory names a backend that is not registered"
     assert not set(factories.DOUBLES) & registered, "a registered backend belongs in BACKENDS, not DOUBLES"
 
 
 def test_the_contract_suites_run_every_registered_backend_they_cover():
-    factories = _factories()
+    factories = backend_factories
     for descriptor in _registered():
         for capability, table in (("loglikelihood", factories.SCORERS), ("generate", factories.GENERATORS), ("pseudo_loglikelihood", factories.PSEUDO_SCORERS)):
             assert (descriptor.name in table) == (capability in descriptor.capabilities), (descriptor.name, capability)

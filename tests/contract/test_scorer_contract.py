@@ -1,11 +1,8 @@
-"""Contract of the LoglikelihoodScorer port (PROTOCOLS §0.1), for every adapter in factories.SCORERS."""
+"""Contract of the LoglikelihoodScorer port (PROTOCOLS §0.1), for every adapter in culturebias.testing.backend_factories.SCORERS."""
 
 from __future__ import annotations
 
-import importlib.util
 import math
-import sys
-from pathlib import Path
 
 import pytest
 
@@ -14,19 +11,10 @@ from culturebias.domain.identity import ModelIdentity, ScoreProvenance
 from culturebias.domain.requests import LoglikelihoodRequest as Req
 from culturebias.domain.requests import LoglikelihoodResult
 from culturebias.ports.scoring import LoglikelihoodScorer
+from culturebias.testing import backend_factories
 
 
-def _factories():
-    name = "culturebias_contract_factories"
-    if name not in sys.modules:
-        spec = importlib.util.spec_from_file_location(name, Path(__file__).with_name("factories.py"))
-        module = importlib.util.module_from_spec(spec)
-        sys.modules[name] = module
-        spec.loader.exec_module(module)
-    return sys.modules[name]
-
-
-ADAPTERS = sorted(_factories().SCORERS)
+ADAPTERS = sorted(backend_factories.SCORERS)
 CONTEXT = "<s><|im_start|>user\n你想說什麼？<|im_end|>\n<|im_start|>assistant\n"
 REQUESTS = [
     Req(CONTEXT, "男生收入高才會有話語權"),
@@ -41,7 +29,7 @@ REQUESTS = [
 
 @pytest.fixture(params=ADAPTERS)
 def make(request):
-    return _factories().SCORERS[request.param]
+    return backend_factories.SCORERS[request.param]
 
 
 def _same(a: LoglikelihoodResult, b: LoglikelihoodResult) -> None:
