@@ -1,12 +1,15 @@
 """A file store: a folder of JSON Lines files, readable with any tool.
 
 Layout under ``path``: ``runs.jsonl`` (one manifest or status event per line)
-and ``results/<run_id>/<stage>.jsonl`` (one line per result, and after each
-batch saved with progress one ``{"progress": {"done": .., "total": ..}}`` line).
-A batch is appended as one ``write`` of complete lines followed by fsync; a line left
-incomplete by a kill (no trailing newline, or unparsable) is ignored on reading
-and truncated before the next append, so a batch is all-or-nothing as far as
-readers can tell.
+and ``results/<run_id>/<stage>.jsonl`` (one line per saved batch:
+``{"progress": {"done": .., "total": ..} | null, "results": [{"key": .., "payload": ..}, ..]}``;
+``jq -c '.results[]'`` lists the results one per line).
+
+A batch is one line because a line is the unit a kill cannot split: a write killed
+part-way leaves a line with no trailing newline, which readers ignore and the next
+append truncates. A batch written as many lines could be cut between two complete
+lines, and its first half would read as committed. Files of the older layout (one
+``{"key": .., "payload": ..}`` line per result) are still read.
 """
 
 from __future__ import annotations
@@ -104,17 +107,22 @@ class JsonlResultStore:
     def load_results(self, run_id: str, stage: str) -> dict[str, dict[str, Any]]:
         results: dict[str, dict[str, Any]] = {}
         for line in self._read(self._results_path(run_id, stage)):
-            if "key" in line:
+            for record in line.get("results", ()):
+                results[record["key"]] = record["payload"]
+            if "key" in line:  # the older one-result-per-line layout
                 results[line["key"]] = line["payload"]
         return results
 
     def save_results(
         self, run_id: str, stage: str, results: Mapping[str, Mapping[str, Any]], progress: StageProgress | None = None
     ) -> None:
-        lines: list[Mapping[str, Any]] = [{"key": k, "payload": dict(v)} for k, v in results.items()]
-        if progress is not None:
-            lines.append({"progress": progress.model_dump()})  # in the same write: stored with the batch or not at all
-        self._append(self._results_path(run_id, stage), lines)
+        if not results and progress is None:
+            return
+        batch = {
+            "progress": progress.model_dump() if progress is not None else None,
+            "results": [{"key": k, "payload": dict(v)} for k, v in results.items()],
+        }
+        self._append(self._results_path(run_id, stage), [batch])
 
     def finish_run(self, run_id: str, summary: Mapping[str, Any]) -> None:
         self._append(
@@ -141,29 +149,41 @@ class JsonlResultStore:
         pass
 
 
-def _last_progress(path: Path, tail: int = 65536) -> dict[str, Any] | None:
-    """The newest progress line of a stage file: normally its last complete line, so only the tail is read."""
-    with open(path, "rb") as handle:
-        handle.seek(0, os.SEEK_END)
-        size = handle.tell()
-        handle.seek(max(0, size - tail))
-        lines = handle.read().split(b"\n")[:-1]  # the part after the last newline is torn or empty
-    if size > tail:
-        lines = lines[1:]  # the first may be cut by the seek
-    for raw in reversed(lines):
+def _last_progress(path: Path) -> dict[str, Any] | None:
+    """The newest progress of a stage file: normally in its last complete line, so lines are read from the end."""
+    for raw in _complete_lines_from_end(path):
         try:
             record = json.loads(raw)
         except json.JSONDecodeError:
             continue
-        if isinstance(record, dict) and "progress" in record:
+        if isinstance(record, dict) and record.get("progress") is not None:
             return record["progress"]
-    if size <= tail:
-        return None
-    last = None
-    for record in JsonlResultStore._read(path):
-        if "progress" in record:
-            last = record["progress"]
-    return last
+    return None
+
+
+def _complete_lines_from_end(path: Path, chunk: int = 65536) -> Iterator[bytes]:
+    """Newline-terminated lines, last first, read in chunks from the end (a torn last line is skipped)."""
+    with open(path, "rb") as handle:
+        handle.seek(0, os.SEEK_END)
+        position = handle.tell()
+        pending = b""
+        past_torn_tail = False
+        while position > 0:
+            start = max(0, position - chunk)
+            handle.seek(start)
+            pending = handle.read(position - start) + pending
+            position = start
+            if not past_torn_tail:
+                last_newline = pending.rfind(b"\n")
+                if last_newline == -1:
+                    continue  # still inside the torn (or only) unterminated line
+                pending = pending[:last_newline]
+                past_torn_tail = True
+            lines = pending.split(b"\n")
+            pending = lines[0] if position > 0 else b""  # the first may continue in the previous chunk
+            for raw in reversed(lines[1:] if position > 0 else lines):
+                if raw:
+                    yield raw
 
 
 def _drop_torn_tail(path: Path) -> None:
