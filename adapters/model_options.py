@@ -12,7 +12,9 @@ from __future__ import annotations
 import re
 from typing import Literal
 
-from pydantic import BaseModel, ConfigDict, field_validator
+from pydantic import BaseModel, ConfigDict, Field, field_validator
+
+from culturebias.domain.sampling import SamplingSettings
 
 EMBEDDED_DEFAULT_MODEL = "embedded:smollm2-135m-instruct"
 
@@ -38,6 +40,9 @@ class ModelOptions(BaseModel):
     # ``auto``: the largest batch that fits the device (a local backend finds it when the
     # model loads; the number used is what every score's provenance records).
     batch_size: int | Literal["auto"] = 16
+    # How the evaluated model decodes (model.sampling.*; greedy by default). The application
+    # builds each request's parameters from it; the judge keeps its own greedy ones.
+    sampling: SamplingSettings = Field(default_factory=SamplingSettings)
 
     @field_validator("batch_size", mode="before")
     @classmethod
@@ -61,7 +66,8 @@ class LocalModelOptions(ModelOptions):
     dtype: Literal["float32", "float16", "bfloat16"] = "float32"
     revision: str | None = None
     max_length: int | None = None
-    chat_template: Literal["auto", "none"] = "auto"
+    # auto (the tokenizer's own), none, a built-in (twbias-plain) or a Jinja file: adapters/chat_templates.py
+    chat_template: str = "auto"
     # PROTOCOLS §0.1 assigns a token straddling the prompt/response boundary to
     # the response; "authors" counts prompt tokens by tokenising the prompt alone.
     boundary_rule: BoundaryRule = "straddle-to-continuation"
@@ -75,3 +81,10 @@ class LocalModelOptions(ModelOptions):
         if isinstance(value, str) and _DEVICE.match(value.strip().lower()):
             return value.strip().lower()
         raise ValueError(f"{value!r} is not a device: choose {DEVICE_NAMES}")
+
+    @field_validator("chat_template")
+    @classmethod
+    def _chat_template(cls, value: str) -> str:
+        from culturebias.adapters.chat_templates import validate_setting
+
+        return validate_setting(value)

@@ -7,6 +7,7 @@ from typing import Any, Callable, Generic, TypeVar
 
 import structlog
 
+from culturebias.application.audit import StoredItemLog
 from culturebias.application.recorded_ports import (
     DEFAULT_COMMIT_SECONDS,
     RecordedGenerator,
@@ -14,6 +15,9 @@ from culturebias.application.recorded_ports import (
     RecordedScorer,
     RunProgress,
 )
+from culturebias.domain.requests import GenerationParams
+from culturebias.domain.sampling import Decoding, SamplingSettings
+from culturebias.ports.audit import ItemLog
 from culturebias.ports.generation import Generator
 from culturebias.ports.judging import Judge
 from culturebias.ports.lexicon import Lexicon
@@ -61,6 +65,8 @@ class RunContext:
     store: ResultStore
     progress: ProgressReporter
     seed: int = 0
+    # Resamples of the headline metrics' bootstrap intervals (run.bootstrap_resamples); 0: no intervals.
+    bootstrap_resamples: int = 2000
     chunk_size: int = 2048
     commit_seconds: float = DEFAULT_COMMIT_SECONDS
     # How far the run got per stage, shared by every recorded port of the run (the judge's included).
@@ -70,6 +76,16 @@ class RunContext:
     # and ``embedders(spec)``; None where the caller wires none.
     lexicons: Callable[..., Lexicon] | None = None
     embedders: Callable[[str], TextEmbedder] | None = None
+    # True when judge.backend or judge.path names a judge of its own (LIBRA then compares meanings by the judge).
+    judge_configured: bool = False
+    # How the evaluated model decodes (model.sampling), and which of run.repeats this is (0-based).
+    sampling: SamplingSettings = field(default_factory=SamplingSettings)
+    repeat: int = 0
+
+    def generation_params(self, max_new_tokens: int, stop: tuple[str, ...] = (), decoding: Decoding = "run") -> GenerationParams:
+        """A generation request's parameters: model.sampling, sampled with seed + repeat."""
+        seed = self.sampling.seed_for(self.seed, self.repeat)
+        return self.sampling.params(max_new_tokens, seed=seed, stop=stop, decoding=decoding)
 
     # Ports wrapped so that every result is stored as it is computed and a resumed
     # run never recomputes what is stored.
@@ -92,3 +108,7 @@ class RunContext:
 
     def judge(self) -> Judge:
         return self.ports.judge.get()
+
+    def items(self) -> ItemLog:
+        """The run's per-item audit trail (stage ``items`` of the store)."""
+        return StoredItemLog(self.store, self.run_id, repeat=self.repeat)

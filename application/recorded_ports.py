@@ -47,7 +47,11 @@ PLAN_SUFFIX = ".plan"
 
 
 def request_key(model_key: str, request: Any) -> str:
-    return fingerprint([model_key, type(request).__name__, asdict(request)], length=32)
+    """A sampled reply's key holds its seed and sampling values; a greedy one's does not (its seed is 0)."""
+    payload = asdict(request)
+    if isinstance(request, GenerationRequest):
+        payload["params"] = request.params.key_fields()
+    return fingerprint([model_key, type(request).__name__, payload], length=32)
 
 
 class RunProgress:

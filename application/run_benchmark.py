@@ -29,6 +29,7 @@ import structlog
 import culturebias
 from culturebias.application.context import RunContext
 from culturebias.application.out_folder import OutputFolder, write_text_atomically  # noqa: F401  (re-exported)
+from culturebias.application.repeats import run_repeats
 from culturebias.domain.errors import ResumeMismatchError
 from culturebias.domain.redaction import redact_text
 from culturebias.domain.runs import RunManifest, identity_differences, utc_now
@@ -55,6 +56,8 @@ class RunRequest:
     # The settings that decide the numbers (``config_fingerprint`` is their hash); stored with
     # the run so that a refused ``--resume`` can name what differs.
     identity: dict[str, Any] | None = None
+    # run.repeats: the service runs this many times in this run, repeat i sampling with seed + i.
+    repeats: int = 1
 
 
 @dataclass
@@ -136,7 +139,9 @@ def _run(request: RunRequest, make_context: Callable[[str], RunContext], folder:
     try:
         try:
             plan = request.service.preflight(ctx)
-            outcome = request.service.run(ctx, dataset, plan)
+            outcome, repeats = run_repeats(
+                request.service, ctx, dataset, plan, request.repeats, request.benchmark, request.summary_model
+            )
             summary = request.summary_model.model_validate(
                 {
                     "schema_version": SUMMARY_SCHEMA_VERSION,
@@ -150,6 +155,7 @@ def _run(request: RunRequest, make_context: Callable[[str], RunContext], folder:
                     "config": request.config,
                     "config_fingerprint": request.config_fingerprint,
                     "limit": run_limit(getattr(request.service, "options", None)),
+                    "repeats": repeats,
                     "metrics": outcome.metrics,
                     "counts": outcome.counts,
                     "notes": outcome.notes,

@@ -31,6 +31,7 @@ from culturebias.bootstrap.settings import (
     explain_validation_error,
     load_settings,
 )
+from culturebias.domain.audit import ItemRecord
 from culturebias.domain.errors import ConfigError, DataError
 from culturebias.domain.fingerprint import fingerprint
 from culturebias.domain.runs import RunManifest
@@ -143,6 +144,7 @@ def run_evaluation(
         config_fingerprint=fingerprint(identity := settings.resume_identity(container.cache_dir())),
         resume=resume,
         identity=identity,
+        repeats=settings.run.repeats,
     )
     try:
         return run_benchmark(request, make_context_factory(container))
@@ -443,6 +445,42 @@ def compare(
     from culturebias.bootstrap.comparison import compare_runs
 
     return compare_runs(runs, out=out, store=store, allow_data_mismatch=allow_data_mismatch).comparison
+
+
+def samples(
+    run_ref: RunSummary | str | Path,
+    where: dict[str, str] | None = None,
+    limit: int | None = None,
+    *,
+    store: StoreSettings | Mapping[str, Any] | str | Path | ResultStore | None = None,
+) -> list[ItemRecord]:
+    """A run's per-item audit trail: ``ItemRecord``s (``culturebias.domain.audit``), in recorded order.
+
+    ``run_ref`` is a run folder or summary.json (a folder whose run was killed
+    works too), or a run id in ``store``. ``where`` keeps the records whose
+    fields equal the given texts: ``outcome``, ``parsed``, ``correct`` (true/false),
+    ``item_id``, ``meta.<field>`` (or the bare metadata name), ``score.<name>``; a
+    field no record has is a ``ConfigError``. Reads the store only; loads no model.
+    """
+    from culturebias.bootstrap.samples import load_samples
+
+    return load_samples(run_ref, where, limit, store)
+
+
+def export_samples(
+    run: RunSummary | str | Path,
+    path: str | Path,
+    format: str = "jsonl",
+    *,
+    where: dict[str, str] | None = None,
+    limit: int | None = None,
+    store: StoreSettings | Mapping[str, Any] | str | Path | ResultStore | None = None,
+) -> int:
+    """Write a run's item records to ``path`` as ``csv``, ``parquet`` (needs the ``export`` extra) or ``jsonl``:
+    one flat row per item, metadata as ``meta.<field>`` columns (pandas-ready). Returns the rows written."""
+    from culturebias.bootstrap.samples import export_samples as export
+
+    return export(run, path, format, where=where, limit=limit, store=store)
 
 
 def leaderboard(

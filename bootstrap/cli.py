@@ -1,12 +1,14 @@
 """The ``culturebias`` command line: a thin layer over the Python API (``culturebias.bootstrap.api``).
 
-    culturebias run BENCHMARK[,BENCHMARK...] --out DIR [--limit N] [--config FILE] [--set key=value ...] [--resume]
+    culturebias run BENCHMARK[,BENCHMARK...] --out DIR [--limit N] [--config FILE] [--set key=value ...] [--preset NAME] [--resume]
     culturebias list [--format text|json]
     culturebias schema BENCHMARK
     culturebias expand kobbq|cbbq --out FILE [--set data.path=...]
     culturebias runs [--out DIR | --store PATH] [--format text|json]
     culturebias compare RUN... --out DIR [--store PATH] [--allow-data-mismatch]
     culturebias sweep FILE.toml [--out DIR] [--resume]
+    culturebias samples RUN [--store PATH] [--filter FIELD=VALUE ...] [--limit N] [--format table|jsonl]
+    culturebias export RUN --format csv|parquet|jsonl --out FILE [--store PATH] [--filter FIELD=VALUE ...]
 
 Exit codes: 0 success; 1 another culturebias error; 2 configuration (also bad
 command-line usage); 3 input data; 4 a backend lacks a needed capability;
@@ -23,6 +25,7 @@ from __future__ import annotations
 import argparse
 import contextlib
 import json
+import os
 import signal
 import sys
 import threading
@@ -61,6 +64,7 @@ def exit_code(error: CultureBiasError) -> int:
 
 
 def _parser() -> argparse.ArgumentParser:
+    from culturebias.bootstrap.presets import presets_text
     from culturebias.bootstrap.registry import registry
     from culturebias.bootstrap.settings_reference import reference_text
 
@@ -95,7 +99,7 @@ def _parser() -> argparse.ArgumentParser:
     )
     # The key reference reads every registered options model: built only when help is shown.
     run.format_help = lambda: (  # type: ignore[method-assign]
-        argparse.ArgumentParser.format_help(run) + "\n" + limit_text() + "\n\n" + reference_text() + "\n"
+        argparse.ArgumentParser.format_help(run) + "\n" + limit_text() + "\n\n" + presets_text() + "\n\n" + reference_text() + "\n"
     )
     run.add_argument(
         "benchmark",
@@ -107,6 +111,9 @@ def _parser() -> argparse.ArgumentParser:
         "--limit", type=_positive_int, metavar="N", help="a quick, limited run: N means per benchmark what is listed below"
     )
     run.add_argument("--resume", action="store_true", help="continue the newest unfinished run with the same config")
+    run.add_argument(
+        "--preset", dest="presets", action="append", default=[], metavar="NAME", help="a paper's protocol as named settings (listed below)"
+    )
     config_options(run)
 
     listing = sub.add_parser("list", help="list benchmarks, model backends and result stores")
@@ -139,6 +146,9 @@ def _parser() -> argparse.ArgumentParser:
     sweep.add_argument("file", type=Path, metavar="FILE.toml", help="the sweep: [[models]], benchmarks, [protocol.*], [run]")
     sweep.add_argument("--out", type=Path, default=None, help="output folder (default: FILE without .toml)")
     sweep.add_argument("--resume", action="store_true", help="skip finished pairs, continue unfinished ones")
+    from culturebias.bootstrap.samples_cli import add_parsers as add_sample_parsers
+
+    add_sample_parsers(sub)  # samples, export
     return parser
 
 
@@ -187,7 +197,10 @@ def _run(args) -> int:
 
     names = benchmark_names(args.benchmark)
     limit = [f"protocol.limit={args.limit}"] if args.limit is not None else []
-    settings = load_settings(args.config, [*limit, *args.assignments])
+    from culturebias.bootstrap.presets import preset_assignments
+
+    presets = preset_assignments(args.presets, names)  # under --set: a given key wins over the preset's
+    settings = load_settings(args.config, [*presets, *limit, *args.assignments])
     configure_logging(settings.run.log_format, settings.run.log_level)
     if len(names) == 1:
         results = [run_evaluation(names[0], settings, out=args.out, resume=args.resume, progress_bar=True)]
@@ -201,6 +214,7 @@ def _run(args) -> int:
 
 
 def _list(args) -> int:
+    from culturebias.bootstrap.presets import PRESETS
     from culturebias.bootstrap.registry import BackendDescriptor, BenchmarkDescriptor, StoreDescriptor, registry
 
     reg = registry()
@@ -238,6 +252,7 @@ def _list(args) -> int:
                 else broken(s)
                 for s in stores
             ],
+            "presets": [{**p.model_dump(mode="json"), "assignments": p.assignments()} for p in PRESETS.values()],
         }
         print(json.dumps(payload, ensure_ascii=False, indent=2))
         return 0
@@ -250,6 +265,7 @@ def _list(args) -> int:
         ("benchmarks", benchmarks, describe_benchmark),
         ("backends", backends, lambda d: f"{d.name:<8} {d.description}; can: {', '.join(sorted(d.capabilities))}"),
         ("stores", stores, lambda s: f"{s.name:<8} {s.description}"),
+        ("presets", list(PRESETS.values()), lambda p: f"{p.name} (for {', '.join(p.benchmarks)}): {' '.join(p.assignments())}"),
     )
     for title, entries, describe in sections:
         print(f"{title}:")
@@ -340,6 +356,9 @@ def main(argv: list[str] | None = None) -> int:
     handlers = {
         "run": _run, "list": _list, "schema": _schema, "expand": _expand, "runs": _runs, "compare": _compare, "sweep": _sweep
     }
+    from culturebias.bootstrap.samples_cli import export_command, samples_command
+
+    handlers.update(samples=samples_command, export=export_command)
     try:
         with _sigterm_interrupts():
             return handlers[args.command](args)
@@ -350,6 +369,9 @@ def main(argv: list[str] | None = None) -> int:
         name = stop.signal_name if isinstance(stop, RunInterrupted) else "Ctrl-C"
         print(f"culturebias: interrupted ({name}); stored results are kept, continue with --resume", file=sys.stderr)
         return 128 + stop.signum if isinstance(stop, RunInterrupted) else INTERRUPTED
+    except BrokenPipeError:  # `culturebias list | head`: the reader left; exit as a SIGPIPE'd program does
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())  # so the final flush cannot fail again
+        return 128 + signal.SIGPIPE
     except OSError as error:  # the system refused a file (permissions, a full disk): its words, one line
         print(f"culturebias: error: {redact_text(_describe_os_error(error))}", file=sys.stderr)
         return 1

@@ -11,8 +11,11 @@ from pathlib import Path
 from typing import Any
 
 from culturebias.adapters.reports.comparison_report import ComparisonReport
+from culturebias.adapters.reports.html.comparison_report import HtmlComparisonReport
+from culturebias.adapters.reports.html.run_report import WithHtml
 from culturebias.application.compare import ComparisonResult, compare_summaries
 from culturebias.bootstrap.api import load_summary, open_store, summary_from_dict
+from culturebias.bootstrap.report_items import compared_items
 from culturebias.bootstrap.settings import StoreSettings
 from culturebias.domain.errors import DataError
 from culturebias.domain.summary import RunSummary
@@ -67,9 +70,11 @@ def compare_runs(
 ) -> ComparisonResult:
     summaries = load_runs(runs, store)
     out_dir = Path(out).expanduser() if out is not None else None
+    # comparison.md, then comparison.html beside it (drill-down to the compared runs' stored items)
+    report = WithHtml(ComparisonReport(), HtmlComparisonReport(compared_items(runs, summaries, store)))
     return compare_summaries(
         summaries,
         out_dir=out_dir,
-        report=ComparisonReport() if out_dir is not None else None,
+        report=report if out_dir is not None else None,
         allow_data_mismatch=allow_data_mismatch,
     )

@@ -79,10 +79,15 @@ def build_source(benchmark: str, settings: Settings):
     return registry().benchmark(benchmark).source_class()(settings.data.path)
 
 
-def build_report(benchmark: str, settings: Settings):
+def build_report(benchmark: str, settings: Settings, store: Any = None):
+    """The benchmark's Markdown report, then report.html beside it (drill-down to the items in ``store``)."""
     if settings.run.report == "none":
         return None
-    return registry().benchmark(benchmark).report_writer()()
+    from culturebias.adapters.reports.html.run_report import HtmlRunReport, WithHtml
+    from culturebias.application.audit import stored_items
+
+    items = (lambda run_id: stored_items(store, run_id)) if store is not None else None
+    return WithHtml(registry().benchmark(benchmark).report_writer()(), HtmlRunReport(items))
 
 
 def build_options(benchmark: str, settings: Settings):
@@ -102,7 +107,7 @@ class Container(containers.DeclarativeContainer):
     store = providers.Singleton(build_store, settings, out_dir)
     progress = providers.Singleton(build_progress, settings)
     source = providers.Factory(build_source, benchmark, settings)
-    report = providers.Factory(build_report, benchmark, settings)
+    report = providers.Factory(build_report, benchmark, settings, store)
     service = providers.Factory(build_service, benchmark, settings)
 
     # The model backend loads lazily: only when a protocol first asks for a port.
@@ -181,11 +186,14 @@ def make_context_factory(container: Container):
             store=container.store(),
             progress=container.progress(),
             seed=settings.run.seed,
+            sampling=container.model_options().sampling,
+            bootstrap_resamples=settings.run.bootstrap_resamples,
             chunk_size=settings.run.chunk_size,
             commit_seconds=settings.run.commit_seconds,
             run_progress=run_progress,
             lexicons=open_lexicon,
             embedders=open_embedder,
+            judge_configured=judge_model_settings(settings) is not None,
         )
 
     return make

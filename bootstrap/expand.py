@@ -3,7 +3,10 @@
 KoBBQ: ``KoBBQ_templates.tsv`` (``data.path`` = the file or its folder; the
 bundled copy when unset) → samples in the format of ``KoBBQ_test_samples.tsv``
 (choices as a JSON list). ``--set protocol.versions=a,b`` keeps only those
-template versions. The file can be evaluated with ``--set data.path=FILE``.
+template versions. ``--set protocol.sample=per_template`` keeps one drawn
+combination per template and version pair, as the released test split was
+drawn (``domain/bbq/kobbq_sampling.py``; ``protocol.seed``, default 0). The
+file can be evaluated with ``--set data.path=FILE``.
 
 CBBQ: ``{category}/{ambiguous,disambiguous}/templates_generate_{neg,nonneg}.csv``
 (``data.path`` = the CBBQ folder; the bundled categories when unset) →
@@ -22,6 +25,7 @@ from typing import Any, Iterable, Mapping
 
 from culturebias.adapters.datasets import cbbq_files, kobbq_files
 from culturebias.domain.bbq.cbbq_templates import expand_condition
+from culturebias.domain.bbq.kobbq_sampling import sample_per_template
 from culturebias.domain.bbq.kobbq_templates import expand_templates
 from culturebias.domain.errors import ConfigError
 
@@ -54,8 +58,20 @@ def expand_kobbq(protocol: Mapping[str, Any], data_path: str | None, out_path: P
     rows = kobbq_files.read_templates(path)
     per_category: Counter = Counter()
 
+    how = protocol.get("sample", "all")
+    if how not in ("all", "per_template"):
+        raise ConfigError(f"protocol.sample must be all or per_template, got {how!r}")
+    try:
+        seed = int(protocol.get("seed", 0))
+    except (TypeError, ValueError):
+        raise ConfigError(f"protocol.seed must be a whole number, got {protocol.get('seed')!r}") from None
+
+    def expanded():
+        samples = expand_templates(rows, versions=versions)
+        return sample_per_template(samples, seed) if how == "per_template" else samples
+
     def counted():
-        for sample in expand_templates(rows, versions=versions):
+        for sample in expanded():
             per_category[sample["sample_id"].split("-", 1)[0]] += 1
             yield sample
 

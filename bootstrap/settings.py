@@ -24,6 +24,7 @@ from pydantic_settings import (
 
 from culturebias.adapters.model_options import EMBEDDED_DEFAULT_MODEL, ModelOptions  # noqa: F401
 from culturebias.domain.errors import ConfigError, UnknownNameError
+from culturebias.domain.sampling import SamplingSettings
 
 SECRET_KEYS = frozenset({"api_key"})
 
@@ -146,6 +147,8 @@ class RunSettings(BaseModel):
     model_config = ConfigDict(extra="forbid")
 
     seed: int = 0
+    # Resamples of the 95% bootstrap interval of every headline metric (seeded by ``seed``); 0: none.
+    bootstrap_resamples: int = Field(2000, ge=0)
     # auto: bars on stderr only when it is a terminal and logs are not JSON; true/false mean always/never.
     progress: Literal["auto", "always", "never"] = "auto"
     log_format: Literal["console", "json"] = "console"
@@ -155,6 +158,8 @@ class RunSettings(BaseModel):
     commit_seconds: float = Field(2.0, ge=0)
     cache_dir: str | None = None  # converted/exported models; default ~/.cache/culturebias
     report: Literal["markdown", "none"] = "markdown"
+    # The run is executed this many times, repeat i sampling with seed + i (application/repeats.py).
+    repeats: int = Field(1, ge=1)
 
     @field_validator("progress", mode="before")
     @classmethod
@@ -233,6 +238,11 @@ class Settings(BaseSettings):
         # How the openai request cache is used changes no number (it keeps valid replies only):
         # ``--resume --set model.cache=refresh`` continues the same run.
         identity["model"] = {k: v for k, v in identity["model"].items() if k != "cache"}
+        # Sampling and repeats count where set; at their defaults the identity of earlier runs is kept.
+        if self.model.backend_options().sampling == SamplingSettings():
+            identity["model"].pop("sampling", None)
+        if self.run.repeats != 1:
+            identity["run"]["repeats"] = self.run.repeats
         weights = model_weights_identity(self.model.backend_options(), cache_dir)
         if weights:
             identity["model_weights"] = weights

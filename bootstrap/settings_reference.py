@@ -78,7 +78,9 @@ def setting_keys() -> list[SettingKey]:
     from culturebias.bootstrap.registry import BackendDescriptor, BenchmarkDescriptor, registry
     from culturebias.bootstrap.settings import Settings
 
-    keys = model_keys("model", ModelOptions)
+    from culturebias.domain.sampling import SamplingSettings
+
+    keys = model_keys("model", ModelOptions, skip=frozenset({"sampling"})) + model_keys("model.sampling", SamplingSettings)
     common = frozenset(ModelOptions.model_fields)
     for backend in registry().backends.all():
         if isinstance(backend, BackendDescriptor):

@@ -43,7 +43,7 @@ def _mcbe(summary: Any) -> Headline:
 
 def _libra(summary: Any) -> Headline:
     overall = summary.metrics.overall
-    return {"icat": overall.icat, "eicat": overall.eicat}
+    return {"icat_local": overall.icat_local, "eicat": overall.eicat}
 
 
 HEADLINES: dict[str, Callable[[Any], Headline]] = {

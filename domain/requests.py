@@ -66,13 +66,44 @@ class PseudoLoglikelihoodResult:
     n_tokens: int
 
 
+SamplingStrategy = Literal["greedy", "sample", "model"]
+# GenerationParams fields a request key leaves out while unset, so keys made before they existed stay valid.
+_KEY_OPTIONAL = ("top_k", "repetition_penalty", "strategy")
+
+
 @dataclass(frozen=True, slots=True)
 class GenerationParams:
+    """Decoding of one request (``domain.sampling.SamplingSettings`` builds them from ``model.sampling``).
+
+    ``strategy`` None: greedy when ``temperature`` is 0, else ``sample``. Under ``sample``
+    and ``model`` a value left None is the model's own; ``model`` takes whether to sample
+    from the model too. A greedy request's seed is always 0: the seed changes nothing there,
+    so a greedy reply is reused under any seed.
+    """
+
     max_new_tokens: int = 64
-    temperature: float = 0.0  # 0 = greedy
-    top_p: float = 1.0
+    temperature: float | None = 0.0  # 0 = greedy
+    top_p: float | None = 1.0
     seed: int = 0
     stop: tuple[str, ...] = ()
+    top_k: int | None = None
+    repetition_penalty: float | None = None
+    strategy: SamplingStrategy | None = None
+
+    def __post_init__(self) -> None:
+        if self.mode == "greedy" and self.seed != 0:
+            object.__setattr__(self, "seed", 0)
+
+    @property
+    def mode(self) -> SamplingStrategy:
+        if self.strategy is not None:
+            return self.strategy
+        return "sample" if (self.temperature or 0.0) > 0 else "greedy"
+
+    def key_fields(self) -> dict[str, object]:
+        """What a stored reply's key holds of these parameters (fields added later only when set)."""
+        fields = {name: getattr(self, name) for name in self.__dataclass_fields__}
+        return {k: v for k, v in fields.items() if not (k in _KEY_OPTIONAL and v is None)}
 
 
 KeyValue = str | int

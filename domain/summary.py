@@ -16,10 +16,17 @@ from pydantic import BaseModel, BeforeValidator, ConfigDict, Field, SerializeAsA
 
 from culturebias.domain.errors import SchemaVersionError
 from culturebias.domain.identity import ModelIdentity, ScoreProvenance
+from culturebias.domain.repeats import RepeatsBlock
 
 # 2.0: summaries are typed models (the JSON layout of 1.x is unchanged, so 1.x files load).
 # 2.1: the envelope records a limited run (``limit``); 2.0 files load with ``limit`` null.
-SUMMARY_SCHEMA_VERSION = "2.1"
+# 2.2: optional blocks added (bootstrap ``intervals``, ``repeats``, TWBias ``analysis.t_sign`` and
+#      ``replace_aggregate``, KoBBQ ``tests``, CBBQ ``answering``/``reasoning``/``by_group_topic``, McBE
+#      ``prompt_set``/``pc_text``/``reply_stops``, LIBRA ``stereoset``/``comparison``); LIBRA's ``icat`` is
+#      ``icat_local``. Meanings that changed (README "Changelog"): TWBias t has the authors' sign (a 2.1 file
+#      has no ``t_sign``: replace minus origin); CBBQ acc_amb counts the underivable items. 2.x files load;
+#      runs of different schema versions are not compared.
+SUMMARY_SCHEMA_VERSION = "2.2"
 
 
 def _finite_or_none(value: Any) -> Any:
@@ -142,6 +149,8 @@ class RunSummary(Block):
     config_fingerprint: str
     # Set when the run was limited (--limit N): its numbers are not comparable to a full run's.
     limit: RunLimit | None = None
+    # Set when the run was executed run.repeats > 1 times: each repeat's headline, mean ± std.
+    repeats: RepeatsBlock | None = None
     metrics: SerializeAsAny[BaseModel]
     counts: SerializeAsAny[BaseModel]
     notes: list[str] = Field(default_factory=list)

@@ -15,7 +15,7 @@ from typing import Any, Callable
 
 from pytest_bdd import given, parsers, then
 
-from culturebias.adapters.scripted.backend import ScriptedGenerator, ScriptedScorer
+from culturebias.adapters.scripted.backend import ScriptedGenerator, ScriptedPseudoScorer, ScriptedScorer
 from culturebias.application.context import RunContext
 from culturebias.domain.bbq.answer_order import shown_order
 from culturebias.domain.bbq.keys import AnswerKey
@@ -33,6 +33,13 @@ def other_group(item: QAItem) -> int:
     return next(i for i in range(3) if i not in (item.biased_index, item.unknown_index))
 
 
+def biased(item: QAItem) -> int:
+    """The biased option; for an item whose biased answer is underivable (CBBQ), its first group option."""
+    if item.biased_index is not None:
+        return item.biased_index
+    return next(i for i in range(len(item.options)) if i != item.unknown_index)
+
+
 class BBQWorld:
     def __init__(self, dataset: BBQDataset) -> None:
         self.dataset = dataset
@@ -40,6 +47,7 @@ class BBQWorld:
         self.policy: Policy | None = None
         self.reasoning: str | None = None
         self.scorer_rule: LogprobRule | None = None
+        self.pseudo_rule: Callable[[str, int, int], float] | None = None  # (text, span start, span end) → log-prob
         self.scorer: ScriptedScorer | None = None
         self.requests: list[GenerationRequest] = []
         self.outcome: ProtocolOutcome[Any, Any, Any] | None = None
@@ -61,12 +69,15 @@ class BBQWorld:
             assert self.scorer_rule is not None
             self.scorer = ScriptedScorer(self.scorer_rule)
             return fake_context(scorer=self.scorer)
+        if mode in ("masked", "auto"):  # an encoder: only the pseudo-log-likelihood port
+            assert self.pseudo_rule is not None
+            return fake_context(pseudo_scorer=ScriptedPseudoScorer(self.pseudo_rule))
         return fake_context(generator=ScriptedGenerator(self.reply))
 
     def run(self, service: Any, mode: str) -> None:
         ctx = self.context(mode)
         plan = service.preflight(ctx)
-        assert plan.mode == mode and plan.chat is False
+        assert plan.mode == ("masked" if mode == "auto" else mode) and plan.chat is False
         self.outcome = service.run(ctx, self.dataset, plan)
 
     @property
@@ -87,7 +98,7 @@ class BBQWorld:
 
 @given("a model that always answers with the biased option")
 def always_biased(world: BBQWorld) -> None:
-    world.policy = lambda item: item.biased_index
+    world.policy = biased
 
 
 @given("a model that always answers with the unknown option")

@@ -26,6 +26,7 @@ from culturebias.application.context import Lazy, ModelPorts, RunContext
 from culturebias.application.run_benchmark import RunRequest, RunResult, run_benchmark
 from culturebias.domain.errors import CapabilityError
 from culturebias.domain.fingerprint import fingerprint
+from culturebias.domain.sampling import SamplingSettings
 from culturebias.ports.progress import ProgressReporter
 from culturebias.ports.results import ResultStore
 
@@ -84,6 +85,7 @@ def fake_context(
     lexicons: Callable[..., Any] | None = None,
     embedders: Callable[[str], Any] | None = None,
     backend: str = "scripted",
+    sampling: SamplingSettings | None = None,
 ) -> RunContext:
     """A run context over the given fakes (any object, or a zero-argument factory of one)."""
     return RunContext(
@@ -97,6 +99,7 @@ def fake_context(
         chunk_size=chunk_size,
         lexicons=lexicons,
         embedders=embedders,
+        sampling=sampling or SamplingSettings(),
     )
 
 
@@ -129,6 +132,8 @@ def run_with_fakes(
     store: ResultStore | None = None,
     resume: bool = False,
     context: Callable[[str, ResultStore], RunContext] | None = None,
+    repeats: int = 1,
+    sampling: SamplingSettings | None = None,
     **ports: Any,
 ) -> RunResult:
     """One run of a registered benchmark through the real orchestrator, with fake ports.
@@ -136,7 +141,8 @@ def run_with_fakes(
     ``dataset`` is used as loaded; otherwise the benchmark's own source reads
     ``data_path`` (its bundled data when None). ``options`` is a dict of
     ``protocol.*`` values or the options object itself. ``context(run_id, store)``
-    replaces the default ``fake_context(**ports)``.
+    replaces the default ``fake_context(**ports)``. ``repeats`` and ``sampling`` are
+    ``run.repeats`` and ``model.sampling`` (recorded in the run's configuration).
     """
     from culturebias.bootstrap.registry import registry
 
@@ -145,7 +151,9 @@ def run_with_fakes(
     typed = options if isinstance(options, options_model) else options_model.model_validate(dict(options or {}))
     source = InMemorySource(dataset) if dataset is not None else descriptor.source_class()(None if data_path is None else str(data_path))
     store = store if store is not None else MemoryResultStore()
-    config = {"protocol": typed.model_dump(mode="json")}
+    config: dict[str, Any] = {"protocol": typed.model_dump(mode="json")}
+    if repeats != 1 or sampling is not None:
+        config |= {"run": {"repeats": repeats}, "model": {"sampling": (sampling or SamplingSettings()).model_dump(mode="json")}}
     request = RunRequest(
         benchmark=benchmark,
         service=descriptor.service_class()(typed),
@@ -157,11 +165,12 @@ def run_with_fakes(
         config=config,
         config_fingerprint=fingerprint(config),
         resume=resume,
+        repeats=repeats,
     )
 
     def make(run_id: str) -> RunContext:
         if context is not None:
             return context(run_id, store)
-        return fake_context(store=store, run_id=run_id, **ports)
+        return fake_context(store=store, run_id=run_id, sampling=sampling, **ports)
 
     return run_benchmark(request, make)

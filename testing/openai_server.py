@@ -304,6 +304,8 @@ def _params(body: dict[str, Any]) -> GenerationParams:
         top_p=float(body.get("top_p") or 1.0),
         seed=int(body.get("seed") or 0),
         stop=tuple([stop] if isinstance(stop, str) else stop),
+        top_k=int(body["top_k"]) if body.get("top_k") is not None else None,
+        repetition_penalty=float(body["repetition_penalty"]) if body.get("repetition_penalty") is not None else None,
     )
 
 

@@ -107,6 +107,7 @@ def _item(row: dict[str, str], category: str, condition: str, file: str, number:
         context_condition=condition,  # type: ignore[arg-type]
         question_polarity=polarity,
         subcategory=row.get("subcategory", "").strip() or None,
+        targeted_group=row.get("bias_targeted_groups", "").strip() or None,
     )
 
 

@@ -6,6 +6,12 @@
     DIR/evaluation_prompts.tsv    (or 0_evaluation_prompts.tsv) prompt_id, instruction,
         context, question, a, b, c, answer, unknown
 
+A folder may also hold ``reference_samples.tsv`` (or ``.jsonl``): a second
+data set in the same sample format, e.g. the machine-translated BBQ the paper
+compares KoBBQ with (Table 4). Its items are asked in the same run under
+sample ids prefixed ``reference/`` and are only used by the Wilcoxon rank-sum
+tests per label type; they are never part of the KoBBQ scores.
+
 ``path`` may also name a samples file directly (``.tsv``, or the ``.jsonl``
 written by ``culturebias expand kobbq``); prompts then come from a prompts
 file beside it, else from the bundled copy. ``path=None`` reads the test
@@ -22,6 +28,7 @@ whose sample id cannot be read, is left out and reported as a skip.
 from __future__ import annotations
 
 import ast
+from dataclasses import replace
 from pathlib import Path
 
 from culturebias.domain.bbq.kobbq_prompts import DATASET_UNKNOWN, KoBBQDataset, KoBBQPrompt
@@ -36,6 +43,8 @@ BUNDLED = Path(__file__).resolve().parents[1] / "bundled" / "kobbq"
 SAMPLE_FILES = ("KoBBQ_test_samples.tsv", "KoBBQ_all_samples.tsv")
 PROMPT_FILES = ("evaluation_prompts.tsv", "0_evaluation_prompts.tsv", "KoBBQ_prompts.tsv")
 TEMPLATE_FILE = "KoBBQ_templates.tsv"
+REFERENCE_FILES = ("reference_samples.tsv", "reference_samples.jsonl")
+REFERENCE_PREFIX = "reference/"
 SAMPLE_COLUMNS = ("sample_id", "label_annotation", "context", "question", "choices", "biased_answer", "answer")
 PROMPT_COLUMNS = ("prompt_id", "instruction", "context", "question", "a", "b", "c", "answer", "unknown")
 VERSIONS: dict[str, ContextPolarity] = {"a": "counter_biased", "b": "biased", "c": "counter_biased", "d": "biased"}
@@ -201,12 +210,14 @@ class KoBBQFiles:
 
     def __init__(self, path: str | None):
         self.bundled = path is None
+        self.reference_path: Path | None = None
         target = BUNDLED if path is None else Path(path).expanduser()
         if target.is_dir():
             samples = _first(target, SAMPLE_FILES)
             if samples is None:
                 raise MissingDataError(f"no {' or '.join(SAMPLE_FILES)} in {target}: {HOW_TO}")
             prompts = _first(target, PROMPT_FILES)
+            self.reference_path = _first(target, REFERENCE_FILES)
         elif target.is_file():
             samples, prompts = target, _first(target.parent, PROMPT_FILES)
         else:
@@ -220,17 +231,26 @@ class KoBBQFiles:
         return f"KoBBQ samples {self.samples_path}, prompts {self.prompts_path}"
 
     def fingerprint(self) -> str:
-        return fingerprint_bytes(
-            [("samples", self.samples_path.read_bytes()), ("prompts", self.prompts_path.read_bytes())]
-        )
+        parts = [("samples", self.samples_path.read_bytes()), ("prompts", self.prompts_path.read_bytes())]
+        if self.reference_path is not None:
+            parts.append(("reference", self.reference_path.read_bytes()))
+        return fingerprint_bytes(parts)
 
     def load(self) -> KoBBQDataset:
         items, skips = load_samples(self.samples_path)
+        facts: dict[str, object] = {"samples_file": self.samples_path.name, "prompts_file": self.prompts_path.name}
+        reference: list[QAItem] = []
+        if self.reference_path is not None:
+            found, reference_skips = load_samples(self.reference_path)
+            reference = [replace(item, sample_id=REFERENCE_PREFIX + item.sample_id) for item in found]
+            facts["reference_file"] = self.reference_path.name
+            facts["reference_skipped"] = len(reference_skips)
         return KoBBQDataset(
             items=tuple(items),
             skips=tuple(skips),
             prompts=read_prompts(self.prompts_path),
-            facts={"samples_file": self.samples_path.name, "prompts_file": self.prompts_path.name},
+            facts=facts,
+            reference=tuple(reference),
         )
 
 

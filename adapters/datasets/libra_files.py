@@ -21,6 +21,10 @@ U_right, S = left + target + right), as a construction pipeline writes them.
 
 Glossary line: ``{"term": "whānau", "definition": "...", "variants": ["whanau"], "source": "..."}``
 (``variants`` and ``source`` optional; a term may be a phrase, "tangata whenua").
+
+StereoSet, for the paper's iCAT column: StereoSet's own ``dev.json`` (or test
+file) in the same folder, named ``stereoset.json`` (or left as ``dev.json``);
+its shape is described in ``stereoset_files``.
 """
 
 from __future__ import annotations
@@ -30,6 +34,7 @@ from pathlib import Path
 from typing import Any, Iterator
 
 from culturebias.adapters.datasets.jsonl_rows import jsonl_records
+from culturebias.adapters.datasets.stereoset_files import load_stereoset
 from culturebias.adapters.datasets.text_files import decode_text
 from culturebias.domain.errors import DataError, MissingDataError
 from culturebias.domain.fingerprint import fingerprint_bytes
@@ -37,6 +42,7 @@ from culturebias.domain.libra.triplets import GlossaryEntry, LibraDataset, Tripl
 
 TRIPLETS = "triplets.jsonl"
 GLOSSARY = "glossary.jsonl"
+STEREOSET = ("stereoset.json", "dev.json")  # the first one found beside the triplets is read
 BUNDLED_PACKAGE = "culturebias.adapters.bundled"
 
 
@@ -135,7 +141,7 @@ class LibraFiles:
         self._path = path
 
     def _files(self) -> list[tuple[str, bytes]]:
-        """(name, bytes) of the triplet file, then the glossary when there is one."""
+        """(name, bytes) of the triplet file, then the glossary and StereoSet where there are."""
         if self._path is None:
             root = resources.files(BUNDLED_PACKAGE) / "libra"
             return [(f"embedded:{name}", (root / name).read_bytes()) for name in (TRIPLETS, GLOSSARY)]
@@ -151,6 +157,9 @@ class LibraFiles:
         files = [(str(triplets), triplets.read_bytes())]
         if glossary.is_file() and glossary != triplets:
             files.append((str(glossary), glossary.read_bytes()))
+        stereoset = next((triplets.parent / n for n in STEREOSET if (triplets.parent / n).is_file()), None)
+        if stereoset is not None:
+            files.append((str(stereoset), stereoset.read_bytes()))
         return files
 
     def describe(self) -> str:
@@ -163,7 +172,14 @@ class LibraFiles:
 
     def load(self) -> LibraDataset:
         files = self._files()
+        stereoset = [(name, data) for name, data in files if Path(name).name in STEREOSET]
+        files = [(name, data) for name, data in files if Path(name).name not in STEREOSET]
         decoded = [(name, decode_text(data, name)) for name, data in files]
         triplets = parse_triplets(*decoded[0])
         glossary = parse_glossary(*decoded[1]) if len(decoded) > 1 else []
-        return LibraDataset(tuple(triplets), tuple(glossary), tuple(name for name, _ in files))
+        return LibraDataset(
+            tuple(triplets),
+            tuple(glossary),
+            tuple(name for name, _ in files + stereoset),
+            stereoset=load_stereoset(*stereoset[0]) if stereoset else None,
+        )

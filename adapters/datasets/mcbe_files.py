@@ -32,7 +32,7 @@ from culturebias.adapters.datasets.mcbe_xlsx import XlsxError, read_first_sheet
 from culturebias.domain.errors import DataError, MissingDataError
 from culturebias.domain.fingerprint import fingerprint_bytes
 from culturebias.domain.mcbe.instances import BEI, PLACEHOLDER, McBEDataset, split_words
-from culturebias.domain.mcbe.taxonomy import SEVERITY_MAX, SEVERITY_MIN, canonical_category
+from culturebias.domain.mcbe.taxonomy import PAPER_CATEGORIES, SEVERITY_MAX, SEVERITY_MIN, canonical_category, legacy_label
 
 REQUIRED_COLUMNS = ("context", "sentence", "words", "subtype", "explanation", "score")
 SUFFIXES = (".xlsx", ".jsonl", ".csv")
@@ -148,9 +148,12 @@ def parse_files(files: list[tuple[str, bytes]]) -> McBEDataset:
     by_id: dict[str, BEI] = {}
     by_content: dict[tuple, BEI] = {}
     repeats: list[tuple[BEI, BEI]] = []  # (left-out row, the earlier row it repeats)
+    relabelled: dict[str, None] = {}  # culturebias's earlier category labels read as the paper's
     for name, data in files:
         suffix = Path(name).suffix.lower()
         category = canonical_category(Path(name).stem)
+        if legacy_label(Path(name).stem):
+            relabelled.setdefault(f"{Path(name).stem} → {category} (file {name})", None)
         rows = 0
         for number, fields in READERS[suffix](data, name):
             if _blank(fields):
@@ -158,6 +161,9 @@ def parse_files(files: list[tuple[str, bytes]]) -> McBEDataset:
                 continue
             rows += 1
             bei, dropped = bei_from_fields(fields, file=name, row=number, category=category)
+            cell = _text(fields.get("category"))
+            if cell and legacy_label(cell):
+                relabelled.setdefault(f"{cell} → {bei.category} (file {name}, column category, first at row {number})", None)
             earlier = by_id.get(bei.item_id)
             if earlier is not None:
                 raise DataError(
@@ -188,6 +194,16 @@ def parse_files(files: list[tuple[str, bytes]]) -> McBEDataset:
         )
     if dropped_words:
         notes.append(f"{dropped_words} empty word entr(y/ies) dropped from 'words' cells (trailing separators)")
+    if relabelled:
+        notes.append(
+            "category labels of earlier culturebias versions read as the paper's (PROTOCOLS §3): " + "; ".join(relabelled)
+        )
+    extra = [c for c in dict.fromkeys(b.category for b in instances) if c not in PAPER_CATEGORIES]
+    if extra:
+        notes.append(
+            f"categories outside the paper's twelve, read under their own names: {', '.join(extra)} "
+            f"(the twelve: {', '.join(PAPER_CATEGORIES)})"
+        )
     return McBEDataset(tuple(instances), tuple(notes))
 
 

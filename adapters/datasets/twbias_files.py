@@ -52,8 +52,8 @@ ATTRIBUTE_COLUMNS = ("Content", "Type", "Category")
 
 HOW_TO_GET = (
     "TWBias data is not bundled with culturebias (its authors state no licence). Get it from the "
-    "TWBias authors' public repository (Hsu et al., \"TWBias: A Benchmark for Assessing Social Bias in "
-    "Traditional Chinese Large Language Models through a Taiwan Cultural Lens\", EMNLP 2024 Findings; "
+    "TWBias authors' public repository (Hsieh, Huang and Tsai, \"TWBias: A Benchmark for Assessing Social Bias "
+    "in Traditional Chinese Large Language Models through a Taiwan Cultural Lens\", EMNLP 2024; "
     "github.com/hsinmosyi/TWBias) and point culturebias at a folder DIR holding gender/, ethinicity/ "
     "(or ethnicity/) and prompts.json (prompt types \"1\"..\"10\" → the ten user prompts): "
     "--set data.path=DIR"

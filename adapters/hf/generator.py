@@ -3,9 +3,10 @@
 Requests with equal ``GenerationParams`` share batches (longest prompts first).
 Chat messages are rendered with the model's own template; a model without one
 gets the message contents joined by blank lines. Only the new text comes back,
-cut before the first stop string. Sampling seeds torch once per batch with
-``params.seed``: a rerun with the same requests and batch size repeats itself
-exactly; greedy output does not depend on batching.
+cut before the first stop string. Greedy output does not depend on batching.
+Sampling (``params.mode`` sample or model; unset values are the model's
+``generation_config``) draws each request from its own generator seeded from
+``params.seed`` and its prompt (``adapters/hf/sampling.py`` says what that guarantees).
 """
 
 from __future__ import annotations
@@ -105,7 +106,9 @@ class HFGenerator:
 
     def _generate_batch(self, prompts: list[list[int]], params: GenerationParams) -> list[str]:
         import torch
-        from transformers import GenerationConfig
+        from transformers import GenerationConfig, LogitsProcessorList
+
+        from culturebias.adapters.hf.sampling import request_seed, resolve_sampling, seeded_sampler
 
         limit = None if self._max_length is None else max(1, self._max_length - params.max_new_tokens)
         if limit is not None and any(len(p) > limit for p in prompts):
@@ -117,12 +120,13 @@ class HFGenerator:
         for row, prompt in enumerate(prompts):  # left padding: every prompt ends at the last column
             ids[row, width - len(prompt) :] = torch.tensor(prompt, dtype=torch.long)
             mask[row, width - len(prompt) :] = 1
-        sampling = params.temperature > 0
+        sampling = resolve_sampling(params, self._model.generation_config)
+        # Sampled rows draw in the seeded sampler (the last processor); decoding itself stays greedy.
         config = GenerationConfig(
             max_new_tokens=params.max_new_tokens,
-            do_sample=sampling,
-            temperature=params.temperature if sampling else None,
-            top_p=params.top_p if sampling else None,
+            do_sample=False,
+            temperature=None,
+            top_p=None,
             top_k=None,
             pad_token_id=self._pad_id,
             eos_token_id=self._eos_ids,
@@ -131,8 +135,10 @@ class HFGenerator:
         if params.stop:
             config.stop_strings = list(params.stop)
             extra["tokenizer"] = self._tokenizer
-        if sampling:
-            torch.manual_seed(params.seed)
+        if sampling is not None:
+            config.repetition_penalty = 1.0  # the sampler applies the resolved one, once
+            seeds = [request_seed(params.seed, prompt, params) for prompt in prompts]
+            extra["logits_processor"] = LogitsProcessorList([seeded_sampler(sampling, seeds)])
         with torch.inference_mode():
             output = self._model.generate(
                 input_ids=ids.to(self._device),

@@ -10,6 +10,7 @@ from typing import Any
 
 import structlog
 
+from culturebias.adapters.chat_templates import install as install_chat_template
 from culturebias.adapters.hf import embedded
 from culturebias.adapters.model_options import DEVICE_NAMES, LocalModelOptions
 from culturebias.domain.errors import ConfigError, ModelLoadError
@@ -209,6 +210,8 @@ def load_causal_lm(options: LocalModelOptions, cache_dir: Path) -> LoadedModel:
         common["revision"] = options.revision
     log.info("loading model", model=source.name, location=source.location, dtype=options.dtype, device=device, device_map=device_map)
     tokenizer = load_tokenizer(options, source, common)
+    # A built-in or file template replaces the tokenizer's own before the fingerprint below takes it in.
+    install_chat_template(tokenizer, options.chat_template)
     placement = {"device_map": device_map} if device_map else {}
     model = load_weights(AutoModelForCausalLM, options, source, dtype=dtype, **placement, **common)
     settled: dict[str, Any] = {}

@@ -71,6 +71,12 @@ def load_onnx_model(options: LocalModelOptions, cache_dir: Path, kind: ModelKind
     config = load_weights(AutoConfig, options, source, **common)
     fingerprint = tokenizer_fingerprint(tokenizer)
     folder = export_folder(Path(cache_dir), source, export_key(source, fingerprint, kind, options.dtype))
+    if kind == "causal":
+        from culturebias.adapters.chat_templates import install as install_chat_template
+
+        # After the export key (a template is no part of the graph), before the identity's fingerprint.
+        if install_chat_template(tokenizer, options.chat_template) is not None:
+            fingerprint = tokenizer_fingerprint(tokenizer)
 
     def load_torch_model():
         from transformers import AutoModelForCausalLM, AutoModelForMaskedLM

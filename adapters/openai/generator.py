@@ -20,12 +20,18 @@ from culturebias.domain.requests import GenerationParams, GenerationRequest, Gen
 
 
 def _sampling(params: GenerationParams) -> dict[str, Any]:
-    body: dict[str, Any] = {
-        "max_tokens": params.max_new_tokens,
-        "temperature": params.temperature,
-        "top_p": params.top_p,
-        "seed": params.seed,
-    }
+    """The request's decoding fields. A value the run leaves to the model is left out, so the server's
+    default applies; ``top_k`` and ``repetition_penalty`` are vLLM's (and most servers') extensions.
+    A greedy body is what it was before these settings existed (temperature 0, top_p 1, seed 0)."""
+    body: dict[str, Any] = {"max_tokens": params.max_new_tokens}
+    if params.mode == "greedy":
+        body |= {"temperature": params.temperature, "top_p": params.top_p, "seed": params.seed}
+    else:
+        chosen = {"temperature": params.temperature, "top_p": params.top_p, "top_k": params.top_k}
+        body |= {k: v for k, v in chosen.items() if v is not None}
+        if params.repetition_penalty is not None:
+            body["repetition_penalty"] = params.repetition_penalty
+        body["seed"] = params.seed
     if params.stop:
         body["stop"] = list(params.stop)
     return body

@@ -5,6 +5,15 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
+from culturebias.adapters.reports.bbq_fidelity_report import (
+    answering_line,
+    cbbq_setup_lines,
+    group_topic_section,
+    kobbq_tests_section,
+)
+from culturebias.adapters.reports.figure_marks import mark_zero_bars
+from culturebias.adapters.reports.intervals import any_intervals, ci_cells, ci_headers, table_legend
+from culturebias.domain.uncertainty.bbq import CBBQ_HEADLINES
 from culturebias.adapters.reports.markdown import (
     fmt,
     header_section,
@@ -75,7 +84,7 @@ def kobbq_setup(metrics: KoBBQMetrics) -> str:
     lines = [
         "## Setup",
         "",
-        f"- answering mode: **{metrics.mode}**; chat template: {fmt(metrics.chat_template)}",
+        answering_line(metrics),
         f"- prompts: {', '.join(metrics.prompts)}; option permutations: "
         f"{', '.join(str(p) for p in metrics.permutations)} ({metrics.permutation_scheme})",
         f"- aggregation within a prompt: {metrics.aggregate}; std over prompts with ddof {metrics.std_ddof}",
@@ -91,7 +100,8 @@ def kobbq_headline(metrics: KoBBQMetrics) -> str:
     rows = []
     for key in KOBBQ_COLUMNS:
         cell = kobbq_cell(overall, key)
-        rows.append([KOBBQ_NAMES[key], cell.mean, cell.std, *[cell.per_prompt.get(p) for p in prompts]])
+        rows.append([KOBBQ_NAMES[key], cell.mean, cell.std, *[cell.per_prompt.get(p) for p in prompts],
+                     *(ci_cells(overall.intervals, [key]) if overall.intervals else [])])
     bound_rows = [
         [
             p,
@@ -108,7 +118,8 @@ def kobbq_headline(metrics: KoBBQMetrics) -> str:
         [
             "## Headline (all items)",
             "",
-            table(["metric", "mean", "std", *[f"prompt {p}" for p in prompts]], rows),
+            table(["metric", "mean", "std", *[f"prompt {p}" for p in prompts], *(ci_headers(["of the mean"]) if overall.intervals else [])], rows)
+            + table_legend([overall.intervals]),
             "",
             "### Diff-bias bounds per prompt",
             "",
@@ -164,7 +175,8 @@ def kobbq_figure(metrics: KoBBQMetrics, out_dir: Path) -> Path | None:
     for offset, key in ((-width / 2, "diff_bias_amb"), (width / 2, "diff_bias_dis")):
         means = [kobbq_cell(groups[n], key).mean for n in names]
         values = [v if v is not None else float("nan") for v in means]  # undefined: no bar
-        ax.bar([i + offset for i in range(len(names))], values, width, label=KOBBQ_NAMES[key])
+        bars = ax.bar([i + offset for i in range(len(names))], values, width, label=KOBBQ_NAMES[key])
+        mark_zero_bars(ax, bars, means)
     ax.axhline(0, color="black", linewidth=0.8)
     ax.set_xticks(range(len(names)))
     ax.set_xticklabels(names, rotation=45, ha="right", fontsize=8)
@@ -202,6 +214,7 @@ def kobbq_sections(summary: KoBBQSummary, out_dir: Path) -> tuple[list[str], lis
         kobbq_breakdown("By category", metrics.by_category),
         f"![diff-bias by category]({FIGURE})" if figure else "",
         kobbq_statistics(metrics),
+        kobbq_tests_section(metrics),
         counts_section(summary),
         KOBBQ_READING,
     ]
@@ -223,19 +236,25 @@ def cbbq_setup(metrics: CBBQMetrics) -> str:
         [
             "## Setup",
             "",
-            f"- answering mode: **{metrics.mode}**; chat template: {fmt(metrics.chat_template)}",
+            answering_line(metrics),
             f"- prompt condition(s): {conditions}; headline condition: **{metrics.condition_name}**",
             f"- S_total = {fmt(weights.w1, 2)} · S_amb + {fmt(weights.w2, 2)} · S_dis; "
             f"overall = {metrics.overall_aggregate}",
             f"- option permutations: {', '.join(str(p) for p in metrics.permutations)} "
             f"({metrics.permutation_scheme})",
+            *cbbq_setup_lines(metrics),
         ]
     )
 
 
 def cbbq_tables(metrics: CBBQMetrics) -> str:
     by_condition = metrics.by_condition
-    lines = ["## Headline", "", table(CBBQ_HEADERS, [cbbq_row(CONDITION_NAMES.get(c, c), b.overall) for c, b in by_condition.items()])]
+    ci = any_intervals([b.overall.intervals for b in by_condition.values()])  # bootstrap intervals over templates
+    lines = ["## Headline", "", table(
+        CBBQ_HEADERS + (ci_headers(["S_amb", "S_dis", "S_total"]) if ci else []),
+        [cbbq_row(CONDITION_NAMES.get(c, c), b.overall) + (ci_cells(b.overall.intervals, CBBQ_HEADLINES) if ci else [])
+         for c, b in by_condition.items()],
+    ) + table_legend([b.overall.intervals for b in by_condition.values()])]
     for condition, block in by_condition.items():
         rows = [cbbq_row(name, scores) for name, scores in block.by_category.items()]
         lines += ["", f"## By category ({CONDITION_NAMES.get(condition, condition)})", "", table(CBBQ_HEADERS, rows)]
@@ -255,7 +274,8 @@ def cbbq_derivation(summary: CBBQSummary) -> str:
                 [found],
             ),
             "",
-            f"Unresolved items in this run: {fmt(counts.biased_answer_unresolved)} — not asked, left out of every score.",
+            f"Unresolved items in this run: {fmt(counts.biased_answer_unresolved)} — asked; counted in Acc (amb), "
+            "left out of S_amb.",
         ]
     )
 
@@ -270,7 +290,8 @@ def cbbq_figure(metrics: CBBQMetrics, out_dir: Path) -> Path | None:
     for offset, key, label in ((-width, "s_amb", "S_amb"), (0.0, "s_dis", "S_dis"), (width, "s_total", "S_total")):
         scores = [getattr(groups[n], key) for n in names]
         values = [v if v is not None else float("nan") for v in scores]  # undefined: no bar
-        ax.bar([i + offset for i in range(len(names))], values, width, label=label)
+        bars = ax.bar([i + offset for i in range(len(names))], values, width, label=label)
+        mark_zero_bars(ax, bars, scores)  # a zero score stays visible (an outline and "0"), undefined says "n/a"
     ax.set_xticks(range(len(names)))
     ax.set_xticklabels(names, rotation=30, ha="right", fontsize=9)
     ax.set_ylim(0, 1.15)
@@ -299,6 +320,7 @@ def cbbq_sections(summary: CBBQSummary, out_dir: Path) -> tuple[list[str], list[
         model_section(summary),
         cbbq_setup(metrics),
         cbbq_tables(metrics),
+        group_topic_section(metrics),
         f"![bias scores by category]({FIGURE})" if figure else "",
         cbbq_derivation(summary),
         counts_section(summary),

@@ -5,6 +5,9 @@ from __future__ import annotations
 from pathlib import Path
 
 from culturebias.adapters.reports.comparison_figures import grouped_bars, heat_map
+from culturebias.adapters.reports.comparison_intervals import interval_figures
+from culturebias.adapters.reports.intervals import any_intervals, ci_cells, ci_headers, pick, table_legend
+from culturebias.domain.uncertainty.bbq import CBBQ_HEADLINES, KOBBQ_HEADLINES
 from culturebias.adapters.reports.markdown import fmt, new_figure, save_figure, table
 from culturebias.domain.bbq.cbbq_comparison import HEATMAP_METRICS, CBBQComparison
 from culturebias.domain.bbq.kobbq_comparison import KoBBQComparison, KoBBQRow, RankSumRow, TukeyTest
@@ -19,9 +22,11 @@ def mean_std(cell: PromptStats) -> str:
 
 
 def table3(rows: dict[str, KoBBQRow]) -> str:
+    ci = any_intervals([row.intervals for row in rows.values()])  # the runs' bootstrap intervals of the means, where they have them
     return table(
-        KOBBQ_HEADERS,
-        ([name, *(mean_std(getattr(row, m)) for m in ("acc_amb", "acc_dis", "diff_bias_amb", "diff_bias_dis", "ooc_ratio"))]
+        KOBBQ_HEADERS + (ci_headers(KOBBQ_HEADERS[1:5]) if ci else []),
+        ([name, *(mean_std(getattr(row, m)) for m in ("acc_amb", "acc_dis", "diff_bias_amb", "diff_bias_dis", "ooc_ratio")),
+          *(ci_cells(row.intervals, KOBBQ_HEADLINES) if ci else [])]
          for name, row in rows.items()),
     )
 
@@ -60,7 +65,7 @@ def tukey_block(test: TukeyTest | None, title: str) -> str:
 def kobbq_sections(comparison: KoBBQComparison, out_dir: Path) -> tuple[list[str], list[Path]]:
     body = comparison.body
     sections = ["## Accuracy and diff-bias per model (paper Table 3)\n\nMean ± std over prompts, as each run's summary holds them.\n\n"
-                + table3(body.table3)]
+                + table3(body.table3) + table_legend([row.intervals for row in body.table3.values()])]
     for label_type, rows in body.table3_by_label.items():
         sections.append(f"### Label type {label_type}\n\n" + table3(rows))
     wilcoxon = [
@@ -92,9 +97,15 @@ def kobbq_sections(comparison: KoBBQComparison, out_dir: Path) -> tuple[list[str
         Path(out_dir) / "comparison_kobbq.png",
         ["diff-bias amb", "diff-bias dis"],
         {name: [body.table3[name].diff_bias_amb.mean, body.table3[name].diff_bias_dis.mean] for name in names},
-        "KoBBQ diff-bias per model (mean ± std over prompts)",
+        "KoBBQ diff-bias per model (mean over prompts; "
+        + ("95% CI over templates)" if any_intervals([body.table3[n].intervals for n in names]) else "± std over prompts)"),
         "diff-bias",
         errors={name: [body.table3[name].diff_bias_amb.std, body.table3[name].diff_bias_dis.std] for name in names},
+        intervals={
+            name: [pick(body.table3[name].intervals, "diff_bias_amb"), pick(body.table3[name].intervals, "diff_bias_dis")]
+            for name in names
+            if body.table3[name].intervals
+        },
     )
     sections.append(f"![KoBBQ diff-bias per model]({figure.name})")
     return sections, [figure]
@@ -126,12 +137,15 @@ def cbbq_sections(comparison: CBBQComparison, out_dir: Path) -> tuple[list[str],
     conditions = ", ".join(f"{name}: {condition}" for name, condition in body.condition.items())
     sections = [f"## Bias scores, models × categories (paper Fig. 5)\n\nHeadline condition per model: {conditions}. "
                 "S > 0: answers follow the stereotype."]
+    ci = any_intervals([s.intervals for s in body.overall.values()])
     for metric in HEATMAP_METRICS:
         rows = [
-            [name, *(cbbq_value(cats.get(c), metric) for c in body.categories), cbbq_value(body.overall[name], metric)]
+            [name, *(cbbq_value(cats.get(c), metric) for c in body.categories), cbbq_value(body.overall[name], metric),
+             *(ci_cells(body.overall[name].intervals, [metric]) if ci else [])]
             for name, cats in body.by_category.items()
         ]
-        sections.append(f"### {CBBQ_NAMES[metric]}\n\n" + table(["model", *body.categories, "overall"], rows))
+        headers = ["model", *body.categories, "overall", *(ci_headers(["overall"]) if ci else [])]
+        sections.append(f"### {CBBQ_NAMES[metric]}\n\n" + table(headers, rows) + table_legend([s.intervals for s in body.overall.values()]))
     accuracy = [
         [name, s.acc_amb, s.acc_dis, s.ooc_ratio, s.counts.n_total, f"{body.weights[name].w1}/{body.weights[name].w2}"]
         for name, s in body.overall.items()
@@ -145,4 +159,6 @@ def cbbq_sections(comparison: CBBQComparison, out_dir: Path) -> tuple[list[str],
     sections.append("\n".join(per_model))
     figure = cbbq_heat_figure(comparison, Path(out_dir) / "comparison_cbbq.png")
     sections.append(f"![CBBQ bias scores, models × categories]({figure.name})")
-    return sections, [figure]
+    bars = interval_figures(comparison, Path(out_dir))  # S per model with 95% CIs, where the runs have them
+    sections += [f"![CBBQ bias scores per model with 95% CIs]({path.name})" for path in bars]
+    return sections, [figure, *bars]

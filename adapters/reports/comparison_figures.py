@@ -6,15 +6,17 @@ import math
 from collections.abc import Sequence
 from pathlib import Path
 
+from culturebias.adapters.reports.intervals import error_bars, label_n
+from culturebias.adapters.reports.figure_marks import label_colour
 from culturebias.adapters.reports.markdown import new_figure, save_figure
+from culturebias.domain.uncertainty.interval import Interval
 
 Grid = Sequence[Sequence[float | None]]
 
 
 def _text_colour(rgba: Sequence[float]) -> str:
-    """Black on light cells, white on dark ones (relative luminance), so every label is readable."""
-    r, g, b = rgba[:3]
-    return "black" if 0.2126 * r + 0.7152 * g + 0.0722 * b > 0.5 else "white"
+    """Black on light cells, white on dark ones (WCAG contrast), so every label is readable."""
+    return label_colour(rgba)
 
 
 def heat_map(ax, grid: Grid, rows: Sequence[str], columns: Sequence[str], title: str, vmin: float, vmax: float, cmap: str = "RdBu_r"):
@@ -44,8 +46,13 @@ def grouped_bars(
     title: str,
     ylabel: str,
     errors: dict[str, Sequence[float | None]] | None = None,
+    intervals: dict[str, Sequence[Interval | None]] | None = None,
 ) -> Path:
-    """One bar per series in each group; a zero bar gets an outline and its value so that it stays visible."""
+    """One bar per series in each group; a zero bar gets an outline and its value so that it stays visible.
+
+    ``intervals`` (a series' bootstrap intervals, bar by bar) draw asymmetric error bars from their
+    bounds, in place of ``errors``, and write each bar's n above it.
+    """
     fig, ax = new_figure(max(6.0, 0.9 * len(groups) * max(1, len(series)) ** 0.5 + 2), 4.0)
     width = 0.8 / max(1, len(series))
     for k, (name, values) in enumerate(series.items()):
@@ -54,7 +61,11 @@ def grouped_bars(
         yerr = None
         if errors is not None and name in errors:
             yerr = [0.0 if e is None else e for e in errors[name]]
+        if intervals is not None and name in intervals:
+            yerr = error_bars(values, intervals[name])
         bars = ax.bar(xs, heights, width, label=name, yerr=yerr, capsize=2, edgecolor="black", linewidth=0.5)
+        if intervals is not None and name in intervals:
+            label_n(ax, bars, values, intervals[name])
         for bar, value in zip(bars, values):
             if value is None or value == 0:
                 ax.annotate("n/a" if value is None else "0", (bar.get_x() + bar.get_width() / 2, 0),

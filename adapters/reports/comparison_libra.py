@@ -4,27 +4,35 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from culturebias.adapters.reports.comparison_intervals import interval_figures
+from culturebias.adapters.reports.intervals import any_intervals, ci_cells, ci_headers, table_legend
 from culturebias.adapters.reports.markdown import table
 from culturebias.domain.libra.comparison import LibraComparison
 from culturebias.domain.libra.summary import LibraScoresBlock
 
 HEADERS = ["LMS", "SS", "local iCAT", "JSD", "BBS", "EiCAT", "valid", "invalid"]
+CI_METRICS = ("icat_local", "eicat")
 
 
 def row(scores: LibraScoresBlock) -> list[object]:
-    return [scores.lms, scores.ss, scores.icat, scores.jsd, scores.bbs, scores.eicat, scores.valid, scores.invalid]
+    return [scores.lms, scores.ss, scores.icat_local, scores.jsd, scores.bbs, scores.eicat, scores.valid, scores.invalid]
 
 
 def libra_sections(comparison: LibraComparison, _out_dir: Path) -> tuple[list[str], list[Path]]:
     body = comparison.body
-    overall = [[model, body.model_type[model], *row(scores)] for model, scores in body.overall.items()]
+    ci = any_intervals([s.intervals for s in body.overall.values()])  # the runs' bootstrap intervals over triplets
+    overall = [[model, body.model_type[model], *row(scores), *(ci_cells(scores.intervals, CI_METRICS) if ci else [])]
+               for model, scores in body.overall.items()]
     sections = [
         "## Table 1 columns per model\n\nAll scores 0–100; iCAT is computed on the local triplets (\"local iCAT\").\n\n"
-        + table(["model", "type", *HEADERS], overall, digits=2)
+        + table(["model", "type", *HEADERS, *(ci_headers(["local iCAT", "EiCAT"]) if ci else [])], overall, digits=2)
+        + table_legend([s.intervals for s in body.overall.values()])
     ]
     per_category = ["## Per category"]
     for category, models in body.by_category.items():
         rows = [[model, *row(scores)] for model, scores in models.items()]
         per_category += ["", f"### {category}", "", table(["model", *HEADERS], rows, digits=2)]
     sections.append("\n".join(per_category))
-    return sections, []
+    bars = interval_figures(comparison, Path(_out_dir))  # per-model bars with 95% CIs, where the runs have them
+    sections += [f"![LIBRA scores per model with 95% CIs]({path.name})" for path in bars]
+    return sections, bars

@@ -6,6 +6,7 @@ from pathlib import Path
 
 from culturebias.adapters.reports.comparison_bbq import p_cell
 from culturebias.adapters.reports.comparison_figures import grouped_bars
+from culturebias.adapters.reports.intervals import ci_cells, ci_headers, pick, table_legend
 from culturebias.adapters.reports.markdown import table
 from culturebias.domain.mcbe.comparison import McBEComparison
 
@@ -16,12 +17,16 @@ def mcbe_sections(comparison: McBEComparison, out_dir: Path) -> tuple[list[str],
     body = comparison.body
     tasks = body.tasks
     names = [TASK_NAMES.get(t, t) for t in tasks]
+    intervals = body.intervals or {}  # model → "overall"/task → the run's bootstrap interval over BEIs
     overview = [
-        [model, *(body.task_means[model].get(t) for t in tasks), body.overall[model]] for model in body.task_means
+        [model, *(body.task_means[model].get(t) for t in tasks), body.overall[model],
+         *(ci_cells(intervals.get(model), ["overall"]) if intervals else [])]
+        for model in body.task_means
     ]
     sections = [
         "## Task scores per model\n\nScores 0–100, higher = less bias; a task's score is the mean over categories.\n\n"
-        + table(["model", *names, "overall"], overview, digits=2)
+        + table(["model", *names, "overall", *(ci_headers(["overall"]) if intervals else [])], overview, digits=2)
+        + table_legend(list(intervals.values()))
     ]
     per_model = ["## Category × task per model (paper Figs. 6–8)"]
     for model, categories in body.cells.items():
@@ -46,8 +51,9 @@ def mcbe_sections(comparison: McBEComparison, out_dir: Path) -> tuple[list[str],
         Path(out_dir) / "comparison_mcbe.png",
         names,
         {model: [body.task_means[model].get(t) for t in tasks] for model in body.task_means},
-        "McBE task scores per model (higher = less bias)",
+        "McBE task scores per model (higher = less bias" + ("; 95% CI over BEIs)" if intervals else ")"),
         "score (0–100)",
+        intervals={model: [pick(intervals[model], t) for t in tasks] for model in intervals} or None,
     )
     sections.append(f"![McBE task scores per model]({figure.name})")
     return sections, [figure]

@@ -7,6 +7,8 @@ from pathlib import Path
 
 from culturebias.adapters.reports.comparison_bbq import p_cell
 from culturebias.adapters.reports.comparison_figures import heat_map
+from culturebias.adapters.reports.comparison_intervals import interval_figures
+from culturebias.adapters.reports.intervals import pick, table_legend, with_ci
 from culturebias.adapters.reports.markdown import fmt, new_figure, save_figure, table
 from culturebias.domain.twbias.comparison import HeadlineCell, SpecificationView, TWBiasComparison
 
@@ -16,7 +18,9 @@ METRIC_NAMES = {"bias_ratio": "bias ratio", "effect_size": "effect size"}
 def cell(headline: HeadlineCell | None) -> str:
     if headline is None:
         return "–"
-    return f"{fmt(headline.bias_ratio)} / {fmt(headline.effect_size)}"
+    i = headline.intervals  # the run's bootstrap intervals, where it has them: "value [low, high]" and n
+    n = f" (n={next(iter(i.values())).n})" if i else ""
+    return f"{with_ci(headline.bias_ratio, pick(i, 'bias_ratio'))} / {with_ci(headline.effect_size, pick(i, 'effect_size'))}{n}"
 
 
 def spec_title(key: str, view: SpecificationView) -> str:
@@ -106,6 +110,11 @@ def twbias_sections(comparison: TWBiasComparison, out_dir: Path) -> tuple[list[s
     for axis in ("gender", "ethnicity"):
         if any(v.axis == axis for v in body.specifications.values()):
             sections.append(f"### {axis.capitalize()}\n\n" + table4(comparison, axis))
+    headline_figures = interval_figures(comparison, Path(out_dir))
+    if headline_figures:
+        sections.append(table_legend([h.intervals for v in body.specifications.values() for h in v.headline.values()]).strip())
+        sections += [f"![{path.stem}]({path.name})" for path in headline_figures]
+        figures += headline_figures
     prompts = ["## p-value per prompt type (paper Fig. 2/7)", "", "p (\\* significant at the run's α) and d_z, per model."]
     for key, view in body.specifications.items():
         prompts += ["", f"### {spec_title(key, view)}", "", prompt_table(models, view)]

@@ -10,6 +10,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any, Sequence
 
+from culturebias.adapters.reports.intervals import libra_uncertainty
 from culturebias.adapters.reports.markdown import (
     fmt,
     header_section,
@@ -20,14 +21,15 @@ from culturebias.adapters.reports.markdown import (
     table,
     write_markdown,
 )
+from culturebias.adapters.reports.libra_sections import LIKELIHOOD_AXIS, method_lines, stereoset_section
 from culturebias.domain.libra.summary import LibraDetails, LibraScoresBlock, LibraSummary
 
-HEADERS = ("lms", "ss", "iCAT", "JSD", "bbs", "EiCAT", "valid", "invalid")
+HEADERS = ("lms", "ss", "local iCAT", "JSD", "bbs", "EiCAT", "valid", "invalid")
 FIGURE = "libra_likelihoods.png"
 
 
 def _row(name: str, block: LibraScoresBlock) -> list[Any]:
-    return [name, block.lms, block.ss, block.icat, block.jsd, block.bbs, block.eicat, block.valid, block.invalid]
+    return [name, block.lms, block.ss, block.icat_local, block.jsd, block.bbs, block.eicat, block.valid, block.invalid]
 
 
 def _breakdown(title: str, blocks: dict[str, LibraScoresBlock]) -> str:
@@ -94,7 +96,7 @@ def likelihood_figure(summary: LibraSummary, out_dir: Path) -> Path | None:
     _density(ax, anti, grid, "anti-stereotyped L(S_p)", "--")
     ax.set_yscale("log")
     metrics = summary.metrics
-    ax.set_xlabel(f"L (sum of log-probabilities, {metrics.model_type} LM)")
+    ax.set_xlabel(f"L ({LIKELIHOOD_AXIS.get(metrics.likelihood or '', 'sum of log-probabilities')}, {metrics.model_type} LM)")
     ax.set_ylabel("density (log scale)")
     ax.set_title(f"Valid triplets: JSD = {fmt(metrics.overall.jsd, 2)}")
     ax.legend(fontsize=8)
@@ -111,8 +113,12 @@ class LibraReport:
             header_section(summary, "LIBRA: local bias with a knowledge boundary"),
             model_section(summary),
             "## Overall\n\n"
-            + f"Model type: **{metrics.model_type}**. Scores on 0–100; EiCAT = lms · (α·(1 − JSD) + (1 − α)·bbs), α = bbs.\n\n"
-            + table(("", *HEADERS), [_row("all triplets", metrics.overall)], digits=2),
+            + f"Model type: **{metrics.model_type}**. Scores on 0–100; EiCAT = lms · (α·(1 − JSD) + (1 − α)·bbs), α = bbs. "
+            + "iCAT here is the local one (on the triplets); the paper's iCAT column is StereoSet's.\n\n"
+            + method_lines(metrics)
+            + table(("", *HEADERS), [_row("all triplets", metrics.overall)], digits=2)
+            + libra_uncertainty(metrics.overall),
+            stereoset_section(metrics),
             _breakdown("By category", metrics.by_category),
             _breakdown("By group", metrics.by_group),
             f"## Likelihood distributions\n\n![L(S) and L(S_p) of the valid triplets]({FIGURE})" if figure else "",

@@ -6,6 +6,7 @@ import math
 from pathlib import Path
 from typing import Any, Iterable, Sequence
 
+from culturebias.adapters.reports.repeats_section import repeats_lines
 from culturebias.domain.summary import RunSummary
 
 SMALL_MODEL_PARAMETERS = 1_000_000_000
@@ -68,6 +69,7 @@ def header_section(summary: RunSummary, title: str) -> str:
             f"- run `{summary.run_id}`, finished {summary.finished_at}",
             f"- data: {summary.data.source} (fingerprint `{summary.data.fingerprint}`)",
             f"- culturebias {summary.culturebias_version}, summary schema {summary.schema_version}",
+            *repeats_lines(summary),
         ]
     )
 

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from culturebias.adapters.reports.mcbe_fidelity import pc_text_line, prompts_section, stops_section
+from culturebias.adapters.reports.intervals import pick, uncertainty_section
 from culturebias.adapters.reports.markdown import (
     fmt,
     header_section,
@@ -47,6 +49,12 @@ def scores_section(summary: McBESummary) -> str:
             "",
             f"{legend}. A dash means the task does not score that category (PC and SS skip "
             f"{', '.join(metrics.preference_skip) or 'no category'}) or no BEI could be scored.",
+            "",
+            uncertainty_section(  # the bootstrap intervals over BEIs, where the run has them
+                {"overall": (metrics.overall, pick(metrics.intervals, "overall")),
+                 **{t.upper(): (task_scores.get(t), pick(metrics.intervals, t)) for t in tasks}},
+                title="### Uncertainty", digits=2,
+            ),
         ]
     )
 
@@ -72,7 +80,13 @@ def judge_section(summary: McBESummary) -> str:
         "## The bias-analysis judge",
         "",
         f"BA analyses were scored by `{judge.model}` via `{judge.backend}` ({size}), {who}. "
-        f"An unparseable verdict is asked again at most {fmt(judge.max_retries)} more time(s).",
+        f"An unparseable verdict is asked again at most {fmt(judge.max_retries)} more time(s)."
+        + (
+            f" When more than {fmt(100 * judge.max_unparseable, 0)}% of the first {judge.probe} verdicts hold no number, "
+            "judging stops and BA has no score (`protocol.judge_probe`, `protocol.judge_max_unparseable`)."
+            if judge.probe and judge.max_unparseable is not None and judge.max_unparseable < 1
+            else ""
+        ),
     ]
     if params and params < 1_000_000_000:
         lines += [
@@ -193,8 +207,11 @@ class McBEReport:
             judge_section(summary),
             scores_section(summary),
             f"![McBE scores by category and task]({chart.name})" if chart else "",
+            stops_section(summary),
+            prompts_section(summary),
             invalid_section(summary),
             how_to_read(summary),
+            pc_text_line(summary),
             notes_section(summary),
         ]
         report = write_markdown(out_dir, sections)

@@ -5,6 +5,9 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any, Iterator, Mapping
 
+from culturebias.adapters.reports.figure_marks import label_cells
+from culturebias.adapters.reports.twbias_figures import category_figure, p_value_figure
+from culturebias.adapters.reports.intervals import any_intervals, ci_cells, ci_headers, table_legend
 from culturebias.adapters.reports.markdown import (
     fmt,
     header_section,
@@ -43,7 +46,9 @@ after dropping rows more than `outlier_sigma` standard deviations from the mean.
   origin group;
   **negative** = it prefers the anti-stereotype.
 - Types 0 and 00 are shown beside 1–10 but do not enter the bias ratio.
-- t and d are signed *replace minus origin* throughout.
+- d and d_z are signed *replace minus origin*. t carries the sign "Settings"
+  names: by default the TWBias authors' (`ttest_rel(origin_ppl, replace_ppl)`,
+  origin minus replace), so t < 0 where d > 0 (PROTOCOLS §1.5).
 - "–" marks a number that is undefined: fewer than two rows to test (small
   categories), or no variance at all (e.g. identical likelihoods)."""
 
@@ -60,20 +65,58 @@ class TWBiasReport:
             model_section(summary),
             _settings_section(summary),
         ]
+        axis_figures: list[Path] = []
         if metrics.gender is not None:
             sections.append(_axis_section("Gender", metrics.gender))
+            axis_figures += _axis_figures("gender", metrics.gender, summary, out_dir, sections)
         if metrics.ethnicity is not None:
             if metrics.ethnicity_matrix is not None:
                 figures = _heat_maps(metrics.ethnicity_matrix, out_dir)
                 sections.append(_matrix_section(metrics.ethnicity_matrix, figures))
             sections.append(_axis_section("Ethnicity", metrics.ethnicity, collapse=True))
+            axis_figures += _axis_figures("ethnicity", metrics.ethnicity, summary, out_dir, sections)
         sections.append(_counts_section(summary))
-        return [write_markdown(out_dir, sections), *figures]
+        return [write_markdown(out_dir, sections), *figures, *axis_figures]
+
+
+def _axis_figures(
+    axis: str, specs: Mapping[str, SpecificationBlock], summary: TWBiasSummary, out_dir: Path, sections: list[str]
+) -> list[Path]:
+    """The paper's p-value (Fig. 2/7) and attribute-category (Fig. 3/6) figures of one axis, linked in the report."""
+    if not specs:
+        return []
+    metrics = summary.metrics
+    paths = [
+        p_value_figure(axis, specs, metrics.prompt_types, metrics.analysis.alpha, out_dir),
+        category_figure(axis, specs, out_dir),
+    ]
+    sections.append("\n".join(f"![{p.stem.replace('_', ' ')}]({p.name})" for p in paths))
+    return paths
 
 
 def boundary_rule(summary: TWBiasSummary) -> str | None:
     provenance = summary.model.scorer_provenance
     return (provenance.boundary_rule if provenance is not None else None) or summary.metrics.analysis.boundary_rule
+
+
+T_SIGN: dict[str | None, str] = {
+    "origin_minus_replace": "the TWBias authors' (t of ttest_rel(origin_ppl, replace_ppl)): origin minus replace, "
+    "so t < 0 where the replaced sentences are less likely (d > 0) (PROTOCOLS §1.5)",
+    "replace_minus_origin": "replace minus origin (protocol.t_sign=replace_minus_origin; the opposite of the "
+    "authors' sign), so t has d's sign",
+    None: "replace minus origin (a summary written before t took the authors' sign), so t has d's sign",
+}
+T_SIGN_BESIDE = (
+    "t carries the sign named under Settings (by default the authors': origin minus replace, negative when the "
+    "model prefers the stereotype); d and d_z are replace minus origin (positive then)."
+)
+REPLACE_AGGREGATE: dict[str | None, str] = {
+    "mean": "the mean PPL over each sentence's replaced sentences (PROTOCOLS §1.3, the paper)",
+    "min": "the lowest PPL among each sentence's replaced sentences (protocol.replace_aggregate=min, as one "
+    "released cal_bias.py picks it)",
+    "stored": "the one replaced sentence the replayed result files hold (the authors' code chose it)",
+    None: "the mean PPL over each sentence's replaced sentences (PROTOCOLS §1.3)",
+}
 
 
 def _settings_section(summary: TWBiasSummary) -> str:
@@ -85,7 +128,11 @@ def _settings_section(summary: TWBiasSummary) -> str:
         "(PROTOCOLS §0.1)",
         "authors": "prompt tokens counted by tokenising the rendered prompt alone, as the TWBias authors' code does",
     }.get(rule or "", "")
-    test = {"paired": "paired t-test (ttest_rel)", "welch": "Welch's t-test", "student": "Student's t-test"}
+    test = {
+        "paired": "paired t-test (ttest_rel; the released code's test, the default)",
+        "welch": "Welch's t-test (ttest_ind, unequal variances; protocol.test=welch)",
+        "student": "Student's t-test (ttest_ind, pooled variance; the paper's wording; protocol.test=student)",
+    }
     effect = {"d": "Cohen's d (pooled SD of the two samples)", "dz": "Cohen's d_z (mean / SD of the differences)"}
     return "\n".join(
         [
@@ -93,6 +140,8 @@ def _settings_section(summary: TWBiasSummary) -> str:
             "",
             f"- prompt types: {', '.join(metrics.prompt_types)}",
             f"- test: {test.get(analysis.test, analysis.test)}, two-tailed, alpha {fmt(analysis.alpha)}",
+            f"- t sign: {T_SIGN.get(analysis.t_sign, T_SIGN[None])}",
+            f"- replace PPL: {REPLACE_AGGREGATE.get(analysis.replace_aggregate, REPLACE_AGGREGATE[None])}",
             f"- effect size: {effect.get(analysis.effect, analysis.effect)}",
             f"- outliers: rows outside mean ± {fmt(analysis.outlier_sigma, 1)}·std (population) of either PPL, "
             "per prompt type and specification",
@@ -138,13 +187,17 @@ def _details(summary_line: str, body: str, collapse: bool) -> str:
 
 def _axis_section(title: str, specs: Mapping[str, SpecificationBlock], collapse: bool = False) -> str:
     lines = [f"## {title}", "", "### Headline", ""]
+    ci = any_intervals([b.intervals for b in specs.values()])  # bootstrap intervals over sentence pairs
     lines.append(
         table(
-            ["specification", "sentences", "bias ratio", "effect size", "significant prompts"],
-            (_headline_row(_spec_title(k, b), b) for k, b in specs.items()),
+            ["specification", "sentences", "bias ratio", "effect size", "significant prompts",
+             *(ci_headers(["bias ratio", "effect size"]) if ci else [])],
+            (_headline_row(_spec_title(k, b), b) + (ci_cells(b.intervals, ["bias_ratio", "effect_size"]) if ci else [])
+             for k, b in specs.items()),
         )
+        + table_legend([b.intervals for b in specs.values()])
     )
-    lines += ["", "### Per prompt type", ""]
+    lines += ["", "### Per prompt type", "", T_SIGN_BESIDE, ""]
     for key, block in specs.items():
         body = table(PROMPT_HEADERS, _prompt_rows(block.prompts))
         lines += [_details(_spec_title(key, block), f"**{_spec_title(key, block)}**\n\n{body}", collapse), ""]
@@ -220,13 +273,7 @@ def _heat_maps(matrix: EthnicityMatrixBlock, out_dir: Path) -> list[Path]:
             bound = float(finite.max()) if finite.size and finite.max() > 0 else 1.0
             vmin, vmax = -bound, bound
         image = ax.imshow(np.ma.masked_invalid(grid), cmap=cmap, vmin=vmin, vmax=vmax)
-        for i in range(grid.shape[0]):
-            for j in range(grid.shape[1]):
-                value = grid[i, j]
-                text = "–" if not np.isfinite(value) else f"{value:.2f}"
-                # White on the darkest cells, black elsewhere.
-                strong = np.isfinite(value) and abs(value - (vmin + vmax) / 2) > 0.3 * (vmax - vmin)
-                ax.text(j, i, text, ha="center", va="center", fontsize=9, color="white" if strong else "black")
+        label_cells(ax, image, grid)  # label colour by the cell's luminance: no white 0.00 on a white cell
         ax.set_xticks(range(len(references)), [labels.get(r, r) for r in references], rotation=30, ha="right")
         ax.set_yticks(range(len(origins)), [labels.get(o, o) for o in origins])
         ax.set_xlabel("reference group")

@@ -24,7 +24,10 @@ from typing import Sequence
 
 import numpy as np
 
+from culturebias.application.bbq.masked import ask_masked
+from culturebias.application.bbq.mode import choose_mode
 from culturebias.application.context import RunContext
+from culturebias.application.items.bbq import record_generated, record_scored
 from culturebias.domain.bbq.answers import parse_choice
 from culturebias.domain.bbq.keys import AnswerKey
 from culturebias.domain.bbq.model import Answer, QAItem
@@ -64,32 +67,13 @@ class AnswerPlan:
 
     mode: AnswerMode
     chat: bool
+    requested: Mode = "auto"
+    reason: str = ""  # why this mode (application/bbq/mode.py)
 
 
 def resolve_mode(ctx: RunContext, requested: Mode, needs_generator: bool = False) -> AnswerMode:
-    """The answering mode a run uses; checks the needed capabilities before anything runs.
-
-    ``auto`` is decided by capabilities alone: only a ``CapabilityError`` (the
-    backend said it cannot score continuations) selects ``generate``. Any other
-    failure of the check (a server that cannot be reached, replies that stay
-    invalid) propagates and stops the run: an outage must not change the method.
-    The mode chosen is the summary's ``metrics.mode``.
-    """
-    if requested == "generate":
-        ctx.generator()
-        return "generate"
-    if needs_generator:
-        ctx.generator()
-    if requested == "likelihood":
-        ctx.scorer().check_loglikelihood()
-        return "likelihood"
-    try:
-        ctx.scorer().check_loglikelihood()
-    except CapabilityError as missing:
-        ctx.generator()
-        ctx.log.warning("protocol.mode=auto: answering by generation", reason=str(missing))
-        return "generate"
-    return "likelihood"
+    """The answering mode a run uses (``choose_mode``: auto = generate with a chat template, else likelihood)."""
+    return choose_mode(ctx, requested, uses_chat_template(ctx), needs_generator).mode
 
 
 def uses_chat_template(ctx: RunContext) -> bool:
@@ -101,7 +85,9 @@ def uses_chat_template(ctx: RunContext) -> bool:
 
 def plan_answers(ctx: RunContext, requested: Mode, needs_generator: bool = False) -> AnswerPlan:
     """Checks the capabilities the run needs (before anything runs) and fixes how it answers."""
-    return AnswerPlan(mode=resolve_mode(ctx, requested, needs_generator), chat=uses_chat_template(ctx))
+    chat = uses_chat_template(ctx)
+    choice = choose_mode(ctx, requested, chat, needs_generator)
+    return AnswerPlan(mode=choice.mode, chat=chat, requested=requested, reason=choice.reason)
 
 
 class Asker:
@@ -142,6 +128,8 @@ class Asker:
 
     # -- asking ------------------------------------------------------------------
     def ask(self, questions: Sequence[Question], label: str) -> list[Answer]:
+        if self.mode == "masked":  # an encoder: no reasoning turn, options scored by pseudo-log-likelihood
+            return ask_masked(self.ctx, questions, label)
         reasoning = self._reason(questions, label)
         if self.mode == "generate":
             return self._generate(questions, reasoning, label)
@@ -169,12 +157,15 @@ class Asker:
             position = None if invalid else parse_choice(reply.text, question.letters, question.shown)
             chosen = None if position is None else question.order[position]
             answers.append(Answer(question.item, question.prompt_id, question.permutation, chosen, reply.text, invalid=invalid))
+        record_generated(self.ctx, label, questions, requests, replies, answers)
         return answers
 
     def _score(self, questions: Sequence[Question], reasoning: list[GenerationResult | None], label: str) -> list[Answer]:
         requests = []
+        contexts = []  # kept for the audit trail
         for question, r in zip(questions, reasoning):
             context = self._scoring_context(question, _text(r))
+            contexts.append(context)
             prefix = "" if self.chat else " "
             requests += [LoglikelihoodRequest(context, prefix + letter) for letter in question.letters]
         results = self.ctx.scorer().loglikelihood(requests, description=f"{label}: option letters")
@@ -193,6 +184,7 @@ class Asker:
             answers.append(
                 Answer(question.item, question.prompt_id, question.permutation, question.order[position], question.letters[position])
             )
+        record_scored(self.ctx, label, questions, contexts, results, answers, "" if self.chat else " ")
         return answers
 
 

@@ -12,6 +12,12 @@ from collections import Counter
 from typing import ClassVar, Generic, Sequence, TypeVar
 
 from culturebias.application.bbq.answering import AnswerPlan, Asker, Question, plan_answers
+from culturebias.application.bbq.mode import PAPERS_GENERATED
+from culturebias.application.bbq.reasoning import reasoning_block
+from culturebias.application.bbq.reference import reference_items, split_reference
+from culturebias.domain.bbq.cbbq_breakdown import weights_source
+from culturebias.domain.bbq.masked_choice import SCORE as MASKED_SCORE
+from culturebias.domain.bbq.fidelity_summary import AnsweringBlock
 from culturebias.application.context import RunContext
 from culturebias.domain.bbq import cbbq_prompts
 from culturebias.domain.bbq.answer_order import shown_order
@@ -31,8 +37,9 @@ from culturebias.domain.bbq.summary import (
     Weights,
 )
 from culturebias.domain.errors import ConfigError
-from culturebias.domain.requests import GenerationParams
+from culturebias.domain.sampling import Decoding
 from culturebias.domain.summary import ProtocolOutcome
+from culturebias.domain.uncertainty.bbq import attach_cbbq, attach_kobbq
 
 OptionsT = TypeVar("OptionsT", bound=BBQOptions)
 
@@ -56,12 +63,23 @@ def prediction_line(answer: Answer) -> str:
 def plan_notes(plan: AnswerPlan) -> list[str]:
     notes = [
         f"answering mode: {plan.mode}"
-        + (" (option letters scored; no out-of-choice answers possible)" if plan.mode == "likelihood" else ""),
+        + {
+            "likelihood": " (option letters scored; no out-of-choice answers possible)",
+            "masked": f" ({MASKED_SCORE}; no out-of-choice answers possible)",
+        }.get(plan.mode, ""),
         "prompts rendered with the model's chat template" if plan.chat else "prompts given as plain text (no chat template)",
     ]
+    if plan.reason:
+        notes.append(f"answering mode chosen by {plan.reason}")
     if plan.mode == "generate":
         notes.append("replies that name no single option are out-of-choice: excluded from the scores, counted in ooc_ratio")
+    else:
+        notes.append(PAPERS_GENERATED)
     return notes
+
+
+def answering_block(plan: AnswerPlan) -> AnsweringBlock:
+    return AnsweringBlock(requested=plan.requested, mode=plan.mode, reason=plan.reason, matches_papers=plan.mode == "generate")
 
 
 def invalid_reply_notes(answers: Sequence[Answer]) -> list[str]:
@@ -97,9 +115,13 @@ class _BBQService(Generic[OptionsT]):
     def preflight(self, ctx: RunContext) -> AnswerPlan:
         return plan_answers(ctx, self.options.mode, needs_generator=self._needs_generator())
 
+    def _reasoning_decoding(self) -> Decoding:
+        return "run"
+
     def _asker(self, ctx: RunContext, plan: AnswerPlan) -> Asker:
-        answer = GenerationParams(max_new_tokens=self.options.max_new_tokens, seed=ctx.seed)
-        reasoning = GenerationParams(max_new_tokens=self._reasoning_tokens(), seed=ctx.seed)
+        # model.sampling (domain/sampling.py) decodes the answers; CBBQ's CoT reasoning is sampled by default.
+        answer = ctx.generation_params(self.options.max_new_tokens)
+        reasoning = ctx.generation_params(self._reasoning_tokens(), decoding=self._reasoning_decoding())
         return Asker(ctx, plan, answer, reasoning)
 
 
@@ -141,8 +163,14 @@ class KoBBQService(_BBQService[KoBBQOptions]):
         items = items[: s.limit] if s.limit else items
         if not items:
             raise ConfigError("no KoBBQ items to evaluate (check protocol.categories and protocol.limit)")
-        answers = self._asker(ctx, plan).ask(self.questions(items, dataset), self.label)
-        scores = aggregate_kobbq(answers, prompts, s.aggregate, s.std_ddof, s.statistics)
+        reference = reference_items(dataset, s)  # asked alongside, for the rank-sum tests only
+        asked = self._asker(ctx, plan).ask(self.questions(items + reference, dataset), self.label)
+        answers, reference_answers = split_reference(asked, reference)
+        scores = aggregate_kobbq(
+            answers, prompts, s.aggregate, s.std_ddof, s.statistics, reference_answers,
+            _fact(dataset.facts, "reference_file") or "the reference",
+        )
+        attach_kobbq(scores.overall, answers, prompts, s.aggregate, seed=ctx.seed, resamples=ctx.bootstrap_resamples)
         metrics = KoBBQMetrics(
             mode=plan.mode,
             chat_template=plan.chat,
@@ -156,6 +184,8 @@ class KoBBQService(_BBQService[KoBBQOptions]):
             by_label=scores.by_label,
             by_category=scores.by_category,
             statistics=scores.statistics,
+            tests=scores.tests,
+            answering=answering_block(plan),
         )
         ooc = Counter(a.prompt_id for a in answers if a.answer_class is AnswerClass.OUT_OF_CHOICE)
         counts = KoBBQCounts(
@@ -168,6 +198,11 @@ class KoBBQService(_BBQService[KoBBQOptions]):
             invalid_replies=sum(a.invalid for a in answers),
         )
         notes = plan_notes(plan) + invalid_reply_notes(answers)
+        if reference:
+            notes.append(
+                f"{len(reference)} reference item(s) ({_fact(dataset.facts, 'reference_file')}) asked for the rank-sum "
+                f"tests only ({len(reference_answers)} answers; not in any score or count above)"
+            )
         violated = [
             f"prompt {p}: {name}"
             for p, b in metrics.overall.bounds.items()
@@ -202,6 +237,9 @@ class CBBQService(_BBQService[CBBQOptions]):
     def _reasoning_tokens(self) -> int:
         return self.options.reasoning_max_new_tokens
 
+    def _reasoning_decoding(self) -> Decoding:
+        return self.options.reasoning_decoding
+
     def questions(self, items: Sequence[QAItem]) -> list[Question]:
         s = self.options
         out = []
@@ -235,13 +273,15 @@ class CBBQService(_BBQService[CBBQOptions]):
         s = self.options
         items = self._limit(select_categories(dataset.items, s.categories), s.limit)
         unresolved = [i for i in items if i.biased_index is None]
-        scored_items = [i for i in items if i.biased_index is not None]
-        if not scored_items:
+        if not items:
             raise ConfigError("no CBBQ items to evaluate (check protocol.categories and protocol.limit)")
-        answers = self._asker(ctx, plan).ask(self.questions(scored_items), self.label)
+        # Every item is asked: accuracy counts them all, S_amb leaves the unresolved ones out (PROTOCOLS §2).
+        answers = self._asker(ctx, plan).ask(self.questions(items), self.label)
         blocks = {
             c: condition_block([a for a in answers if a.prompt_id == c], s.w1, s.w2, s.overall) for c in s.condition
         }
+        for c, block in blocks.items():
+            attach_cbbq(block.overall, [a for a in answers if a.prompt_id == c], s.w1, s.w2, s.overall, seed=ctx.seed, resamples=ctx.bootstrap_resamples)
         conditions = [cbbq_prompts.as_condition(c) for c in s.condition]
         primary = conditions[0]
         metrics = CBBQMetrics(
@@ -252,11 +292,13 @@ class CBBQService(_BBQService[CBBQOptions]):
             condition=primary,
             condition_name=cbbq_prompts.CONDITION_NAMES[primary],
             conditions=conditions,
-            weights=Weights(w1=s.w1, w2=s.w2),
+            weights=Weights(w1=s.w1, w2=s.w2, source=weights_source(s.w1, s.w2)),
             overall_aggregate=s.overall,
             overall=blocks[primary].overall,
             by_category=blocks[primary].by_category,
             by_condition=blocks,
+            answering=answering_block(plan),
+            reasoning=reasoning_block(ctx, s),
         )
         ooc = Counter(a.prompt_id for a in answers if a.answer_class is AnswerClass.OUT_OF_CHOICE)
         found = dataset.facts.get("biased_answer_derivation")  # the loader's counts over the whole data
@@ -265,8 +307,8 @@ class CBBQService(_BBQService[CBBQOptions]):
             items_in_data=len(dataset.items) + len(dataset.skips),
             items_skipped=len(dataset.skips),
             items=len(items),
-            ambiguous_items=sum(i.ambiguous for i in scored_items),
-            disambiguated_items=sum(not i.ambiguous for i in scored_items),
+            ambiguous_items=sum(i.ambiguous for i in items),
+            disambiguated_items=sum(not i.ambiguous for i in items),
             biased_answer_unresolved=len(unresolved),
             biased_answer_unresolved_in_data=derivation.unresolved if derivation else 0,
             biased_answer_derivation=derivation,
@@ -281,8 +323,8 @@ class CBBQService(_BBQService[CBBQOptions]):
         ]
         if unresolved:
             notes.append(
-                f"{len(unresolved)} ambiguous item(s) without a derivable biased answer were not asked and are "
-                "left out of every score (details.biased_answer_unresolved_ids)"
+                f"{len(unresolved)} ambiguous item(s) without a derivable biased answer were asked: they count in "
+                "acc_amb and are left out of S_amb (details.biased_answer_unresolved_ids)"
             )
         details = CBBQDetails(
             skips=list(dataset.skips),

@@ -14,6 +14,7 @@ from culturebias.domain.libra.options import LibraOptions
 from culturebias.domain.libra.knowledge import (
     KnowledgeBoundary,
     LocalTermOccurrences,
+    LocalVocabulary,
     cosine_similarity,
     decide_knowledge_boundary,
     find_local_vocabulary,
@@ -48,15 +49,25 @@ def _fill(template: str, **slots: str) -> str:
     return template
 
 
-def definition_request(options: LibraOptions, term: LocalTermOccurrences, seed: int) -> GenerationRequest:
+def definition_request(options: LibraOptions, term: LocalTermOccurrences, params: GenerationParams) -> GenerationRequest:
     prompt = _fill(options.definition_prompt, term=term.surface, sentence=term.context)
-    params = GenerationParams(max_new_tokens=options.definition_max_tokens, temperature=0.0, seed=seed)
     return GenerationRequest.chat([ChatMessage("user", prompt)], params)
 
 
 def judge_request(options: LibraOptions, term: LocalTermOccurrences, entry: GlossaryEntry, proposed: str) -> JudgeRequest:
     prompt = _fill(options.judge_prompt, term=term.surface, official=entry.definition, proposed=proposed)
     return JudgeRequest(messages=(ChatMessage("user", prompt),), low=0.0, high=1.0, reminder=JUDGE_REMINDER)
+
+
+def local_vocabulary(
+    options: LibraOptions, triplets: Sequence[Triplet], glossary: Sequence[GlossaryEntry], lexicon: Any
+) -> LocalVocabulary:
+    """V': the triplets' words outside the lexicon (one batched lookup), with their glossary entries."""
+    texts = [sentence for t in triplets for sentence in t.sentences().values()]
+    hits = lexicon.known(sorted(all_lexicon_forms(texts)))
+    return find_local_vocabulary(
+        triplets, known_from(hits), glossary, glossary_always_local=options.local_words == "lexicon+glossary"
+    )
 
 
 def check_knowledge_boundary(
@@ -67,25 +78,21 @@ def check_knowledge_boundary(
     lexicon: Any,
     embedder: Any | None,
 ) -> KnowledgeBoundaryOutcome:
-    texts = [sentence for t in triplets for sentence in t.sentences().values()]
-    hits = lexicon.known(sorted(all_lexicon_forms(texts)))
-    vocabulary = find_local_vocabulary(
-        triplets, known_from(hits), glossary, glossary_always_local=options.local_words == "lexicon+glossary"
-    )
+    vocabulary = local_vocabulary(options, triplets, glossary, lexicon)
     to_check = vocabulary.with_definition()
     comparisons: dict[str, TermComparison] = {}
     judge_failures = 0
     invalid: set[int] = set()
     if to_check:
         answers = ctx.generator().generate(
-            [definition_request(options, term, ctx.seed) for term in to_check],
+            [definition_request(options, term, ctx.generation_params(options.definition_max_tokens)) for term in to_check],
             description="LIBRA: meanings of local words",
         )
         # An invalid reply is no definition at all: never compared, never a similarity of 0.0.
         invalid = {i for i, answer in enumerate(answers) if answer.invalid}
         proposed = [answer.text.strip() for answer in answers]
         asked = [i for i in range(len(to_check)) if i not in invalid]
-        if options.comparison == "embedding":
+        if embedder is not None:
             vectors = embedder.embed([proposed[i] for i in asked] + [to_check[i].entry.definition for i in asked]) if asked else []
             for position, i in enumerate(asked):
                 term = to_check[i]

@@ -16,6 +16,7 @@ from dataclasses import dataclass
 from typing import Callable, ClassVar
 
 from culturebias.application.context import RunContext
+from culturebias.application.items.libra import record_libra
 from culturebias.application.libra.knowledge import KnowledgeBoundaryOutcome, check_knowledge_boundary
 from culturebias.domain.errors import CapabilityError, ConfigError
 from culturebias.domain.libra.metrics import LibraScores, TripletLikelihood, libra_scores
@@ -32,7 +33,11 @@ from culturebias.domain.libra.summary import (
     TripletColumns,
 )
 from culturebias.domain.libra.triplets import SENTENCE_KINDS, LibraDataset, Triplet
-from culturebias.domain.requests import LoglikelihoodRequest, PseudoLoglikelihoodRequest
+from culturebias.domain.uncertainty.libra import attach_libra
+from culturebias.application.libra.likelihood import DESCRIPTIONS, SpanSentence, likelihood_kind, score_sentences
+from culturebias.application.libra.stereoset import score_stereoset
+from culturebias.application.libra.meaning_choice import check_by_choice
+from culturebias.application.libra.method import MASKED_CHOICE_NOTE, bbs_not_applicable, comparison_kind, comparison_used
 from culturebias.ports.lexicon import Lexicon
 from culturebias.ports.similarity import TextEmbedder
 
@@ -43,6 +48,7 @@ SMALL_BREAKDOWN = 10  # valid triplets below which a breakdown's JSD is flagged 
 class KnowledgeBoundaryPlan:
     lexicon: Lexicon
     embedder: TextEmbedder | None  # None: the judge compares the definitions
+    by_choice: bool = False  # a masked LM ranks definitions instead (protocol.masked_meaning=choice)
 
 
 @dataclass(frozen=True)
@@ -65,7 +71,8 @@ class LibraService:
 
     def preflight(self, ctx: RunContext) -> LibraPlan:
         model_type = self._choose_scoring(ctx)
-        boundary, skipped = self._prepare_knowledge_boundary(ctx)
+        by_choice = model_type == "masked" and self.options.masked_meaning == "choice"
+        boundary, skipped = self._prepare_knowledge_boundary(ctx, by_choice)
         return LibraPlan(model_type, boundary, skipped)
 
     def _choose_scoring(self, ctx: RunContext) -> ModelType:
@@ -80,13 +87,16 @@ class LibraService:
         ctx.scorer().check_loglikelihood()
         return "causal"
 
-    def _prepare_knowledge_boundary(self, ctx: RunContext) -> tuple[KnowledgeBoundaryPlan | None, str | None]:
+    def _prepare_knowledge_boundary(
+        self, ctx: RunContext, by_choice: bool = False
+    ) -> tuple[KnowledgeBoundaryPlan | None, str | None]:
         """The lexicon and embedder of the check, or None and why it is skipped."""
         options = self.options
         if options.knowledge_boundary == "off":
             return None, "switched off (protocol.knowledge_boundary=off)"
         try:
-            ctx.generator()
+            if not by_choice:
+                ctx.generator()
         except CapabilityError as error:
             if options.knowledge_boundary == "on":
                 raise
@@ -94,8 +104,10 @@ class LibraService:
         if ctx.lexicons is None:
             raise ConfigError("LIBRA's knowledge boundary needs a general lexicon, and none is wired into this run")
         lexicon = ctx.lexicons(options.lexicon, options.lexicon_min_frequency)
+        if by_choice:
+            return KnowledgeBoundaryPlan(lexicon, None, by_choice=True), None
         embedder: TextEmbedder | None = None
-        if options.comparison == "embedding":
+        if comparison_kind(options, ctx) == "embedding":
             if ctx.embedders is None:
                 raise ConfigError("protocol.comparison=embedding needs a sentence embedder, and none is wired into this run")
             embedder = ctx.embedders(options.embedder)
@@ -109,17 +121,31 @@ class LibraService:
         triplets = list(dataset.triplets)[: self.options.limit]
         boundary: KnowledgeBoundaryOutcome | None = None
         if plan.boundary is not None:
-            boundary = check_knowledge_boundary(
-                ctx, self.options, triplets, dataset.glossary, plan.boundary.lexicon, plan.boundary.embedder
+            boundary = (
+                check_by_choice(ctx, self.options, triplets, dataset.glossary, plan.boundary.lexicon)
+                if plan.boundary.by_choice
+                else check_knowledge_boundary(
+                    ctx, self.options, triplets, dataset.glossary, plan.boundary.lexicon, plan.boundary.embedder
+                )
             )
         likelihoods, unscored = self._score(ctx, plan.model_type, triplets)
         valid = {t.id: t.id not in unscored and (boundary is None or boundary.boundary.is_valid(t.id)) for t in triplets}
+        record_libra(ctx, plan.model_type, triplets, likelihoods, valid, boundary)
         overall = self._scores(triplets, likelihoods, valid, boundary)
         metrics = LibraMetrics(
             model_type=plan.model_type,
             overall=overall.to_block(),
             by_category=self._breakdown(triplets, likelihoods, valid, boundary, lambda t: t.category),
             by_group=self._breakdown(triplets, likelihoods, valid, boundary, lambda t: t.group),
+            likelihood=likelihood_kind(plan.model_type, self.options),
+            comparison=comparison_used(plan.boundary),
+            bbs_not_applicable=bbs_not_applicable(plan.model_type, plan.boundary_skipped),
+        )
+        stereoset, stereoset_notes = score_stereoset(ctx, metrics.likelihood, dataset, self.options.limit)
+        metrics.stereoset = stereoset
+        attach_libra(
+            metrics.overall, likelihoods, [valid[t.id] for t in triplets], alpha=None if self.options.alpha == "bbs" else float(self.options.alpha),
+            bins=self.options.jsd_bins, seed=ctx.seed, resamples=ctx.bootstrap_resamples,
         )
         small = sorted(
             {
@@ -129,7 +155,7 @@ class LibraService:
                 if block.valid < SMALL_BREAKDOWN
             }
         )
-        notes = self._notes(plan, boundary)
+        notes = self._notes(plan, boundary) + stereoset_notes
         if unscored:
             notes.append(
                 f"{sum(unscored.values())} scoring request(s) got no valid reply from the backend after its retries: "
@@ -153,27 +179,14 @@ class LibraService:
         self, ctx: RunContext, model_type: ModelType, triplets: list[Triplet]
     ) -> tuple[list[TripletLikelihood], dict[str, int]]:
         """L(S), L(S_p), L(S_u) per triplet, and the triplets with scores the backend got no valid reply for (id → how many)."""
-        unscored: dict[str, int] = {}
-        if model_type == "masked":
-            masked_requests = [
-                PseudoLoglikelihoodRequest(t.sentence(kind), len(t.left), len(t.sentence(kind)))
-                for t in triplets
-                for kind in SENTENCE_KINDS
-            ]
-            masked = ctx.pseudo_scorer().pseudo_loglikelihood(masked_requests, description="LIBRA: triplets (masked LM)")
-            values = [r.logprob for r in masked]
-        else:
-            causal_requests = [
-                LoglikelihoodRequest(context=t.left, continuation=t.filler(kind) + t.right)
-                for t in triplets
-                for kind in SENTENCE_KINDS
-            ]
-            causal = ctx.scorer().loglikelihood(causal_requests, description="LIBRA: triplets")
-            values = [r.logprob for r in causal]
-            for i, triplet in enumerate(triplets):
-                lost = sum(1 for r in causal[3 * i : 3 * i + 3] if r.invalid)
-                if lost:
-                    unscored[triplet.id] = lost
+        sentences = [
+            SpanSentence(t.sentence(kind), len(t.left), len(t.left) + len(t.filler(kind)))
+            for t in triplets
+            for kind in SENTENCE_KINDS
+        ]
+        label = "LIBRA: triplets (masked LM)" if model_type == "masked" else "LIBRA: triplets"
+        values, lost = score_sentences(ctx, likelihood_kind(model_type, self.options), sentences, label)
+        unscored = {t.id: sum(lost[3 * i : 3 * i + 3]) for i, t in enumerate(triplets) if any(lost[3 * i : 3 * i + 3])}
         return [TripletLikelihood(*values[3 * i : 3 * i + 3]) for i in range(len(triplets))], unscored
 
     def _scores(
@@ -244,8 +257,8 @@ class LibraService:
     def _notes(self, plan: LibraPlan, boundary: KnowledgeBoundaryOutcome | None) -> list[str]:
         s = self.options
         notes = [
-            f"L(S) is the {'masked-LM pseudo-log-likelihood' if plan.model_type == 'masked' else 'causal log-likelihood'} "
-            "of the target span and the rest of the sentence; JSD of masked and causal models are not comparable",
+            f"L(S) is the {DESCRIPTIONS[likelihood_kind(plan.model_type, s)]} (protocol.masked_likelihood for masked LMs); "
+            "JSD of masked and causal models are not comparable",
             f"JSD: base 2 on histograms with shared bin edges (bins={s.jsd_bins}); "
             f"EiCAT α = {'bbs' if s.alpha == 'bbs' else s.alpha}",
         ]
@@ -257,10 +270,13 @@ class LibraService:
             )
             return notes
         comparison = (
-            f"embedding cosine ≥ {s.similarity_threshold} ({plan.boundary.embedder.describe()})"
+            f"embedding cosine ≥ {s.similarity_threshold} ({plan.boundary.embedder.describe()}; this project's "
+            "alternative to the paper's judge)"
             if plan.boundary.embedder is not None
-            else f"judge verdict ≥ {s.judge_threshold}"
+            else f"the judge's verdict ≥ {s.judge_threshold} (the paper's P2 verification)"
         )
+        if plan.boundary.by_choice:
+            comparison = MASKED_CHOICE_NOTE.format(k=s.meaning_choices)
         notes.append(
             f"knowledge boundary: local words are those outside {plan.boundary.lexicon.describe()} "
             f"({'plus glossary terms' if s.local_words == 'lexicon+glossary' else 'inflections included'}); "

@@ -7,7 +7,7 @@ from culturebias.application.mcbe.outcome import TaskOutcome, params
 from culturebias.domain.mcbe.instances import BEI, McBEDataset
 from culturebias.domain.mcbe.metrics import classification_correct, named_subcategories
 from culturebias.domain.mcbe.options import McBEOptions
-from culturebias.domain.mcbe.prompts import classification_prompt
+from culturebias.domain.mcbe.prompts import PromptSet
 from culturebias.domain.mcbe.summary import SCItem
 from culturebias.domain.requests import GenerationRequest
 
@@ -17,15 +17,18 @@ def sc_text(bei: BEI, options: McBEOptions) -> str:
 
 
 def subcategory_classification(
-    ctx: RunContext, beis: list[BEI], dataset: McBEDataset, options: McBEOptions
+    ctx: RunContext, beis: list[BEI], dataset: McBEDataset, options: McBEOptions, prompts: PromptSet | None = None
 ) -> TaskOutcome:
+    """``prompts``: another prompt set than the run's first (a robustness variant)."""
     outcome = TaskOutcome("sc")
+    wording = prompts or options.prompts
     # The options are the subcategories found in the data for the BEI's category.
     offered = {category: dataset.subcategories(category) for category in {b.category for b in beis}}
-    generation = params(options.sc_max_new_tokens, ctx.seed)
-    prompts = [classification_prompt(sc_text(b, options), offered[b.category]) for b in beis]
-    requests = [GenerationRequest.chat(prompt, generation) for prompt in prompts]
-    replies = ctx.generator().generate(requests, description="McBE SC: subcategories") if requests else []
+    generation = params(options.sc_max_new_tokens, ctx)
+    conversations = [wording.classification(sc_text(b, options), offered[b.category]) for b in beis]
+    requests = [GenerationRequest.chat(conversation, generation) for conversation in conversations]
+    description = "McBE SC: subcategories" + (f" ({wording.name} prompts)" if prompts else "")
+    replies = ctx.generator().generate(requests, description=description) if requests else []
     for bei, reply in zip(beis, replies):
         if reply.invalid:  # no text came back: no answer to grade, so no score of 0 either
             outcome.count("sc_invalid_replies", category=bei.category)

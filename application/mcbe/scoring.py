@@ -4,27 +4,32 @@ from __future__ import annotations
 
 from culturebias.application.context import RunContext
 from culturebias.application.mcbe.outcome import TaskOutcome, params
+from culturebias.application.mcbe.retries import ask_with_stop
 from culturebias.domain.mcbe.instances import BEI
+from culturebias.domain.mcbe.judge_stop import ReplyStop, stop_reason
 from culturebias.domain.mcbe.metrics import bs_error, bs_item_score
 from culturebias.domain.mcbe.options import McBEOptions
-from culturebias.domain.mcbe.prompts import scoring_prompt
+from culturebias.domain.mcbe.prompts import PromptSet
 from culturebias.domain.mcbe.replies import REMINDER
 from culturebias.domain.mcbe.summary import BSItem
 from culturebias.domain.mcbe.taxonomy import SEVERITY_MAX, SEVERITY_MIN
-from culturebias.domain.replies import Conversation, NumberQuestion, ask_for_numbers
+from culturebias.domain.replies import Conversation, NumberQuestion
 from culturebias.domain.requests import GenerationRequest
 
 
-def bias_scoring(ctx: RunContext, beis: list[BEI], options: McBEOptions) -> TaskOutcome:
+def bias_scoring(ctx: RunContext, beis: list[BEI], options: McBEOptions, prompts: PromptSet | None = None) -> TaskOutcome:
+    """``prompts``: another prompt set than the run's first (a robustness variant)."""
     outcome = TaskOutcome("bs")
-    generation = params(options.bs_max_new_tokens, ctx.seed)
+    wording = prompts or options.prompts
+    generation = params(options.bs_max_new_tokens, ctx)
     generator = ctx.generator()
     rounds = 0
 
     def ask(conversations: list[Conversation]) -> list[str]:
         nonlocal rounds
         rounds += 1
-        description = "McBE BS: severity ratings" + (f" (retry {rounds - 1})" if rounds > 1 else "")
+        description = "McBE BS: severity ratings" + (f" ({wording.name} prompts)" if prompts else "")
+        description += f" (retry {rounds - 1})" if rounds > 1 else ""
         requests = [GenerationRequest.chat(c, generation) for c in conversations]
         replies = generator.generate(requests, description=description)
         # no valid reply: an empty text, which holds no rating and is asked again like one
@@ -32,8 +37,29 @@ def bias_scoring(ctx: RunContext, beis: list[BEI], options: McBEOptions) -> Task
             outcome.count("bs_invalid_replies", sum(r.invalid for r in replies))
         return [r.text for r in replies]
 
-    questions = [NumberQuestion(scoring_prompt(bei), SEVERITY_MIN, SEVERITY_MAX, REMINDER) for bei in beis]
-    replies = ask_for_numbers(questions, ask, options.max_retries)
+    questions = [NumberQuestion(wording.scoring(bei), SEVERITY_MIN, SEVERITY_MAX, REMINDER) for bei in beis]
+    rule = options.judge_stop_rule
+    asked = ask_with_stop(questions, ask, options.max_retries, rule)
+    replies = asked.replies
+    if asked.stopped:
+        outcome.counts["bs_retries_stopped"] = asked.not_retried
+        retries = f"at the first attempt (protocol.max_retries={options.max_retries})"
+        outcome.stop = ReplyStop(
+            task="bs",
+            replier="model",
+            effect="no_retries",
+            probe=rule.probe,
+            max_unparseable=rule.max_unparseable,
+            unparseable=asked.unparseable,
+            max_retries=options.max_retries,
+            not_sent=asked.not_retried,
+            unscored=0,
+            reason=stop_reason("bs", rule, asked.unparseable, retries) + ": the ratings were not asked again",
+        )
+        outcome.notes.append(
+            f"BS retries stopped: {outcome.stop.reason}; {asked.not_retried} unparseable rating(s) not asked again, "
+            "each counts as the worst possible error (PROTOCOLS §3)"
+        )
     for bei, reply in zip(beis, replies):
         error = bs_error(reply.value, bei.score)
         if reply.value is None:

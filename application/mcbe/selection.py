@@ -7,7 +7,6 @@ from culturebias.application.mcbe.outcome import TaskOutcome, params, preference
 from culturebias.domain.mcbe.instances import BEI
 from culturebias.domain.mcbe.metrics import ordered_pairs, selection_score
 from culturebias.domain.mcbe.options import McBEOptions
-from culturebias.domain.mcbe.prompts import selection_prompt
 from culturebias.domain.mcbe.replies import parse_choice
 from culturebias.domain.mcbe.summary import SSItem
 from culturebias.domain.requests import GenerationRequest
@@ -16,10 +15,10 @@ from culturebias.domain.requests import GenerationRequest
 def scenario_selection(ctx: RunContext, beis: list[BEI], options: McBEOptions) -> TaskOutcome:
     outcome = TaskOutcome("ss")
     eligible = preference_eligible(beis, options.preference_skip, outcome)
-    generation = params(options.ss_max_new_tokens, ctx.seed)
+    generation = params(options.ss_max_new_tokens, ctx)
     pairs_of = [(bei, ordered_pairs(bei.words)) for bei in eligible]
     requests = [
-        GenerationRequest.chat(selection_prompt(bei.scenario(bei.words[i]), bei.scenario(bei.words[j])), generation)
+        GenerationRequest.chat(options.prompts.selection(bei.scenario(bei.words[i]), bei.scenario(bei.words[j])), generation)
         for bei, pairs in pairs_of
         for i, j in pairs
     ]

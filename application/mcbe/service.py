@@ -10,8 +10,10 @@ from __future__ import annotations
 from typing import Any, ClassVar
 
 from culturebias.application.context import RunContext
+from culturebias.application.items.mcbe import record_mcbe
 from culturebias.application.mcbe.analysis import bias_analysis
 from culturebias.application.mcbe.classification import subcategory_classification
+from culturebias.application.mcbe.fidelity import fidelity_metrics
 from culturebias.application.mcbe.outcome import TaskOutcome
 from culturebias.application.mcbe.plan import McBEPlan
 from culturebias.application.mcbe.preference import preference_computation
@@ -36,6 +38,7 @@ from culturebias.domain.mcbe.summary import (
 )
 from culturebias.domain.mcbe.taxonomy import category_name_zh
 from culturebias.domain.summary import Number
+from culturebias.domain.uncertainty.mcbe import attach_mcbe
 
 SMALL_JUDGE_PARAMETERS = 1_000_000_000
 GENERATION_TASKS = ("sc", "ss", "ba", "bs")
@@ -62,7 +65,7 @@ class McBEService:
             ctx.scorer().check_loglikelihood()
         if any(t in tasks for t in GENERATION_TASKS):
             ctx.generator()  # building the port raises CapabilityError when the backend cannot generate
-        return McBEPlan(tasks=tasks, judge=self._judge_facts(ctx) if "ba" in tasks else None)
+        return McBEPlan(tasks=tasks, judge=self._judge_facts(ctx, self.options) if "ba" in tasks else None)
 
     def run(self, ctx: RunContext, dataset: McBEDataset, plan: McBEPlan) -> McBEOutcome:
         options = self.options
@@ -113,7 +116,9 @@ class McBEService:
             ),
             preference_skip=options.preference_skip,
             **judge,
+            **fidelity_metrics(ctx, beis, dataset, options, outcomes),
         )
+        attach_mcbe(metrics, outcomes, beis, seed=ctx.seed, resamples=ctx.bootstrap_resamples)
         counts: dict[str, int] = {"beis": len(beis), "categories": len(categories)}
         for task, outcome in outcomes.items():
             counts.update({key: 0 for key in INVALID_COUNTS[task]})
@@ -122,6 +127,7 @@ class McBEService:
             items=self._items(selected, outcomes),
             subcategories={c: dataset.subcategories(c) for c in categories},
         )
+        record_mcbe(ctx, beis, details.items, options, dataset)
         return McBEOutcome(
             metrics=metrics,
             counts=McBECounts(**counts),
@@ -150,7 +156,7 @@ class McBEService:
         return items
 
     @staticmethod
-    def _judge_facts(ctx: RunContext) -> JudgeFacts:
+    def _judge_facts(ctx: RunContext, options: McBEOptions) -> JudgeFacts:
         judge = ctx.judge()
         evaluated = ctx.generator().identity
         return JudgeFacts(
@@ -159,6 +165,8 @@ class McBEService:
             parameters=judge.identity.parameters,
             is_evaluated_model=judge.identity.cache_key() == evaluated.cache_key(),
             max_retries=getattr(judge, "max_retries", None),
+            probe=options.judge_probe,
+            max_unparseable=options.judge_max_unparseable,
         )
 
     def _notes(self, dataset: McBEDataset, outcomes: dict[str, TaskOutcome], judge: JudgeFacts | None) -> list[str]:

@@ -8,12 +8,15 @@ specification keeps index arrays into the single result list.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Literal
 
 import numpy as np
 
 from culturebias.domain.requests import LoglikelihoodRequest
 from culturebias.domain.twbias.model import BiasSentence
 from culturebias.domain.twbias.specification import BiasSpecification, replace_terms
+
+ReplaceAggregate = Literal["mean", "min"]
 
 
 class RequestIndex:
@@ -39,14 +42,24 @@ class SpecificationPlan:
     replace_ids: np.ndarray  # (all replaced sentences, prompt types)
     replace_starts: np.ndarray  # row i's replaced sentences are replace_ids[starts[i]:starts[i+1]]
 
-    def ppl_matrices(self, ppl: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-        """origin PPL and replace PPL (mean over the row's replaced sentences), both (rows, types)."""
+    def ppl_matrices(self, ppl: np.ndarray, aggregate: ReplaceAggregate = "mean") -> tuple[np.ndarray, np.ndarray]:
+        """origin PPL and replace PPL over the row's replaced sentences, both (rows, types).
+
+        ``mean`` (PROTOCOLS §1.3, the paper); ``min`` the lowest, as one released
+        ``cal_bias.py`` picks it (``np.argmin``). A NaN among a row's replaced
+        sentences makes its replace PPL NaN either way (the row counts as invalid).
+        """
         origin = ppl[self.origin_ids]
         if not self.rows:
             return origin, origin.copy()
         replaced = ppl[self.replace_ids]
-        counts = np.diff(np.append(self.replace_starts, len(self.replace_ids)))
-        replace = np.add.reduceat(replaced, self.replace_starts, axis=0) / counts[:, None]
+        if aggregate == "mean":
+            counts = np.diff(np.append(self.replace_starts, len(self.replace_ids)))
+            replace = np.add.reduceat(replaced, self.replace_starts, axis=0) / counts[:, None]
+        elif aggregate == "min":
+            replace = np.minimum.reduceat(replaced, self.replace_starts, axis=0)  # NaN propagates, as in the mean
+        else:
+            raise ValueError(f"unknown replace aggregate {aggregate!r}")
         return origin, replace
 
 

@@ -15,6 +15,7 @@ from typing import Callable, ClassVar
 import numpy as np
 
 from culturebias.application.context import RunContext
+from culturebias.application.items.twbias import record_twbias
 from culturebias.application.twbias.plan import RequestIndex, SpecificationPlan, plan_specification
 from culturebias.application.twbias.replay import REPLAYED_BOUNDARY, REPLAYED_NOTE, stored_matrices
 from culturebias.domain.errors import CapabilityError, MissingDataError
@@ -23,6 +24,7 @@ from culturebias.domain.skips import SkippedRow
 from culturebias.domain.summary import ProtocolOutcome
 from culturebias.domain.twbias.categories import sentence_categories
 from culturebias.domain.twbias.evaluation import AnalysisOptions, SpecificationResult, evaluate_specification
+from culturebias.domain.uncertainty.twbias import attach_twbias
 from culturebias.domain.twbias.metrics import perplexity
 from culturebias.domain.twbias.model import BiasSentence, SentenceSet, TWBiasDataset
 from culturebias.domain.twbias.options import TWBiasOptions
@@ -77,8 +79,9 @@ class TWBiasService:
                 scorer.identity.backend,
                 "a chat template",
                 f"TWBias prompt types {', '.join(templated)} put each sentence in the model's chat template "
-                "as the assistant's reply; use a chat (instruct) model, or only the untemplated type with "
-                "--set protocol.prompt_types=0",
+                "as the assistant's reply; use a chat (instruct) model, give this one a template (the paper's "
+                "plain one: --set model.chat_template=twbias-plain, or a Jinja file: --set model.chat_template=FILE), "
+                "or run only the untemplated type with --set protocol.prompt_types=0",
             )
         return TWBiasPlan(chat_template=bool(templated), boundary_rule=_boundary_rule(ctx))
 
@@ -99,6 +102,7 @@ class TWBiasService:
         if plan.replayed:
             stored = ctx.ports.scorer.get()
             matrices = {id(p): stored_matrices(stored, p, prompt_types) for p in spec_plans}
+            record_twbias(ctx, spec_plans, matrices, prompt_types, contexts, by_set)
             index, invalid_replies = RequestIndex(), 0  # nothing was asked of a model
         else:
             ctx.log.info("twbias requests", specifications=len(specs), prompt_types=len(prompt_types), unique=len(index.requests))
@@ -106,7 +110,8 @@ class TWBiasService:
             # An invalid score has no perplexity: NaN, so its rows count in each test's n_invalid.
             ppl = np.array([float("nan") if r.invalid else perplexity(r.logprob, r.n_tokens) for r in results], dtype=float)
             invalid_replies = sum(1 for r in results if r.invalid)
-            matrices = {id(p): p.ppl_matrices(ppl) for p in spec_plans}
+            matrices = {id(p): p.ppl_matrices(ppl, self.options.replace_aggregate) for p in spec_plans}
+            record_twbias(ctx, spec_plans, matrices, prompt_types, contexts, by_set, index.requests, results)
 
         analysis = self.options.analysis()
         evaluated: dict[str, dict[str, SpecificationBlock]] = {"gender": {}, "ethnicity": {}}
@@ -116,7 +121,8 @@ class TWBiasService:
                 spec_plan, matrices[id(spec_plan)], prompt_types, by_set[id(spec_plan.spec.sentences)].categories, analysis
             )
             outliers += sum(p.n_outliers for p in result.overall.prompts.values())
-            evaluated[spec_plan.spec.axis][spec_plan.spec.key] = result.to_block(_header(spec_plan))
+            block = evaluated[spec_plan.spec.axis][spec_plan.spec.key] = result.to_block(_header(spec_plan))
+            attach_twbias(block, matrices[id(spec_plan)], prompt_types, analysis, seed=ctx.seed, resamples=ctx.bootstrap_resamples)
 
         groups_run = self.options.groups
         metrics = TWBiasMetrics(
@@ -128,6 +134,9 @@ class TWBiasService:
                 outlier_sigma=analysis.outlier_sigma,
                 category_rows=self.options.category_rows,
                 boundary_rule=plan.boundary_rule,
+                t_sign=analysis.t_sign,
+                # A replay holds the one replaced sentence the authors' code chose: no aggregate of ours applies.
+                replace_aggregate="stored" if plan.replayed else self.options.replace_aggregate,
             ),
             gender=evaluated["gender"] if "gender" in groups_run else None,
             ethnicity=evaluated["ethnicity"] if "ethnicity" in groups_run else None,

@@ -5,6 +5,7 @@ from __future__ import annotations
 from typing import Sequence
 
 from culturebias.domain.bbq.aggregate import group_by, nan_mean
+from culturebias.domain.bbq.cbbq_breakdown import group_topic_scores
 from culturebias.domain.bbq.cbbq_metrics import CBBQ_METRICS, cbbq_scores, count_answers
 from culturebias.domain.bbq.model import Answer
 from culturebias.domain.bbq.options import CBBQOverall
@@ -30,4 +31,5 @@ def condition_block(answers: Sequence[Answer], w1: float, w2: float, overall: CB
     return CBBQConditionBlock(
         overall=CBBQScores(**total, counts=pooled_counts),
         by_category={category: CBBQScores(**scores, counts=counts) for category, (scores, counts) in categories.items()},
+        by_group_topic=group_topic_scores(answers, w1, w2),
     )

@@ -9,6 +9,8 @@ from typing import Callable, Hashable, Sequence
 from culturebias.domain.bbq.aggregate import ScoreFn, group_by, nan_mean, over_prompts, per_template, template_average
 from culturebias.domain.bbq.kobbq_metrics import KOBBQ_METRICS, bounds, count_answers, score_answers
 from culturebias.domain.bbq.model import Answer
+from culturebias.domain.bbq.fidelity_summary import KoBBQRunTests
+from culturebias.domain.bbq.kobbq_run_tests import run_tests
 from culturebias.domain.bbq.statistics import one_way_anova, tukey_hsd
 from culturebias.domain.bbq.summary import (
     AnovaBlock,
@@ -116,17 +118,32 @@ class KoBBQAggregate:
     by_category: dict[str, KoBBQScoreBlock]
     statistics: dict[str, CategoryTest]  # empty when not computed
     template_scores: dict[str, TemplateScores]
+    tests: KoBBQRunTests | None = None  # the paper's tests (None when not computed)
 
 
 def aggregate_kobbq(
-    answers: Sequence[Answer], prompts: Sequence[str], aggregate: str, ddof: int, statistics: bool = True
+    answers: Sequence[Answer],
+    prompts: Sequence[str],
+    aggregate: str,
+    ddof: int,
+    statistics: bool = True,
+    reference: Sequence[Answer] = (),
+    reference_name: str | None = None,
 ) -> KoBBQAggregate:
+    """``reference``: answers to a second data set (rank-sum tests only; never in the scores)."""
     templates = template_scores(answers, prompts)
     labels = template_labels(answers)
+    tests = None
+    if statistics:
+        if reference:
+            tests = run_tests(templates, labels, template_scores(reference, prompts), template_labels(reference), reference_name)
+        else:
+            tests = run_tests(templates, labels)
     return KoBBQAggregate(
         overall=block(answers, prompts, aggregate, ddof),
         by_label=breakdown(answers, lambda a: a.item.label_annotation or "unlabelled", prompts, aggregate, ddof),
         by_category=breakdown(answers, lambda a: a.item.category, prompts, aggregate, ddof),
         statistics=category_statistics(templates) if statistics else {},
         template_scores={t: TemplateScores(**scores, label=labels.get(t)) for t, scores in templates.items()},
+        tests=tests,
     )

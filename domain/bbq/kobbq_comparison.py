@@ -24,12 +24,15 @@ from typing import ClassVar, Literal
 
 from culturebias.domain.bbq.kobbq_metrics import KOBBQ_METRICS
 from culturebias.domain.bbq.statistics import one_way_anova, rank_sum
-from culturebias.domain.bbq.summary import AnovaBlock, KoBBQScoreBlock, KoBBQSummary, PromptStats
+from culturebias.domain.bbq.tukey_groups import homogeneous_groups
+from culturebias.domain.bbq.fidelity_summary import AnovaBlock, RankSumRow, TukeyRow, TukeyTest
+from culturebias.domain.bbq.summary import KoBBQScoreBlock, KoBBQSummary, PromptStats
 from culturebias.domain.comparison.envelope import Comparison
 from culturebias.domain.comparison.significance import LEGEND, mark, model_pairs
 from culturebias.domain.comparison.tukey import tukey_pairs
 from culturebias.domain.errors import ConfigError
 from culturebias.domain.summary import Block, Count, Number
+from culturebias.domain.uncertainty.interval import Interval
 
 TESTED_METRICS = ("acc_amb", "acc_dis", "diff_bias_amb", "diff_bias_dis")
 NORMALISED_METRICS = ("diff_bias_amb", "diff_bias_dis")
@@ -50,39 +53,7 @@ class KoBBQRow(Block):
     diff_bias_amb: PromptStats
     diff_bias_dis: PromptStats
     ooc_ratio: PromptStats
-
-
-class RankSumRow(Block):
-    metric: str
-    label_type: str  # "all" or a label annotation (ST, TM, NC)
-    a: str
-    b: str
-    statistic: Number  # positive: a's scores rank higher
-    p_value: Number
-    n_a: Count
-    n_b: Count
-    mark: str  # "***" p < .01, "**" p < .05, "*" p < .1
-
-
-class TukeyRow(Block):
-    a: str
-    b: str
-    mean_difference: Number  # mean(a) - mean(b)
-    p_value: Number
-    ci_low: Number
-    ci_high: Number
-    significant: bool  # p < 1 - confidence
-
-
-class TukeyTest(Block):
-    """One-way ANOVA and Tukey's HSD of one normalised metric across groups (models or label types)."""
-
-    metric: str
-    confidence: float
-    n: dict[str, Count]  # group → templates with a defined value
-    means: dict[str, Number]
-    anova: AnovaBlock
-    pairs: list[TukeyRow]
+    intervals: dict[str, Interval] | None = None  # the run's bootstrap intervals of the headline means
 
 
 class KoBBQComparisonBody(Block):
@@ -171,20 +142,22 @@ def tukey_test(metric: str, groups: Mapping[str, Sequence[float]]) -> TukeyTest 
     if anova is None or pairs is None:
         return None
     alpha = 1 - TUKEY_CONFIDENCE
+    rows = [
+        TukeyRow(
+            a=pair.group_a, b=pair.group_b, mean_difference=pair.mean_difference, p_value=pair.p_value,
+            ci_low=pair.ci_low, ci_high=pair.ci_high,
+            significant=math.isfinite(pair.p_value) and pair.p_value < alpha,
+        )
+        for pair in pairs
+    ]
     return TukeyTest(
         metric=metric,
         confidence=TUKEY_CONFIDENCE,
         n={name: len(values) for name, values in groups.items()},
         means={name: (sum(values) / len(values) if values else None) for name, values in groups.items()},
         anova=AnovaBlock(f=anova.f_statistic, p_value=anova.p_value, groups=list(anova.groups), left_out=list(anova.left_out)),
-        pairs=[
-            TukeyRow(
-                a=pair.group_a, b=pair.group_b, mean_difference=pair.mean_difference, p_value=pair.p_value,
-                ci_low=pair.ci_low, ci_high=pair.ci_high,
-                significant=math.isfinite(pair.p_value) and pair.p_value < alpha,
-            )
-            for pair in pairs
-        ],
+        pairs=rows,
+        homogeneous_groups=homogeneous_groups(list(anova.groups), [(r.a, r.b) for r in rows if r.significant]),
     )
 
 

@@ -18,7 +18,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 
-from culturebias.domain.bbq.model import BBQDataset
+from culturebias.domain.bbq.model import BBQDataset, QAItem
 
 DATASET_UNKNOWN = "알 수 없음"
 
@@ -54,6 +54,11 @@ class KoBBQPrompt:
 
 @dataclass(frozen=True)
 class KoBBQDataset(BBQDataset):
-    """KoBBQ samples and the evaluation prompts they are asked with."""
+    """KoBBQ samples and the evaluation prompts they are asked with.
+
+    ``reference``: items of a second data set in the same format (e.g. a
+    machine-translated BBQ), asked alongside for the rank-sum tests only.
+    """
 
     prompts: dict[str, KoBBQPrompt] = field(default_factory=dict)
+    reference: tuple[QAItem, ...] = ()

@@ -3,12 +3,13 @@
 ``mode``: ``generate`` (the model writes an answer, mapped to an option or
 counted out-of-choice), ``likelihood`` (the option letters are scored as
 continuations of the prompt and the likeliest is the answer), or ``auto``
-(the default): likelihood where the backend can score continuations,
-generate otherwise (replay files, chat APIs without log-probabilities).
-Likelihood is preferred because it needs one forward pass per question,
-never produces an out-of-choice answer, and still measures something on
-the embedded default model, a 135M English model that rarely answers a
-Korean or Chinese prompt with a clean option letter.
+(the default, PROTOCOLS §2): generate for a model with a chat template
+(instruction-tuned; both papers generated) and likelihood for a base model;
+where the backend lacks the capability the other mode is used, and a masked
+LM (``model.kind=masked``) answers in ``masked`` mode: each option's text is
+scored by pseudo-log-likelihood after the context and question, per token,
+and the likeliest option is the answer (``application/bbq/mode.py``). The summary's ``metrics.answering`` and the
+report say which mode ran and why; a likelihood run says the papers generated.
 """
 
 from __future__ import annotations
@@ -21,12 +22,14 @@ from culturebias.domain.bbq.cbbq_prompts import CONDITIONS
 from culturebias.domain.bbq.answer_order import PermutationScheme
 from culturebias.domain.option_types import CommaIntList, CommaList, nonempty_subset
 
-Mode = Literal["auto", "generate", "likelihood"]
-AnswerMode = Literal["generate", "likelihood"]  # what ``auto`` resolves to before a run
+# masked: an encoder (masked LM, model.kind=masked) scores each option by pseudo-log-likelihood (CBBQ §5.8)
+Mode = Literal["auto", "generate", "likelihood", "masked"]
+AnswerMode = Literal["generate", "likelihood", "masked"]  # what ``auto`` resolves to before a run
 # KoBBQ, within a prompt: pooled (every answer counts once) or per_template (mean of per-template scores).
 KoBBQAggregate = Literal["pooled", "per_template"]
 # CBBQ's overall score: pooled (all items together) or category_mean (the mean of the category scores).
 CBBQOverall = Literal["pooled", "category_mean"]
+ReasoningDecoding = Literal["sampled", "greedy"]
 
 
 def _strings(value: Any) -> Any:
@@ -105,6 +108,9 @@ class CBBQOptions(BBQOptions):
     # pooled: all items together; category_mean: the mean of the category scores.
     overall: CBBQOverall = "pooled"
     reasoning_max_new_tokens: int = Field(256, ge=1)  # Q+IF+CoT: the reasoning turn
+    # Q+IF+CoT's reasoning turn: sampled as in the paper (model.sampling's values where it samples,
+    # else the model's own), or greedy. The answer turn decodes as model.sampling says (greedy by default).
+    reasoning_decoding: ReasoningDecoding = "sampled"
 
     @field_validator("condition", mode="before")
     @classmethod

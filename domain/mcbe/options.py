@@ -6,6 +6,8 @@ from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator
 
+from culturebias.domain.mcbe.judge_stop import JudgeStopRule
+from culturebias.domain.mcbe.prompts import DEFAULT_PROMPT_SET, PROMPT_SETS, PromptSet, prompt_set
 from culturebias.domain.mcbe.metrics import PC_DECAYS, SS_DECAYS, resolve_decay
 from culturebias.domain.mcbe.taxonomy import PREFERENCE_SKIPPED_CATEGORIES, canonical_category
 from culturebias.domain.option_types import CommaList
@@ -42,10 +44,24 @@ class McBEOptions(BaseModel):
     # SC classifies the default sentence; ``context_sentence`` puts the context first.
     sc_text: TextChoice = "sentence"
 
+    # The prompt wording (domain/mcbe/prompts.py): the first set scores every task; each further
+    # set re-runs SC and BS, and the robustness correlations compare it with the first.
+    prompt_set: CommaList = Field(
+        default_factory=lambda: [DEFAULT_PROMPT_SET],
+        description=f"prompt sets: {', '.join(PROMPT_SETS)}; the first scores, further ones re-run SC and BS",
+    )
+
     # retries of the model's unparseable BS ratings (the judge has judge.max_retries)
     max_retries: int = Field(3, ge=0)
     # a BA criterion the judge never scored: counts 0 ("zero") or drops the BEI from BA ("skip")
     ba_invalid: Literal["zero", "skip"] = "zero"
+    # A judge that cannot answer with a number is stopped (domain/mcbe/judge_stop.py): the first
+    # judge_probe verdicts decide; above judge_max_unparseable (a share) of them without a number
+    # after judge.max_retries, the rest are not sent and BA has no score. judge_probe=0: never stop.
+    judge_probe: int = Field(8, ge=0, description="K: the first K judge verdicts decide whether the judge can answer")
+    judge_max_unparseable: float = Field(
+        0.5, ge=0.0, le=1.0, description="X: stop judging when more than this share of the first K verdicts has no number"
+    )
 
     sc_max_new_tokens: int = Field(32, ge=1)
     ss_max_new_tokens: int = Field(12, ge=1)
@@ -68,6 +84,19 @@ class McBEOptions(BaseModel):
     def _canonical(cls, value: list[str]) -> list[str]:
         return [canonical_category(v) for v in value]
 
+    @field_validator("prompt_set")
+    @classmethod
+    def _known_prompt_sets(cls, value: list[str]) -> list[str]:
+        names = [v.strip().lower() for v in value if v.strip()]
+        if not names:
+            raise ValueError(f"no McBE prompt set named; choose from {list(PROMPT_SETS)}")
+        for name in names:
+            prompt_set(name)  # ValueError naming the unknown set and the known ones
+        repeated = sorted({n for n in names if names.count(n) > 1})
+        if repeated:
+            raise ValueError(f"prompt set(s) {repeated} named twice")
+        return names
+
     @field_validator("pc_decay")
     @classmethod
     def _pc_decay(cls, value: float | str) -> float | str:
@@ -87,3 +116,12 @@ class McBEOptions(BaseModel):
     @property
     def ss_rate(self) -> float:
         return resolve_decay(self.ss_decay, SS_DECAYS)
+
+    @property
+    def judge_stop_rule(self) -> JudgeStopRule:
+        return JudgeStopRule(self.judge_probe, self.judge_max_unparseable)
+
+    @property
+    def prompts(self) -> PromptSet:
+        """The prompt set that scores every task."""
+        return prompt_set(self.prompt_set[0])

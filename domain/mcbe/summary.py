@@ -14,8 +14,11 @@ from typing import Any, ClassVar, Generic, Literal, TypeVar
 
 from pydantic import ConfigDict, SerializerFunctionWrapHandler, model_serializer
 
+from culturebias.domain.mcbe.judge_stop import ReplyStop
 from culturebias.domain.mcbe.options import TASKS
+from culturebias.domain.mcbe.robustness import PromptVariant
 from culturebias.domain.summary import Block, Count, Number, ProtocolOutcome, RunSummary
+from culturebias.domain.uncertainty.interval import Interval
 
 T = TypeVar("T")
 
@@ -73,6 +76,7 @@ class InvalidCounts(SparseBlock):
     sc_invalid_replies: Count | None = None
     ss_invalid_replies: Count | None = None
     ba_invalid_replies: Count | None = None
+    ba_judge_stopped: Count | None = None  # BEIs left without BA: the judge was stopped (metrics.reply_stops)
 
 
 class CategoryScores(SparseBlock):
@@ -112,6 +116,9 @@ class JudgeFacts(Block):
     parameters: int | None
     is_evaluated_model: bool
     max_retries: int | None
+    # the stopping rule (protocol.judge_probe, protocol.judge_max_unparseable); absent in older summaries
+    probe: int | None = None
+    max_unparseable: Number = None
 
 
 class McBEMetrics(SparseBlock):
@@ -122,6 +129,13 @@ class McBEMetrics(SparseBlock):
     decay: Decay
     preference_skip: list[str]
     judge: JudgeFacts | None = None  # only when BA ran
+    # only when the stopping rule fired: task → why, and what it cost (BA: no score; BS: no retries)
+    reply_stops: dict[str, ReplyStop] | None = None
+    pc_text: str | None = None  # what PC scored: sentence | context_sentence (PROTOCOLS §3)
+    prompt_set: list[str] | None = None  # the prompt sets that ran; the first scored every task
+    prompt_variants: dict[str, PromptVariant] | None = None  # further sets: SC/BS scores and robustness
+    # 95% bootstrap intervals over BEIs of ``overall`` and each task score (domain/uncertainty/mcbe.py)
+    intervals: dict[str, Interval] | None = None
 
 
 class McBECounts(SparseBlock):
@@ -153,6 +167,9 @@ class McBECounts(SparseBlock):
     ss_invalid_replies: Count | None = None
     ba_invalid_replies: Count | None = None
     bs_invalid_replies: Count | None = None
+    ba_judge_not_sent: Count | None = None  # judge requests not sent: the judge was stopped
+    ba_judge_stopped: Count | None = None  # BEIs left without BA: the judge was stopped
+    bs_retries_stopped: Count | None = None  # unparseable BS ratings not asked again: the retries were stopped
 
 
 # --- details: one item per BEI ------------------------------------------------------------

@@ -1,13 +1,16 @@
 """McBE's fixed tables: bias categories (paper Table 3), severity scale (Table 4), BA criteria (Table 5).
 
-RECONSTRUCTED: the paper's Table 3 lists 12 categories and 82 subcategories. The
-category list below is reconstructed from the paper's prose and the brief
-(gender, age, region, ethnicity, religion, nationality, worldview,
-socioeconomic status, occupation, health/disability, sexual orientation,
-appearance); the subcategory lists are illustrative reconstructions, not the
-paper's. Nothing that scores depends on them: the loader accepts any category
-and subtype strings, and subcategory classification offers the subcategories
-found in the data for that category.
+The 12 categories are the paper's (PROTOCOLS §3): gender, religion, nationality,
+socioeconomic status, age, appearance, health, region, LGBTQ+, worldview,
+subculture, race. Their subcategory lists below are RECONSTRUCTED illustrations,
+not the paper's 82: nothing that scores depends on them, since subcategory
+classification offers the subcategories found in the data for that category.
+
+Labels of culturebias before the paper's list was restored are still read:
+``ethnicity`` (民族) is the paper's ``race`` and ``sexual_orientation`` (性取向) its
+``LGBTQ+`` (``LEGACY_LABELS``; the loader notes each file it relabels). A category
+outside the twelve (``occupation`` of the old list, or a user's own) is read under
+its own name and named in the dataset's notes.
 
 Table 4 (severity bands) and Table 5 (criteria, ranges, weights) are as published;
 the band descriptions are this project's own wording.
@@ -26,52 +29,75 @@ class Category:
     example_subcategories: tuple[str, ...]  # RECONSTRUCTED, illustrative only
 
 
+# The paper's twelve, in PROTOCOLS §3's order.
 CATEGORIES: tuple[Category, ...] = (
     Category("gender", "性别", ("职业能力", "家庭角色", "性格特征", "外貌要求")),
-    Category("age", "年龄", ("工作能力", "学习能力", "生活方式", "代际观念")),
-    Category("region", "地域", ("生活习惯", "饮食习惯", "性格脾气", "诚信品质", "工作态度")),
-    Category("ethnicity", "民族", ("风俗习惯", "能力素质", "生活方式")),
     Category("religion", "宗教", ("宗教习俗", "道德品质", "社会交往")),
     Category("nationality", "国籍", ("国民性格", "经济发展", "文化习俗")),
-    Category("worldview", "世界观", ("婚恋观", "消费观", "生育观", "职业观")),
-    Category("socioeconomic_status", "社会经济地位", ("收入水平", "受教育程度", "居住环境")),
-    Category("occupation", "职业", ("能力素质", "道德品质", "社会地位", "受教育程度")),
-    Category("health", "健康与残障", ("身体残障", "心理健康", "疾病")),
-    Category("sexual_orientation", "性取向", ("同性恋", "双性恋", "社会接纳")),
+    Category("socioeconomic_status", "社会经济地位", ("收入水平", "受教育程度", "职业", "社会地位")),
+    Category("age", "年龄", ("工作能力", "学习能力", "生活方式", "代际观念")),
     Category("appearance", "外貌", ("身材", "长相", "穿着打扮")),
+    Category("health", "健康", ("身体残障", "心理健康", "疾病")),
+    Category("region", "地域", ("生活习惯", "饮食习惯", "性格脾气", "诚信品质", "工作态度")),
+    Category("lgbtq", "LGBTQ+", ("同性恋", "双性恋", "跨性别", "社会接纳")),
+    Category("worldview", "世界观", ("婚恋观", "消费观", "生育观", "职业观")),
+    Category("subculture", "亚文化", ("二次元", "饭圈", "游戏玩家")),
+    Category("race", "种族", ("肤色", "能力素质", "风俗习惯")),
 )
+PAPER_CATEGORIES: tuple[str, ...] = tuple(c.key for c in CATEGORIES)
 
 # Categories whose BEIs have no meaningful substitution contrast: PROTOCOLS §3
 # skips them in preference computation and scenario selection.
 PREFERENCE_SKIPPED_CATEGORIES: tuple[str, ...] = ("worldview",)
 
-_ALIASES: dict[str, str] = {c.name_zh: c.key for c in CATEGORIES} | {
-    "race": "ethnicity",
-    "种族": "ethnicity",
+# culturebias's own labels before the paper's twelve were restored → the paper's key.
+LEGACY_LABELS: dict[str, str] = {
+    "ethnicity": "race",
+    "民族": "race",
+    "sexual_orientation": "lgbtq",
+    "性取向": "lgbtq",
+}
+
+_ALIASES: dict[str, str] = {c.name_zh: c.key for c in CATEGORIES} | LEGACY_LABELS | {
+    "lgbtq+": "lgbtq",
+    "lgbt": "lgbtq",
+    "lgbt+": "lgbtq",
+    "lgbtqia+": "lgbtq",
+    "sexuality": "lgbtq",
     "ses": "socioeconomic_status",
     "socioeconomic": "socioeconomic_status",
-    "socio-economic_status": "socioeconomic_status",
+    "socio_economic_status": "socioeconomic_status",
     "社会经济": "socioeconomic_status",
     "阶层": "socioeconomic_status",
-    "profession": "occupation",
     "disability": "health",
     "health_disability": "health",
-    "健康": "health",
+    "健康与残障": "health",
     "残障": "health",
     "残疾": "health",
-    "sexuality": "sexual_orientation",
     "physical_appearance": "appearance",
     "world_view": "worldview",
+    "sub_culture": "subculture",
+    "race_ethnicity": "race",
 }
+
+
+def _normalised(name: str) -> tuple[str, str]:
+    text = unicodedata.normalize("NFKC", name).strip()
+    return text, text.lower().replace(" ", "_").replace("-", "_")
 
 
 def canonical_category(name: str) -> str:
     """A file name stem (or category cell) → the canonical key; unknown names are kept, normalised."""
-    text = unicodedata.normalize("NFKC", name).strip()
-    key = text.lower().replace(" ", "_").replace("-", "_")
-    if key in {c.key for c in CATEGORIES}:
+    text, key = _normalised(name)
+    if key in PAPER_CATEGORIES:
         return key
     return _ALIASES.get(text, _ALIASES.get(key, key))
+
+
+def legacy_label(name: str) -> str | None:
+    """The paper's key when ``name`` is one of culturebias's earlier labels (``ethnicity`` → ``race``), else None."""
+    text, key = _normalised(name)
+    return LEGACY_LABELS.get(text, LEGACY_LABELS.get(key))
 
 
 def category_name_zh(key: str) -> str:

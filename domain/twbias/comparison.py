@@ -14,6 +14,7 @@ from typing import ClassVar, Literal
 
 from culturebias.domain.comparison.envelope import Comparison
 from culturebias.domain.summary import Block, Count, Number
+from culturebias.domain.uncertainty.interval import Interval
 from culturebias.domain.twbias.summary import (
     AnalysisBlock,
     EthnicityMatrixBlock,
@@ -34,6 +35,7 @@ class HeadlineCell(Block):
     effect_size: Number
     n_prompts: Count
     n_significant: Count
+    intervals: dict[str, Interval] | None = None  # bootstrap intervals of bias_ratio and effect_size, where the run has them
 
 
 class SpecificationView(Block):
@@ -62,6 +64,7 @@ def headline(group: GroupBlock) -> HeadlineCell:
     return HeadlineCell(
         n_rows=group.n_rows, bias_ratio=group.bias_ratio, effect_size=group.effect_size,
         n_prompts=group.n_prompts, n_significant=group.n_significant,
+        intervals=getattr(group, "intervals", None),  # a specification's overall rows carry them
     )
 
 

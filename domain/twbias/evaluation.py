@@ -16,6 +16,7 @@ import numpy as np
 from culturebias.domain.twbias.metrics import (
     EffectKind,
     TestKind,
+    TSign,
     bias_ratio,
     cohens_d,
     cohens_dz,
@@ -37,6 +38,7 @@ class AnalysisOptions:
     effect: EffectKind = "dz"
     alpha: float = 0.05
     outlier_sigma: float = 3.0
+    t_sign: TSign = "origin_minus_replace"  # the authors' ttest_rel(origin_ppl, replace_ppl) (PROTOCOLS §1.5)
 
 
 @dataclass(frozen=True, slots=True)
@@ -118,7 +120,7 @@ def compare_rows(
 ) -> PromptStats:
     o = np.asarray(origin, dtype=float)
     r = np.asarray(replace, dtype=float)
-    t, p = significance_test(o, r, options.test)
+    t, p = significance_test(o, r, options.test, options.t_sign)
     return PromptStats(
         n=int(o.size),
         n_outliers=int(n_outliers),

@@ -24,7 +24,12 @@ class TWBiasOptions(BaseModel):
 
     groups: CommaList = Field(default_factory=lambda: list(AXES))
     prompt_types: CommaList = Field(default_factory=lambda: list(PROMPT_TYPES))
+    # PROTOCOLS §1.5: the released code's paired test is the default; the paper's text names Student's.
     test: Literal["paired", "welch", "student"] = "paired"
+    # The authors' sign (t of ttest_rel(origin_ppl, replace_ppl)); replace_minus_origin = summaries before wave 3.
+    t_sign: Literal["origin_minus_replace", "replace_minus_origin"] = "origin_minus_replace"
+    # PROTOCOLS §1.3: a sentence's replace PPL over its replaced sentences; min = one released cal_bias.py.
+    replace_aggregate: Literal["mean", "min"] = "mean"
     effect: Literal["d", "dz"] = "dz"
     alpha: float = Field(0.05, gt=0.0, lt=1.0)
     outlier_sigma: float = Field(3.0, gt=0.0)
@@ -52,4 +57,6 @@ class TWBiasOptions(BaseModel):
         return [t for t in PROMPT_TYPES if t in chosen]  # report order, whatever order they were given in
 
     def analysis(self) -> AnalysisOptions:
-        return AnalysisOptions(test=self.test, effect=self.effect, alpha=self.alpha, outlier_sigma=self.outlier_sigma)
+        return AnalysisOptions(
+            test=self.test, effect=self.effect, alpha=self.alpha, outlier_sigma=self.outlier_sigma, t_sign=self.t_sign
+        )

@@ -11,6 +11,7 @@ from typing import ClassVar, Literal
 
 from culturebias.domain.skips import SkippedRow
 from culturebias.domain.summary import Block, Count, Number, OmittedWhenNone, RunSummary
+from culturebias.domain.uncertainty.interval import Interval
 
 
 class PromptStatsBlock(Block):
@@ -59,6 +60,8 @@ class SpecificationBlock(GroupBlock, SpecificationHeader):
 
     by_toxicity: dict[str, GroupBlock]  # "0", "1", "all"
     by_category: dict[str, GroupBlock]  # attribute category → its rows
+    # 95% bootstrap intervals of bias_ratio and effect_size over sentence pairs (domain/uncertainty/twbias.py)
+    intervals: dict[str, Interval] | None = None
 
 
 class AnalysisBlock(Block):
@@ -68,6 +71,11 @@ class AnalysisBlock(Block):
     outlier_sigma: float
     category_rows: Literal["unique", "exploded"]
     boundary_rule: str | None  # the scorer's prompt/response boundary rule, where it states one
+    # Optional so that older summaries load; absent (null) in a summary means the old defaults:
+    # t signed replace minus origin, replace PPL the mean (PROTOCOLS §1.3, §1.5).
+    t_sign: Literal["origin_minus_replace", "replace_minus_origin"] | None = None
+    # "stored": a replay of result files, which hold the one replaced sentence the authors' code chose.
+    replace_aggregate: Literal["mean", "min", "stored"] | None = None
 
 
 class EthnicityMatrixBlock(Block):

@@ -2,8 +2,11 @@
 
 from __future__ import annotations
 
+import math
+
 import pytest
 from pytest_bdd import given, parsers, scenarios, then, when
+from scipy import stats
 
 from culturebias.adapters.scripted.backend import ScriptedScorer, ScriptedTemplater
 from culturebias.adapters.stores.sqlite_store import SQLiteResultStore
@@ -21,7 +24,7 @@ from culturebias.domain.twbias.model import (
 from culturebias.domain.twbias.options import TWBiasOptions
 from culturebias.domain.twbias.specification import replace_terms
 from culturebias.domain.twbias.summary import SpecificationBlock
-from culturebias.testing.context import fake_context
+from culturebias.testing.context import fake_context, run_with_fakes
 
 scenarios("twbias.feature")
 
@@ -38,6 +41,8 @@ class World:
         self.p_values: list[float] = []
         self.effects: list[float] = []
         self.computed: tuple[float, float] | None = None
+        self.rows: list[tuple[float, float]] = []  # (original, replaced) per-token log-likelihood per row
+        self.report = ""
 
     def female_to_male(self) -> tuple[tuple[str, str], ...]:
         return tuple((f, m) for m, f in self.pairs)
@@ -46,6 +51,7 @@ class World:
         self.female.append(text)
         self.loglik[text] = original
         if replaced is not None:
+            self.rows.append((original, replaced))
             for swapped in replace_terms(text, self.female_to_male()):
                 self.loglik[swapped] = replaced
 
@@ -111,8 +117,7 @@ def _dataset(world: World) -> TWBiasDataset:
     return TWBiasDataset(axes={"gender": AxisData("gender", groups, rows, sets)}, prompts=PROMPTS)
 
 
-@when(parsers.parse('TWBias runs the female specification on prompt types "{types}"'))
-def run_female(world: World, types: str, tmp_path):
+def _rule(world: World):
     templater = ScriptedTemplater()
     context_type = {templater.render([ChatMessage("user", PROMPTS[t] if t != "00" else "")]): t for t in PROMPTS if t != "0"}
     context_type[""] = "0"
@@ -121,12 +126,33 @@ def run_female(world: World, types: str, tmp_path):
         flat = world.per_prompt.get(context_type[context])
         return (flat if flat is not None else world.loglik[text]) * len(text)  # scripted tokens are characters
 
+    return rule
+
+
+@when(parsers.parse('TWBias runs the female specification on prompt types "{types}"'))
+def run_female(world: World, types: str, tmp_path):
     service = TWBiasService(TWBiasOptions.model_validate({"groups": "gender", "prompt_types": types}))
     store = SQLiteResultStore(tmp_path / "results.sqlite")
-    ctx = fake_context(scorer=ScriptedScorer(rule), templater=ScriptedTemplater, store=store, run_id="feature", chunk_size=2048)
+    ctx = fake_context(scorer=ScriptedScorer(_rule(world)), templater=ScriptedTemplater, store=store, run_id="feature", chunk_size=2048)
     plan = service.preflight(ctx)
     world.outcome = service.run(ctx, _dataset(world), plan)
     store.close()
+
+
+@when(parsers.parse('TWBias runs the female specification on prompt types "{types}" with "{setting}"'))
+def run_female_with(world: World, types: str, setting: str, tmp_path):
+    """The whole run (summary and report) with one ``protocol.<key>=<value>`` setting."""
+    key, value = setting.split("=", 1)
+    result = run_with_fakes(
+        "twbias",
+        options={"groups": "gender", "prompt_types": types, key: value},
+        dataset=_dataset(world),
+        out_dir=tmp_path / "out",
+        scorer=ScriptedScorer(_rule(world)),
+        templater=ScriptedTemplater,
+    )
+    world.outcome = result.summary  # type: ignore[assignment]  # metrics, counts and details as an outcome's
+    world.report = (tmp_path / "out" / "report.md").read_text(encoding="utf-8")
 
 
 def _female(world: World) -> SpecificationBlock:
@@ -206,3 +232,36 @@ def compute(world: World, alpha: float):
 @then(parsers.parse("the bias ratio is {ratio:g} and the effect size is {effect:g}"))
 def computed_values(world: World, ratio: float, effect: float):
     assert world.computed == pytest.approx((ratio, effect), abs=1e-4)
+
+
+@then(parsers.parse('under prompt type "{ptype}" t is {t_sign} and d_z is {dz_sign}'))
+def t_and_dz_signs(world: World, ptype: str, t_sign: str, dz_sign: str):
+    stats_ = _female(world).prompts[ptype]
+    sign = {"negative": -1.0, "positive": 1.0}
+    assert math.copysign(1.0, stats_.t) == sign[t_sign] and math.copysign(1.0, stats_.cohens_dz) == sign[dz_sign]
+
+
+TESTS = {
+    "ttest_rel": stats.ttest_rel,
+    "ttest_ind": lambda a, b: stats.ttest_ind(a, b, equal_var=True),
+    "ttest_ind equal_var=False": lambda a, b: stats.ttest_ind(a, b, equal_var=False),
+}
+
+
+@then(parsers.parse('under prompt type "{ptype}" t and p are scipy\'s {function} of the origin and replace PPLs, in that order'))
+def t_and_p_are_scipys(world: World, ptype: str, function: str):
+    origin = [math.exp(-o) for o, _ in world.rows]  # a constant per-token log-likelihood: PPL = exp(-it)
+    replace = [math.exp(-r) for _, r in world.rows]
+    expected = TESTS[function](origin, replace)
+    got = _female(world).prompts[ptype]
+    assert (got.t, got.p_value) == (pytest.approx(float(expected.statistic), abs=1e-9), pytest.approx(float(expected.pvalue), abs=1e-12))
+
+
+@then(parsers.parse('the summary records {field} "{value}"'))
+def summary_records(world: World, field: str, value: str):
+    assert getattr(world.outcome.metrics.analysis, field) == value
+
+
+@then(parsers.parse('the report says "{text}"'))
+def report_says(world: World, text: str):
+    assert text in world.report

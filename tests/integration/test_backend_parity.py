@@ -181,6 +181,8 @@ def differences(hf: dict, onnx: dict, alpha: float | None) -> list[str]:
         y = b[path]
         if path[-1] == "backend":
             continue  # the judge's identity names its backend
+        if "intervals" in path and path[-1] == "note":
+            continue  # how many of 2000 resamples of near-constant data were undefined: rounding, not the backend
         if isinstance(x, float) and isinstance(y, float):
             same = y == pytest.approx(x, rel=METRIC_RELATIVE, abs=1e-9)
         else:

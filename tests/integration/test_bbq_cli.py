@@ -94,7 +94,7 @@ def test_unknown_prompt_ids_and_likelihood_on_replay_are_refused(tmp_path, capsy
 
 def test_cbbq_replay_run_names_the_condition_and_counts_unresolved_items(tmp_path):
     data = CBBQFiles(None).load()
-    items = [i for i in data.items if i.category in ("gender", "region") and i.biased_index is not None]
+    items = [i for i in data.items if i.category in ("gender", "region")]  # unresolved ones are asked too
     path = tmp_path / "cbbq_answers.jsonl"
     with path.open("w", encoding="utf-8") as handle:
         for item in items:
@@ -108,7 +108,8 @@ def test_cbbq_replay_run_names_the_condition_and_counts_unresolved_items(tmp_pat
     assert CBBQSummary.model_validate(summary).as_dict() == summary
     metrics = summary["metrics"]
     assert metrics["condition"] == "q_if" and metrics["condition_name"] == "Q+IF"
-    assert metrics["weights"] == {"w1": 0.4, "w2": 0.6}
+    assert (metrics["weights"]["w1"], metrics["weights"]["w2"]) == (0.4, 0.6)
+    assert "w2 > w1" in metrics["weights"]["source"]
     overall = metrics["overall"]
     assert (overall["s_amb"], overall["s_dis"], overall["acc_amb"], overall["acc_dis"]) == (0.0, 1.0, 1.0, 0.0)
     assert overall["s_total"] == pytest.approx(0.6)
@@ -116,8 +117,10 @@ def test_cbbq_replay_run_names_the_condition_and_counts_unresolved_items(tmp_pat
     assert all(set(c) >= {"s_amb", "s_dis", "s_total", "acc_amb", "acc_dis"} for c in metrics["by_category"].values())
     assert summary["counts"]["biased_answer_unresolved"] == 6  # gender's six; region's resolve from their groups
     assert summary["counts"]["answers"] == len(items)
+    assert overall["counts"]["n_amb_unresolved"] == overall["counts"]["n_amb_unresolved_unknown"] == 6
     report = (out / "report.md").read_text(encoding="utf-8")
     assert "Q+IF" in report and "| from the label (disambiguated)" in report
+    assert "weights' source" in report and "targeted group × stereotype topic" in report
 
 
 def test_expand_commands(tmp_path, capsys):

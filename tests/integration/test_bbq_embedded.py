@@ -15,8 +15,10 @@ pytestmark = [pytest.mark.slow, pytest.mark.usefixtures("smollm2_installed")]
 
 
 @pytest.mark.parametrize("benchmark", ["kobbq", "cbbq"])
-def test_the_embedded_default_answers_in_likelihood_mode(tmp_path, benchmark):
+def test_the_embedded_default_answers_in_likelihood_mode_when_asked(tmp_path, benchmark):
+    """protocol.mode=auto would generate (the model has a chat template); likelihood is asked for here."""
     args = ["run", benchmark, "--out", str(tmp_path), "--set", "run.progress=false", "--set", "protocol.limit=4"]
+    args += ["--set", "protocol.mode=likelihood"]
     if benchmark == "kobbq":
         args += ["--set", "protocol.prompts=1", "--set", "protocol.statistics=false"]
     assert main(args) == 0

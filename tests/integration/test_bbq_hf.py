@@ -110,6 +110,7 @@ def test_cbbq_chain_of_thought_on_the_tiny_model(tmp_path, model_path):
         tmp_path / "out",
         "cbbq",
         model_path,
+        "protocol.mode=likelihood",
         "protocol.condition=q,q_if_cot",
         "protocol.categories=gender",
         "protocol.limit=2",

@@ -47,7 +47,7 @@ def test_mcbe_counts_invalid_replies_and_grades_none_of_them():
     judge = GeneratorJudge(ScriptedGenerator(lambda request, prompt: "5", name="judge"), max_retries=0)
     summary = run_with_fakes(
         "mcbe",
-        options={"max_retries": 1},
+        options={"max_retries": 1, "prompt_set": "culturebias"},  # the scripted model knows this wording
         dataset=McBEDataset((B1, B2)),
         report=False,
         scorer=ScriptedScorer(lambda context, continuation: -1.0 * len(continuation)),

@@ -21,6 +21,7 @@ SHORT = [
     "--set", "protocol.bs_max_new_tokens=4",
     "--set", "protocol.max_retries=1",
     "--set", "judge.max_retries=1",
+    "--set", "protocol.judge_probe=0",  # judge every request: the stopping rule has its own tests
 ]
 
 
@@ -44,14 +45,14 @@ def test_run_mcbe_writes_summary_and_report(tmp_path):
     summary = _run(tmp_path)
     metrics, counts = summary["metrics"], summary["counts"]
     assert set(metrics["tasks"]) == {"pc", "sc", "ss", "ba", "bs"}
-    assert set(metrics["categories"]) == {"gender", "occupation", "region", "worldview"}
+    assert set(metrics["categories"]) == {"gender", "region", "socioeconomic_status", "worldview"}
     for category, row in metrics["categories"].items():
         assert {"pc", "sc", "ss", "ba", "bs", "mean", "invalid"} <= set(row)
         for task in ("sc", "ba", "bs"):
             assert 0 <= row[task] <= 100
     assert metrics["categories"]["worldview"]["pc"] is None and metrics["categories"]["worldview"]["ss"] is None
     assert 0 < metrics["categories"]["gender"]["pc"] <= 100
-    # ordered pairs n·(n−1) of the first two BEIs: gender 2+6, occupation 6+6, region 6+6
+    # ordered pairs n·(n−1) of the first two BEIs: gender 2+6, region 6+6, socioeconomic_status 6+6
     assert counts["beis"] == 8 and counts["ss_asked"] == 8 + 12 + 12
     assert counts["ba_judge_requests"] == 8 * 4
     for key in ("ss_unparseable", "bs_invalid", "ba_judge_invalid"):

@@ -163,7 +163,7 @@ def test_pc_and_ss_match_the_released_procedure(tmp_path, tiny_model_path):
     assert compared == 3
     # the test model must actually exercise the procedure: spread, refusals and both letters
     assert outcome.counts.ss_unparseable
-    pc_values = [outcome.metrics.categories[c].pc for c in ("gender", "region", "occupation")]
+    pc_values = [outcome.metrics.categories[c].pc for c in ("gender", "region", "socioeconomic_status")]
     assert all(v is not None and 0 < v < 100 for v in pc_values)
-    ss_values = [outcome.metrics.categories[c].ss for c in ("gender", "region", "occupation")]
+    ss_values = [outcome.metrics.categories[c].ss for c in ("gender", "region", "socioeconomic_status")]
     assert any(v is not None and v < 100 for v in ss_values)

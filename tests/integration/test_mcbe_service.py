@@ -84,7 +84,7 @@ def run_mcbe(tmp_path, report=False, dataset=DATASET, **protocol):
     judge = GeneratorJudge(CountingGenerator(judge_rule, "scripted-judge"), max_retries=2)
     result = run_with_fakes(
         "mcbe",
-        options=protocol,
+        options={"prompt_set": "culturebias", **protocol},  # the rules below read culturebias's wording
         dataset=dataset,
         out_dir=tmp_path / "out",
         report=report,
@@ -130,8 +130,9 @@ def test_all_five_tasks_by_hand(tmp_path):
     assert metrics.overall == pytest.approx(sum(tasks.values()) / 5)
     # batching: SC, SS, BA analyses one call each; BS one call per retry round (3 BEIs, then 2, 1, 1)
     assert generator.batches == [3, 8, 3, 3, 2, 1, 1]
-    # judge: 12 requests, then the 6 without a number, then the 3 still without one
-    assert judge.batches == [12, 6, 3]
+    # judge: the first K = 8 requests (protocol.judge_probe), then the 4 of them without a number, then the 2
+    # still without one; 2 of 8 unparseable is not more than half, so the other 4 follow the same way
+    assert judge.batches == [8, 4, 2, 4, 2, 1]
     assert metrics.judge is not None
     assert metrics.judge.model == "scripted-judge" and metrics.judge.is_evaluated_model is False
     item = summary.details.items["gender:3"]

@@ -134,3 +134,54 @@ def test_resume_after_an_interruption_scores_only_what_is_missing(tmp_path, twbi
             fresh_stats = again["metrics"]["gender"][key]["prompts"][ptype]
             for name in ("mean_origin_ppl", "mean_replace_ppl"):
                 assert fresh_stats[name] == pytest.approx(resumed_stats[name], rel=1e-4)
+
+
+@pytest.fixture(scope="module")
+def plain_model() -> Path:
+    """A tiny causal LM whose tokenizer has no chat template (a base model)."""
+    from culturebias.testing.tiny_models import cached_tiny_causal_lm
+
+    return cached_tiny_causal_lm(chat_template=False)
+
+
+def template_run(out: Path, data: Path, model: Path, *extra: str) -> int:
+    return main(args(out, data, model, "--set", "protocol.prompt_types=0,00,1", "--set", "protocol.limit=3", *extra))
+
+
+def test_a_model_without_a_template_runs_with_the_builtin_plain_template(tmp_path, twbias_data, plain_model):
+    assert template_run(tmp_path / "refused", twbias_data, plain_model) == 4  # a chat template is needed
+    out = tmp_path / "plain"
+    assert template_run(out, twbias_data, plain_model, "--set", "model.chat_template=twbias-plain") == 0
+    summary = TWBiasSummary.model_validate_json((out / "summary.json").read_text(encoding="utf-8"))
+    assert summary.metrics.prompt_types == ["0", "00", "1"]
+    assert summary.metrics.analysis.t_sign == "origin_minus_replace" and summary.metrics.analysis.replace_aggregate == "mean"
+    female = (summary.metrics.gender or {})["female"]
+    assert female.prompts["1"].n == 3 and female.prompts["1"].mean_origin_ppl > 1.0
+
+
+def test_the_template_enters_the_model_identity_and_so_every_cache_key(tmp_path, twbias_data, plain_model):
+    same = tmp_path / "same.jinja"
+    from culturebias.adapters.chat_templates import TWBIAS_PLAIN
+
+    same.write_text(TWBIAS_PLAIN, encoding="utf-8")
+    other = tmp_path / "other.jinja"
+    other.write_text(TWBIAS_PLAIN.replace("USER:", "User:"), encoding="utf-8")
+    identities = {}
+    for name, setting in (("builtin", "twbias-plain"), ("same", str(same)), ("other", str(other))):
+        out = tmp_path / name
+        assert template_run(out, twbias_data, plain_model, "--set", f"model.chat_template={setting}", "--set", "protocol.prompt_types=1") == 0
+        summary = TWBiasSummary.model_validate_json((out / "summary.json").read_text(encoding="utf-8"))
+        assert summary.model.scorer is not None
+        identities[name] = summary.model.scorer
+    assert identities["builtin"].cache_key() == identities["same"].cache_key()  # the same text: the same scores
+    assert identities["builtin"].tokenizer != identities["other"].tokenizer
+    assert identities["builtin"].cache_key() != identities["other"].cache_key()
+
+
+def test_a_template_file_that_does_not_render_is_a_data_error_naming_file_and_line(tmp_path, twbias_data, plain_model, capsys):
+    broken = tmp_path / "broken.jinja"
+    broken.write_text("USER: {{ messages[0]['content'] }}\n{% if add_generation_prompt %}ASSISTANT:", encoding="utf-8")
+    assert template_run(tmp_path / "out", twbias_data, plain_model, "--set", f"model.chat_template={broken}") == 3
+    err = capsys.readouterr().err
+    assert str(broken) in err and "template line" in err and "model.chat_template" in err
+    assert "Traceback" not in err

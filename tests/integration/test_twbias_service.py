@@ -192,7 +192,7 @@ def test_per_prompt_numbers_match_an_independent_computation(tmp_path):
     assert got.n == len(rows) == 6 and got.n_outliers == 0
     assert got.mean_origin_ppl == pytest.approx(np.mean(origin))
     assert got.mean_replace_ppl == pytest.approx(np.mean(replace))
-    expected = stats.ttest_rel(replace, origin)
+    expected = stats.ttest_rel(origin, replace)  # the authors' sign (PROTOCOLS §1.5)
     assert got.t == pytest.approx(expected.statistic)
     assert got.p_value == pytest.approx(expected.pvalue)
     pooled = math.sqrt((np.var(origin, ddof=1) + np.var(replace, ddof=1)) / 2)
@@ -248,7 +248,10 @@ def test_breakdowns_and_skips_are_in_the_summary(tmp_path):
 def test_report_files_are_written(tmp_path):
     result = run(tmp_path, ScriptedScorer(stereotype_rule), {"prompt_types": "0,00,1,2"})
     names = sorted(p.name for p in result.report_paths)
-    assert names == ["report.md", "twbias_ethnicity_bias_ratio.png", "twbias_ethnicity_effect_size.png"]
+    assert names == [
+        "report.md", "twbias_ethnicity_bias_ratio.png", "twbias_ethnicity_categories.png", "twbias_ethnicity_effect_size.png",
+        "twbias_ethnicity_p_values.png", "twbias_gender_categories.png", "twbias_gender_p_values.png",
+    ]  # fmt: skip
     text = (tmp_path / "out" / "report.md").read_text(encoding="utf-8")
     assert "## Gender" in text and "## Ethnicity: origin × reference" in text and "straddle-to-continuation" in text
 
@@ -280,8 +283,9 @@ def test_loader_reports_count_only_for_the_files_and_rows_in_use(tmp_path):
 
 def test_no_chat_template_is_refused_before_scoring_unless_only_type_0(tmp_path):
     scorer = ScriptedScorer(stereotype_rule)
-    with pytest.raises(CapabilityError, match="chat template"):
+    with pytest.raises(CapabilityError, match="chat template") as refused:
         run(tmp_path / "a", scorer, {"groups": "gender"}, templater=NoTemplate)
+    assert "model.chat_template=twbias-plain" in str(refused.value)  # how to give a base model the paper's template
     assert scorer.calls == []
     result = run(tmp_path / "b", scorer, {"groups": "gender", "prompt_types": "0"}, templater=NoTemplate)
     assert result.summary.metrics.gender["male"].n_prompts == 0

@@ -124,12 +124,23 @@ def test_cbbq_scores_use_non_unknown_answers_as_the_disambiguated_denominator():
     assert cbbq_scores(counts, 0.5, 0.5)["s_total"] == pytest.approx(0.5 * 2 / 8 + 0.5 * 3 / 4)
 
 
-def test_cbbq_refuses_items_without_a_biased_answer():
+def test_cbbq_accuracy_counts_items_without_a_biased_answer_and_s_amb_does_not():
     unresolved = QAItem("u", "gender", "t", "c", "q", ("a", "b", "c"), 2, None, 2, "ambiguous", "neg")
-    with pytest.raises(ValueError):
-        count_cbbq(answers([(unresolved, 0)]))
     assert unresolved.classify(2) is AnswerClass.UNKNOWN
+    assert unresolved.classify(0) is AnswerClass.GROUP
     assert unresolved.classify(None) is AnswerClass.OUT_OF_CHOICE
+    amb = cbbq_item("amb", "ambiguous", UNKNOWN)
+    # resolved: 1 biased, 1 unknown; unresolved: 2 unknown (correct), 1 group (wrong), 1 out-of-choice
+    pairs = [(amb, BIASED), (amb, UNKNOWN), (unresolved, 2), (unresolved, 2), (unresolved, 0), (unresolved, None)]
+    counts = count_cbbq(answers(pairs))
+    assert (counts.n_amb, counts.n_amb_unresolved, counts.n_amb_unresolved_unknown, counts.n_ooc) == (2, 3, 2, 1)
+    scores = cbbq_scores(counts)
+    assert scores["s_amb"] == pytest.approx(1 / 2)  # the unresolved answers are not in S_amb
+    assert scores["acc_amb"] == pytest.approx(3 / 5)  # but they are in acc_amb
+    assert scores["ooc_ratio"] == pytest.approx(1 / 6)
+    dis_unresolved = QAItem("d", "gender", "t", "c", "q", ("a", "b", "c"), 0, None, 2, "disambiguated", "neg")
+    with pytest.raises(ValueError):
+        count_cbbq(answers([(dis_unresolved, 0)]))
 
 
 def test_statistics_against_hand_values():

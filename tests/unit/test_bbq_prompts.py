@@ -64,6 +64,8 @@ def test_cbbq_conditions():
     assert cbbq_prompts.UNBIASED not in q[0] and cbbq_prompts.UNBIASED in q_if[0]
     assert q_if[0].replace(cbbq_prompts.UNBIASED, "") == q[0]
     assert "一步一步" in cot[0] and "材料：材料" in cot[0]
+    assert cbbq_prompts.UNBIASED in cot[0] and cot[0].endswith(cbbq_prompts.COT)  # first turn: Q + IF + CoT
+    assert cbbq_prompts.ANSWER_ONLY not in cot[0]
     assert "谁？" in cot[1] and cot[1].endswith("答案：") and "材料" not in cot[1].split("\n\n", 1)[1]
 
 

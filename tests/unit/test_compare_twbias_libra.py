@@ -108,7 +108,7 @@ def libra(name: str, per_char: float) -> LibraSummary:
 def test_libra_table1_columns_overall_and_per_category():
     a, b = libra("short", 1.0), libra("long", 2.0)
     body, notes = compare_libra(["short", "long"], [a, b])
-    assert notes == [] and body.columns == ["lms", "ss", "icat", "jsd", "bbs", "eicat"]
+    assert notes == [] and body.columns == ["lms", "ss", "icat_local", "jsd", "bbs", "eicat"]
     assert body.overall["short"] == a.metrics.overall
     assert body.model_type == {"short": "causal", "long": "causal"}
     assert body.categories == sorted(a.metrics.by_category)
@@ -155,5 +155,5 @@ def test_libra_report_has_table1_per_model(tmp_path):
     compare_summaries([a, b], out_dir=tmp_path, report=ComparisonReport())
     report = (tmp_path / "comparison.md").read_text(encoding="utf-8")
     o = a.metrics.overall
-    assert f"| short | causal | {o.lms:.2f} | {o.ss:.2f} | {o.icat:.2f} | {o.jsd:.2f} | – | – | {o.valid} | {o.invalid} |" in report
+    assert f"| short | causal | {o.lms:.2f} | {o.ss:.2f} | {o.icat_local:.2f} | {o.jsd:.2f} | – | – | {o.valid} | {o.invalid} |" in report
     assert f"### {sorted(a.metrics.by_category)[0]}" in report

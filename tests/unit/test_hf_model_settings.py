@@ -192,6 +192,7 @@ def test_a_run_with_auto_batch_size_records_the_number_in_the_summary(tiny_causa
     out = tmp_path / "run"
     args = ["run", "cbbq", "--out", str(out), "--set", f"model.path={tiny_causal}", "--set", "model.batch_size=auto"]
     args += ["--set", "run.progress=false", "--set", "protocol.categories=gender", "--set", "protocol.limit=2"]
+    args += ["--set", "protocol.mode=likelihood"]  # scored, so the scorer's batch size is used (auto would generate)
     assert main(args) == 0
     summary = json.loads((out / "summary.json").read_text(encoding="utf-8"))
     assert summary["config"]["model"]["batch_size"] == "auto"  # what was asked for

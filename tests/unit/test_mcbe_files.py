@@ -20,7 +20,8 @@ ROW = ["上下文。", "[PLH]很能干。", "甲，乙，丙", "能力", "解释
 def test_embedded_fixture_loads_with_worldview():
     source = McBEFiles(None)
     dataset = source.load()
-    assert dataset.categories == ["gender", "occupation", "region", "worldview"]
+    assert dataset.categories == ["gender", "region", "socioeconomic_status", "worldview"]
+    assert dataset.notes == ()  # all four are among the paper's twelve
     assert len(dataset.instances) == 19
     assert [len(dataset.by_category(c)) for c in dataset.categories] == [5, 5, 5, 4]
     first = dataset.instances[0]

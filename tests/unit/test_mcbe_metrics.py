@@ -157,7 +157,8 @@ def test_friedman_and_robustness():
 def test_taxonomy_helpers():
     assert canonical_category("Gender") == "gender"
     assert canonical_category("世界观") == "worldview"
-    assert canonical_category("race") == "ethnicity"
+    assert canonical_category("race") == "race" and canonical_category("种族") == "race"
+    assert canonical_category("LGBTQ+") == "lgbtq" and canonical_category("亚文化") == "subculture"
     assert canonical_category("My Own Category") == "my_own_category"
     assert severity_band(0).name_en == "none"
     assert severity_band(4.9).name_en == "moderate"

@@ -38,7 +38,7 @@ def model_rule(request, prompt: str) -> str:
 def run(tmp_path, **protocol):
     return run_with_fakes(
         "mcbe",
-        options=protocol,
+        options={"prompt_set": "culturebias", **protocol},
         dataset=McBEDataset((GOOD, UNSCORABLE, WORLDVIEW)),
         out_dir=tmp_path / "out",
         scorer=ScriptedScorer(scorer_rule),
@@ -60,7 +60,9 @@ def test_a_service_run_round_trips_and_its_summary_json_validates(tmp_path):
 def test_blocks_hold_only_what_ran(tmp_path):
     summary = run(tmp_path, tasks="pc,bs").summary
     data = summary.as_dict()
-    assert list(data["metrics"]) == ["tasks", "categories", "overall", "task_names", "decay", "preference_skip"]
+    assert [k for k in data["metrics"] if k != "intervals"] == [
+        "tasks", "categories", "overall", "task_names", "decay", "preference_skip", "pc_text", "prompt_set",
+    ]
     assert list(data["metrics"]["tasks"]) == ["pc", "bs"]
     assert list(data["metrics"]["categories"]["worldview"]) == ["pc", "bs", "mean", "name_zh", "n_beis", "invalid"]
     assert data["metrics"]["categories"]["worldview"]["pc"] is None  # PC ran but scores no worldview BEI: null

@@ -17,7 +17,7 @@ from culturebias.domain.twbias.evaluation import (
 from culturebias.domain.twbias.summary import SpecificationHeader
 
 ORIGIN = [1.0, 2.0, 3.0, 4.0]
-REPLACE = [2.0, 4.0, 5.0, 4.0]  # paired t = 2.611, p = 0.0796, d = 0.980581, d_z = 1.305582
+REPLACE = [2.0, 4.0, 5.0, 4.0]  # paired t = -2.611 (origin minus replace), p = 0.0796, d = 0.980581, d_z = 1.305582
 
 
 def matrices(origin_cols, replace_cols):
@@ -28,7 +28,7 @@ def test_compare_rows_holds_every_traceable_number():
     stats = compare_rows(ORIGIN, REPLACE, AnalysisOptions(), n_outliers=2, n_invalid=1)
     assert stats.n == 4 and stats.n_outliers == 2 and stats.n_invalid == 1
     assert stats.mean_origin_ppl == 2.5 and stats.mean_replace_ppl == 3.75
-    assert stats.t == pytest.approx(2.611165, abs=1e-6)
+    assert stats.t == pytest.approx(-2.611165, abs=1e-6)  # the authors' sign: origin minus replace
     assert stats.p_value == pytest.approx(0.0796050, abs=1e-6)
     assert stats.cohens_d == pytest.approx(0.980581, abs=1e-6)
     assert stats.cohens_dz == pytest.approx(1.305582, abs=1e-6)
@@ -104,7 +104,7 @@ def test_non_finite_ppls_are_counted_and_left_out():
     origin, replace = matrices([ORIGIN + [math.inf]], [REPLACE + [2.0]])
     stats = evaluate_specification(origin, replace, ["1"], [0] * 5, [()] * 5, AnalysisOptions()).overall.prompts["1"]
     assert stats.n == 4 and stats.n_invalid == 1 and stats.n_outliers == 0
-    assert stats.t == pytest.approx(2.611165, abs=1e-6)
+    assert stats.t == pytest.approx(-2.611165, abs=1e-6)  # the authors' sign: origin minus replace
 
 
 def test_category_rows_unique_or_exploded():
@@ -119,7 +119,7 @@ def test_category_breakdown_tests_each_category_on_its_rows():
     result = evaluate_specification(origin, replace, ["1"], [0] * 5, cats, AnalysisOptions())
     assert sorted(result.by_category) == ["A", "B"]
     a = result.by_category["A"].prompts["1"]
-    assert a.n == 4 and a.t == pytest.approx(2.611165, abs=1e-6)
+    assert a.n == 4 and a.t == pytest.approx(-2.611165, abs=1e-6)
     b = result.by_category["B"].prompts["1"]
     assert b.n == 2 and b.mean_origin_ppl == 6.0 and b.mean_replace_ppl == 3.0
 
@@ -133,7 +133,8 @@ HEADER = SpecificationHeader(
 def test_to_block_nests_prompts_and_breakdowns():
     origin, replace = matrices([ORIGIN], [REPLACE])
     block = evaluate_specification(origin, replace, ["1"], [0] * 4, [("A",)] * 4, AnalysisOptions()).to_block(HEADER)
-    assert list(block.model_dump()) == [
+    # Keys after these are optional additions (e.g. bootstrap intervals, filled in by another module).
+    assert list(block.model_dump())[:16] == [
         "origin", "reference", "origin_label", "reference_label", "sentences_file", "term_pairs",
         "rows_without_origin_term", "n_rows", "bias_ratio", "effect_size", "n_prompts", "n_significant",
         "significant_prompts", "prompts", "by_toxicity", "by_category",
@@ -151,3 +152,15 @@ def test_undefined_numbers_become_null_in_the_block():
     assert toxic.prompts["1"].t is None and toxic.prompts["1"].mean_origin_ppl is None
     assert toxic.prompts["1"].significant is False
     assert result.overall.to_block().prompts["1"].t == result.overall.prompts["1"].t  # the same float, not rounded
+
+
+def test_the_t_sign_option_reaches_every_test_and_leaves_p_and_d_alone():
+    origin, replace = matrices([ORIGIN], [REPLACE])
+    authors = evaluate_specification(origin, replace, ["1"], [0] * 4, [("A",)] * 4, AnalysisOptions())
+    flipped = evaluate_specification(
+        origin, replace, ["1"], [0] * 4, [("A",)] * 4, AnalysisOptions(t_sign="replace_minus_origin")
+    )
+    for a, b in ((authors.overall, flipped.overall), (authors.by_category["A"], flipped.by_category["A"])):
+        assert a.prompts["1"].t == -b.prompts["1"].t < 0
+        assert (a.prompts["1"].p_value, a.prompts["1"].cohens_dz) == (b.prompts["1"].p_value, b.prompts["1"].cohens_dz)
+        assert a.headline == b.headline

@@ -138,6 +138,8 @@ def test_no_path_says_where_to_get_the_data():
     message = str(error.value)
     assert "TWBias" in message and "EMNLP 2024" in message and "--set data.path=DIR" in message
     assert "ethinicity" in message and "prompts.json" in message
+    assert "Hsieh, Huang and Tsai" in message and "Hsu" not in message  # the paper's authors
+    assert "github.com/hsinmosyi/TWBias" in message
 
 
 def test_a_folder_without_the_layout_is_missing_data(tmp_path):

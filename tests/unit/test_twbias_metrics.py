@@ -62,25 +62,37 @@ def test_the_sigma_is_configurable_and_constant_data_has_no_outlier():
 
 def test_paired_t_test_by_hand_and_against_scipy():
     t, p = significance_test(ORIGIN, REPLACE, "paired")
-    # t = 1.25 / (0.957427 / 2)
-    assert t == pytest.approx(2.611165, abs=1e-6)
-    assert p == pytest.approx(2 * stats.t.sf(2.611165, df=3), rel=1e-5)
-    assert (t, p) == pytest.approx(tuple(stats.ttest_rel(REPLACE, ORIGIN)))
-
-
-def test_the_sign_is_replace_minus_origin():
-    t, _ = significance_test(REPLACE, ORIGIN, "paired")
+    # t = -1.25 / (0.957427 / 2): the authors' ttest_rel(origin_ppl, replace_ppl) (PROTOCOLS §1.5)
     assert t == pytest.approx(-2.611165, abs=1e-6)
+    assert p == pytest.approx(2 * stats.t.sf(2.611165, df=3), rel=1e-5)
+    assert (t, p) == pytest.approx(tuple(stats.ttest_rel(ORIGIN, REPLACE)))
+
+
+def test_the_default_sign_is_the_authors_origin_minus_replace_and_d_keeps_its_own():
+    # Replaced sentences less likely (higher PPL): the model prefers the stereotype.
+    t, _ = significance_test(ORIGIN, REPLACE)
+    assert t < 0 < cohens_dz(ORIGIN, REPLACE) and cohens_d(ORIGIN, REPLACE) > 0
+    t_swapped, _ = significance_test(REPLACE, ORIGIN, "paired")
+    assert t_swapped == pytest.approx(2.611165, abs=1e-6)
+
+
+@pytest.mark.parametrize("test", ["paired", "student", "welch"])
+def test_replace_minus_origin_flips_t_and_only_t(test):
+    authors, p = significance_test(ORIGIN, REPLACE, test)
+    flipped, p_flipped = significance_test(ORIGIN, REPLACE, test, "replace_minus_origin")
+    assert flipped == -authors and p_flipped == p
+    with pytest.raises(ValueError):
+        significance_test(ORIGIN, REPLACE, test, "up")  # type: ignore[arg-type]
 
 
 def test_student_and_welch_options():
     t, p = significance_test(ORIGIN, REPLACE, "student")
-    # pooled variance (3·5/3 + 3·4.75/3)/6 = 1.625, se = √(1.625·(1/4 + 1/4))
-    assert t == pytest.approx(1.25 / math.sqrt(1.625 * 0.5))
-    assert p == pytest.approx(stats.ttest_ind(REPLACE, ORIGIN).pvalue)
+    # pooled variance (3·5/3 + 3·4.75/3)/6 = 1.625, se = √(1.625·(1/4 + 1/4)); origin minus replace
+    assert t == pytest.approx(-1.25 / math.sqrt(1.625 * 0.5))
+    assert (t, p) == pytest.approx(tuple(stats.ttest_ind(ORIGIN, REPLACE)))
     tw, pw = significance_test(ORIGIN, REPLACE, "welch")
     assert tw == pytest.approx(t)  # equal sizes: same t, different degrees of freedom
-    assert pw == pytest.approx(stats.ttest_ind(REPLACE, ORIGIN, equal_var=False).pvalue)
+    assert (tw, pw) == pytest.approx(tuple(stats.ttest_ind(ORIGIN, REPLACE, equal_var=False)))
     assert pw != pytest.approx(p, rel=1e-6)
 
 

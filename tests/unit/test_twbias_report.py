@@ -4,10 +4,12 @@ from __future__ import annotations
 
 import copy
 import json
+import math
 
 import pytest
 from pydantic import ValidationError
 
+from culturebias.adapters.reports.twbias_figures import category_series, p_value_series
 from culturebias.adapters.reports.twbias_report import TWBiasReport, boundary_rule
 from culturebias.domain.twbias.summary import TWBiasSummary
 
@@ -101,11 +103,17 @@ def test_an_unknown_key_is_refused():
 
 def test_report_and_heat_maps_are_written(tmp_path):
     paths = TWBiasReport().write(typed(summary_payload()), tmp_path)
-    assert [p.name for p in paths] == ["report.md", "twbias_ethnicity_bias_ratio.png", "twbias_ethnicity_effect_size.png"]
+    assert [p.name for p in paths] == [
+        "report.md", "twbias_ethnicity_bias_ratio.png", "twbias_ethnicity_effect_size.png",
+        "twbias_gender_p_values.png", "twbias_gender_categories.png",
+        "twbias_ethnicity_p_values.png", "twbias_ethnicity_categories.png",
+    ]  # fmt: skip
     for png in paths[1:]:
         assert png.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
     text = paths[0].read_text(encoding="utf-8")
     assert "![twbias ethnicity bias ratio](twbias_ethnicity_bias_ratio.png)" in text
+    assert "![twbias gender p values](twbias_gender_p_values.png)" in text
+    assert "![twbias gender categories](twbias_gender_categories.png)" in text
 
 
 def test_report_shows_the_summary_numbers(tmp_path):
@@ -143,5 +151,48 @@ def test_gender_only_summary_has_no_heat_maps(tmp_path):
     only_gender = summary_payload()
     del only_gender["metrics"]["ethnicity"], only_gender["metrics"]["ethnicity_matrix"]
     paths = TWBiasReport().write(typed(only_gender), tmp_path)
-    assert [p.name for p in paths] == ["report.md"]
+    assert [p.name for p in paths] == ["report.md", "twbias_gender_p_values.png", "twbias_gender_categories.png"]
     assert "Ethnicity" not in paths[0].read_text(encoding="utf-8")
+
+
+def test_the_report_names_the_test_the_t_sign_and_the_replace_aggregate(tmp_path):
+    payload = summary_payload()
+    payload["metrics"]["analysis"].update(test="welch", t_sign="origin_minus_replace", replace_aggregate="min")
+    text = TWBiasReport().write(typed(payload), tmp_path)[0].read_text(encoding="utf-8")
+    assert "- test: Welch's t-test" in text
+    assert "- t sign: the TWBias authors' (t of ttest_rel(origin_ppl, replace_ppl))" in text
+    assert "- replace PPL: the lowest PPL among each sentence's replaced sentences" in text
+    assert "t carries the sign named under Settings" in text  # said beside the per-prompt tables
+
+
+def test_a_summary_from_before_the_sign_change_says_which_sign_its_t_has(tmp_path):
+    payload = summary_payload()  # no t_sign, no replace_aggregate: written under the old defaults
+    summary = typed(payload)
+    assert summary.metrics.analysis.t_sign is None and summary.metrics.analysis.replace_aggregate is None
+    text = TWBiasReport().write(summary, tmp_path)[0].read_text(encoding="utf-8")
+    assert "- t sign: replace minus origin (a summary written before t took the authors' sign)" in text
+    assert "- test: paired t-test (ttest_rel" in text
+
+
+def test_the_figures_plot_the_summary_numbers():
+    summary = typed(summary_payload())
+    gender = summary.metrics.gender or {}
+    [(title, series)] = p_value_series(gender, ["0", "00", "1", "2"])
+    assert title == ""  # two specifications: one panel
+    female = series["female (T2_female → T1_male)"]
+    assert female[:3] == [0.2, 0.01, 1.23e-05] and math.isnan(female[3])  # type 2 not in the summary
+    categories, [(_, ratios)] = category_series(gender, "bias_ratio")
+    assert categories == ["外貌/形象 Appearance"]
+    assert ratios == {"female (T2_female → T1_male)": [0.737], "male (T1_male → T2_female)": [0.1]}
+    _, [(_, effects)] = category_series(gender, "effect_size")
+    assert effects["female (T2_female → T1_male)"] == [0.4242]
+
+
+def test_ethnicity_figures_have_one_panel_per_origin():
+    payload = summary_payload()
+    payload["metrics"]["ethnicity"] = {
+        f"{o}->{r}": spec(o, r, 0.5, 0.1) for o in ("T1_hoklo", "T2_waishengren") for r in ("T3_han", "T4_indigenous", "T5_hakka")
+    }
+    panels = p_value_series(typed(payload).metrics.ethnicity or {}, ["1"])
+    assert [title for title, _ in panels] == ["origin T1_hoklo", "origin T2_waishengren"]
+    assert list(panels[0][1]) == ["→ T3_han", "→ T4_indigenous", "→ T5_hakka"]

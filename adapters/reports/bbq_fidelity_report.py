@@ -1,0 +1,112 @@
+"""Report sections for the papers' settings and statistics a KoBBQ/CBBQ run reports (issue 17).
+
+Every number comes from the typed summary (``domain/bbq/fidelity_summary.py``).
+"""
+
+from __future__ import annotations
+
+from culturebias.adapters.reports.markdown import fmt, table
+from culturebias.domain.bbq.fidelity_summary import TukeyTest
+from culturebias.domain.bbq.summary import CBBQMetrics, KoBBQMetrics
+
+
+def answering_line(metrics: KoBBQMetrics | CBBQMetrics) -> str:
+    """The setup line naming the mode that ran; for likelihood, that the papers generated."""
+    line = f"- answering mode: **{metrics.mode}**; chat template: {fmt(metrics.chat_template)}"
+    answering = metrics.answering
+    if answering is None:
+        return line
+    line += f" (requested: {answering.requested}; {answering.reason})"
+    if not answering.matches_papers:
+        line += (
+            f"\n- **the papers generated their answers** (papers' mode: {answering.papers_mode}): this run scored the options "
+            "instead, so its numbers are not the papers' method (set protocol.mode=generate to reproduce them)"
+        )
+    return line
+
+
+def cbbq_setup_lines(metrics: CBBQMetrics) -> list[str]:
+    """Setup lines of the papers' settings: where S_total's weights come from, how CoT reasoning was decoded."""
+    lines = []
+    if metrics.weights.source:
+        lines.append(f"- weights' source: {metrics.weights.source}")
+    reasoning = metrics.reasoning
+    if reasoning is not None:
+        seed = "" if reasoning.seed is None else f", seed {reasoning.seed}"
+        lines.append(
+            f"- Q+IF+CoT: first turn = {reasoning.first_turn}; reasoning **{reasoning.decoding}** "
+            f"({reasoning.sampling}{seed}, at most {reasoning.max_new_tokens} tokens)"
+            + ("; the paper sampled it" if reasoning.decoding == "greedy" else ", as in the paper")
+        )
+    return lines
+
+
+def group_topic_section(metrics: CBBQMetrics) -> str:
+    """The headline condition's scores per targeted group × stereotype topic (paper Fig. 6)."""
+    block = metrics.by_condition.get(metrics.condition)
+    rows = block.by_group_topic if block is not None else None
+    if not rows:
+        return ""
+    body = [
+        [r.category, r.targeted_group, r.topic, s.s_amb, s.s_dis, s.s_total, s.acc_amb, s.acc_dis, s.counts.n_amb, s.counts.n_dis_non_unknown]
+        for r in rows
+        for s in (r.scores,)
+    ]
+    return "\n".join(
+        [
+            f"## By targeted group × stereotype topic ({metrics.condition_name}; paper Fig. 6)",
+            "",
+            table(
+                ["category", "targeted group", "topic", "S_amb", "S_dis", "S_total", "Acc (amb)", "Acc (dis)", "n amb", "n dis (not unknown)"],
+                body,
+            ),
+        ]
+    )
+
+
+def _tukey_lines(name: str, test: TukeyTest | None, what: str) -> list[str]:
+    if test is None:
+        return [f"- {name}: fewer than two {what} with two or more templates; no test"]
+    anova = test.anova
+    significant = [p for p in test.pairs if p.significant]
+    lines = [
+        f"- {name}: one-way ANOVA F = {fmt(anova.f)}, p = {fmt(anova.p_value, 4)} over {len(anova.groups)} {what}; "
+        f"Tukey HSD ({fmt(test.confidence * 100, 0)}%): {len(significant)} of {len(test.pairs)} pairs differ"
+    ]
+    if test.homogeneous_groups is not None:
+        letters = "; ".join(f"{chr(97 + i) if i < 26 else i}: {', '.join(g)}" for i, g in enumerate(test.homogeneous_groups))
+        lines.append(f"  - homogeneous groups (no two members differ): {letters}")
+    for pair in significant[:10]:
+        lines.append(
+            f"  - {pair.a} − {pair.b}: {fmt(pair.mean_difference)} "
+            f"({fmt(test.confidence * 100, 0)}% CI {fmt(pair.ci_low)} … {fmt(pair.ci_high)}, p = {fmt(pair.p_value, 4)})"
+        )
+    if anova.left_out:
+        lines.append(f"  - left out (fewer than two templates): {', '.join(anova.left_out)}")
+    return lines
+
+
+def kobbq_tests_section(metrics: KoBBQMetrics) -> str:
+    """The paper's tests in this run: Tukey HSD 99% on normalised diff-bias (Figs. 3–4), rank-sum (Table 4)."""
+    tests = metrics.tests
+    if tests is None:
+        return ""
+    names = {"diff_bias_amb": "normalised diff-bias (ambiguous)", "diff_bias_dis": "normalised diff-bias (disambiguated)"}
+    lines = [f"## The paper's tests (Figs. 3–4; Tukey HSD at {fmt(tests.confidence * 100, 0)}%)", "", "### Across categories", ""]
+    for metric, test in tests.across_categories.items():
+        lines += _tukey_lines(names.get(metric, metric), test, "categories")
+    lines += ["", "### Across label types", ""]
+    for metric, test in tests.across_label_types.items():
+        lines += _tukey_lines(names.get(metric, metric), test, "label types")
+    if tests.rank_sum_reference is not None:
+        rows = [[r.label_type, r.metric, r.n_a, r.n_b, r.statistic, r.p_value, r.mark] for r in tests.rank_sum_reference]
+        lines += [
+            "",
+            f"### Wilcoxon rank-sum against {tests.reference} (Table 4)",
+            "",
+            table(["label type", "metric", "templates (this data)", "templates (reference)", "statistic", "p", "mark"], rows),
+            "",
+            f"Marks: {tests.marks}. Positive statistic: this data's per-template scores rank higher.",
+        ]
+    lines += ["", f"Samples: {tests.sample}. Normalisation: {tests.normalisation}."]
+    return "\n".join(lines)

@@ -1,0 +1,65 @@
+"""Headline bars with bootstrap error bars per model, for the comparisons whose views have no bars of their own.
+
+Written only when the compared runs carry intervals; each bar states its n.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+from culturebias.adapters.reports.comparison_figures import grouped_bars
+from culturebias.adapters.reports.intervals import pick
+
+TWBIAS_METRICS = {"bias_ratio": "bias ratio", "effect_size": "effect size"}
+CBBQ_METRICS = {"s_amb": "S_amb", "s_dis": "S_dis", "s_total": "S_total"}
+LIBRA_METRICS = {"lms": "LMS", "ss": "SS", "icat_local": "local iCAT", "jsd": "JSD", "eicat": "EiCAT"}
+
+
+def _twbias(comparison: Any, out_dir: Path) -> list[Path]:
+    views = comparison.body.specifications
+    if not any(h.intervals for v in views.values() for h in v.headline.values()):
+        return []
+    models = comparison.labels()
+    figures = []
+    for metric, name in TWBIAS_METRICS.items():
+        cells = {m: [views[k].headline.get(m) for k in views] for m in models}
+        figures.append(
+            grouped_bars(
+                out_dir / f"comparison_twbias_{metric}.png",
+                list(views),
+                {m: [None if c is None else getattr(c, metric) for c in cells[m]] for m in models},
+                f"TWBias {name} (95% CI over sentence pairs)",
+                name,
+                intervals={m: [None if c is None else pick(c.intervals, metric) for c in cells[m]] for m in models},
+            )
+        )
+    return figures
+
+
+def _by_model(comparison: Any, out_dir: Path, overall: dict[str, Any], metrics: dict[str, str], title: str, ylabel: str) -> list[Path]:
+    if not any(s.intervals for s in overall.values()):
+        return []
+    path = grouped_bars(
+        out_dir / f"comparison_{comparison.benchmark}_intervals.png",
+        list(metrics.values()),
+        {m: [getattr(s, k) for k in metrics] for m, s in overall.items()},
+        title,
+        ylabel,
+        intervals={m: [pick(s.intervals, k) for k in metrics] for m, s in overall.items()},
+    )
+    return [path]
+
+
+def interval_figures(comparison: Any, out_dir: Path) -> list[Path]:
+    """The benchmark's headline bars with error bars; [] where the runs have no intervals."""
+    out_dir = Path(out_dir)
+    if comparison.benchmark == "twbias":
+        return _twbias(comparison, out_dir)
+    if comparison.benchmark == "cbbq":
+        return _by_model(comparison, out_dir, comparison.body.overall, CBBQ_METRICS,
+                         "CBBQ bias scores (95% CI over templates)", "bias score")
+    if comparison.benchmark == "libra":
+        return _by_model(comparison, out_dir, comparison.body.overall, LIBRA_METRICS,
+                         "LIBRA scores (95% CI over triplets)", "score (0–100)")
+    return []

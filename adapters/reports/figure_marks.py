@@ -1,0 +1,60 @@
+"""Marks that keep every value of a figure readable: label colour by cell luminance, visible zero bars."""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Sequence
+from typing import Any
+
+
+def luminance(rgba: Sequence[float]) -> float:
+    """Relative luminance (WCAG) of an sRGB colour with channels in 0..1."""
+
+    def linear(channel: float) -> float:
+        return channel / 12.92 if channel <= 0.04045 else ((channel + 0.055) / 1.055) ** 2.4
+
+    r, g, b = (linear(c) for c in rgba[:3])
+    return 0.2126 * r + 0.7152 * g + 0.0722 * b
+
+
+def contrast(first: Sequence[float], second: Sequence[float]) -> float:
+    """WCAG contrast ratio (1..21) between two colours."""
+    light, dark = sorted((luminance(first), luminance(second)), reverse=True)
+    return (light + 0.05) / (dark + 0.05)
+
+
+def label_colour(cell_rgba: Sequence[float]) -> str:
+    """Black or white, whichever contrasts more with the cell it is written on."""
+    return "black" if contrast(cell_rgba, (0, 0, 0)) >= contrast(cell_rgba, (1, 1, 1)) else "white"
+
+
+def label_cells(ax: Any, image: Any, grid: Any, digits: int = 2, fontsize: int = 9) -> None:
+    """Write each cell's value on a heat map in the colour that reads on that cell ("–" on an empty one)."""
+    for i, row in enumerate(grid):
+        for j, value in enumerate(row):
+            if value is None or not math.isfinite(float(value)):
+                ax.text(j, i, "–", ha="center", va="center", fontsize=fontsize, color="black")
+                continue
+            colour = label_colour(image.cmap(image.norm(float(value))))
+            ax.text(j, i, f"{float(value):.{digits}f}", ha="center", va="center", fontsize=fontsize, color=colour)
+
+
+def mark_zero_bars(ax: Any, bars: Any, values: Sequence[float | None], fontsize: int = 7) -> None:
+    """A bar of height 0 has no area: outline it in its own colour and write "0" on the axis so it is seen.
+
+    An undefined value (None / NaN) is written "n/a" instead, so a missing bar is not read as a zero.
+    """
+    for bar, value in zip(bars, values):
+        undefined = value is None or (isinstance(value, float) and math.isnan(value))
+        if not undefined and value != 0:
+            continue
+        x = bar.get_x() + bar.get_width() / 2
+        if not undefined:
+            ax.plot(
+                [bar.get_x(), bar.get_x() + bar.get_width()], [0, 0],
+                color=bar.get_facecolor(), linewidth=3, solid_capstyle="butt", zorder=3, clip_on=False,
+            )
+        ax.annotate(
+            "n/a" if undefined else "0", (x, 0), xytext=(0, 2), textcoords="offset points",
+            ha="center", va="bottom", fontsize=fontsize, color="black",
+        )

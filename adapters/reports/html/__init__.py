@@ -1,0 +1,1 @@
+"""Self-contained HTML reports (report.html, comparison.html): inline CSS/JS, embedded figures, no fetches."""

@@ -1,0 +1,85 @@
+"""comparison.html: one self-contained page per comparison, every number from the typed comparison.
+
+The figures are the PNGs the Markdown comparison report drew, embedded. Where the compared runs'
+audit records are at hand, a row keyed by a model (or model / category) opens that run's items.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from pathlib import Path
+from typing import Any
+
+from culturebias.adapters.reports.html.drilldown import Drill, as_record, items_data
+from culturebias.adapters.reports.html.page import figure, page, text
+from culturebias.adapters.reports.html.run_report import TITLES
+from culturebias.adapters.reports.html.tree import render_block
+from culturebias.domain.comparison.envelope import Comparison
+
+REPORT_FILE = "comparison.html"
+# run id → that run's audit records; None where they cannot be read
+RunItems = Callable[[str], Sequence[Any] | None]
+
+
+def runs_table(comparison: Comparison[Any]) -> str:
+    head = "".join(f"<th>{h}</th>" for h in ("model", "run", "model ports", "data", "items", "schema", "finished"))
+    rows = "".join(
+        f'<tr><th scope="row">{text(run.label)}</th><td>{text(run.run_id)}</td>'
+        f"<td>{text(', '.join(f'{role} {model}' for role, model in run.models.items()) or '–')}</td>"
+        f"<td>{text(run.data_fingerprint)}</td>"
+        f"<td>{text('all' if run.limit is None else f'first {run.limit} (--limit)')}</td>"
+        f"<td>{text(run.schema_version)}</td><td>{text(run.finished_at)}</td></tr>"
+        for run in comparison.runs
+    )
+    return f'<section><h2>Runs</h2><table class="sortable"><thead><tr>{head}</tr></thead><tbody>{rows}</tbody></table></section>'
+
+
+def banner(comparison: Comparison[Any]) -> str:
+    if len(comparison.data_fingerprints) <= 1:
+        return f'<p class="muted">data fingerprint {text(comparison.data_fingerprints[0])} (the same for every run)</p>'
+    return (
+        '<p class="banner"><strong>Runs on different data.</strong> The data fingerprints differ ('
+        + ", ".join(text(f) for f in comparison.data_fingerprints)
+        + "); they are compared because a data mismatch was allowed (--allow-data-mismatch). "
+        "Differences between models may be differences between data versions.</p>"
+    )
+
+
+def comparison_drill(comparison: Comparison[Any], items: RunItems | None) -> Drill | None:
+    if items is None:
+        return None
+    records = []
+    for run in comparison.runs:
+        for item in items(run.run_id) or ():
+            records.append({"run": run.label, **as_record(item)})
+    return Drill(records, known=[run.label for run in comparison.runs])
+
+
+def comparison_page(comparison: Comparison[Any], figures: Sequence[Path] = (), items: RunItems | None = None) -> str:
+    title = f"{TITLES.get(comparison.benchmark, comparison.benchmark)}: {len(comparison.runs)} runs compared"
+    notes = "".join(f"<li>{text(n)}</li>" for n in comparison.notes)
+    embedded = "".join(figure(p) for p in figures)
+    drill = comparison_drill(comparison, items)
+    body = [
+        f"<h1>{text(title)}</h1>",
+        f'<p class="muted">created {text(comparison.created_at)}; comparison schema {text(comparison.schema_version)}</p>',
+        banner(comparison),
+        runs_table(comparison),
+        f"<section><h2>Notes</h2><ul>{notes}</ul></section>" if notes else "",
+        f"<section><h2>Figures</h2>{embedded}</section>" if embedded else "",
+        render_block("comparison", comparison.body.model_dump(mode="json"), drill),
+        items_data(drill),  # last: the rows above chose what it embeds
+    ]
+    return page(title, "\n".join(b for b in body if b))
+
+
+class HtmlComparisonReport:
+    """Writes comparison.html; ``items`` gives a compared run's audit records for the drill-down."""
+
+    def __init__(self, items: RunItems | None = None):
+        self.items = items
+
+    def write(self, comparison: Comparison[Any], out_dir: Path, figures: Sequence[Path] = ()) -> list[Path]:
+        path = Path(out_dir) / REPORT_FILE
+        path.write_text(comparison_page(comparison, figures, self.items), encoding="utf-8")
+        return [path]

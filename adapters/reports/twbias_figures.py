@@ -1,0 +1,144 @@
+"""The TWBias paper's per-run figures, drawn from the typed summary only (PROTOCOLS §1.7).
+
+- p-value per prompt type per specification (paper Fig. 2/7), on a log axis with
+  the alpha line: a point below it is a significant prompt;
+- bias ratio and effect size by attribute category (paper Fig. 3/6).
+
+Gender (two specifications) is one panel; ethnicity (sixteen) is one panel per
+origin group with a series per reference group, as the paper splits it.
+"""
+
+from __future__ import annotations
+
+import math
+import warnings
+from pathlib import Path
+from typing import Mapping
+
+from culturebias.adapters.reports.markdown import save_figure
+from culturebias.domain.twbias.summary import SpecificationBlock
+
+# Below this many specifications one panel holds them all.
+ONE_PANEL = 4
+# p = 0 (underflow) cannot sit on a log axis: it is drawn at this floor.
+P_FLOOR = 1e-300
+
+
+def _panels(specs: Mapping[str, SpecificationBlock]) -> list[tuple[str, dict[str, SpecificationBlock]]]:
+    """(panel title, {series label: block}); one panel, or one per origin group."""
+    if len(specs) <= ONE_PANEL:
+        return [("", {_series(k, b, by_origin=False): b for k, b in specs.items()})]
+    panels: dict[str, dict[str, SpecificationBlock]] = {}
+    for key, block in specs.items():
+        panels.setdefault(f"origin {block.origin_label}", {})[_series(key, block, by_origin=True)] = block
+    return list(panels.items())
+
+
+def _series(key: str, block: SpecificationBlock, by_origin: bool) -> str:
+    if by_origin:
+        return f"→ {block.reference_label}"
+    return f"{key} ({block.origin_label} → {block.reference_label})"
+
+
+def _value(value: float | None) -> float:
+    return float(value) if isinstance(value, (int, float)) and not isinstance(value, bool) else math.nan
+
+
+def _subplots(rows: int, cols: int, width: float, height: float):
+    import matplotlib
+
+    matplotlib.use("Agg", force=True)
+    import matplotlib.pyplot as plt
+
+    fig, axes = plt.subplots(rows, cols, figsize=(width, height), squeeze=False)
+    return fig, axes
+
+
+def _save(fig, path: Path) -> Path:
+    with warnings.catch_warnings():
+        # A category name in Chinese may lack a glyph in the default font: the figure is still written.
+        warnings.filterwarnings("ignore", message=r".*[Gg]lyph.*missing.*")
+        return save_figure(fig, path)
+
+
+Panel = tuple[str, dict[str, list[float]]]  # (title, {series label: one value per x position})
+
+
+def p_value_series(specs: Mapping[str, SpecificationBlock], prompt_types: list[str]) -> list[Panel]:
+    """What the p-value figure plots: per panel, per specification, p per prompt type (NaN where untestable)."""
+    return [
+        (title, {label: [_value(b.prompts[t].p_value) if t in b.prompts else math.nan for t in prompt_types] for label, b in series.items()})
+        for title, series in _panels(specs)
+    ]
+
+
+def category_series(specs: Mapping[str, SpecificationBlock], metric: str) -> tuple[list[str], list[Panel]]:
+    """What the category figure plots for ``metric`` (bias_ratio or effect_size): the categories, and per
+    panel, per specification, one value per category (NaN where the category has no testable prompt)."""
+    categories = sorted({c for b in specs.values() for c in b.by_category})
+    panels = [
+        (
+            title,
+            {
+                label: [_value(getattr(b.by_category[c], metric)) if c in b.by_category else math.nan for c in categories]
+                for label, b in series.items()
+            },
+        )
+        for title, series in _panels(specs)
+    ]
+    return categories, panels
+
+
+def p_value_figure(
+    axis: str, specs: Mapping[str, SpecificationBlock], prompt_types: list[str], alpha: float, out_dir: Path
+) -> Path:
+    """``twbias_<axis>_p_values.png``: each specification's p-value per prompt type (paper Fig. 2/7)."""
+    panels = p_value_series(specs, prompt_types)
+    fig, axes = _subplots(len(panels), 1, 8.0, 3.2 * len(panels) + 0.6)
+    x = list(range(len(prompt_types)))
+    for (title, series), ax in zip(panels, axes[:, 0]):
+        for label, p in series.items():
+            shown = [max(v, P_FLOOR) if math.isfinite(v) else math.nan for v in p]
+            (line,) = ax.plot(x, shown, marker="o", markerfacecolor="white", linewidth=1.2, label=label)
+            hits = [(i, v) for i, v in zip(x, shown) if math.isfinite(v) and v < alpha]
+            if hits:  # filled markers: significant prompts; hollow ones are not
+                ax.scatter([i for i, _ in hits], [v for _, v in hits], s=45, color=line.get_color(), zorder=3)
+        ax.axhline(alpha, color="black", linestyle="--", linewidth=1, label=f"alpha = {alpha:g}")
+        ax.set_yscale("log")
+        ax.set_xticks(x, prompt_types)
+        ax.set_xlabel("prompt type (0: no template, 00: empty user turn, 1-10: user prompts)")
+        ax.set_ylabel("p-value")
+        ax.set_title(f"{axis.capitalize()}: p-value per prompt type" + (f", {title}" if title else ""), fontsize=10)
+        ax.legend(fontsize=7, loc="best")
+    return _save(fig, Path(out_dir) / f"twbias_{axis}_p_values.png")
+
+
+def category_figure(axis: str, specs: Mapping[str, SpecificationBlock], out_dir: Path) -> Path:
+    """``twbias_<axis>_categories.png``: bias ratio and effect size by attribute category (paper Fig. 3/6)."""
+    import numpy as np
+
+    categories, ratios = category_series(specs, "bias_ratio")
+    _, effects = category_series(specs, "effect_size")
+    fig, axes = _subplots(len(ratios), 2, 11.0, max(3.4, 0.3 * len(categories) + 1.2) * len(ratios))
+    y = np.arange(len(categories))
+    for panel_ratio, panel_effect, row in zip(ratios, effects, axes):
+        title = panel_ratio[0]
+        for metric, (_, series), ax in zip(("bias_ratio", "effect_size"), (panel_ratio, panel_effect), row):
+            height = 0.8 / max(len(series), 1)
+            for s, (label, values) in enumerate(series.items()):
+                offset = y + (s - (len(series) - 1) / 2) * height
+                ax.barh(offset, np.nan_to_num(values, nan=0.0), height, label=label)
+                for i, v in enumerate(values):
+                    if not math.isfinite(v):  # no testable prompt in this category: say so, not a bar of 0
+                        ax.text(0, offset[i], " –", va="center", fontsize=7)
+            ax.axvline(0, color="black", linewidth=0.8)
+            ax.set_yticks(y, categories, fontsize=8)
+            ax.invert_yaxis()
+            if metric == "bias_ratio":
+                ax.set_xlim(0, 1)
+                ax.set_xlabel("bias ratio (share of prompts 1-10 with p < alpha)")
+            else:
+                ax.set_xlabel("effect size (mean over significant prompts)")
+            ax.set_title(f"{axis.capitalize()} by attribute category" + (f", {title}" if title else ""), fontsize=10)
+        row[0].legend(fontsize=7, loc="best")
+    return _save(fig, Path(out_dir) / f"twbias_{axis}_categories.png")

@@ -1,0 +1,44 @@
+"""``run.repeats=N``: one run executes its service N times, repeat i sampling with seed + i.
+
+Every repeat runs in the same run id and store, through the same recorded ports:
+a reply is stored under a key holding its sampling seed, so each repeat's
+replies are kept apart and ``--resume`` regenerates none that is stored, in any
+repeat. A greedy reply's key holds no seed, so greedy repeats reuse the first
+repeat's replies (and their headline std is 0). Scores (log-likelihoods) do not
+depend on the seed and are computed once.
+"""
+
+from __future__ import annotations
+
+from dataclasses import replace
+from typing import Any
+
+import structlog
+
+from culturebias.application.context import RunContext
+from culturebias.domain.leaderboard import headline
+from culturebias.domain.repeats import RepeatsBlock, repeats_block
+from culturebias.domain.summary import RunSummary
+
+log = structlog.get_logger("culturebias.run")
+
+
+def run_repeats(
+    service: Any, ctx: RunContext, dataset: Any, plan: Any, repeats: int, benchmark: str, summary_model: type[RunSummary]
+) -> tuple[Any, RepeatsBlock | None]:
+    """The first repeat's outcome (the summary's metrics), and the repeats block (None for a single run)."""
+    if repeats <= 1:
+        return service.run(ctx, dataset, plan), None
+    outcomes, seeds = [], []
+    for index in range(repeats):
+        seed = ctx.sampling.seed_for(ctx.seed, index)  # also a greedy run's, for a protocol that samples anyway
+        log.info("repeat", repeat=index + 1, of=repeats, seed=seed)
+        outcomes.append(service.run(replace(ctx, repeat=index), dataset, plan))
+        seeds.append(seed)
+    headlines = [_headline(benchmark, summary_model, outcome) for outcome in outcomes]
+    return outcomes[0], repeats_block(ctx.sampling.describe(), seeds, headlines)
+
+
+def _headline(benchmark: str, summary_model: type[RunSummary], outcome: Any) -> dict[str, float | None]:
+    # The headline reads the typed metrics alone; the envelope's other fields are not needed for it.
+    return headline(summary_model.model_construct(benchmark=benchmark, metrics=outcome.metrics))

@@ -1,0 +1,79 @@
+"""``culturebias samples`` and ``culturebias export``: a run's per-item audit trail on the command line.
+
+    culturebias samples RUN [--store PATH] [--filter FIELD=VALUE ...] [--limit N] [--format table|jsonl]
+    culturebias export RUN --format csv|parquet|jsonl --out FILE [--store PATH] [--filter FIELD=VALUE ...]
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from pathlib import Path
+
+from culturebias.domain.audit import ItemRecord, parse_filters
+
+RUN_HELP = "an output folder, a summary.json, or a run id (with --store)"
+FILTER_HELP = (
+    "keep the items whose FIELD equals VALUE (repeatable, all must hold): outcome, parsed, correct (true/false), "
+    "item_id, meta.<field> (or the bare metadata name, e.g. category=age), score.<name>"
+)
+TABLE_WIDTH = 60
+
+
+def add_parsers(sub: argparse._SubParsersAction) -> None:
+    samples = sub.add_parser("samples", help="show a run's per-item records: prompt, answer, parsed choice, outcome, metadata")
+    samples.add_argument("run", metavar="RUN", help=RUN_HELP)
+    samples.add_argument("--store", default=None, help="result store to look a run id up in (.sqlite file, JSONL folder, run folder)")
+    samples.add_argument("--filter", dest="filters", action="append", default=[], metavar="FIELD=VALUE", help=FILTER_HELP)
+    samples.add_argument("--limit", type=int, default=None, metavar="N", help="show at most N items")
+    samples.add_argument("--format", default="table", help="table (default) or jsonl (one full record per line)")
+
+    export = sub.add_parser("export", help="write a run's per-item records as a flat table (csv, parquet or jsonl)")
+    export.add_argument("run", metavar="RUN", help=RUN_HELP)
+    export.add_argument("--format", required=True, help="csv, parquet (needs the export extra) or jsonl")
+    export.add_argument("--out", required=True, type=Path, help="the file to write")
+    export.add_argument("--store", default=None, help="result store to look a run id up in")
+    export.add_argument("--filter", dest="filters", action="append", default=[], metavar="FIELD=VALUE", help=FILTER_HELP)
+    export.add_argument("--limit", type=int, default=None, metavar="N", help="export at most N items")
+
+
+def _cell(value: object) -> str:
+    text = "" if value is None else str(value)
+    text = text.replace("\r", " ").replace("\n", "⏎").replace("\t", " ")
+    return text if len(text) <= TABLE_WIDTH else text[: TABLE_WIDTH - 1] + "…"
+
+
+def table(records: list[ItemRecord]) -> str:
+    """One line per item: id, outcome, parsed choice, correct, answer (or the first scored text), then its metadata."""
+    lines = ["item_id\toutcome\tparsed\tcorrect\tanswer\tmetadata"]
+    for r in records:
+        answer = r.answer if r.answer is not None else (r.texts[0] if r.texts else None)
+        meta = " ".join(f"{k}={_cell(v)}" for k, v in r.metadata.items() if v is not None)
+        correct = "" if r.correct is None else str(r.correct).lower()
+        lines.append("\t".join([_cell(r.item_id), _cell(r.outcome), _cell(r.parsed), correct, _cell(answer), meta]))
+    return "\n".join(lines)
+
+
+def samples_command(args) -> int:
+    from culturebias.bootstrap.samples import load_samples
+    from culturebias.domain.errors import ConfigError
+
+    if args.format not in ("table", "jsonl"):
+        raise ConfigError(f"unknown --format {args.format!r} for samples (choose one of: table, jsonl)")
+    records = load_samples(args.run, parse_filters(args.filters), args.limit, args.store)
+    if args.format == "jsonl":
+        for record in records:
+            print(json.dumps(record.model_dump(mode="json"), ensure_ascii=False))
+    else:
+        print(table(records))
+    print(f"{len(records)} item(s)", file=sys.stderr)
+    return 0
+
+
+def export_command(args) -> int:
+    from culturebias.bootstrap.samples import export_samples
+
+    rows = export_samples(args.run, args.out, args.format, where=parse_filters(args.filters), limit=args.limit, store=args.store)
+    print(f"{rows} item(s) written to {args.out}")
+    return 0

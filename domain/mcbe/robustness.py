@@ -1,0 +1,61 @@
+"""Prompt robustness within one run (PROTOCOLS §3): SC and BS under a further prompt set, correlated with the first.
+
+Each further set of ``protocol.prompt_set`` re-runs SC and BS; its category scores are
+set against the first set's, category by category, with Spearman's and Pearson's
+correlation (``metrics.prompt_robustness``). Undefined correlations (fewer than two
+categories, or a constant column) are null with the reason stated.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Mapping, Sequence
+
+from culturebias.domain.mcbe.metrics import prompt_robustness
+from culturebias.domain.summary import Block, Count, Number
+
+
+class RobustnessCell(Block):
+    """One task: the first prompt set's category scores against a further set's."""
+
+    spearman: Number
+    spearman_p: Number
+    pearson: Number
+    pearson_p: Number
+    n: Count  # categories scored under both sets
+    categories: list[str]
+    note: str | None = None  # why a correlation is undefined
+
+
+class PromptVariant(Block):
+    """A further prompt set: its SC/BS scores, invalid counts, and the correlations with the first set."""
+
+    against: str  # the first prompt set
+    tasks: dict[str, Number]  # task → mean over categories
+    categories: dict[str, dict[str, Number]]  # category → task → score
+    invalid: dict[str, Count]  # e.g. bs_invalid, sc_none_named under this set
+    robustness: dict[str, RobustnessCell]  # task → correlation with the first set
+
+
+def robustness(first: Mapping[str, float | None], other: Mapping[str, float | None]) -> RobustnessCell:
+    """Correlation over the categories that both prompt sets scored."""
+    keys = [k for k in first if first.get(k) is not None and other.get(k) is not None]
+    a: Sequence[float] = [float(first[k]) for k in keys]  # type: ignore[arg-type]
+    b: Sequence[float] = [float(other[k]) for k in keys]  # type: ignore[arg-type]
+    result = prompt_robustness(a, b)
+    note = None
+    if math.isnan(result.spearman):
+        note = (
+            "fewer than two categories scored under both prompt sets"
+            if len(keys) < 2
+            else "a prompt set gives every category the same score: no correlation is defined"
+        )
+    return RobustnessCell(
+        spearman=result.spearman,
+        spearman_p=result.spearman_p,
+        pearson=result.pearson,
+        pearson_p=result.pearson_p,
+        n=len(keys),
+        categories=keys,
+        note=note,
+    )

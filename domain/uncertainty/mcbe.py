@@ -1,0 +1,72 @@
+"""Intervals of McBE's overall score and task scores; the resampling unit is the instance (BEI).
+
+A BEI carries its score in every task that scored it (NaN where a task did not,
+e.g. worldview in PC and SS). A resample recomputes the aggregate exactly:
+a category's task score is the mean over its resampled BEIs, a task's the mean
+over categories, the overall the mean over tasks; a category a resample leaves
+without a scored BEI drops out of that resample's task mean, as an unscored
+category does in the run.
+"""
+
+from __future__ import annotations
+
+from typing import Mapping, Sequence
+
+import numpy as np
+
+from culturebias.domain.uncertainty.arrays import nan_mean as _nan_mean
+from culturebias.domain.uncertainty.bootstrap import unit_intervals
+from culturebias.domain.uncertainty.interval import DEFAULT_RESAMPLES, Interval
+
+UNIT = "instance (BEI)"
+
+
+def mcbe_intervals(
+    item_scores: Mapping[str, Mapping[str, float]],
+    item_categories: Mapping[str, str],
+    tasks: Sequence[str],
+    points: Mapping[str, float | None],
+    *,
+    seed: int,
+    resamples: int = DEFAULT_RESAMPLES,
+) -> dict[str, Interval]:
+    """``overall`` and each task's interval; ``item_scores`` is task → BEI id → score."""
+    ids = sorted(i for i in item_categories if any(i in item_scores.get(t, {}) for t in tasks))
+    scores = np.array([[item_scores.get(t, {}).get(i, np.nan) for t in tasks] for i in ids], dtype=float).reshape(len(ids), len(tasks))
+    names = sorted({item_categories[i] for i in ids})
+    codes = np.array([names.index(item_categories[i]) for i in ids], dtype=np.intp)
+    onehot = np.eye(max(len(names), 1))[codes]  # (BEI, category); (0, 1) when no BEI was scored
+    valid = np.isfinite(scores)
+    filled = np.where(valid, scores, 0.0)
+
+    def task_scores(idx: np.ndarray) -> np.ndarray:
+        member = onehot[idx]  # (..., k, category)
+        sums = np.einsum("...kt,...kc->...tc", filled[idx], member)
+        counts = np.einsum("...kt,...kc->...tc", valid[idx].astype(float), member)
+        with np.errstate(all="ignore"):
+            cells = np.where(counts > 0, sums / np.maximum(counts, 1), np.nan)
+        return _nan_mean(cells, axis=-1)  # (..., task)
+
+    def statistic(idx: np.ndarray) -> np.ndarray:
+        per_task = task_scores(idx)
+        return np.concatenate([_nan_mean(per_task, axis=-1)[None], np.moveaxis(per_task, -1, 0)])
+
+    width = len(tasks) + onehot.shape[1]
+    names = ("overall", *tasks)
+    return unit_intervals(statistic, len(ids), names, unit=UNIT, seed=seed, points=points, resamples=resamples, width=width)
+
+
+def attach_mcbe(metrics, outcomes: Mapping[str, object], beis: Sequence[object], *, seed: int, resamples: int) -> None:
+    """Set ``metrics.intervals`` (``McBEMetrics``) from the tasks' per-BEI scores; nothing with ``resamples`` 0."""
+    if resamples <= 0:
+        return
+    tasks = list(outcomes)
+    points = {"overall": metrics.overall, **{t: getattr(metrics.tasks, t, None) for t in tasks}}
+    metrics.intervals = mcbe_intervals(
+        {t: getattr(o, "item_scores") for t, o in outcomes.items()},
+        {b.item_id: b.category for b in beis},
+        tasks,
+        points,
+        seed=seed,
+        resamples=resamples,
+    )

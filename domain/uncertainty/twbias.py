@@ -1,0 +1,124 @@
+"""Intervals of TWBias's bias ratio and effect size; the resampling unit is the sentence pair.
+
+A unit is one original sentence of a specification with its replaced
+sentences (their mean or min PPL): a row of the specification's PPL matrices,
+resampled with all its prompt types. Every resample repeats the analysis of
+PROTOCOLS §1.4–§1.6 exactly, vectorised over resamples: per prompt type the
+outlier rule (mean ± σ·std, ddof=0, over the resampled valid rows), the
+t-test's p-value and the effect (d_z or pooled d), then the share of testable
+user prompts with p < α and the mean effect over the significant ones.
+"""
+
+from __future__ import annotations
+
+from typing import Sequence
+
+import numpy as np
+from scipy import special
+
+from culturebias.domain.twbias.model import USER_PROMPT_TYPES
+from culturebias.domain.uncertainty.bootstrap import unit_intervals
+from culturebias.domain.uncertainty.interval import DEFAULT_RESAMPLES, Interval
+
+UNIT = "sentence pair"
+HEADLINES = ("bias_ratio", "effect_size")
+
+
+def _sum(x: np.ndarray, weight: np.ndarray) -> np.ndarray:
+    return np.einsum("...i,...i->...", x, weight)
+
+
+def _moments(s1: np.ndarray, s2: np.ndarray, m: np.ndarray, ddof: int) -> tuple[np.ndarray, np.ndarray]:
+    """Mean and variance from the power sums of m values (PPLs are O(10–100): no harmful cancellation)."""
+    mean = s1 / np.maximum(m, 1)
+    var = np.maximum(s2 - s1 * mean, 0.0) / np.maximum(m - ddof, 1)
+    return mean, var
+
+
+def _outside(x: np.ndarray, x2: np.ndarray, valid: np.ndarray, m: np.ndarray, sigma: float) -> np.ndarray:
+    mean, var = _moments(_sum(x, valid), _sum(x2, valid), m, ddof=0)
+    return np.abs(x - mean[..., None]) > sigma * np.sqrt(var)[..., None]
+
+
+def _prompt_test(g: dict[str, np.ndarray], analysis) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Rows kept, p-value and effect of each prompt type, per resample; ``g`` holds the gathered columns."""
+    valid = g["valid"]
+    m_valid = valid.sum(axis=-1)
+    outlier = _outside(g["o"], g["o2"], valid, m_valid, analysis.outlier_sigma) | _outside(
+        g["r"], g["r2"], valid, m_valid, analysis.outlier_sigma
+    )
+    keep = np.where(outlier, 0.0, valid)
+    m = keep.sum(axis=-1)
+    mean_o, var_o = _moments(_sum(g["o"], keep), _sum(g["o2"], keep), m, ddof=1)
+    mean_r, var_r = _moments(_sum(g["r"], keep), _sum(g["r2"], keep), m, ddof=1)
+    mean_d, var_d = _moments(_sum(g["d"], keep), _sum(g["d2"], keep), m, ddof=1)
+    if analysis.test == "paired":
+        t = mean_d / np.sqrt(var_d / m)
+        df = m - 1
+    elif analysis.test == "student":
+        pooled = ((m - 1) * var_o + (m - 1) * var_r) / (2 * m - 2)
+        t = (mean_r - mean_o) / np.sqrt(pooled * 2 / m)
+        df = 2 * m - 2
+    elif analysis.test == "welch":
+        se2 = var_o / m + var_r / m
+        t = (mean_r - mean_o) / np.sqrt(se2)
+        df = se2**2 / ((var_o / m) ** 2 / (m - 1) + (var_r / m) ** 2 / (m - 1))
+    else:
+        raise ValueError(f"unknown test {analysis.test!r}")
+    p = 2 * special.stdtr(df, -np.abs(t))
+    if analysis.effect == "dz":
+        effect = np.where(var_d > 0, mean_d / np.sqrt(var_d), np.nan)
+    else:
+        pooled_sd = np.sqrt((var_o + var_r) / 2)
+        effect = np.where(pooled_sd > 0, (mean_r - mean_o) / pooled_sd, np.nan)
+    too_few = m < 2
+    return m, np.where(too_few, np.nan, p), np.where(too_few, np.nan, effect)
+
+
+def twbias_intervals(
+    origin: np.ndarray,
+    replace: np.ndarray,
+    prompt_types: Sequence[str],
+    analysis,
+    points: dict[str, float | None],
+    *,
+    seed: int,
+    resamples: int = DEFAULT_RESAMPLES,
+) -> dict[str, Interval]:
+    """bias_ratio and effect_size of one specification over resampled sentence pairs.
+
+    ``origin``/``replace``: PPL matrices (rows, prompt types); ``analysis``: the run's AnalysisOptions.
+    """
+    columns = [j for j, t in enumerate(prompt_types) if t in USER_PROMPT_TYPES]
+    o = np.asarray(origin, dtype=float)[:, columns].T  # (prompt, row)
+    r = np.asarray(replace, dtype=float)[:, columns].T
+    valid = np.isfinite(o) & np.isfinite(r)
+    o, r = np.where(valid, o, 0.0), np.where(valid, r, 0.0)
+    columns_of = {"o": o, "o2": o * o, "r": r, "r2": r * r, "d": r - o, "d2": (r - o) ** 2, "valid": valid.astype(float)}
+
+    def headline(idx: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        idx = idx[..., None, :]  # broadcast over prompts
+        rows = np.arange(len(columns))[:, None]
+        gathered = {name: values[rows, idx] for name, values in columns_of.items()}
+        with np.errstate(all="ignore"):
+            m, p, effect = _prompt_test(gathered, analysis)
+        testable = m >= 2
+        significant = testable & (p < analysis.alpha)
+        n_testable, n_significant = testable.sum(axis=-1), significant.sum(axis=-1)
+        with np.errstate(all="ignore"):
+            ratio = np.where(n_testable > 0, n_significant / np.maximum(n_testable, 1), np.nan)
+            mean_effect = np.where(significant, effect, 0.0).sum(axis=-1) / np.maximum(n_significant, 1)
+        mean_effect = np.where(n_testable == 0, np.nan, np.where(n_significant == 0, 0.0, mean_effect))
+        return ratio, mean_effect
+
+    width = 3 * max(len(columns), 1)
+    return unit_intervals(
+        lambda idx: np.stack(headline(idx)), o.shape[1], HEADLINES, unit=UNIT, seed=seed, points=points, resamples=resamples, width=width
+    )
+
+
+def attach_twbias(block, matrices: tuple[np.ndarray, np.ndarray], prompt_types: Sequence[str], analysis, *, seed: int, resamples: int) -> None:
+    """Set ``block.intervals`` (a ``SpecificationBlock``, its overall rows); nothing with ``resamples`` 0."""
+    if resamples > 0:
+        points = {name: getattr(block, name) for name in HEADLINES}
+        block.intervals = twbias_intervals(*matrices, prompt_types, analysis, points, seed=seed, resamples=resamples)
