@@ -81,6 +81,8 @@ class RunContext:
     # How the evaluated model decodes (model.sampling), and which of run.repeats this is (0-based).
     sampling: SamplingSettings = field(default_factory=SamplingSettings)
     repeat: int = 0
+    # The audit logs built so far, by (run id, repeat); shared by the copies repeats make of the context.
+    _item_logs: dict[tuple[str, int], StoredItemLog] = field(default_factory=dict, repr=False)
 
     def generation_params(self, max_new_tokens: int, stop: tuple[str, ...] = (), decoding: Decoding = "run") -> GenerationParams:
         """A generation request's parameters: model.sampling, sampled with seed + repeat."""
@@ -110,5 +112,9 @@ class RunContext:
         return self.ports.judge.get()
 
     def items(self) -> ItemLog:
-        """The run's per-item audit trail (stage ``items`` of the store)."""
-        return StoredItemLog(self.store, self.run_id, repeat=self.repeat)
+        """The run's per-item audit trail (stage ``items`` of the store), one per repeat: it reads what
+        is stored once, not on every call of a service that records its items prompt by prompt."""
+        key = (self.run_id, self.repeat)
+        if key not in self._item_logs:
+            self._item_logs[key] = StoredItemLog(self.store, self.run_id, repeat=self.repeat)
+        return self._item_logs[key]

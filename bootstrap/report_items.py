@@ -7,16 +7,20 @@ has them in the store given; a summary object has none at hand. A store that can
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING
 
-from culturebias.domain.audit import ITEMS_STAGE
+from culturebias.application.audit import stored_items
+from culturebias.domain.audit import ItemRecord
 from culturebias.domain.errors import ConfigError, DataError
 from culturebias.domain.summary import RunSummary
 
+if TYPE_CHECKING:  # bootstrap.comparison imports this module
+    from culturebias.bootstrap.comparison import RunRef, StoreRef
 
-def _read(store_ref: Any, run_id: str) -> list[dict[str, Any]] | None:
+
+def _read(store_ref: StoreRef, run_id: str) -> list[ItemRecord] | None:
     from culturebias.bootstrap.api import open_store
 
     try:
@@ -24,15 +28,17 @@ def _read(store_ref: Any, run_id: str) -> list[dict[str, Any]] | None:
     except (ConfigError, DataError, OSError):
         return None
     try:
-        return list(store.load_results(run_id, ITEMS_STAGE).values())
+        return stored_items(store, run_id)  # in recorded order, as the run's own report.html shows them
     finally:
         if store is not store_ref:
             store.close()
 
 
-def compared_items(runs: Sequence[Any], summaries: Sequence[RunSummary], store: Any = None):
-    """run id → the stored item records (their JSON) of that compared run, or None."""
-    where: dict[str, Any] = {}
+def compared_items(
+    runs: Sequence[RunRef], summaries: Sequence[RunSummary], store: StoreRef | None = None
+) -> Callable[[str], list[ItemRecord] | None]:
+    """run id → the stored item records of that compared run, or None."""
+    where: dict[str, StoreRef] = {}
     for run, summary in zip(runs, summaries):
         if isinstance(run, RunSummary):
             continue
@@ -42,7 +48,7 @@ def compared_items(runs: Sequence[Any], summaries: Sequence[RunSummary], store: 
         elif store is not None:
             where[summary.run_id] = store
 
-    def items(run_id: str) -> list[dict[str, Any]] | None:
+    def items(run_id: str) -> list[ItemRecord] | None:
         return _read(where[run_id], run_id) if run_id in where else None
 
     return items

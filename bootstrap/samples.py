@@ -20,14 +20,12 @@ from typing import Any
 from culturebias.application.audit import stored_items
 from culturebias.application.out_folder import JOURNAL_FILE
 from culturebias.bootstrap.api import open_store
-from culturebias.bootstrap.settings import StoreSettings
+from culturebias.bootstrap.comparison import RunRef, StoreRef
 from culturebias.domain.audit import BASE_COLUMNS, META_PREFIX, SCORE_PREFIX, ItemRecord, columns, flat_record, matches
 from culturebias.domain.errors import ConfigError, DataError
 from culturebias.domain.summary import RunSummary
 from culturebias.ports.results import ResultStore
 
-RunRef = RunSummary | str | Path
-StoreRef = StoreSettings | Mapping[str, Any] | str | Path | ResultStore
 EXPORT_FORMATS = ("csv", "parquet", "jsonl")
 FILTERABLE = ("benchmark", "item_id", "prompt", "answer", "parsed", "outcome", "correct")
 

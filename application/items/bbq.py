@@ -5,9 +5,11 @@ from __future__ import annotations
 import json
 from typing import Any, Sequence
 
+from culturebias.application.items.rendering import rendered_prompt, templater_of
 from culturebias.domain.audit import ItemRecord
 from culturebias.domain.bbq.model import Answer
 from culturebias.domain.requests import GenerationRequest, GenerationResult, LoglikelihoodResult
+from culturebias.ports.templating import ChatTemplater
 
 
 def question_id(answer: Answer) -> str:
@@ -101,15 +103,11 @@ def scored_records(
     return records
 
 
-def generation_prompts(templater: Any, requests: Sequence[GenerationRequest]) -> list[str]:
-    from culturebias.application.items.rendering import rendered_prompt
-
+def generation_prompts(templater: ChatTemplater | None, requests: Sequence[GenerationRequest]) -> list[str]:
     return [rendered_prompt(templater, r) for r in requests]
 
 
 def record_generated(ctx: Any, label: str, questions, requests, replies, answers) -> None:
-    from culturebias.application.items.rendering import templater_of
-
     log = getattr(ctx, "items", None)  # a duck-typed test context may keep no audit trail
     if log is not None:
         prompts = generation_prompts(templater_of(ctx), requests)

@@ -2,10 +2,14 @@
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING
 
 from culturebias.domain.errors import CultureBiasError
 from culturebias.domain.requests import GenerationRequest
+from culturebias.ports.templating import ChatTemplater
+
+if TYPE_CHECKING:  # the context module imports the services that import this one
+    from culturebias.application.context import RunContext
 
 
 def transcript(request: GenerationRequest) -> str:
@@ -13,7 +17,7 @@ def transcript(request: GenerationRequest) -> str:
     return "\n\n".join(f"{m.role}: {m.content}" for m in request.messages or ())
 
 
-def rendered_prompt(templater: Any, request: GenerationRequest) -> str:
+def rendered_prompt(templater: ChatTemplater | None, request: GenerationRequest) -> str:
     """The plain prompt, or the messages through the model's chat template (as the backend renders them)."""
     if request.prompt is not None:
         return request.prompt
@@ -25,7 +29,7 @@ def rendered_prompt(templater: Any, request: GenerationRequest) -> str:
     return transcript(request)
 
 
-def templater_of(ctx: Any) -> Any:
+def templater_of(ctx: RunContext) -> ChatTemplater | None:
     """The run's templater, or None when the backend has none."""
     try:
         return ctx.templater()

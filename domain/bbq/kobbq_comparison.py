@@ -99,6 +99,11 @@ def template_sample(summary: KoBBQSummary, metric: str, templates: set[str] | No
     ]
 
 
+def accuracy_of(metric: str) -> str:
+    """The accuracy that bounds a diff-bias (KoBBQ's normalisation)."""
+    return "acc_amb" if metric == "diff_bias_amb" else "acc_dis"
+
+
 def normalised(diff_bias: float | None, accuracy: float | None, metric: str) -> float | None:
     if diff_bias is None or accuracy is None:
         return None
@@ -109,7 +114,7 @@ def normalised(diff_bias: float | None, accuracy: float | None, metric: str) -> 
 
 
 def normalised_sample(summary: KoBBQSummary, metric: str, templates: set[str] | None = None) -> list[float]:
-    accuracy = "acc_amb" if metric == "diff_bias_amb" else "acc_dis"
+    accuracy = accuracy_of(metric)
     values = []
     for template, scores in summary.details.template_scores.items():
         if templates is not None and template not in templates:

@@ -22,6 +22,7 @@ from culturebias.domain.bbq.kobbq_comparison import (
     NORMALISED_METRICS,
     TESTED_METRICS,
     TUKEY_CONFIDENCE,
+    accuracy_of,
     normalised,
     rank_sum_row,
     tukey_test,
@@ -39,7 +40,7 @@ def category_of(template: str) -> str:
 
 def normalised_by(templates: Templates, metric: str, key: Mapping[str, str]) -> dict[str, list[float]]:
     """Normalised ``metric`` of each template with a key, grouped by that key (in sorted key order)."""
-    accuracy = "acc_amb" if metric == "diff_bias_amb" else "acc_dis"
+    accuracy = accuracy_of(metric)
     groups: dict[str, list[float]] = {}
     for template in sorted(templates, key=lambda t: (key.get(t, ""), t)):
         if template not in key:
