@@ -1,0 +1,1 @@
+"""LIBRA's dataset-building pipeline (PROTOCOLS §4, "Dataset construction"): its typed values."""
