@@ -2,7 +2,21 @@
 
 from __future__ import annotations
 
+from typing import Literal
+
 from pydantic import BaseModel, ConfigDict
+
+
+class GeneratorUse(BaseModel):
+    """How a step's questions to the generator went: a reply that cannot be parsed falls back and is counted."""
+
+    model_config = ConfigDict(frozen=True)
+
+    asked: int = 0  # requests sent
+    parsed: int = 0  # replies used
+    unparseable: int = 0  # replies not used (the fallback answered instead)
+    not_asked: int = 0  # items answered by the fallback after the generator was given up on
+    gave_up: bool = False  # it failed too many times in a row, so it was asked no more
 
 
 class TopicCluster(BaseModel):
@@ -14,6 +28,8 @@ class TopicCluster(BaseModel):
     summary: str  # incremental summary (LLM or extractive), for the group-mapping prompt and the report
     from_noise: bool = False  # formed when the noise points were clustered again
     group: str | None = None  # the social group the mapping step assigned, None for "no group"
+    # What decided ``group``: the generator's reply, or keyword overlap (no generator, or its reply was unusable).
+    mapped_by: Literal["llm", "keywords"] | None = None
 
 
 class TopicClusters(BaseModel):
@@ -26,6 +42,9 @@ class TopicClusters(BaseModel):
     method: str  # e.g. "umap(n_neighbors=15, seed=0) + hdbscan(min_cluster_size=5)"
     # A 2-D projection per sentence for the build report's cluster plot (None where not computed).
     coordinates: tuple[tuple[float, float], ...] | None = None
+    # The generator's use for the group mapping and for LLM summaries (None where it was not asked).
+    mapping_use: GeneratorUse | None = None
+    summary_use: GeneratorUse | None = None
 
     @property
     def noise(self) -> int:

@@ -1,0 +1,1 @@
+"""FP-growth association rules (mlxtend), for seed expansion. Needs ``culturebias[build]``."""
