@@ -40,7 +40,7 @@ def open_expander(
     """The keyword expander ``spec`` names. ``options.sources`` (when given) must be among the spec's sources;
     left unset, the spec's sources are used."""
     if spec not in EXPANDERS:
-        raise UnknownNameError(f"libra build expander {spec!r} is unknown; known: {', '.join(EXPANDERS)}")
+        raise UnknownNameError("libra build expander", spec, list(EXPANDERS))
     typed = _typed(ExpanderOptions, options, "expander")
     if not _sources_given(options):
         typed = typed.model_copy(update={"sources": list(EXPANDERS[spec])})
@@ -69,7 +69,7 @@ def open_clusterer(
     """The topic clusterer ``spec`` names; ``generator`` (optional) maps clusters to groups and, with
     ``summary=llm``, writes the summaries."""
     if spec not in CLUSTERERS:
-        raise UnknownNameError(f"libra build clusterer {spec!r} is unknown; known: {', '.join(CLUSTERERS)}")
+        raise UnknownNameError("libra build clusterer", spec, list(CLUSTERERS))
     typed = _typed(ClustererOptions, options, "clusterer")
     if typed.mapping == "llm" and generator is None:
         raise ConfigError("libra build clusterer mapping=llm needs a generator (or mapping=auto|keywords)")

@@ -166,12 +166,17 @@ class UmapHdbscanClusterer:
         return [None if r.invalid else r.text for r in results]
 
     def _batches(self, items: list, ledger: GeneratorLedger):
-        size = self.options.generator_batch_size
-        for start in range(0, len(items), size):
+        """The first batch is a probe of ``max_failures`` items, so a generator that only answers junk
+        is found out after that many requests; the rest go ``generator_batch_size`` at a time."""
+        start = 0
+        size = min(self.options.max_failures, self.options.generator_batch_size) if ledger.asked == 0 else self.options.generator_batch_size
+        while start < len(items):
             if ledger.gave_up:
                 ledger.skip(len(items) - start)
                 return
             yield items[start : start + size]
+            start += size
+            size = self.options.generator_batch_size
 
     def _llm_summaries(self, texts, ordered, summaries: dict[int, str], ledger: GeneratorLedger, seed: int) -> dict[int, str]:
         o = self.options
