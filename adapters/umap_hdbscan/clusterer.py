@@ -16,7 +16,7 @@ from typing import Mapping, Sequence
 import numpy as np
 
 from culturebias.adapters.keyword_expansion import CachedEmbeddings
-from culturebias.adapters.umap_hdbscan.reduction import UMAP_EXACT_BELOW, hdbscan_labels, umap_projections
+from culturebias.adapters.umap_hdbscan.reduction import UMAP_EXACT_BELOW, Projections, hdbscan_labels, umap_projections
 from culturebias.domain.libra_build.clustering import (
     auto_min_cluster_size,
     ctfidf_terms,
@@ -60,8 +60,9 @@ class UmapHdbscanClusterer:
             if self._asks_generator and self._generator is not None
             else "group mapping by keyword overlap"
         )
+        reduction = f"umap(n_neighbors={o.n_neighbors}, n_components={o.n_components})" if o.reduction == "umap" else "no reduction"
         return (
-            f"{self._embeddings.embedder.describe()}; umap(n_neighbors={o.n_neighbors}, n_components={o.n_components}) "
+            f"{self._embeddings.embedder.describe()}; {reduction} "
             f"+ hdbscan(min_cluster_size={size}), noise re-clustered: {o.recluster_noise}; "
             f"c-TF-IDF terms; {o.summary} summaries; {mapping}"
         )
@@ -87,15 +88,19 @@ class UmapHdbscanClusterer:
                 "no UMAP/HDBSCAN; plot on the first two principal axes"
             )
         else:
-            projection = umap_projections(
-                vectors,
-                n_neighbors=o.n_neighbors,
-                n_components=o.n_components,
-                min_dist=o.min_dist,
-                metric=o.metric,
-                seed=seed,
-                plane=o.plot_coordinates,
-            )
+            if o.reduction == "umap":
+                projection = umap_projections(
+                    vectors,
+                    n_neighbors=o.n_neighbors,
+                    n_components=o.n_components,
+                    min_dist=o.min_dist,
+                    metric=o.metric,
+                    seed=seed,
+                    plane=o.plot_coordinates,
+                )
+            else:
+                plane = np.asarray(principal_plane(vectors)) if o.plot_coordinates else None
+                projection = Projections(vectors, plane, "no reduction: hdbscan on the embeddings (euclidean)")
             size = o.min_cluster_size if o.min_cluster_size is not None else auto_min_cluster_size(n)
             labels = hdbscan_labels(projection.reduced, min_cluster_size=size, min_samples=o.min_samples)
             steps += [projection.description, f"hdbscan(min_cluster_size={size}, min_samples={o.min_samples or size})"]
@@ -112,7 +117,9 @@ class UmapHdbscanClusterer:
             if projection.plane is not None:
                 coordinates = [(float(x), float(y)) for x, y in projection.plane]
                 steps.append(
-                    "plot: umap n_components=2"
+                    "plot: first two principal axes"
+                    if o.reduction == "none"
+                    else "plot: umap n_components=2"
                     + (" on the same neighbour graph" if n >= UMAP_EXACT_BELOW else " (exact neighbours)")
                 )
             else:

@@ -46,6 +46,9 @@ class ClustererOptions(BaseModel):
 
     model_config = ConfigDict(extra="forbid", frozen=True)
 
+    # "umap": HDBSCAN on a UMAP projection (the paper's method). "none": HDBSCAN on the embeddings themselves
+    # (for low-dimensional embedders, or to take UMAP's placement of small topics out of a comparison).
+    reduction: Literal["umap", "none"] = "umap"
     # UMAP: n_neighbors is lowered to n-1 on a small corpus.
     n_neighbors: int = Field(15, ge=2)
     n_components: int = Field(5, ge=2)
