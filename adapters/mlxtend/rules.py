@@ -44,7 +44,9 @@ def mine_pair_rules(
     frequent = fpgrowth(frame, min_support=min_support, use_colnames=True, max_len=2)
     if frequent.empty or not (frequent["itemsets"].map(len) == 2).any():
         return []
-    table = association_rules(frequent, num_itemsets=n, metric="confidence", min_threshold=min_confidence)
+    table = association_rules(
+        frequent, num_itemsets=n, metric="confidence", min_threshold=min_confidence, return_metrics=["support", "confidence", "lift"]
+    )
     rules = []
     for antecedent, consequent, support, confidence, lift in zip(
         table["antecedents"], table["consequents"], table["support"], table["confidence"], table["lift"]

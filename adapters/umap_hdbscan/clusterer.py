@@ -16,7 +16,7 @@ from typing import Mapping, Sequence
 import numpy as np
 
 from culturebias.adapters.keyword_expansion import CachedEmbeddings
-from culturebias.adapters.umap_hdbscan.reduction import UMAP_EXACT_BELOW, Projections, hdbscan_labels, umap_projections
+from culturebias.adapters.umap_hdbscan.reduction import Projections, hdbscan_labels, umap_projections
 from culturebias.domain.libra_build.clustering import (
     auto_min_cluster_size,
     ctfidf_terms,
@@ -119,8 +119,7 @@ class UmapHdbscanClusterer:
                 steps.append(
                     "plot: first two principal axes"
                     if o.reduction == "none"
-                    else "plot: umap n_components=2"
-                    + (" on the same neighbour graph" if n >= UMAP_EXACT_BELOW else " (exact neighbours)")
+                    else "plot: umap n_components=2 on the same neighbour graph"
                 )
             else:
                 coordinates = None

@@ -36,7 +36,7 @@ def seed_keys_of(groups: Sequence[SeedGroup]) -> dict[str, list[str]]:
 
 def overlaps_a_seed(term: str, seeds: Sequence[str]) -> bool:
     """A term that holds a seed ("māori community") or is part of one ("young" of "young people")
-    finds nothing the seed does not already find."""
+    finds nothing the seed does not already find (whichever group's seed it is)."""
     words = term.split(" ")
     return any(contains_phrase(words, s.split(" ")) or contains_phrase(s.split(" "), words) for s in seeds)
 
@@ -55,6 +55,7 @@ def rank_by_similarity(
     found: list[ExpandedKeyword] = []
     if not terms:
         return found
+    every_seed = [s for seeds in group_seeds.values() for s in seeds]
     candidates = unit_rows(term_vectors)
     for group, seeds in group_seeds.items():
         if not seeds:
@@ -66,7 +67,7 @@ def rank_by_similarity(
         scored = [
             (rounded(best[i]), terms[i], i)
             for i in range(len(terms))
-            if best[i] >= threshold and not overlaps_a_seed(terms[i], seeds)
+            if best[i] >= threshold and not overlaps_a_seed(terms[i], every_seed)
         ]
         scored.sort(key=lambda item: (-item[0], item[1]))
         for score, _, i in scored[:top_k]:
@@ -103,14 +104,14 @@ def rules_to_keywords(
     top_k: int,
 ) -> list[ExpandedKeyword]:
     """Rules seed => term give the term to the seed's group; a term's best rule (confidence, lift, support) speaks for it."""
-    every_seed = {s for seeds in group_seeds.values() for s in seeds}
+    every_seed = sorted({s for seeds in group_seeds.values() for s in seeds})
     found: list[ExpandedKeyword] = []
     for group, seeds in group_seeds.items():
         best: dict[str, AssociationRule] = {}
         for rule in rules:
             if rule.antecedent not in seeds or rule.consequent in every_seed:
                 continue
-            if rule.confidence < min_confidence or rule.lift < min_lift or overlaps_a_seed(rule.consequent, seeds):
+            if rule.confidence < min_confidence or rule.lift < min_lift or overlaps_a_seed(rule.consequent, every_seed):
                 continue
             current = best.get(rule.consequent)
             if current is None or _rule_order(rule) < _rule_order(current):

@@ -8,7 +8,7 @@ from collections import Counter
 from dataclasses import dataclass
 from typing import Mapping, Sequence
 
-from culturebias.domain.libra_build.terms import contains_phrase, seed_key
+from culturebias.domain.libra_build.terms import seed_key, seeds_in
 from culturebias.domain.libra_build.topics import GeneratorUse
 
 MAPPING_PROMPT = (
@@ -83,9 +83,11 @@ def keyword_overlap_group(
     if not member_tokens:
         return None
     hits: Counter[str] = Counter()
-    for group, keywords in groups.items():
-        keys = [k.split(" ") for k in (seed_key(keyword) for keyword in keywords) if k]
-        hits[group] = sum(1 for words in member_tokens if any(contains_phrase(words, key) for key in keys))
+    keys = {group: [k for k in (seed_key(keyword) for keyword in keywords) if k] for group, keywords in groups.items()}
+    for words in member_tokens:
+        for group, found in keys.items():
+            if seeds_in(words, found):
+                hits[group] += 1
     order = list(groups)
     best = min(order, key=lambda g: (-hits[g], order.index(g)), default=None)
     if best is None or hits[best] == 0 or hits[best] / len(member_tokens) < min_share:

@@ -105,7 +105,13 @@ def corpus_terms(sentences: Sequence[str], *, max_ngram: int, min_count: int, ma
 
 def seeds_in(text_tokens: Sequence[str], seed_keys: Iterable[str]) -> set[str]:
     """The seed keys (case-folded, space-separated words) whose words occur contiguously in ``text_tokens``."""
-    return {seed for seed in seed_keys if contains_phrase(text_tokens, seed.split(" "))}
+    present = set(text_tokens)
+    found = set()
+    for seed in seed_keys:
+        words = seed.split(" ")
+        if all(w in present for w in words) and (len(words) == 1 or contains_phrase(text_tokens, words)):
+            found.add(seed)
+    return found
 
 
 def seed_key(keyword: str) -> str:

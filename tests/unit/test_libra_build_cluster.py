@@ -122,7 +122,7 @@ def test_umap_keeps_each_large_topic_whole_and_apart(clustered, corpus):
         assert len(labels) == 1 and labels != {-1}
     big = [next(iter(topics_of(c, corpus) - set(SMALL))) for c in clustered.clusters if topics_of(c, corpus) - set(SMALL)]
     assert sorted(big) == ["farming", "maori", "youth"]
-    assert "umap(n_neighbors=15, n_components=5" in clustered.method and "random_state=0, n_jobs=1" in clustered.method
+    assert "umap(n_neighbors=15 (exact), n_components=5" in clustered.method and "random_state=0, n_jobs=1" in clustered.method
     assert "hdbscan(min_cluster_size=35" in clustered.method and "re-clustered" in clustered.method
     assert clustered.coordinates is not None and len(clustered.coordinates) == len(sentences)
     assert all(len(point) == 2 for point in clustered.coordinates)

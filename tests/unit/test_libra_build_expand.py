@@ -187,3 +187,19 @@ def test_opening_the_components_imports_no_build_library():
     )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert out.stdout.strip() == ""
+
+
+def test_a_term_holding_any_groups_seed_is_never_an_expansion():
+    sentences = [f"Young Māori and teenagers met at the hall {w}." for w in ("north", "south", "east", "west")]
+    groups = [SeedGroup(group="young people", keywords=("teenagers",)), SeedGroup(group="Māori", keywords=("Māori",))]
+    found = open_expander("association", embedder=None, options={"min_lift": 0.0}).expand(sentences, groups)
+    keywords = {k.keyword.casefold() for k in found}
+    assert {"hall", "met"} <= keywords
+    assert not keywords & {"young māori", "māori", "teenagers"}
+
+
+@pytest.mark.parametrize("sentences", [[], ["Teenagers."], ["The the the."]])
+def test_an_empty_or_tiny_corpus_expands_to_nothing(sentences):
+    expander = open_expander(embedder=open_embedder("bag-of-words"))
+    assert expander.expand(sentences, SEEDS) == []
+    assert expander.expand(nz_sentences(), []) == []
