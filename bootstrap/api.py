@@ -130,6 +130,8 @@ def run_evaluation(
 
         container.progress.override(providers.Object(NullProgress()))
     source = container.source()
+    if settings.run.executor == "ray":
+        container.model_backend()  # cluster reached, resources checked, every replica's model loaded: before anything is stored
     if out_dir is not None:
         make_output_folder(out_dir)
     request = RunRequest(

@@ -43,6 +43,19 @@ def build_model_backend(model: ModelOptions, cache_dir: Path):
     return registry().backend(model.backend).create()(model, cache_dir)
 
 
+def build_executor_backend(settings: Settings, model: ModelOptions, cache_dir: Path):
+    """The run's model backend: loaded in this process (``run.executor=local``), or replicas on a Ray cluster."""
+    if settings.run.executor != "ray":
+        return build_model_backend(model, cache_dir)
+    from culturebias.bootstrap.registry import require_modules
+
+    require_modules("run.executor=ray", ("ray",), "ray")
+    from culturebias.adapters.ray.backend import RayBackend, RayOptions
+
+    factory = registry().backend(model.backend).create()
+    return RayBackend(factory, model, cache_dir, RayOptions(**settings.ray.model_dump()))
+
+
 def judge_model_settings(settings: Settings) -> ModelOptions | None:
     """The judge's model options, or None when the judge is the evaluated model itself.
 
@@ -112,7 +125,7 @@ class Container(containers.DeclarativeContainer):
 
     # The model backend loads lazily: only when a protocol first asks for a port.
     model_options = providers.Singleton(lambda settings: settings.model.backend_options(), settings)
-    model_backend = providers.Singleton(build_model_backend, model_options, cache_dir)
+    model_backend = providers.Singleton(build_executor_backend, settings, model_options, cache_dir)
     judge_generator = providers.Singleton(build_judge_generator, settings, model_backend, cache_dir)
 
 

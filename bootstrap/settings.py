@@ -160,6 +160,8 @@ class RunSettings(BaseModel):
     report: Literal["markdown", "none"] = "markdown"
     # The run is executed this many times, repeat i sampling with seed + i (application/repeats.py).
     repeats: int = Field(1, ge=1)
+    # Where model requests run: this process (local), or model replicas on a Ray cluster (ray.*).
+    executor: Literal["local", "ray"] = "local"
 
     @field_validator("progress", mode="before")
     @classmethod
@@ -169,6 +171,23 @@ class RunSettings(BaseModel):
         if isinstance(value, str) and value.strip().lower() in _BOOLEAN_WORDS:
             return "always" if _BOOLEAN_WORDS[value.strip().lower()] else "never"
         return value
+
+
+class RaySettings(BaseModel):
+    """``run.executor=ray``: model replicas as Ray actors, requests sharded across them (adapters/ray)."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    # ``local`` starts a cluster in this process (or uses the one already started); else an
+    # existing cluster's address: ``host:port`` of its head, ``ray://host:10001``, or ``auto``.
+    address: str = "local"
+    replicas: int = Field(1, ge=1)  # model replicas, each a Ray actor holding the configured backend
+    cpus: float = Field(1.0, ge=0)  # per replica (and per sweep pair)
+    gpus: float = Field(0.0, ge=0)  # per replica (and per sweep pair): 1 = one replica per GPU
+    batch_size: int = Field(32, ge=1)  # requests per shard sent to a replica (requests sharing a context travel together)
+    max_restarts: int = Field(1, ge=0)  # times Ray restarts a replica that died before it counts as gone
+    connect_timeout: float = Field(10.0, gt=0)  # seconds to reach ray.address
+    start_timeout: float = Field(600.0, gt=0)  # seconds for every replica to load its model
 
 
 _BOOLEAN_WORDS = {"true": True, "yes": True, "on": True, "1": True, "false": False, "no": False, "off": False, "0": False}
@@ -182,6 +201,7 @@ class Settings(BaseSettings):
     store: StoreSettings = Field(default_factory=StoreSettings)
     data: DataSettings = Field(default_factory=DataSettings)
     run: RunSettings = Field(default_factory=RunSettings)
+    ray: RaySettings = Field(default_factory=RaySettings)
     # Protocol options, validated by the chosen benchmark's own settings model.
     protocol: dict[str, Any] = Field(default_factory=dict)
 
@@ -233,7 +253,9 @@ class Settings(BaseSettings):
         from culturebias.adapters.hf.weights_fingerprint import model_weights_identity
 
         config = self.redacted()
-        identity = {k: v for k, v in config.items() if k not in {"store", "run"}}
+        # Where requests run (``ray.*``) changes no score beyond the float32 last bits that batch composition moves:
+        # a local run and a Ray run resume each other.
+        identity = {k: v for k, v in config.items() if k not in {"store", "run", "ray"}}
         identity["run"] = {"seed": config["run"]["seed"], "chunk_size": config["run"]["chunk_size"]}
         # How the openai request cache is used changes no number (it keeps valid replies only):
         # ``--resume --set model.cache=refresh`` continues the same run.

@@ -28,6 +28,7 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from culturebias.application.out_folder import write_text_atomically
 from culturebias.domain.errors import ConfigError, CultureBiasError, ResumeMismatchError
+from culturebias.bootstrap.settings import RaySettings
 from culturebias.domain.redaction import redact_text
 
 SWEEP_FILE = "sweep.json"
@@ -46,6 +47,7 @@ class SweepPlan(BaseModel):
     data: dict[str, Any] = Field(default_factory=dict)
     judge: dict[str, Any] = Field(default_factory=dict)
     run: dict[str, Any] = Field(default_factory=dict)
+    ray: RaySettings = Field(default_factory=RaySettings)  # with run.executor = "ray": each pair a Ray task
 
     def model_names(self) -> list[str]:
         names = []
@@ -71,6 +73,7 @@ class SweepPair(BaseModel):
     run_id: str | None = None
     out: str
     error: str | None = None
+    worker: str | None = None  # pid@host of the Ray task that ran the pair (run.executor=ray)
 
 
 class SweepComparison(BaseModel):
@@ -157,6 +160,11 @@ def run_sweep(
         except ConfigError as error:
             raise ConfigError(f"sweep: model {name!r}: {error}") from None
     per_pair = {(m, b): s.for_benchmark(b, names) for m, s in settings.items() for b in names}
+    on_ray = any(s.run.executor == "ray" for s in settings.values())
+    if on_ray:
+        from culturebias.bootstrap.ray_sweep import check_cluster, run_pairs_on_ray
+
+        check_cluster(sweep.ray)
     make_output_folder(out_dir)
     before = _previous(out_dir) if resume else {}
     result = SweepResult(
@@ -172,7 +180,9 @@ def run_sweep(
             pair.run_id = done.run_id  # the unfinished run --resume continues
     _save(out_dir, result)
 
-    for model in settings:
+    if on_ray:
+        run_pairs_on_ray(sweep.ray, result, per_pair, store, resume=resume, save=lambda: _save(out_dir, result))
+    for model in [] if on_ray else settings:
         shared = SharedModel()  # one model load for all its benchmarks
         for pair in (p for p in result.pairs if p.model == model and p.status != "finished"):
             pair.status, pair.error = "running", None
