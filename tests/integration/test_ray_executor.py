@@ -293,3 +293,56 @@ def test_importing_culturebias_does_not_import_ray():
         "print('ray' in sys.modules)\n"
     )
     assert subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout.strip() == "False"
+
+
+def _backend(factory, options, tmp_path, **ray_options):
+    from culturebias.adapters.ray.backend import RayBackend, RayOptions
+
+    return RayBackend(factory, options, tmp_path / "cache", RayOptions(replicas=2, batch_size=3, **ray_options))
+
+
+def test_the_pseudo_scorer_and_the_generator_shard_too_and_an_openai_backend_runs_in_replicas(tmp_path):
+    """Masked-LM pseudo-log-likelihoods and greedy replies from hf replicas, and an openai backend (a real HTTP
+    server on 127.0.0.1) held by replicas: each equals the same backend called here."""
+    from culturebias.adapters.hf.backend import create_backend as hf_backend
+    from culturebias.adapters.hf.options import HFOptions
+    from culturebias.adapters.openai.backend import create_backend as openai_backend
+    from culturebias.adapters.openai.options import OpenAIOptions
+    from culturebias.domain.requests import (
+        ChatMessage,
+        GenerationParams,
+        GenerationRequest,
+        LoglikelihoodRequest,
+        PseudoLoglikelihoodRequest,
+    )
+    from culturebias.testing.openai_server import HFTokenSource, OpenAITestServer
+    from culturebias.testing.tiny_models import cached_tiny_masked_lm
+
+    texts = ["男生收入高才會有話語權", "女生收入高才會有話語權", "The nurse said she would help.", "그 사람은 의사입니다."]
+    masked = HFOptions(backend="hf", path=str(cached_tiny_masked_lm()), kind="masked", device="cpu", batch_size=4)
+    pseudo = [PseudoLoglikelihoodRequest(t, s, e) for t in texts for s, e in ((0, len(t)), (2, 9))]
+    on_ray = _backend(hf_backend, masked, tmp_path)
+    got = on_ray.pseudo_scorer().pseudo_loglikelihood(pseudo)
+    assert on_ray.pseudo_scorer().identity == hf_backend(masked, tmp_path / "cache").pseudo_scorer().identity
+    want = hf_backend(masked, tmp_path / "cache").pseudo_scorer().pseudo_loglikelihood(pseudo)
+    assert [g.n_tokens for g in got] == [w.n_tokens for w in want]
+    assert [g.logprob for g in got] == pytest.approx([w.logprob for w in want], rel=1e-6, abs=1e-6)
+    on_ray.close()
+
+    causal = HFOptions(backend="hf", path=str(cached_tiny_causal_lm()), device="cpu", batch_size=4)
+    local = hf_backend(causal, tmp_path / "cache")
+    server = OpenAITestServer("tiny", HFTokenSource(str(cached_tiny_causal_lm())), local.generator()).start()
+    try:
+        api = OpenAIOptions(backend="openai", api_base=server.api_base, path="tiny", chat_template="none", cache="off")
+        on_ray = _backend(openai_backend, api, tmp_path)
+        requests = [LoglikelihoodRequest(c, s) for c in ("", "問題：", "hello ") for s in texts]
+        direct = openai_backend(api, tmp_path / "direct")
+        for have, expected in zip(on_ray.scorer().loglikelihood(requests), direct.scorer().loglikelihood(requests), strict=True):
+            assert (have.n_tokens, have.is_greedy) == (expected.n_tokens, expected.is_greedy)
+            assert have.logprob == pytest.approx(expected.logprob, abs=1e-6)
+        replies = [GenerationRequest.chat([ChatMessage("user", t)], GenerationParams(max_new_tokens=6)) for t in texts]
+        assert on_ray.generator().generate(replies) == local.generator().generate(replies)
+        assert len({m.pids[0] for m in on_ray.pool.members if m.pids}) == 2, "both openai replicas sent requests"
+        on_ray.close()
+    finally:
+        server.stop()
