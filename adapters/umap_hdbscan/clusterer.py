@@ -17,6 +17,7 @@ import numpy as np
 
 from culturebias.adapters.keyword_expansion import CachedEmbeddings
 from culturebias.adapters.umap_hdbscan.reduction import Projections, hdbscan_labels, umap_projections
+from culturebias.domain.errors import ConfigError
 from culturebias.domain.libra_build.clustering import (
     auto_min_cluster_size,
     ctfidf_terms,
@@ -70,8 +71,6 @@ class UmapHdbscanClusterer:
     def cluster(self, sentences: Sequence[str], groups: Mapping[str, Sequence[str]], *, seed: int = 0) -> TopicClusters:
         o = self.options
         if self.options.mapping == "llm" and self._generator is None:
-            from culturebias.domain.errors import ConfigError
-
             raise ConfigError("clusterer mapping=llm needs a generator (or mapping=auto|keywords)")
         texts = list(sentences)
         n = len(texts)
@@ -79,6 +78,51 @@ class UmapHdbscanClusterer:
             return TopicClusters(labels=(), clusters=(), method="no sentences: nothing clustered", coordinates=())
         vectors = self._embeddings.of(texts)
         steps: list[str] = [self._embeddings.embedder.describe()]
+        labels, formed, coordinates = self._labels(vectors, seed, steps)
+        clusters = members_by_cluster(labels)
+        member_terms = [[key for key, _ in sentence_terms(text, o.max_ngram)] for text in texts]
+        terms = ctfidf_terms(member_terms, clusters, o.top_terms)
+        ordered = {cid: nearest_to_centroid(vectors, members) for cid, members in clusters.items()}
+        summaries = {cid: extractive_summary(texts, ordered[cid], o.summary_sentences) for cid in clusters}
+        summary_ledger = None
+        if o.summary == "llm" and self._generator is not None:
+            summary_ledger = GeneratorLedger(o.max_failures)
+            summaries = self._llm_summaries(texts, ordered, summaries, summary_ledger, seed)
+            steps.append(f"summaries folded in by {self._generator.identity.model}, extractive where it failed")
+        else:
+            steps.append(f"extractive summaries ({o.summary_sentences} sentences nearest the centroid)")
+        group_of, mapped_by, mapping_ledger = self._map_groups(texts, clusters, terms, summaries, groups, seed)
+        steps.append(
+            f"groups by {self._generator.identity.model}, keyword overlap where its reply did not parse"
+            if mapping_ledger is not None and self._generator is not None
+            else f"groups by keyword overlap (share >= {o.min_keyword_share})"
+        )
+        if mapping_ledger is not None and mapping_ledger.gave_up:
+            steps.append(f"generator given up after {o.max_failures} unusable replies in a row")
+        return TopicClusters(
+            labels=tuple(labels),
+            clusters=tuple(
+                TopicCluster(
+                    id=cid,
+                    members=tuple(members),
+                    terms=terms[cid],
+                    summary=summaries[cid],
+                    from_noise=cid in formed,
+                    group=group_of[cid],
+                    mapped_by=mapped_by[cid],
+                )
+                for cid, members in clusters.items()
+            ),
+            method="; ".join(steps),
+            coordinates=tuple(coordinates) if coordinates is not None else None,
+            mapping_use=mapping_ledger.use() if mapping_ledger is not None else None,
+            summary_use=summary_ledger.use() if summary_ledger is not None else None,
+        )
+
+    def _labels(self, vectors: np.ndarray, seed: int, steps: list[str]):
+        """Each sentence's cluster (-1 noise), the ids formed from the noise, the plot coordinates; ``steps`` says what ran."""
+        o = self.options
+        n = vectors.shape[0]
         formed: set[int] = set()
         if n < o.min_sentences:
             labels = [0] * n
@@ -123,45 +167,7 @@ class UmapHdbscanClusterer:
                 )
             else:
                 coordinates = None
-        clusters = members_by_cluster(labels)
-        member_terms = [[key for key, _ in sentence_terms(text, o.max_ngram)] for text in texts]
-        terms = ctfidf_terms(member_terms, clusters, o.top_terms)
-        ordered = {cid: nearest_to_centroid(vectors, members) for cid, members in clusters.items()}
-        summaries = {cid: extractive_summary(texts, ordered[cid], o.summary_sentences) for cid in clusters}
-        summary_ledger = None
-        if o.summary == "llm" and self._generator is not None:
-            summary_ledger = GeneratorLedger(o.max_failures)
-            summaries = self._llm_summaries(texts, ordered, summaries, summary_ledger, seed)
-            steps.append(f"summaries folded in by {self._generator.identity.model}, extractive where it failed")
-        else:
-            steps.append(f"extractive summaries ({o.summary_sentences} sentences nearest the centroid)")
-        group_of, mapped_by, mapping_ledger = self._map_groups(texts, clusters, terms, summaries, groups, seed)
-        steps.append(
-            f"groups by {self._generator.identity.model}, keyword overlap where its reply did not parse"
-            if mapping_ledger is not None and self._generator is not None
-            else f"groups by keyword overlap (share >= {o.min_keyword_share})"
-        )
-        if mapping_ledger is not None and mapping_ledger.gave_up:
-            steps.append(f"generator given up after {o.max_failures} unusable replies in a row")
-        return TopicClusters(
-            labels=tuple(labels),
-            clusters=tuple(
-                TopicCluster(
-                    id=cid,
-                    members=tuple(members),
-                    terms=terms[cid],
-                    summary=summaries[cid],
-                    from_noise=cid in formed,
-                    group=group_of[cid],
-                    mapped_by=mapped_by[cid],
-                )
-                for cid, members in clusters.items()
-            ),
-            method="; ".join(steps),
-            coordinates=tuple(coordinates) if coordinates is not None else None,
-            mapping_use=mapping_ledger.use() if mapping_ledger is not None else None,
-            summary_use=summary_ledger.use() if summary_ledger is not None else None,
-        )
+        return labels, formed, coordinates
 
     def _ask(self, prompts: Sequence[str], max_new_tokens: int, seed: int) -> list[str | None]:
         """One reply per prompt (None where the backend marks it invalid), in batches."""
