@@ -38,8 +38,16 @@ def term_key(text: str) -> str:
 
 
 def tokens(text: str) -> list[str]:
-    """The words of ``text`` as written (letters of any script, inner apostrophes and hyphens)."""
-    return words(text)
+    """The words of ``text`` as written (letters of any script, inner apostrophes and hyphens), a possessive
+    ending dropped ("the iwi's land" holds the term "iwi")."""
+    return [_without_possessive(w) for w in words(text)]
+
+
+def _without_possessive(word: str) -> str:
+    for ending in ("'s", "’s", "'S", "’S"):
+        if word.endswith(ending) and len(word) > len(ending):
+            return word[: -len(ending)]
+    return word
 
 
 def _is_content(word_key: str) -> bool:
