@@ -73,12 +73,20 @@ class UmapHdbscanClusterer:
         if self.options.mapping == "llm" and self._generator is None:
             raise ConfigError("clusterer mapping=llm needs a generator (or mapping=auto|keywords)")
         texts = list(sentences)
-        n = len(texts)
-        if n == 0:
+        if not texts:
             return TopicClusters(labels=(), clusters=(), method="no sentences: nothing clustered", coordinates=())
-        vectors = self._embeddings.of(texts)
+        # Identical sentences are one point (UMAP would scatter copies at random), then share its cluster.
+        distinct = list(dict.fromkeys(texts))
+        position = {text: j for j, text in enumerate(distinct)}
+        copy_of = [position[text] for text in texts]
+        distinct_vectors = self._embeddings.of(distinct)
+        vectors = distinct_vectors[copy_of]
         steps: list[str] = [self._embeddings.embedder.describe()]
-        labels, formed, coordinates = self._labels(vectors, seed, steps)
+        if len(distinct) < len(texts):
+            steps.append(f"{len(texts)} sentences, {len(distinct)} distinct: copies share a point")
+        distinct_labels, formed, distinct_coordinates = self._labels(distinct_vectors, seed, steps)
+        labels = [distinct_labels[j] for j in copy_of]
+        coordinates = [distinct_coordinates[j] for j in copy_of] if distinct_coordinates is not None else None
         clusters = members_by_cluster(labels)
         member_terms = [[key for key, _ in sentence_terms(text, o.max_ngram)] for text in texts]
         terms = ctfidf_terms(member_terms, clusters, o.top_terms)
@@ -128,7 +136,7 @@ class UmapHdbscanClusterer:
             labels = [0] * n
             coordinates = principal_plane(vectors) if o.plot_coordinates else None
             steps.append(
-                f"{n} sentences (fewer than min_sentences={o.min_sentences}): one cluster of all of them, "
+                f"{n} distinct sentences (fewer than min_sentences={o.min_sentences}): one cluster of all of them, "
                 "no UMAP/HDBSCAN; plot on the first two principal axes"
             )
         else:

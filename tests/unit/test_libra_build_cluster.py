@@ -238,3 +238,12 @@ def test_a_small_corpus_runs_umap_with_fewer_neighbours(n):
     assert f"n_neighbors={n - 1}" in result.method
     assert len(result.labels) == n and len(result.coordinates) == n
     assert all(label >= -1 for label in result.labels)
+
+
+def test_identical_sentences_are_one_point_and_share_a_cluster():
+    sentences = ["The iwi met at the marae."] * 30 + ["Teenagers vaped at school."] * 20
+    result = open_clusterer(embedder=open_embedder("bag-of-words")).cluster(sentences, GROUPS)
+    assert "50 sentences, 2 distinct" in result.method and "fewer than min_sentences" in result.method
+    (cluster,) = result.clusters
+    assert cluster.members == tuple(range(50)) and result.coordinates[0] == result.coordinates[29]
+    assert cluster.summary == "The iwi met at the marae. Teenagers vaped at school."
