@@ -73,6 +73,8 @@ def open_clusterer(
     typed = _typed(ClustererOptions, options, "clusterer")
     if typed.mapping == "llm" and generator is None:
         raise ConfigError("libra build clusterer mapping=llm needs a generator (or mapping=auto|keywords)")
+    if typed.summary == "llm" and generator is None:
+        raise ConfigError("libra build clusterer summary=llm needs a generator (or summary=extractive)")
     _require(f"libra build clusterer {spec!r}", ("umap", "sklearn"))
     from culturebias.adapters.umap_hdbscan.clusterer import UmapHdbscanClusterer
 

@@ -161,6 +161,8 @@ def test_factories_return_the_ports_and_reject_unknown_names_and_bad_options():
         open_expander("embedding", embedder=None)
     with pytest.raises(ConfigError, match="mapping=llm needs a generator"):
         open_clusterer(embedder=embedder, options={"mapping": "llm"})
+    with pytest.raises(ConfigError, match="summary=llm needs a generator"):
+        open_clusterer(embedder=embedder, options={"summary": "llm"})
     typed = open_expander(embedder=embedder, options={"sources": "association", "min_lift": "2"})
     assert typed.options.sources == ["association"] and typed.options.min_lift == 2.0
 
