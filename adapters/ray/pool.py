@@ -64,7 +64,9 @@ class ReplicaPool:
         except GetTimeoutError:
             self.close()
             raise RayClusterError(
-                f"the {len(self.members)} model replicas did not start within ray.start_timeout={self.settings.start_timeout:g}s"
+                f"the {len(self.members)} model replicas did not start within ray.start_timeout={self.settings.start_timeout:g}s "
+                f"(each asks for {self.settings.cpus:g} CPUs and {self.settings.gpus:g} GPUs; free now: "
+                f"{ray.available_resources().get('CPU', 0):g} CPUs, {ray.available_resources().get('GPU', 0):g} GPUs)"
             ) from None
         except RayActorError as error:
             self.close()
