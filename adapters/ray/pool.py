@@ -16,7 +16,7 @@ from dataclasses import dataclass, field
 from typing import Any, Callable, Sequence
 
 import ray
-from ray.exceptions import GetTimeoutError, RayActorError
+from ray.exceptions import ActorUnavailableError, GetTimeoutError, RayActorError
 
 from culturebias.adapters.ray.errors import RayClusterError, ReplicasLostError
 from culturebias.adapters.ray.replica import Computed, Failure, PortInfo, Replica
@@ -112,6 +112,10 @@ class ReplicaPool:
                 member.busy -= 1
                 try:
                     computed: Computed = ray.get(ref)
+                except ActorUnavailableError:  # restarting (a death already counted) or unreachable for a moment
+                    queue.appendleft(shard)
+                    self.retried += 1
+                    continue
                 except RayActorError:
                     queue.appendleft(shard)
                     self.retried += 1

@@ -155,7 +155,8 @@ def test_twbias_and_kobbq_on_two_replicas_equal_the_local_executor(model, tmp_pa
     assert len({pid for member in pool.members for pid in member.pids} | {os.getpid()}) == 3, "each in its own process"
 
 
-def test_a_replica_killed_mid_run_is_restarted_and_nothing_is_lost_or_stored_twice(model, local_kobbq, tmp_path):
+@pytest.mark.parametrize("restarts", [1, 0], ids=["restarted-by-ray", "gone:the-other-replica-takes-over"])
+def test_a_replica_killed_mid_run_has_its_shards_retried_and_nothing_is_lost_or_stored_twice(model, local_kobbq, tmp_path, restarts):
     shared = SharedModel()
     killed: list[int] = []
 
@@ -165,13 +166,18 @@ def test_a_replica_killed_mid_run_is_restarted_and_nothing_is_lost_or_stored_twi
         os.kill(killed[0], signal.SIGKILL)
 
     store = WatchedStore(tmp_path / "results.sqlite", kill_replica_0)
-    outcome = run_evaluation("kobbq", settings(model, "ray", "ray.max_restarts=1"), store=store, shared_model=shared)
+    outcome = run_evaluation("kobbq", settings(model, "ray", f"ray.max_restarts={restarts}"), store=store, shared_model=shared)
     assert killed, "the replica was killed during the run"
     assert set(store.saved.values()) == {1}, "every result stored once"
     assert_same_scores(scores(store, outcome.run_id), local_kobbq[1])
     assert outcome.summary.metrics == local_kobbq[0].summary.metrics
-    replica_0 = shared._owner.model_backend().pool.members[0]
-    assert any(pid != killed[0] for pid in replica_0.pids), "replica 0 was restarted by Ray and computed shards again"
+    pool = shared._owner.model_backend().pool
+    replica_0, replica_1 = pool.members
+    if restarts:
+        assert any(pid != killed[0] for pid in replica_0.pids), "replica 0 was restarted by Ray and computed shards again"
+    else:
+        assert replica_0.gone and not replica_1.gone and pool.retried >= 1, "replica 0's unfinished shards went to replica 1"
+        assert all(pid == killed[0] for pid in replica_0.pids)
 
 
 def test_every_replica_gone_stops_with_a_clear_error_and_resume_rescores_nothing_stored(model, local_kobbq, tmp_path):
