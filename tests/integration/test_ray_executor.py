@@ -352,3 +352,15 @@ def test_the_pseudo_scorer_and_the_generator_shard_too_and_an_openai_backend_run
         on_ray.close()
     finally:
         server.stop()
+
+
+def test_a_sweep_on_an_unreachable_cluster_is_refused_before_it_writes_anything(tmp_path):
+    plan = {
+        "benchmarks": ["kobbq"],
+        "models": [{"name": "stereotyper", "backend": "replay", "path": str(_replay(tmp_path / "b.jsonl", "biased"))}],
+        "run": {"executor": "ray"},
+        "ray": {"address": f"127.0.0.1:{_closed_port()}", "connect_timeout": 2},
+    }
+    with pytest.raises(RayClusterError, match="cannot reach the Ray head"):
+        sweep(plan, out=tmp_path / "out")
+    assert not (tmp_path / "out").exists()
