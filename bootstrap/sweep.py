@@ -175,7 +175,7 @@ def run_sweep(
     for pair in result.pairs:
         done = before.get((pair.model, pair.benchmark))
         if done is not None and done.status == "finished" and done.run_id and _finished_in(store, done.run_id):
-            pair.status, pair.run_id = "finished", done.run_id
+            pair.status, pair.run_id, pair.worker = "finished", done.run_id, done.worker
         elif done is not None:
             pair.run_id = done.run_id  # the unfinished run --resume continues
     _save(out_dir, result)

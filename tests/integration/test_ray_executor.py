@@ -290,6 +290,14 @@ def test_a_sweep_runs_each_pair_as_a_ray_task_with_the_local_sweeps_results(tmp_
     store = SQLiteResultStore(tmp_path / "ray" / "results.sqlite")
     assert sorted(m.status for m in store.find_runs()) == ["failed", "finished", "finished"], "one store, written by the driver"
 
+    # The broken model's answers arrive: --resume runs only that pair, continuing its failed run.
+    _replay(tmp_path / "missing.jsonl", "biased")
+    resumed = sweep({**plan, "run": {"progress": "never", "executor": "ray"}}, out=tmp_path / "ray", resume=True)
+    assert [p.status for p in resumed.pairs] == ["finished"] * 3
+    assert [p.run_id for p in resumed.pairs] == [p.run_id for p in on_ray.pairs], "the failed run was resumed, not started afresh"
+    assert resumed.pair("stereotyper", "kobbq").worker == on_ray.pair("stereotyper", "kobbq").worker, "a finished pair is not run again"
+    assert sorted(m.status for m in store.find_runs()) == ["finished"] * 3
+
 
 def test_importing_culturebias_does_not_import_ray():
     import subprocess
