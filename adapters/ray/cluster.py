@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import os
 import socket
-from typing import Any
 
 from culturebias.adapters.ray.errors import RayClusterError
 
@@ -78,9 +77,3 @@ def check_resources(replicas: int, cpus: float, gpus: float, what: str = "replic
     )
     if room < replicas:
         raise RayClusterError(f"{ask}: only {room} fit ({have}); lower ray.replicas, ray.cpus or ray.gpus")
-
-
-def describe_cluster() -> dict[str, Any]:
-    import ray
-
-    return {"resources": ray.cluster_resources(), "nodes": len(ray.nodes())}
