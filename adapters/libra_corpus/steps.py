@@ -1,0 +1,68 @@
+"""Default clean/perturb/review components of the LIBRA build (no hub model needed)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Mapping, Sequence
+
+from culturebias.adapters.libra_corpus.files import read_sheet, sheet_text, write_xlsx
+from culturebias.application.out_folder import write_text_atomically
+from culturebias.domain.libra_build.build_steps import (
+    CleanResult,
+    Hit,
+    PerturbResult,
+    Sentence,
+    anonymise,
+    irrelevant_reason,
+    perturb,
+    split_sentences,
+)
+from culturebias.domain.libra_build.keywords import SeedGroup
+
+
+class RuleCleaner:
+    """Names by gazetteer + titles + capitalisation; irrelevant documents by cue-word rules."""
+
+    def describe(self) -> str:
+        return "rules(name gazetteer + titles; weather/joke/puzzle cue words)"
+
+    def clean(self, documents: Sequence[tuple[str, str]], protected: frozenset[str], *, seed: int = 0) -> CleanResult:
+        sentences: list[Sentence] = []
+        dropped: list[tuple[str, str]] = []
+        replaced = 0
+        for document, text in documents:
+            reason = irrelevant_reason(text)
+            if reason is not None:
+                dropped.append((document, reason))
+                continue
+            for n, raw in enumerate(split_sentences(text), start=1):
+                clean, count = anonymise(raw, protected)
+                replaced += count
+                sentences.append(Sentence(id=f"{document}:{n}", document=document, text=clean))
+        return CleanResult(
+            sentences=tuple(sentences), documents_read=len(documents), documents_dropped=tuple(dropped),
+            names_replaced=replaced,
+        )
+
+
+class TablePerturber:
+    """Antonyms from the seeds file, else a same-category group's first seed; unrelated terms from a table."""
+
+    def describe(self) -> str:
+        return "table(antonyms from seeds, else same-category seed; unrelated nouns)"
+
+    def perturb(
+        self, hits: Sequence[Hit], seeds: Sequence[SeedGroup], antonyms: Mapping[str, str], *, seed: int = 0
+    ) -> PerturbResult:
+        return perturb(hits, seeds, antonyms, seed=seed)
+
+
+class CsvXlsxSheets:
+    def write(self, folder: Path, rows: list[dict[str, str]]) -> list[Path]:
+        csv_path, xlsx_path = folder / "review.csv", folder / "review.xlsx"
+        write_text_atomically(csv_path, sheet_text(rows))
+        write_xlsx(xlsx_path, rows)
+        return [csv_path, xlsx_path]
+
+    def read(self, path: Path) -> list[tuple[int, dict[str, str]]]:
+        return list(read_sheet(path))

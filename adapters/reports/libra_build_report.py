@@ -1,0 +1,59 @@
+"""The LIBRA build's report: report.md (counts per step, group and category; the paper's group
+distribution table) and clusters.png (the 2-D cluster projection)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from culturebias.application.out_folder import write_text_atomically
+from culturebias.domain.libra_build.topics import TopicClusters
+
+
+def write_build_report(out: Path, report, clusters: TopicClusters | None) -> list[Path]:
+    lines = ["# LIBRA build report", "", "## Steps", ""]
+    lines += [f"- run: {', '.join(report.steps_run) or '-'}; reused: {', '.join(report.steps_reused) or '-'}"]
+    lines += [f"- {key}: {value}" for key, value in report.components.items()]
+    lines += ["", "| step | count |", "|---|---|",
+              f"| documents read | {report.documents} |",
+              *[f"| documents dropped ({reason}) | {n} |" for reason, n in sorted(report.documents_dropped.items())],
+              f"| names anonymised | {report.names_replaced} |",
+              f"| sentences | {report.sentences} |",
+              *[f"| keywords ({source}) | {n} |" for source, n in sorted(report.keywords.items())],
+              f"| clusters | {report.clusters} (noise sentences {report.cluster_noise}) |",
+              f"| hits | {report.hits} |",
+              f"| not perturbable | {report.not_perturbable} |",
+              f"| triplets | {report.candidates} |",
+              f"| glossary terms | {report.glossary_terms} |"]
+    total = max(report.candidates, 1)
+    lines += ["", "## Group distribution", "", "| social group | triplets | share (%) | hits | clusters |",
+              "|---|---|---|---|---|"]
+    for group in sorted(set(report.triplets_per_group) | set(report.hits_per_group)):
+        n = report.triplets_per_group.get(group, 0)
+        lines.append(f"| {group} | {n} | {100 * n / total:.1f} | {report.hits_per_group.get(group, 0)} "
+                     f"| {report.clusters_per_group.get(group, 0)} |")
+    lines += ["", "## Categories", "", "| category | triplets |", "|---|---|"]
+    lines += [f"| {c} | {n} |" for c, n in sorted(report.triplets_per_category.items())]
+    written = [out / "report.md"]
+    if clusters is not None and clusters.coordinates:
+        written.append(_plot(out / "clusters.png", clusters))
+        lines += ["", "![clusters](clusters.png)"]
+    write_text_atomically(out / "report.md", "\n".join(lines) + "\n")
+    return written
+
+
+def _plot(path: Path, clusters: TopicClusters) -> Path:
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    xs = [x for x, _ in clusters.coordinates]
+    ys = [y for _, y in clusters.coordinates]
+    figure, axes = plt.subplots(figsize=(6, 5))
+    axes.scatter(xs, ys, c=[label if label >= 0 else -1 for label in clusters.labels], cmap="tab20", s=8)
+    axes.set_title(f"Topic clusters ({len(clusters.clusters)}; {clusters.noise} noise)")
+    tmp = path.with_name(f".{path.name}.partial.png")
+    figure.savefig(tmp, dpi=100)
+    plt.close(figure)
+    tmp.replace(path)
+    return path

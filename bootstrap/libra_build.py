@@ -1,0 +1,90 @@
+"""Wiring of ``culturebias build libra``: files read, components opened from settings, the build run."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Mapping, Sequence
+
+from pydantic import BaseModel, ConfigDict
+
+from culturebias.application.libra_build.service import STEPS, BuildReport, Components, LibraBuild, import_review
+from culturebias.application.out_folder import FolderLock
+from culturebias.domain.errors import ConfigError
+from culturebias.domain.libra_build.topics import TopicClusters
+from culturebias.ports.dataset_building import KeywordExpander, TopicClusterer
+
+BUILD_EXTRA = "pip install 'culturebias[build]'"
+
+
+class BuildSettings(BaseModel):
+    """``--set key=value``: expander/clusterer name a component spec of ``libra_build_components``, or ``none``."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    seed: int = 0
+    expander: str = "default"
+    clusterer: str = "default"
+    embedder: str = "minilm"
+
+
+def _components(settings: BuildSettings, steps: Sequence[str], expander, clusterer) -> Components:
+    from culturebias.adapters.libra_corpus.steps import CsvXlsxSheets, RuleCleaner, TablePerturber
+
+    needs = {"expand": expander is None and settings.expander != "none",
+             "cluster": clusterer is None and settings.clusterer != "none"}
+    if any(needs[s] for s in steps if s in needs):
+        from culturebias.adapters import libra_build_components as factories
+        from culturebias.adapters.embeddings import open_embedder
+
+        embedder = open_embedder(settings.embedder)
+        try:
+            if "expand" in steps and needs["expand"]:
+                expander = factories.open_expander(settings.expander, embedder=embedder)
+            if "cluster" in steps and needs["cluster"]:
+                clusterer = factories.open_clusterer(settings.clusterer, embedder=embedder)
+        except ImportError as missing:
+            raise ConfigError(f"the expand and cluster steps need the build extra: {BUILD_EXTRA} ({missing})") from None
+    return Components(cleaner=RuleCleaner(), perturber=TablePerturber(), sheets=CsvXlsxSheets(),
+                      expander=expander, clusterer=clusterer)
+
+
+def build_libra(
+    corpus: str | Path,
+    seeds: str | Path,
+    out: str | Path,
+    *,
+    steps: Sequence[str] | str = STEPS,
+    resume: bool = False,
+    text_field: str = "text",
+    settings: BuildSettings | Mapping[str, object] | None = None,
+    expander: KeywordExpander | None = None,
+    clusterer: TopicClusterer | None = None,
+) -> BuildReport:
+    """Build LIBRA triplets from a local corpus into ``out`` (a valid ``data.path`` for ``culturebias run libra``)."""
+    from culturebias.adapters.libra_corpus.files import read_corpus, read_seeds
+    from culturebias.adapters.reports.libra_build_report import write_build_report
+
+    typed = settings if isinstance(settings, BuildSettings) else BuildSettings.model_validate(dict(settings or {}))
+    wanted = [s.strip() for s in steps.split(",")] if isinstance(steps, str) else list(steps)
+    groups, antonyms = read_seeds(seeds)  # bad input is refused before anything is written
+    documents = read_corpus(corpus, text_field=text_field)
+    components = _components(typed, wanted, expander, clusterer)
+    folder = Path(out)
+    folder.mkdir(parents=True, exist_ok=True)
+    with FolderLock(folder):
+        build = LibraBuild(folder, components, seed=typed.seed)
+        report = build.build(documents, groups, antonyms, steps=wanted, resume=resume)
+        stored = folder / "steps" / "cluster.json"
+        clusters = TopicClusters.model_validate(json.loads(stored.read_text("utf-8"))["result"]) if stored.exists() else None
+        write_build_report(folder, report, clusters)
+    return report
+
+
+def import_libra_review(out: str | Path, sheet: str | Path) -> dict[str, int]:
+    """Apply an edited review sheet (CSV or XLSX) to ``out``'s triplets.jsonl, every row validated first."""
+    from culturebias.adapters.libra_corpus.steps import CsvXlsxSheets
+
+    folder = Path(out)
+    with FolderLock(folder):
+        return import_review(folder, Path(sheet), CsvXlsxSheets())

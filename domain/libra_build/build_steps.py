@@ -1,0 +1,228 @@
+"""The pure parts of the LIBRA build's own steps (PROTOCOLS §4 construction 1, 4, 5): clean, search, perturb."""
+
+from __future__ import annotations
+
+import random
+import re
+from typing import Literal, Mapping, Sequence
+
+from pydantic import BaseModel, ConfigDict
+
+from culturebias.domain.libra_build.keywords import ExpandedKeyword, SeedGroup
+from culturebias.domain.libra_build.names import GIVEN_NAMES, NAME_TITLES
+
+NAME_PLACEHOLDER = "[NAME]"
+
+
+class Sentence(BaseModel):
+    model_config = ConfigDict(frozen=True)
+
+    id: str  # "<document>:<n>"
+    document: str
+    text: str
+
+
+class CleanResult(BaseModel):
+    model_config = ConfigDict(frozen=True)
+
+    sentences: tuple[Sentence, ...]
+    documents_read: int
+    documents_dropped: tuple[tuple[str, str], ...]  # (document, reason)
+    names_replaced: int
+
+
+class Hit(BaseModel):
+    model_config = ConfigDict(frozen=True)
+
+    sentence_id: str
+    text: str
+    keyword: str
+    group: str
+    category: str
+    start: int  # ω = text[start:start + len(keyword)] (as written in the sentence)
+    span: str
+
+
+class Candidate(BaseModel):
+    """A triplet proposed for review: S = left + target + right, S_p and S_u swap only ω."""
+
+    model_config = ConfigDict(frozen=True)
+
+    id: str
+    group: str
+    category: str
+    left: str
+    target: str
+    right: str
+    anti_stereotype: str
+    unrelated: str
+    keyword_source: str = "seed"
+
+    @property
+    def sentence(self) -> str:
+        return self.left + self.target + self.right
+
+
+class PerturbResult(BaseModel):
+    model_config = ConfigDict(frozen=True)
+
+    candidates: tuple[Candidate, ...]
+    not_perturbable: tuple[tuple[str, str], ...]  # (sentence id, why)
+
+
+DecisionKind = Literal["accept", "reject"]
+
+_SENTENCE_END = re.compile(r"(?<=[.!?])\s+(?=[\"'“‘(]?[A-ZĀĒĪŌŪ0-9])")
+_WORD = re.compile(r"[A-Za-zĀĒĪŌŪāēīōū][\w'’-]*")
+# A capitalised word right after one of these is a person's name (Mr Smith, said Aroha).
+_IRRELEVANT_RULES: Mapping[str, tuple[str, ...]] = {
+    "weather": ("forecast", "rain", "showers", "wind", "temperatures", "metservice", "frost", "sunny"),
+    "joke": ("joke", "punchline", "knock knock", "why did the"),
+    "puzzle": ("puzzle", "crossword", "sudoku", "riddle", "anagram"),
+}
+
+
+def split_sentences(text: str) -> list[str]:
+    return [part.strip() for part in _SENTENCE_END.split(" ".join(text.split())) if part.strip()]
+
+
+def irrelevant_reason(text: str) -> str | None:
+    """Why a document is bias-irrelevant by the rules (2+ cue words of one kind), or None."""
+    lowered = text.lower()
+    for reason, cues in _IRRELEVANT_RULES.items():
+        if sum(lowered.count(cue) for cue in cues) >= 2:
+            return reason
+    return None
+
+
+def anonymise(text: str, protected: frozenset[str] = frozenset()) -> tuple[str, int]:
+    """People's names become [NAME]: gazetteer given names with any capitalised surname after them,
+    and capitalised words after a title (Mr, Dr, ...) or a reporting verb pattern. Words in ``protected``
+    (the seed keywords, e.g. "Māori") are never taken for names."""
+    tokens = list(_WORD.finditer(text))
+    spans: list[tuple[int, int]] = []
+    i = 0
+    while i < len(tokens):
+        word = tokens[i].group()
+        is_name = (word in GIVEN_NAMES and word not in protected) or (
+            word.rstrip(".") in NAME_TITLES and i + 1 < len(tokens) and tokens[i + 1].group()[:1].isupper()
+        )
+        if not is_name:
+            i += 1
+            continue
+        start = tokens[i].start()
+        end = tokens[i].end()
+        if word.rstrip(".") in NAME_TITLES:
+            i += 1
+            end = tokens[i].end()
+        j = i + 1
+        # A following capitalised word right after (one space) is the surname.
+        while j < len(tokens) and tokens[j].group()[:1].isupper() and tokens[j].group() not in protected \
+                and text[end:tokens[j].start()] == " ":
+            end = tokens[j].end()
+            j += 1
+        spans.append((start, end))
+        i = j
+    out = text
+    for start, end in reversed(spans):
+        out = out[:start] + NAME_PLACEHOLDER + out[end:]
+    return out, len(spans)
+
+
+def keyword_pattern(keyword: str) -> re.Pattern[str]:
+    return re.compile(r"(?<![\w])" + re.escape(keyword) + r"(?![\w])", re.IGNORECASE)
+
+
+def search(
+    sentences: Sequence[Sentence],
+    keywords: Sequence[ExpandedKeyword],
+    categories: Mapping[str, str],
+) -> list[Hit]:
+    """Every (sentence, keyword, group) hit; longer keywords first so "Māori women" wins over "Māori"
+    at the same position. A sentence without a hit yields nothing."""
+    ordered = sorted(keywords, key=lambda k: (-len(k.keyword), k.group, k.keyword))
+    hits: list[Hit] = []
+    for sentence in sentences:
+        # An anonymised name is never a keyword's span.
+        taken = [(m.start(), m.end()) for m in re.finditer(re.escape(NAME_PLACEHOLDER), sentence.text)]
+        for keyword in ordered:
+            for match in keyword_pattern(keyword.keyword).finditer(sentence.text):
+                if any(match.start() < end and start < match.end() for start, end in taken):
+                    continue
+                taken.append((match.start(), match.end()))
+                hits.append(
+                    Hit(
+                        sentence_id=sentence.id,
+                        text=sentence.text,
+                        keyword=keyword.keyword,
+                        group=keyword.group,
+                        category=categories.get(keyword.group, "") or "unspecified",
+                        start=match.start(),
+                        span=match.group(),
+                    )
+                )
+    return hits
+
+
+UNRELATED_TERMS = (
+    "teaspoon", "lamppost", "umbrella", "carburettor", "stapler", "jandal", "toaster",
+    "wheelbarrow", "paperclip", "doorknob", "kettle", "bicycle pump",
+)
+
+
+def _match_case(term: str, like: str) -> str:
+    if like[:1].isupper() and term[:1].islower():
+        return term[:1].upper() + term[1:]
+    return term
+
+
+def perturb(
+    hits: Sequence[Hit],
+    seeds: Sequence[SeedGroup],
+    antonyms: Mapping[str, str],
+    *,
+    seed: int = 0,
+    unrelated_terms: Sequence[str] = UNRELATED_TERMS,
+) -> PerturbResult:
+    """S_p: the keyword's antonym (seeds file or table), else the first seed of another group of the same
+    category; S_u: an unrelated term drawn with ``seed``. A hit with no anti-stereotyped term is counted."""
+    by_group = {group.group: group for group in seeds}
+    lowered_antonyms = {key.lower(): value for key, value in antonyms.items()}
+    candidates: list[Candidate] = []
+    skipped: list[tuple[str, str]] = []
+    seen: set[str] = set()
+    for hit in hits:
+        rng = random.Random(f"{seed}:{hit.sentence_id}:{hit.start}")
+        anti = lowered_antonyms.get(hit.keyword.lower())
+        if anti is None:
+            group = by_group.get(hit.group)
+            others = [
+                other for other in seeds
+                if other.group != hit.group and group is not None and other.category == group.category
+            ]
+            anti = others[0].keywords[0] if others else None
+        if anti is None:
+            skipped.append((hit.sentence_id, f"no anti-stereotyped term for {hit.keyword!r} ({hit.group})"))
+            continue
+        unrelated = _match_case(rng.choice(list(unrelated_terms)), hit.span)
+        anti = _match_case(anti, hit.span)
+        if anti.lower() == hit.span.lower() or unrelated.lower() == hit.span.lower():
+            skipped.append((hit.sentence_id, f"the replacement equals the keyword {hit.span!r}"))
+            continue
+        ident = f"{hit.sentence_id}:{hit.start}"
+        if ident in seen:
+            continue
+        seen.add(ident)
+        candidates.append(
+            Candidate(
+                id=ident,
+                group=hit.group,
+                category=hit.category,
+                left=hit.text[: hit.start],
+                target=hit.span,
+                right=hit.text[hit.start + len(hit.span) :],
+                anti_stereotype=anti,
+                unrelated=unrelated,
+            )
+        )
+    return PerturbResult(candidates=tuple(candidates), not_perturbable=tuple(skipped))
