@@ -29,6 +29,7 @@ __version__ = "0.1.0"
 _API = {
     "evaluate": "culturebias.bootstrap.api",
     "evaluate_many": "culturebias.bootstrap.api",
+    "build_libra": "culturebias.bootstrap.api",
     "load_summary": "culturebias.bootstrap.api",
     "list_runs": "culturebias.bootstrap.api",
     "benchmarks": "culturebias.bootstrap.api",

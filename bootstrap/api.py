@@ -524,3 +524,11 @@ def sweep(
     from culturebias.bootstrap.sweep import run_sweep
 
     return run_sweep(plan, out=out, resume=resume, progress_bar=progress_bar)
+
+
+def build_libra(corpus: str | Path, seeds: str | Path, out: str | Path, **options: Any):
+    """Build LIBRA triplets from a local corpus (``culturebias build libra``); see ``bootstrap.libra_build.build_libra``
+    for the options (steps, resume, text_field, settings, expander, clusterer). Returns the typed ``BuildReport``."""
+    from culturebias.bootstrap.libra_build import build_libra as run_build
+
+    return run_build(corpus, seeds, out, **options)

@@ -149,6 +149,9 @@ def _parser() -> argparse.ArgumentParser:
     from culturebias.bootstrap.samples_cli import add_parsers as add_sample_parsers
 
     add_sample_parsers(sub)  # samples, export
+    from culturebias.bootstrap.libra_build_cli import add_parsers as add_build_parsers
+
+    add_build_parsers(sub)  # build libra
     return parser
 
 
@@ -359,6 +362,9 @@ def main(argv: list[str] | None = None) -> int:
     from culturebias.bootstrap.samples_cli import export_command, samples_command
 
     handlers.update(samples=samples_command, export=export_command)
+    from culturebias.bootstrap.libra_build_cli import build_command
+
+    handlers.update(build=build_command)
     try:
         with _sigterm_interrupts():
             return handlers[args.command](args)

@@ -168,15 +168,15 @@ class LibraBuild:
         return self._report(cleaned, keywords, clusters, hits, perturbed, candidates, found)
 
     def _expand(self, texts: list[str], seeds: Sequence[SeedGroup]) -> list[ExpandedKeyword]:
-        if self.parts.expander is None:
-            raise ConfigError("step 'expand' needs a keyword expander")
+        if self.parts.expander is None:  # configured off: the seeds alone are searched
+            return []
         seen = {(g.group, k.lower()) for g in seeds for k in g.keywords}
         new = self.parts.expander.expand(texts, seeds, seed=self.seed)
         return [k for k in new if (k.group, k.keyword.lower()) not in seen]
 
     def _cluster(self, texts: list[str], keywords: list[ExpandedKeyword]) -> TopicClusters:
-        if self.parts.clusterer is None:
-            raise ConfigError("step 'cluster' needs a topic clusterer")
+        if self.parts.clusterer is None:  # configured off
+            return TopicClusters(labels=(), clusters=(), method="not run")
         groups: dict[str, list[str]] = {}
         for keyword in keywords:
             groups.setdefault(keyword.group, []).append(keyword.keyword)
