@@ -91,14 +91,16 @@ class LibraBuild:
         return record["result"] if record.get("fingerprint") == fingerprint else None
 
     def _step(self, step: str, wanted: set[str], resume: bool, fingerprint: str, compute: Callable[[], Any],
-              adapter: TypeAdapter, *, optional_empty: Any = None) -> Any:
+              adapter: TypeAdapter, empty: Any, *, optional: bool = False) -> Any:
+        if STEPS.index(step) > max(STEPS.index(s) for s in wanted):
+            return empty  # after the last step asked for: not run, not loaded
         stored = self._stored(step, fingerprint) if (resume or step not in wanted) else None
         if stored is not None:
             self.reused.append(step)
             return adapter.validate_python(stored)
         if step not in wanted:
-            if optional_empty is not None:
-                return optional_empty
+            if optional:  # expand and cluster may be left out: the seeds alone are searched
+                return empty
             raise ConfigError(f"step {step!r} is not in --steps and {self._path(step)} holds no result for these inputs")
         result = compute()
         write_text_atomically(
@@ -130,30 +132,30 @@ class LibraBuild:
         fp = _digest(documents, [s.model_dump() for s in seeds], dict(antonyms), self.seed, parts.cleaner.describe())
         cleaned: CleanResult = self._step(
             "clean", wanted, resume, fp, lambda: parts.cleaner.clean(documents, protected, seed=self.seed),
-            TypeAdapter(CleanResult),
+            TypeAdapter(CleanResult), CleanResult(sentences=(), documents_read=0, documents_dropped=(), names_replaced=0),
         )
         texts = [sentence.text for sentence in cleaned.sentences]
         fp = _digest(fp, parts.expander.describe() if parts.expander else None)
         expanded: list[ExpandedKeyword] = self._step(
             "expand", wanted, resume, fp,
-            lambda: self._expand(texts, seeds), TypeAdapter(list[ExpandedKeyword]), optional_empty=[],
+            lambda: self._expand(texts, seeds), TypeAdapter(list[ExpandedKeyword]), [], optional=True,
         )
         keywords = [ExpandedKeyword(group=g.group, keyword=k, source="seed", score=1.0) for g in seeds for k in g.keywords]
         keywords += expanded
         fp = _digest(fp, parts.clusterer.describe() if parts.clusterer else None)
         clusters: TopicClusters = self._step(
             "cluster", wanted, resume, fp, lambda: self._cluster(texts, keywords), TypeAdapter(TopicClusters),
-            optional_empty=TopicClusters(labels=(), clusters=(), method="not run"),
+            TopicClusters(labels=(), clusters=(), method="not run"), optional=True,
         )
         categories = {group.group: group.category or "unspecified" for group in seeds}
         hits: list[Hit] = self._step(
             "search", wanted, resume, fp, lambda: search(cleaned.sentences, keywords, categories),
-            TypeAdapter(list[Hit]),
+            TypeAdapter(list[Hit]), [],
         )
         fp = _digest(fp, parts.perturber.describe())
         perturbed: PerturbResult = self._step(
             "perturb", wanted, resume, fp, lambda: parts.perturber.perturb(hits, seeds, antonyms, seed=self.seed),
-            TypeAdapter(PerturbResult),
+            TypeAdapter(PerturbResult), PerturbResult(candidates=(), not_perturbable=()),
         )
         sources = {(k.group, k.keyword.lower()): k.source for k in keywords}
         candidates = [

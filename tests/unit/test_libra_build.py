@@ -1,0 +1,212 @@
+"""The LIBRA build (issue 15) on the fixture corpus with the deterministic test components."""
+
+from __future__ import annotations
+
+import json
+import re
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from culturebias.adapters.datasets.libra_files import LibraFiles
+from culturebias.adapters.libra_corpus.steps import TablePerturber
+from culturebias.bootstrap.cli import main
+from culturebias.bootstrap.libra_build import build_libra, import_libra_review
+from culturebias.domain.errors import ConfigError, DataError
+from culturebias.testing.libra_build_components import CooccurrenceExpander, FirstWordClusterer
+
+FIXTURE = Path(__file__).parents[1] / "fixtures" / "libra_corpus"
+CORPUS, SEEDS = FIXTURE / "corpus", FIXTURE / "seeds.json"
+FIXTURE_NAMES = ("Aroha", "Ngata", "Hemi", "Walker", "Mere", "Sione", "Fifita", "Emily", "Clarke", "Hamish",
+                 "Brown", "Parata", "Kingi", "Thompson", "Tevita", "Lolo", "Olivia", "Reid", "Wiremu", "Henare")
+
+
+def build(out: Path, **options):
+    options.setdefault("expander", CooccurrenceExpander())
+    options.setdefault("clusterer", FirstWordClusterer())
+    return build_libra(CORPUS, SEEDS, out, **options)
+
+
+def triplet_lines(out: Path) -> list[dict]:
+    return [json.loads(line) for line in (out / "triplets.jsonl").read_text(encoding="utf-8").splitlines()]
+
+
+def test_the_fixture_build_is_a_libra_data_path(tmp_path):
+    report = build(tmp_path)
+    dataset = LibraFiles(tmp_path).load()
+    assert len(dataset.triplets) == report.candidates > 200
+    assert set(report.triplets_per_group) == {"Māori", "Pasifika", "young people", "older people"}
+    assert report.triplets_per_category == {"race/ethnicity": sum(1 for t in dataset.triplets if t.category == "race/ethnicity"),
+                                            "age": sum(1 for t in dataset.triplets if t.category == "age")}
+    assert report.documents_dropped == {"weather": 2, "joke": 2, "puzzle": 2}
+    assert any(t.target == "whānau" for t in dataset.triplets)  # macrons intact
+    assert [g.term for g in dataset.glossary] == ["whānau"]
+    text = (tmp_path / "triplets.jsonl").read_text(encoding="utf-8")
+    assert not [name for name in FIXTURE_NAMES if re.search(rf"\b{name}\b", text)]
+    assert "forecast" not in text and "crossword" not in text
+    for name in ("review.csv", "review.xlsx", "report.md", "clusters.png", "build_report.json"):
+        assert (tmp_path / name).is_file()
+    assert "| Māori |" in (tmp_path / "report.md").read_text(encoding="utf-8")
+
+
+def test_the_build_is_deterministic(tmp_path):
+    build(tmp_path / "a", settings={"seed": 3})
+    build(tmp_path / "b", settings={"seed": 3})
+    assert (tmp_path / "a" / "triplets.jsonl").read_bytes() == (tmp_path / "b" / "triplets.jsonl").read_bytes()
+
+
+class DyingPerturber(TablePerturber):
+    def perturb(self, *args, **kwargs):
+        raise KeyboardInterrupt
+
+
+def test_a_killed_build_resumes_after_its_last_finished_step(tmp_path, monkeypatch):
+    import culturebias.bootstrap.libra_build as wiring
+
+    monkeypatch.setattr("culturebias.adapters.libra_corpus.steps.TablePerturber", DyingPerturber)
+    with pytest.raises(KeyboardInterrupt):
+        build(tmp_path)
+    assert not (tmp_path / "triplets.jsonl").exists()  # nothing half-written
+    assert sorted(p.stem for p in (tmp_path / "steps").iterdir()) == ["clean", "cluster", "expand", "search"]
+    monkeypatch.undo()
+    report = build(tmp_path, resume=True)
+    assert report.steps_reused == ("clean", "expand", "cluster", "search") and report.steps_run == ("perturb", "review")
+    assert wiring is not None
+
+
+def test_one_step_alone_needs_the_steps_before_it(tmp_path):
+    with pytest.raises(ConfigError, match="clean"):
+        build(tmp_path, steps="search")
+    build(tmp_path, steps="clean")
+    report = build(tmp_path, steps="expand,cluster,search,perturb,review")
+    assert report.steps_reused == ("clean",)
+
+
+def test_a_different_seed_file_is_not_resumed(tmp_path):
+    build(tmp_path)
+    seeds = tmp_path / "other.json"
+    seeds.write_text(json.dumps({"Māori": ["iwi"]}), encoding="utf-8")
+    report = build_libra(CORPUS, seeds, tmp_path / "out", resume=True, expander=CooccurrenceExpander(),
+                         clusterer=FirstWordClusterer())
+    assert report.steps_reused == ()
+    assert report.not_perturbable > 0  # "iwi" has no antonym and no same-category group: counted, not guessed
+
+
+@pytest.mark.parametrize(
+    "content, field",
+    [("", None), ("{}", None), (json.dumps({"Māori": []}), "Māori"), (json.dumps({"x": {"keywords": ["a"], "anti": 3}}), "x.anti")],
+)
+def test_bad_seed_files_are_typed_errors(tmp_path, content, field):
+    seeds = tmp_path / "seeds.json"
+    seeds.write_text(content, encoding="utf-8")
+    with pytest.raises(DataError) as error:
+        build_libra(CORPUS, seeds, tmp_path / "out")
+    assert error.value.file == str(seeds) and error.value.field == field
+    assert not (tmp_path / "out").exists()
+
+
+def test_an_empty_corpus_and_a_wrong_encoding_are_typed_errors(tmp_path):
+    (tmp_path / "empty").mkdir()
+    (tmp_path / "empty" / "a.txt").write_text("  \n", encoding="utf-8")
+    with pytest.raises(DataError, match="no document"):
+        build_libra(tmp_path / "empty", SEEDS, tmp_path / "out")
+    latin = tmp_path / "latin.txt"
+    latin.write_bytes("Te reo Māori".encode("latin-1", errors="replace").replace(b"?", b"\xe2") + "ā".encode("latin-1", "ignore") + b"\xff")
+    with pytest.raises(DataError) as error:
+        build_libra(latin, SEEDS, tmp_path / "out")
+    assert error.value.file == str(latin)
+    assert not (tmp_path / "out").exists()
+
+
+def test_jsonl_and_csv_take_another_text_field(tmp_path):
+    (tmp_path / "c.csv").write_text("body\nThe iwi held a hui. Nothing else here.\n", encoding="utf-8")
+    report = build_libra(tmp_path / "c.csv", SEEDS, tmp_path / "out", text_field="body",
+                         settings={"expander": "none", "clusterer": "none"})
+    assert report.candidates == 1
+    with pytest.raises(DataError) as error:
+        build_libra(tmp_path / "c.csv", SEEDS, tmp_path / "out2")
+    assert (error.value.row, error.value.field) == (1, "text")
+
+
+def _edit_sheet(out: Path, edit) -> Path:
+    import csv
+
+    rows = list(csv.DictReader((out / "review.csv").open(encoding="utf-8")))
+    edit(rows)
+    sheet = out / "edited.csv"
+    with sheet.open("w", encoding="utf-8", newline="") as handle:
+        writer = csv.DictWriter(handle, fieldnames=list(rows[0]))
+        writer.writeheader()
+        writer.writerows(rows)
+    return sheet
+
+
+def test_review_import_rejects_and_fixes_and_refuses_an_invalid_row(tmp_path):
+    build(tmp_path, settings={"expander": "none"})
+    before = (tmp_path / "triplets.jsonl").read_bytes()
+
+    def invalid(rows):
+        rows[4]["unrelated"] = rows[4]["target"]
+
+    with pytest.raises(DataError) as error:
+        import_libra_review(tmp_path, _edit_sheet(tmp_path, invalid))
+    assert (error.value.file, error.value.row, error.value.field) == (str(tmp_path / "edited.csv"), 6, "unrelated")
+    assert (tmp_path / "triplets.jsonl").read_bytes() == before  # nothing half-written
+
+    def decide(rows):
+        rows[0]["decision"] = "reject"
+        rows[1]["anti_stereotype"] = "tauiwi"
+
+    first = triplet_lines(tmp_path)[:2]
+    counts = import_libra_review(tmp_path, _edit_sheet(tmp_path, decide))
+    assert counts["rejected"] == 1 and counts["edited"] == 1
+    after = triplet_lines(tmp_path)
+    assert first[0]["id"] not in {t["id"] for t in after}
+    assert next(t for t in after if t["id"] == first[1]["id"])["anti_stereotype"] == "tauiwi"
+
+
+def test_review_import_reads_the_xlsx_sheet(tmp_path):
+    from openpyxl import load_workbook
+
+    build(tmp_path, settings={"expander": "none"})
+    book = load_workbook(tmp_path / "review.xlsx")
+    book.active["B2"] = "maybe"
+    book.save(tmp_path / "edited.xlsx")
+    with pytest.raises(DataError) as error:
+        import_libra_review(tmp_path, tmp_path / "edited.xlsx")
+    assert (error.value.row, error.value.field) == (2, "decision")
+
+
+def test_the_cli_builds_and_names_bad_input(tmp_path, capsys):
+    args = ["build", "libra", "--corpus", str(CORPUS), "--seeds", str(SEEDS), "--out", str(tmp_path / "o"),
+            "--set", "expander=none", "--set", "clusterer=none"]
+    assert main(args) == 0
+    assert "triplets" in capsys.readouterr().out
+    assert main(args + ["--resume"]) == 0
+    assert json.loads((tmp_path / "o" / "build_report.json").read_text())["steps_reused"][:2] == ["clean", "expand"]
+    (tmp_path / "s.json").write_text("{}", encoding="utf-8")
+    assert main(["build", "libra", "--corpus", str(CORPUS), "--seeds", str(tmp_path / "s.json"), "--out", str(tmp_path / "p")]) != 0
+    err = capsys.readouterr().err
+    assert "s.json" in err and "at least one social group" in err
+    assert not (tmp_path / "p").exists()
+
+
+def test_without_the_build_extra_the_cluster_step_names_the_pip_command(tmp_path, monkeypatch, capsys):
+    monkeypatch.setattr("culturebias.adapters.libra_build_components._findable", lambda module: False)
+    code = main(["build", "libra", "--corpus", str(CORPUS), "--seeds", str(SEEDS), "--out", str(tmp_path),
+                 "--set", "expander=none", "--set", "embedder=bag-of-words"])
+    assert code != 0
+    assert "pip install 'culturebias[build]'" in capsys.readouterr().err
+
+
+def test_building_imports_no_heavy_library():
+    code = (
+        "import sys, tempfile, culturebias, culturebias.bootstrap.cli\n"
+        "from culturebias.bootstrap.libra_build import build_libra\n"
+        f"build_libra({str(CORPUS)!r}, {str(SEEDS)!r}, tempfile.mkdtemp(), settings={{'expander': 'none', 'clusterer': 'none'}})\n"
+        "print(','.join(m for m in ('umap', 'sklearn', 'mlxtend', 'torch') if m in sys.modules))\n"
+    )
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert out.stdout.strip() == ""
