@@ -19,7 +19,7 @@ from pydantic import BaseModel, ConfigDict, TypeAdapter
 
 from culturebias.application.out_folder import write_text_atomically
 from culturebias.domain.errors import ConfigError, DataError
-from culturebias.domain.libra_build.build_steps import Candidate, CleanResult, Hit, PerturbResult, search
+from culturebias.domain.libra_build.build_steps import NAME_PLACEHOLDER, Candidate, CleanResult, Hit, PerturbResult, search
 from culturebias.domain.libra_build.keywords import ExpandedKeyword, SeedGroup
 from culturebias.domain.libra_build.topics import TopicClusters
 from culturebias.ports.dataset_building import KeywordExpander, TopicClusterer
@@ -174,7 +174,9 @@ class LibraBuild:
             return []
         seen = {(g.group, k.lower()) for g in seeds for k in g.keywords}
         new = self.parts.expander.expand(texts, seeds, seed=self.seed)
-        return [k for k in new if (k.group, k.keyword.lower()) not in seen]
+        # A term built from the anonymisation placeholder ("NAME", "NAME said") names no group.
+        placeholder = NAME_PLACEHOLDER.strip("[]")
+        return [k for k in new if (k.group, k.keyword.lower()) not in seen and placeholder not in k.keyword.split()]
 
     def _cluster(self, texts: list[str], keywords: list[ExpandedKeyword]) -> TopicClusters:
         if self.parts.clusterer is None:  # configured off
