@@ -2,9 +2,10 @@
 
 from __future__ import annotations
 
+import importlib.util
 import json
 from pathlib import Path
-from typing import Mapping, Sequence
+from typing import Literal, Mapping, Sequence
 
 from pydantic import BaseModel, ConfigDict
 
@@ -26,6 +27,7 @@ class BuildSettings(BaseModel):
     expander: str = "default"
     clusterer: str = "default"
     embedder: str = "minilm"
+    cleaner: Literal["rules", "classifier"] = "rules"
 
 
 def _components(settings: BuildSettings, steps: Sequence[str], expander, clusterer) -> Components:
@@ -45,7 +47,14 @@ def _components(settings: BuildSettings, steps: Sequence[str], expander, cluster
                 clusterer = factories.open_clusterer(settings.clusterer, embedder=embedder)
         except ImportError as missing:
             raise ConfigError(f"the expand and cluster steps need the build extra: {BUILD_EXTRA} ({missing})") from None
-    return Components(cleaner=RuleCleaner(), perturber=TablePerturber(), sheets=CsvXlsxSheets(),
+    cleaner = RuleCleaner()
+    if settings.cleaner == "classifier":
+        if importlib.util.find_spec("sklearn") is None:
+            raise ConfigError(f"cleaner=classifier needs scikit-learn: {BUILD_EXTRA}")
+        from culturebias.adapters.sklearn_relevance.classifier import ClassifierCleaner
+
+        cleaner = ClassifierCleaner(seed=settings.seed)
+    return Components(cleaner=cleaner, perturber=TablePerturber(), sheets=CsvXlsxSheets(),
                       expander=expander, clusterer=clusterer)
 
 

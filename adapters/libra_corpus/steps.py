@@ -26,12 +26,15 @@ class RuleCleaner:
     def describe(self) -> str:
         return "rules(name gazetteer + titles; weather/joke/puzzle cue words)"
 
+    def irrelevant(self, text: str) -> str | None:
+        return irrelevant_reason(text)
+
     def clean(self, documents: Sequence[tuple[str, str]], protected: frozenset[str], *, seed: int = 0) -> CleanResult:
         sentences: list[Sentence] = []
         dropped: list[tuple[str, str]] = []
         replaced = 0
         for document, text in documents:
-            reason = irrelevant_reason(text)
+            reason = self.irrelevant(text)
             if reason is not None:
                 dropped.append((document, reason))
                 continue

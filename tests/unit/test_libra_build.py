@@ -210,3 +210,16 @@ def test_building_imports_no_heavy_library():
     )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert out.stdout.strip() == ""
+
+
+def test_the_classifier_cleaner_drops_what_the_rules_miss(tmp_path):
+    pytest.importorskip("sklearn")
+    corpus = tmp_path / "c.jsonl"
+    docs = ["Snow to low levels in Otago, with a cold southerly change overnight.",
+            "The column argued that rangatahi are troublemakers at the mall."]
+    corpus.write_text("".join(json.dumps({"text": d}) + "\n" for d in docs), encoding="utf-8")
+    options = {"expander": "none", "clusterer": "none"}
+    rules = build_libra(corpus, SEEDS, tmp_path / "rules", settings=options)
+    learned = build_libra(corpus, SEEDS, tmp_path / "learned", settings={**options, "cleaner": "classifier"})
+    assert rules.documents_dropped == {} and learned.documents_dropped == {"classifier": 1}
+    assert learned.candidates == rules.candidates == 1
