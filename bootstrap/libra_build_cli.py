@@ -27,7 +27,8 @@ def add_parsers(sub) -> None:
     libra.add_argument("--import-review", type=Path, default=None, metavar="SHEET",
                        help="apply an edited review sheet (CSV or XLSX) to --out's triplets instead of building")
     libra.add_argument("--set", dest="assignments", action="append", default=[], metavar="KEY=VALUE",
-                       help="seed=N, expander=default|embedding|association|none, clusterer=default|none, embedder=minilm")
+                       help="seed=N, expander=default|embedding|association|none, clusterer=default|none, embedder=minilm, "
+                       "cleaner=rules|classifier")
 
 
 def build_command(args: argparse.Namespace) -> int:

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import random
 import re
-from typing import Literal, Mapping, Sequence
+from typing import Mapping, Sequence
 
 from pydantic import BaseModel, ConfigDict
 
@@ -70,11 +70,8 @@ class PerturbResult(BaseModel):
     not_perturbable: tuple[tuple[str, str], ...]  # (sentence id, why)
 
 
-DecisionKind = Literal["accept", "reject"]
-
 _SENTENCE_END = re.compile(r"(?<=[.!?])\s+(?=[\"'“‘(]?[A-ZĀĒĪŌŪ0-9])")
 _WORD = re.compile(r"[A-Za-zĀĒĪŌŪāēīōū][\w'’-]*")
-# A capitalised word right after one of these is a person's name (Mr Smith, said Aroha).
 _IRRELEVANT_RULES: Mapping[str, tuple[str, ...]] = {
     "weather": ("forecast", "rain", "showers", "wind", "temperatures", "metservice", "frost", "sunny"),
     "joke": ("joke", "punchline", "knock knock", "why did the"),
