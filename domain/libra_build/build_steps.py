@@ -92,6 +92,18 @@ def irrelevant_reason(text: str) -> str | None:
     return None
 
 
+# Capitalised words next to a reporting phrase are a name whether or not the gazetteer knows it:
+# "said Kōwhai Smith", "according to Jo Bloggs", "Jo Bloggs said".
+_CAP = r"[A-ZĀĒĪŌŪ][\w'’-]*"
+_REPORTED = re.compile(
+    rf"(?:(?<=\bsaid )|(?<=\baccording to )|(?<=\bAccording to )|(?<=\btold by ))(?P<a>{_CAP}(?: {_CAP})?)"
+    rf"|(?P<b>{_CAP} {_CAP})(?= (?:said|says|told|explained)\b)"
+)
+
+
+_NOT_NAMES = frozenset("The A An It They He She We I You This That These Those There Police Government".split())
+
+
 def anonymise(text: str, protected: frozenset[str] = frozenset()) -> tuple[str, int]:
     """People's names become [NAME]: gazetteer given names with any capitalised surname after them,
     and capitalised words after a title (Mr, Dr, ...) or a reporting verb pattern. Words in ``protected``
@@ -120,6 +132,15 @@ def anonymise(text: str, protected: frozenset[str] = frozenset()) -> tuple[str, 
             j += 1
         spans.append((start, end))
         i = j
+    for match in _REPORTED.finditer(text):
+        group = "a" if match["a"] else "b"
+        start, end = match.span(group)
+        words = match[group].split()
+        if words[0] in _NOT_NAMES or any(word in protected for word in words) \
+                or any(s < end and start < e for s, e in spans):
+            continue
+        spans.append((start, end))
+    spans.sort()
     out = text
     for start, end in reversed(spans):
         out = out[:start] + NAME_PLACEHOLDER + out[end:]

@@ -220,3 +220,19 @@ def test_the_classifier_cleaner_drops_what_the_rules_miss(tmp_path):
     learned = build_libra(corpus, SEEDS, tmp_path / "learned", settings={**options, "cleaner": "classifier"})
     assert rules.documents_dropped == {} and learned.documents_dropped == {"classifier": 1}
     assert learned.candidates == rules.candidates == 1
+
+
+@pytest.mark.parametrize(
+    "text, expected",
+    [
+        ("Kōwhai Smith said the iwi were late.", "[NAME] said the iwi were late."),
+        ("According to Jo Bloggs, Māori were late.", "According to [NAME], Māori were late."),
+        ("Dr Parata and Aroha Ngata spoke.", "[NAME] and [NAME] spoke."),
+        ("The report said Samoan families were late.", "The report said Samoan families were late."),
+        ("Officials said The council was late.", "Officials said The council was late."),
+    ],
+)
+def test_anonymise_replaces_names_and_keeps_group_words(text, expected):
+    from culturebias.domain.libra_build.build_steps import anonymise
+
+    assert anonymise(text, frozenset({"Māori", "Samoan", "iwi"}))[0] == expected
