@@ -28,10 +28,11 @@ class BuildSettings(BaseModel):
     clusterer: str = "default"
     embedder: str = "minilm"
     cleaner: Literal["rules", "classifier"] = "rules"
+    perturber: Literal["table", "embedding"] = "table"
 
 
 def _components(settings: BuildSettings, steps: Sequence[str], expander, clusterer) -> Components:
-    from culturebias.adapters.libra_corpus.steps import CsvXlsxSheets, RuleCleaner, TablePerturber
+    from culturebias.adapters.libra_corpus.steps import CsvXlsxSheets, EmbeddingPerturber, RuleCleaner, TablePerturber
 
     needs = {"expand": expander is None and settings.expander != "none",
              "cluster": clusterer is None and settings.clusterer != "none"}
@@ -54,7 +55,12 @@ def _components(settings: BuildSettings, steps: Sequence[str], expander, cluster
         from culturebias.adapters.sklearn_relevance.classifier import ClassifierCleaner
 
         cleaner = ClassifierCleaner(seed=settings.seed)
-    return Components(cleaner=cleaner, perturber=TablePerturber(), sheets=CsvXlsxSheets(),
+    perturber = TablePerturber()
+    if settings.perturber == "embedding":
+        from culturebias.adapters.embeddings import open_embedder
+
+        perturber = EmbeddingPerturber(open_embedder(settings.embedder))
+    return Components(cleaner=cleaner, perturber=perturber, sheets=CsvXlsxSheets(),
                       expander=expander, clusterer=clusterer)
 
 

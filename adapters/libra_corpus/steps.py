@@ -69,3 +69,38 @@ class CsvXlsxSheets:
 
     def read(self, path: Path) -> list[tuple[int, dict[str, str]]]:
         return list(read_sheet(path))
+
+
+class EmbeddingPerturber(TablePerturber):
+    """Where the seeds give no antonym: the same-category term (another group's keyword) most distant from
+    the keyword by embedding cosine (ties: alphabetical), as the paper's "most distant same-group term"."""
+
+    def __init__(self, embedder):
+        self.embedder = embedder
+
+    def describe(self) -> str:
+        return f"antonyms from seeds, else the most distant same-category term by {self.embedder.describe()}"
+
+    def perturb(
+        self, hits: Sequence[Hit], seeds: Sequence[SeedGroup], antonyms: Mapping[str, str], *, seed: int = 0
+    ) -> PerturbResult:
+        import numpy as np
+
+        known = {key.lower() for key in antonyms}
+        category = {group.group: group.category for group in seeds}
+        needed = sorted({(hit.keyword, hit.group) for hit in hits if hit.keyword.lower() not in known})
+        chosen = dict(antonyms)
+        terms = sorted({k for group in seeds for k in group.keywords})
+        if needed and terms:
+            vectors = np.asarray(self.embedder.embed(terms + [k for k, _ in needed]), dtype=float)
+            vectors /= np.maximum(np.linalg.norm(vectors, axis=1, keepdims=True), 1e-12)
+            index = {term: vectors[i] for i, term in enumerate(terms)}
+            for offset, (keyword, group) in enumerate(needed):
+                options = sorted(
+                    k for other in seeds if other.group != group and other.category == category.get(group)
+                    for k in other.keywords
+                )
+                if options:
+                    vector = vectors[len(terms) + offset]
+                    chosen[keyword] = min(options, key=lambda term: (float(index[term] @ vector), term))
+        return perturb(hits, seeds, chosen, seed=seed)

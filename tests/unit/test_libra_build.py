@@ -236,3 +236,33 @@ def test_anonymise_replaces_names_and_keeps_group_words(text, expected):
     from culturebias.domain.libra_build.build_steps import anonymise
 
     assert anonymise(text, frozenset({"Māori", "Samoan", "iwi"}))[0] == expected
+
+
+class AxisEmbedder:
+    """Each known word on a fixed vector: "Pākehā" is far from "whānau", "Tongan" near it."""
+
+    VECTORS = {"whānau": (1.0, 0.0), "Tongan": (0.9, 0.1), "Pasifika": (0.7, 0.7), "Samoan": (0.8, 0.2)}
+
+    def describe(self) -> str:
+        return "axis"
+
+    def embed(self, texts):
+        return [self.VECTORS.get(text, (0.5, 0.5)) for text in texts]
+
+
+def test_the_embedding_perturber_takes_the_most_distant_same_category_term():
+    from culturebias.adapters.libra_corpus.steps import EmbeddingPerturber
+    from culturebias.domain.libra_build.build_steps import Hit
+    from culturebias.domain.libra_build.keywords import SeedGroup
+
+    seeds = [SeedGroup(group="Māori", category="race", keywords=("whānau",)),
+             SeedGroup(group="Pasifika", category="race", keywords=("Pasifika", "Samoan", "Tongan")),
+             SeedGroup(group="old", category="age", keywords=("kaumātua",))]
+    text = "The whānau were late."
+    hit = Hit(sentence_id="d:1", text=text, keyword="whānau", group="Māori", category="race", start=4, span="whānau")
+    result = EmbeddingPerturber(AxisEmbedder()).perturb([hit], seeds, {}, seed=0)
+    assert [c.anti_stereotype for c in result.candidates] == ["Pasifika"]  # lowest cosine, never another category
+    lone = Hit(sentence_id="d:2", text="The kaumātua spoke.", keyword="kaumātua", group="old", category="age",
+               start=4, span="kaumātua")
+    assert EmbeddingPerturber(AxisEmbedder()).perturb([lone], seeds, {}).not_perturbable == (
+        ("d:2", "no anti-stereotyped term for 'kaumātua' (old)"),)
