@@ -266,3 +266,32 @@ def test_the_embedding_perturber_takes_the_most_distant_same_category_term():
                start=4, span="kaumātua")
     assert EmbeddingPerturber(AxisEmbedder()).perturb([lone], seeds, {}).not_perturbable == (
         ("d:2", "no anti-stereotyped term for 'kaumātua' (old)"),)
+
+
+def test_sigterm_stops_a_build_like_ctrl_c_and_resume_continues(tmp_path):
+    import signal
+    import time
+
+    ready = tmp_path / "perturbing"
+    code = (
+        "import sys, time, pathlib\n"
+        "import culturebias.adapters.libra_corpus.steps as steps\n"
+        "def wait(self, *a, **k):\n"
+        f"    pathlib.Path({str(ready)!r}).write_text('x')\n"
+        "    time.sleep(120)\n"
+        "steps.TablePerturber.perturb = wait\n"
+        "from culturebias.bootstrap.cli import main\n"
+        f"sys.exit(main(['build', 'libra', '--corpus', {str(CORPUS)!r}, '--seeds', {str(SEEDS)!r}, '--out', {str(tmp_path / 'o')!r},\n"
+        "                '--set', 'expander=none', '--set', 'clusterer=none']))\n"
+    )
+    process = subprocess.Popen([sys.executable, "-c", code], stderr=subprocess.PIPE, text=True)
+    deadline = time.monotonic() + 120
+    while not ready.exists() and process.poll() is None and time.monotonic() < deadline:
+        time.sleep(0.05)
+    process.send_signal(signal.SIGTERM)
+    _, err = process.communicate(timeout=60)
+    assert process.returncode == 128 + signal.SIGTERM, err
+    assert "continue with --resume" in err
+    assert not (tmp_path / "o" / "triplets.jsonl").exists()
+    report = build_libra(CORPUS, SEEDS, tmp_path / "o", resume=True, settings={"expander": "none", "clusterer": "none"})
+    assert report.steps_reused == ("clean", "expand", "cluster", "search")
