@@ -1,4 +1,4 @@
-"""Speed of the LIBRA build's expand and cluster steps on a synthetic New Zealand English corpus.
+"""Speed of the LIBRA build's steps on a synthetic New Zealand English corpus (review, a sheet export, is not timed).
 
 Prints sentences per second for each step at each corpus size and the exponent
 ``b`` of ``time ≈ a · n^b`` fitted over the sizes (1 = linear, 2 = quadratic).
@@ -26,6 +26,9 @@ import numpy as np
 from culturebias.adapters.embeddings import open_embedder
 from culturebias.adapters.umap_hdbscan import clusterer as clusterer_module
 from culturebias.adapters.libra_build_components import open_clusterer, open_expander
+from culturebias.adapters.libra_corpus.steps import RuleCleaner, TablePerturber
+from culturebias.domain.libra_build.build_steps import search
+from culturebias.domain.libra_build.keywords import ExpandedKeyword
 from culturebias.domain.libra_build.keywords import SeedGroup
 from culturebias.domain.libra_build.terms import corpus_terms
 
@@ -172,9 +175,25 @@ def main() -> None:
     open_clusterer(embedder=embedder).cluster(corpus[:300], KEYWORDS, seed=args.seed)
     open_expander(embedder=embedder).expand(corpus[:300], SEEDS, seed=args.seed)
 
-    rows = {"expand": [], "expand (embedding only)": [], "expand (association only)": [], "cluster": []}
+    rows = {"clean (rules)": [], "search": [], "perturb (table)": [], "expand": [], "expand (embedding only)": [], "expand (association only)": [], "cluster": []}
+    protected = frozenset(k for g in SEEDS for k in g.keywords) | frozenset(g.group for g in SEEDS)
+    keywords = [ExpandedKeyword(group=g.group, keyword=k, source="seed", score=1.0) for g in SEEDS for k in g.keywords]
     for n in sizes:
         sentences = corpus[:n]
+        # The other steps, through the build's own components (each synthetic sentence one document).
+        documents = [(f"doc{i}", text) for i, text in enumerate(sentences)]
+        seconds, cleaned = best_of(args.repeats, lambda: RuleCleaner().clean(documents, protected, seed=args.seed))
+        rows["clean (rules)"].append(seconds)
+        print(f"n={n:>6}  {'clean (rules)':<26} {seconds:8.2f} s  {n / seconds:10,.0f} sentences/s  "
+              f"({len(cleaned.documents_dropped)} documents dropped)")
+        categories = {g.group: g.category or "unspecified" for g in SEEDS}
+        seconds, hits = best_of(args.repeats, lambda: search(cleaned.sentences, keywords, categories))
+        rows["search"].append(seconds)
+        print(f"n={n:>6}  {'search':<26} {seconds:8.2f} s  {n / seconds:10,.0f} sentences/s  ({len(hits)} hits)")
+        seconds, perturbed = best_of(args.repeats, lambda: TablePerturber().perturb(hits, SEEDS, {}, seed=args.seed))
+        rows["perturb (table)"].append(seconds)
+        print(f"n={n:>6}  {'perturb (table)':<26} {seconds:8.2f} s  {n / seconds:10,.0f} sentences/s  "
+              f"({len(perturbed.candidates)} candidates)")
         for name, spec in (("expand", "default"), ("expand (embedding only)", "embedding"), ("expand (association only)", "association")):
             expander = open_expander(spec, embedder=embedder)
             seconds, found = best_of(args.repeats, lambda: expander.expand(sentences, SEEDS, seed=args.seed))
