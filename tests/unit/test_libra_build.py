@@ -295,3 +295,18 @@ def test_sigterm_stops_a_build_like_ctrl_c_and_resume_continues(tmp_path):
     assert not (tmp_path / "o" / "triplets.jsonl").exists()
     report = build_libra(CORPUS, SEEDS, tmp_path / "o", resume=True, settings={"expander": "none", "clusterer": "none"})
     assert report.steps_reused == ("clean", "expand", "cluster", "search")
+
+
+def test_toml_seeds_and_the_cli_review_import(tmp_path, capsys):
+    seeds = tmp_path / "seeds.toml"
+    seeds.write_text('"Māori" = ["iwi", "whānau"]\n\n[rangatahi]\ncategory = "age"\nkeywords = ["teenagers"]\n'
+                     'anti = { teenagers = "pensioners" }\n', encoding="utf-8")
+    out = tmp_path / "o"
+    assert main(["build", "libra", "--corpus", str(CORPUS), "--seeds", str(seeds), "--out", str(out),
+                 "--set", "expander=none", "--set", "clusterer=none"]) == 0
+    groups = {t["group"] for t in triplet_lines(out)}
+    assert groups == {"rangatahi"}  # "Māori" has no category partner and no antonym: its hits are counted
+    assert json.loads((out / "build_report.json").read_text())["not_perturbable"] > 0
+    capsys.readouterr()
+    assert main(["build", "libra", "--out", str(out), "--import-review", str(out / "review.csv")]) == 0
+    assert "accepted" in capsys.readouterr().out
