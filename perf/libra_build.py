@@ -158,7 +158,7 @@ def main() -> None:
     corpus = synthetic_corpus(max(sizes), args.seed)
     embedder = TimedEmbedder(open_embedder(args.embedder))
     embedder.inner.embed(["warm-up: the model loads on first use"])
-    print(f"# LIBRA build: expand and cluster; {platform.processor() or platform.machine()}, {os.cpu_count()} CPUs, "
+    print(f"# LIBRA build steps; {platform.processor() or platform.machine()}, {os.cpu_count()} CPUs, "
           f"load {os.getloadavg()[0]:.1f}; embedder {embedder.describe()}; best of {args.repeats}")
 
     # The embedder's cost, once: every sentence of the largest corpus and every candidate term the expander embeds.
