@@ -23,7 +23,9 @@ well-formed body that cannot be used): ``truncated-logprobs`` (the token lists
 end halfway through the prompt), ``null-logprob`` and ``nan-logprob`` (the last
 prompt token's log-probability is null or NaN), ``no-logprobs``
 (``logprobs: null``), ``null-content`` (chat ``content: null``) and
-``null-text`` (completions ``text: null``). ``prompt_logprobs=False`` makes it
+``null-text`` (completions ``text: null``); a wrong reply, ``shift-by-one``
+(each prompt token's log-probability one position late, as llama-cpp-python's
+server does). ``prompt_logprobs=False`` makes it
 omit prompt log-probabilities like a server without that capability, and
 ``offsets="per-token"`` makes it count offsets from tokens decoded one by one
 (replacement characters for partial UTF-8 bytes), like some engines do.
@@ -129,6 +131,8 @@ class HFTokenSource:
         return Echo(tokens, Token(next_text, float(logprobs[-1, next_id]), None))
 
 
+# a silently wrong reply (well-formed, plausible shape): only a known-answer probe can catch it
+WRONG_REPLIES = ("shift-by-one",)
 INVALID_REPLIES = ("truncated-logprobs", "null-logprob", "nan-logprob", "no-logprobs", "null-content", "null-text")
 
 
@@ -261,7 +265,7 @@ class _Handler(BaseHTTPRequestHandler):
         except ValueError as error:
             self._error(400, str(error))
             return
-        if fault is not None and fault.kind in INVALID_REPLIES:
+        if fault is not None and fault.kind in INVALID_REPLIES + WRONG_REPLIES:
             _spoil(reply, fault.kind)
         self._send(200, reply)
 
@@ -288,7 +292,11 @@ def _spoil(reply: dict[str, Any], kind: str) -> None:
     elif choice.get("logprobs"):
         block = choice["logprobs"]
         n = reply["usage"]["prompt_tokens"]
-        if kind == "truncated-logprobs":
+        if kind == "shift-by-one":
+            # a known llama-cpp-python server bug: each prompt token's log-probability arrives one position late
+            values = block["token_logprobs"]
+            block["token_logprobs"] = [None] + values[: n - 1] + values[n:]
+        elif kind == "truncated-logprobs":
             keep = max(1, n // 2)
             for name in ("tokens", "token_logprobs", "top_logprobs", "text_offset"):
                 block[name] = block[name][:keep]

@@ -1,0 +1,36 @@
+"""The loopback fake server's ``shift-by-one`` fault reproduces llama-cpp-python's misaligned prompt log-probabilities.
+
+Character-level test model: the character at position i costs -1.0 when i is even, -1.5 when odd, so a
+shift by one position swaps the two costs and is visible in every reply.
+"""
+
+from __future__ import annotations
+
+import json
+import urllib.request
+
+from culturebias.adapters.scripted.backend import ScriptedGenerator, ScriptedScorer
+from culturebias.testing.openai_server import CharacterTokenSource, OpenAITestServer
+
+
+def _cost(context: str, character: str) -> float:
+    return -1.0 if len(context) % 2 == 0 else -1.5
+
+
+def _echo(server: OpenAITestServer, prompt: str) -> list[float | None]:
+    body = json.dumps({"model": "m", "prompt": prompt, "echo": True, "max_tokens": 0, "logprobs": 1}).encode()
+    request = urllib.request.Request(f"{server.api_base}/completions", data=body, headers={"Content-Type": "application/json"})
+    with urllib.request.urlopen(request, timeout=30) as reply:
+        return json.load(reply)["choices"][0]["logprobs"]["token_logprobs"]
+
+
+def test_shift_by_one_moves_each_prompt_logprob_one_position_late():
+    generator = ScriptedGenerator(lambda request, prompt: "x")
+    with OpenAITestServer("m", CharacterTokenSource(ScriptedScorer(_cost)), generator) as server:
+        aligned = _echo(server, "abcde")
+        server.inject("shift-by-one")
+        shifted = _echo(server, "abcde")
+        assert [s.fault for s in server.requests()] == [None, "shift-by-one"]
+    assert len(shifted) == len(aligned) == 5
+    assert shifted == [None] + aligned[:4]
+    assert shifted != aligned
