@@ -24,8 +24,9 @@ end halfway through the prompt), ``null-logprob`` and ``nan-logprob`` (the last
 prompt token's log-probability is null or NaN), ``no-logprobs``
 (``logprobs: null``), ``null-content`` (chat ``content: null``) and
 ``null-text`` (completions ``text: null``); a wrong reply, ``shift-by-one``
-(each prompt token's log-probability one position late, as llama-cpp-python's
-server does). ``prompt_logprobs=False`` makes it
+(each prompt token's log-probability value moved one position later; the real
+llama-cpp-python bug computes each value from the logits one position late, which
+also makes the values implausibly low: not reproduced here). ``prompt_logprobs=False`` makes it
 omit prompt log-probabilities like a server without that capability, and
 ``offsets="per-token"`` makes it count offsets from tokens decoded one by one
 (replacement characters for partial UTF-8 bytes), like some engines do.
