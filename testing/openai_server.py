@@ -134,6 +134,9 @@ class HFTokenSource:
 
 # a silently wrong reply (well-formed, plausible shape): only a known-answer probe can catch it
 WRONG_REPLIES = ("shift-by-one",)
+# token counting beside the OpenAI surface (only the count is served, not token ids):
+# llama-cpp-python's POST /extras/tokenize/count {"input"}, vLLM's POST /tokenize {"prompt"}
+TOKEN_COUNT_ROUTES = {"/extras/tokenize/count": "input", "/tokenize": "prompt"}
 INVALID_REPLIES = ("truncated-logprobs", "null-logprob", "nan-logprob", "no-logprobs", "null-content", "null-text")
 
 
@@ -254,6 +257,9 @@ class _Handler(BaseHTTPRequestHandler):
                 time.sleep(fault.delay_s)
             if fault.kind == "gate":
                 _wait_for_company(state, fault)
+        if endpoint in TOKEN_COUNT_ROUTES:
+            self._count_tokens(state, body, TOKEN_COUNT_ROUTES[endpoint])
+            return
         if endpoint not in ("completions", "chat/completions"):
             self._error(404, f"no route {self.path}")
             return
@@ -269,6 +275,17 @@ class _Handler(BaseHTTPRequestHandler):
         if fault is not None and fault.kind in INVALID_REPLIES + WRONG_REPLIES:
             _spoil(reply, fault.kind)
         self._send(200, reply)
+
+
+    def _count_tokens(self, state: ServerState, body: dict[str, Any], text_field: str) -> None:
+        """The token count of a text as the echo would tokenise it (BOS included, as both servers count it)."""
+        text = body.get(text_field)
+        if not isinstance(text, str):
+            self._error(400, f"{text_field!r} must be a string")
+            return
+        with state.model_lock:
+            count = len(state.tokens.echo(text, state.offsets).prompt)
+        self._send(200, {"count": count})
 
 
 def _wait_for_company(state: ServerState, fault: Fault) -> None:

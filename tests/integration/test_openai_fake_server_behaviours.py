@@ -1,4 +1,4 @@
-"""The loopback fake server's ``shift-by-one`` fault reproduces llama-cpp-python's misaligned prompt log-probabilities.
+"""The loopback fake server reproduces what real servers do: llama-cpp-python's misaligned prompt log-probabilities, token-count routes.
 
 Character-level test model: the character at position i costs -1.0 when i is even, -1.5 when odd, so a
 shift by one position swaps the two costs and is visible in every reply.
@@ -34,3 +34,20 @@ def test_shift_by_one_moves_each_prompt_logprob_one_position_late():
     assert len(shifted) == len(aligned) == 5
     assert shifted == [None] + aligned[:4]
     assert shifted != aligned
+
+
+def _post(server: OpenAITestServer, path: str, payload: dict) -> dict:
+    root = server.api_base.removesuffix("/v1")
+    request = urllib.request.Request(f"{root}{path}", data=json.dumps(payload).encode(), headers={"Content-Type": "application/json"})
+    with urllib.request.urlopen(request, timeout=30) as reply:
+        return json.load(reply)
+
+
+def test_token_count_routes_of_llama_cpp_and_vllm_count_as_the_echo_tokenises():
+    generator = ScriptedGenerator(lambda request, prompt: "x")
+    with OpenAITestServer("m", CharacterTokenSource(ScriptedScorer(_cost)), generator) as server:
+        text = "台灣的 Māori"
+        echoed = len(_echo(server, text))
+        assert _post(server, "/extras/tokenize/count", {"input": text}) == {"count": echoed}
+        assert _post(server, "/tokenize", {"model": "m", "prompt": text}) == {"count": echoed}
+        assert echoed == len(text)
