@@ -26,7 +26,9 @@ prompt token's log-probability is null or NaN), ``no-logprobs``
 ``null-text`` (completions ``text: null``); a wrong reply, ``shift-by-one``
 (each prompt token's log-probability value moved one position later; the real
 llama-cpp-python bug computes each value from the logits one position late, which
-also makes the values implausibly low: not reproduced here). ``prompt_logprobs=False`` makes it
+also makes the values implausibly low: not reproduced here), and
+``dropped-split-character`` (the last non-ASCII prompt character's token text is
+empty and the offsets, counted from the texts, end short of the prompt). ``prompt_logprobs=False`` makes it
 omit prompt log-probabilities like a server without that capability, and
 ``offsets="per-token"`` makes it count offsets from tokens decoded one by one
 (replacement characters for partial UTF-8 bytes), like some engines do.
@@ -133,7 +135,7 @@ class HFTokenSource:
 
 
 # a silently wrong reply (well-formed, plausible shape): only a known-answer probe can catch it
-WRONG_REPLIES = ("shift-by-one",)
+WRONG_REPLIES = ("shift-by-one", "dropped-split-character")
 # token counting beside the OpenAI surface (only the count is served, not token ids):
 # llama-cpp-python's POST /extras/tokenize/count {"input"}, vLLM's POST /tokenize {"prompt"}
 TOKEN_COUNT_ROUTES = {"/extras/tokenize/count": "input", "/tokenize": "prompt"}
@@ -310,7 +312,17 @@ def _spoil(reply: dict[str, Any], kind: str) -> None:
     elif choice.get("logprobs"):
         block = choice["logprobs"]
         n = reply["usage"]["prompt_tokens"]
-        if kind == "shift-by-one":
+        if kind == "dropped-split-character":
+            # llama-cpp-python's server drops a character split across byte-level tokens from the token
+            # texts, so offsets counted from the texts end short of the prompt
+            split = [i for i in range(n) if any(ord(c) > 127 for c in block["tokens"][i])]
+            if split:
+                block["tokens"][split[-1]] = ""
+                at = 0
+                for i, text in enumerate(block["tokens"]):
+                    block["text_offset"][i] = at
+                    at += len(text)
+        elif kind == "shift-by-one":
             # a known llama-cpp-python server bug: each prompt token's log-probability arrives one position late
             values = block["token_logprobs"]
             block["token_logprobs"] = [None] + values[: n - 1] + values[n:]

@@ -51,3 +51,23 @@ def test_token_count_routes_of_llama_cpp_and_vllm_count_as_the_echo_tokenises():
         assert _post(server, "/extras/tokenize/count", {"input": text}) == {"count": echoed}
         assert _post(server, "/tokenize", {"model": "m", "prompt": text}) == {"count": echoed}
         assert echoed == len(text)
+
+
+def _echo_block(server: OpenAITestServer, prompt: str) -> dict:
+    body = json.dumps({"model": "m", "prompt": prompt, "echo": True, "max_tokens": 0, "logprobs": 1}).encode()
+    request = urllib.request.Request(f"{server.api_base}/completions", data=body, headers={"Content-Type": "application/json"})
+    with urllib.request.urlopen(request, timeout=30) as reply:
+        return json.load(reply)["choices"][0]["logprobs"]
+
+
+def test_dropped_split_character_leaves_offsets_short_of_a_cjk_prompt():
+    generator = ScriptedGenerator(lambda request, prompt: "x")
+    prompt = "他是護士。"
+    with OpenAITestServer("m", CharacterTokenSource(ScriptedScorer(_cost)), generator) as server:
+        good = _echo_block(server, prompt)
+        server.inject("dropped-split-character")
+        bad = _echo_block(server, prompt)
+    assert "".join(good["tokens"]) == prompt
+    assert "".join(bad["tokens"]) == prompt[:-1]
+    assert bad["text_offset"][-1] + len(bad["tokens"][-1]) == len(prompt) - 1
+    assert bad["token_logprobs"] == good["token_logprobs"]
