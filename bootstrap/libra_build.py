@@ -7,11 +7,12 @@ import json
 from pathlib import Path
 from typing import Literal, Mapping, Sequence
 
-from pydantic import BaseModel, ConfigDict
+from pydantic import BaseModel, ConfigDict, Field
 
 from culturebias.application.libra_build.service import STEPS, BuildReport, Components, LibraBuild, import_review
 from culturebias.application.out_folder import FolderLock
 from culturebias.domain.errors import ConfigError
+from culturebias.domain.libra_build.component_options import ClustererOptions, ExpanderOptions
 from culturebias.domain.libra_build.topics import TopicClusters
 from culturebias.ports.dataset_building import KeywordExpander, TopicClusterer
 
@@ -29,6 +30,47 @@ class BuildSettings(BaseModel):
     embedder: str = "minilm"
     cleaner: Literal["rules", "classifier"] = "rules"
     perturber: Literal["table", "embedding"] = "table"
+    # The default components' own options: --set expand.similarity_threshold=0.7, --set cluster.mapping=llm.
+    expand: ExpanderOptions = Field(default_factory=ExpanderOptions)
+    cluster: ClustererOptions = Field(default_factory=ClustererOptions)
+    # The LLM that maps clusters to social groups (and, with cluster.summary=llm, summarises them), through
+    # the Generator port of the hf backend: a model.path (`embedded:smollm2-135m-instruct`, a folder, a hub
+    # id in the cache) or "none" (clusters map to groups by keyword overlap).
+    llm: str = "none"
+    # Official definitions the user gives (a glossary.jsonl as `culturebias run libra` reads it); they win
+    # over definitions the build finds in the corpus.
+    glossary: str | None = None
+
+
+def _settings(values: Mapping[str, object] | None) -> BuildSettings:
+    try:
+        return BuildSettings.model_validate(dict(values or {}))
+    except ValueError as error:  # pydantic's ValidationError: names the key and what was wrong
+        raise ConfigError(f"culturebias build libra --set: {error}") from None
+
+
+def _generator(settings: BuildSettings):
+    """The Generator port of the configured mapping LLM, or None."""
+    if settings.llm == "none":
+        return None
+    from culturebias.bootstrap.container import build_model_backend, default_cache_dir
+    from culturebias.bootstrap.settings import ModelSettings, Settings
+
+    options = ModelSettings.model_validate({"backend": "hf", "path": settings.llm}).backend_options()
+    return build_model_backend(options, default_cache_dir(Settings())).generator()
+
+
+def _user_glossary(path: str | None) -> dict[str, str]:
+    if path is None:
+        return {}
+    from culturebias.adapters.datasets.libra_files import parse_glossary
+    from culturebias.adapters.datasets.text_files import decode_text
+
+    file = Path(path).expanduser()
+    if not file.is_file():
+        raise ConfigError(f"glossary={path}: no such file")
+    entries = parse_glossary(str(file), decode_text(file.read_bytes(), str(file)))
+    return {entry.term: entry.definition for entry in entries}
 
 
 def _components(settings: BuildSettings, steps: Sequence[str], expander, clusterer) -> Components:
@@ -43,9 +85,11 @@ def _components(settings: BuildSettings, steps: Sequence[str], expander, cluster
         embedder = open_embedder(settings.embedder)
         try:
             if "expand" in steps and needs["expand"]:
-                expander = factories.open_expander(settings.expander, embedder=embedder)
+                expander = factories.open_expander(settings.expander, embedder=embedder, options=settings.expand)
             if "cluster" in steps and needs["cluster"]:
-                clusterer = factories.open_clusterer(settings.clusterer, embedder=embedder)
+                clusterer = factories.open_clusterer(
+                    settings.clusterer, embedder=embedder, generator=_generator(settings), options=settings.cluster
+                )
         except ImportError as missing:
             raise ConfigError(f"the expand and cluster steps need the build extra: {BUILD_EXTRA} ({missing})") from None
     cleaner = RuleCleaner()
@@ -80,16 +124,17 @@ def build_libra(
     from culturebias.adapters.libra_corpus.files import read_corpus, read_seeds
     from culturebias.adapters.reports.libra_build_report import write_build_report
 
-    typed = settings if isinstance(settings, BuildSettings) else BuildSettings.model_validate(dict(settings or {}))
+    typed = settings if isinstance(settings, BuildSettings) else _settings(settings)
     wanted = [s.strip() for s in steps.split(",")] if isinstance(steps, str) else list(steps)
     groups, antonyms = read_seeds(seeds)  # bad input is refused before anything is written
     documents = read_corpus(corpus, text_field=text_field)
+    glossary = _user_glossary(typed.glossary)
     components = _components(typed, wanted, expander, clusterer)
     folder = Path(out)
     folder.mkdir(parents=True, exist_ok=True)
     with FolderLock(folder):
         build = LibraBuild(folder, components, seed=typed.seed)
-        report = build.build(documents, groups, antonyms, steps=wanted, resume=resume)
+        report = build.build(documents, groups, antonyms, steps=wanted, resume=resume, glossary=glossary)
         stored = folder / "steps" / "cluster.json"
         clusters = TopicClusters.model_validate(json.loads(stored.read_text("utf-8"))["result"]) if stored.exists() else None
         write_build_report(folder, report, clusters)

@@ -45,7 +45,15 @@ def build_command(args: argparse.Namespace) -> int:
         key, sep, value = item.partition("=")
         if not sep:
             raise ConfigError(f"--set {item!r}: expected KEY=VALUE")
-        settings[key.strip()] = value.strip()
+        # A dotted key sets a nested option: --set cluster.mapping=llm.
+        *parents, leaf = key.strip().split(".")
+        section = settings
+        for part in parents:
+            nested = section.setdefault(part, {})
+            if not isinstance(nested, dict):
+                raise ConfigError(f"--set {item!r}: {part!r} is an option, not a section")
+            section = nested
+        section[leaf] = value.strip()
     report = build_libra(args.corpus, args.seeds, args.out, steps=args.steps, resume=args.resume,
                          text_field=args.text_field, settings=settings)
     print(f"{report.candidates} triplets ({report.not_perturbable} hits not perturbable) in {args.out}")

@@ -19,12 +19,16 @@ def test_built_triplets_run_through_libra_with_the_embedded_model(tmp_path):
     pytest.importorskip("umap")
     pytest.importorskip("mlxtend")
     data = tmp_path / "data"
-    args = ["build", "libra", "--corpus", str(FIXTURE / "corpus"), "--seeds", str(FIXTURE / "seeds.json"), "--out", str(data)]
+    args = ["build", "libra", "--corpus", str(FIXTURE / "corpus"), "--seeds", str(FIXTURE / "seeds.json"), "--out", str(data),
+            "--set", "llm=embedded:smollm2-135m-instruct"]
     assert main(args) == 0
     report = json.loads((data / "build_report.json").read_text(encoding="utf-8"))
     assert report["steps_run"] == ["clean", "expand", "cluster", "search", "perturb", "review"]
     assert report["clusters"] > 0 and (data / "clusters.png").read_bytes()[:4] == b"\x89PNG"
     assert len(report["triplets_per_group"]) == 4
+    # The LLM was asked to map clusters to groups; a 135M model's replies are parsed or counted, never guessed.
+    use = json.loads((data / "steps" / "cluster.json").read_text(encoding="utf-8"))["result"]["mapping_use"]
+    assert use["asked"] > 0 and use["asked"] == use["parsed"] + use["unparseable"]
     out = tmp_path / "run"
     run = ["run", "libra", "--out", str(out), "--set", f"data.path={data}", "--set", "protocol.limit=6",
            "--set", "run.progress=false", "--set", "run.report=none"]

@@ -310,3 +310,24 @@ def test_toml_seeds_and_the_cli_review_import(tmp_path, capsys):
     capsys.readouterr()
     assert main(["build", "libra", "--out", str(out), "--import-review", str(out / "review.csv")]) == 0
     assert "accepted" in capsys.readouterr().out
+
+
+def test_a_user_glossary_is_written_and_wins_over_found_definitions(tmp_path):
+    given = tmp_path / "given.jsonl"
+    given.write_text(json.dumps({"term": "whānau", "definition": "family, including the extended family"}) + "\n"
+                     + json.dumps({"term": "rangatahi", "definition": "young people"}) + "\n", encoding="utf-8")
+    build(tmp_path / "o", settings={"glossary": str(given)})
+    glossary = {g.term: g.definition for g in LibraFiles(tmp_path / "o").load().glossary}
+    assert glossary == {"whānau": "family, including the extended family", "rangatahi": "young people"}
+    with pytest.raises(ConfigError, match="no such file"):
+        build(tmp_path / "p", settings={"glossary": str(tmp_path / "missing.jsonl")})
+
+
+def test_nested_component_options_reach_the_clusterer_from_the_cli(tmp_path, capsys):
+    pytest.importorskip("umap")
+    args = ["build", "libra", "--corpus", str(CORPUS), "--seeds", str(SEEDS), "--out", str(tmp_path / "o"),
+            "--set", "expander=none", "--set", "embedder=bag-of-words", "--set", "cluster.mapping=llm"]
+    assert main(args) != 0  # mapping=llm reached open_clusterer, which refuses it without llm=MODEL
+    assert "mapping=llm needs a generator" in capsys.readouterr().err
+    assert main(args[:-2] + ["--set", "cluster.reduction=none", "--set", "cluster.bogus=1"]) != 0
+    assert "bogus" in capsys.readouterr().err
