@@ -147,29 +147,35 @@ class OrtCausalLM(*_generative_base()):
         past_key_values=None,
         use_cache: bool | None = None,
         logits_to_keep: Any = 0,
+        cache=None,
         **unused: Any,
     ):
         import torch
         from transformers.modeling_outputs import CausalLMOutputWithPast
 
-        feeds = self._feeds(input_ids, attention_mask, position_ids, past_key_values)
+        # transformers renamed the key/value cache from past_key_values to cache (5.2x): generate() passes and
+        # reads whichever its version knows, so both are taken and the output fills the field it has.
+        past = cache if cache is not None else past_key_values
+        feeds = self._feeds(input_ids, attention_mask, position_ids, past)
         feeds["logit_positions"] = _kept_positions(logits_to_keep, input_ids.shape[1])
         wanted = ["logits", *self._present_names] if use_cache else ["logits"]
         out = self.runner.run(feeds, wanted)
-        return CausalLMOutputWithPast(logits=torch.from_numpy(out["logits"]), past_key_values=self._cache(out) if use_cache else None)
+        present = self._cache(out) if use_cache else None
+        field = "cache" if "cache" in getattr(CausalLMOutputWithPast, "__dataclass_fields__", {}) else "past_key_values"
+        return CausalLMOutputWithPast(logits=torch.from_numpy(out["logits"]), **{field: present})
 
     def scoring_head(self, allow_split: bool = True):
         """The head inside the graph, where the export has one (the hf scorer asks for it)."""
         return OrtScoringHead(self) if self._scores and allow_split else None
 
-    def score_tokens(self, parents, targets, input_ids=None, attention_mask=None, position_ids=None, past_key_values=None, **unused: Any):
+    def score_tokens(self, parents, targets, input_ids=None, attention_mask=None, position_ids=None, past_key_values=None, cache=None, **unused: Any):
         """(float64 log-probabilities, greedy flags) of ``targets`` predicted at flat positions ``parents``, in one session run."""
         import torch
 
         if len(parents) == 0:
             return torch.zeros(0, dtype=torch.float64), torch.zeros(0, dtype=torch.bool)
         needed, rows = torch.unique(parents, return_inverse=True)
-        feeds = self._feeds(input_ids, attention_mask, position_ids, past_key_values)
+        feeds = self._feeds(input_ids, attention_mask, position_ids, cache if cache is not None else past_key_values)
         feeds["logit_positions"] = np.zeros(0, dtype=np.int64)
         scoring = (needed, rows, targets)  # in the order of SCORE_INPUTS
         feeds.update({name: t.cpu().numpy().astype(np.int64).reshape(-1) for name, t in zip(SCORE_INPUTS, scoring)})
