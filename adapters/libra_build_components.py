@@ -13,9 +13,9 @@ located, not imported, here, and imported only when a component runs.
 
 from __future__ import annotations
 
-import importlib.util
 from typing import Any, Mapping
 
+from culturebias.adapters.optional_modules import findable, require_modules
 from culturebias.domain.errors import ConfigError, UnknownNameError
 from culturebias.domain.libra_build.component_options import ClustererOptions, ExpanderOptions
 from culturebias.ports.dataset_building import KeywordExpander, TopicClusterer
@@ -28,7 +28,6 @@ EXPANDERS: dict[str, tuple[str, ...]] = {
     "association": ("association",),
 }
 CLUSTERERS = ("default", "umap-hdbscan")
-BUILD_EXTRA = "pip install 'culturebias[build]'"
 
 
 def open_expander(
@@ -101,17 +100,7 @@ def _sources_given(options) -> bool:
 
 
 def _require(what: str, modules: tuple[str, ...]) -> None:
-    """bootstrap.registry.require_modules' message, for the build extra (located, not imported)."""
-    missing = [m for m in modules if not _findable(m)]
-    if missing:
-        raise ConfigError(
-            f"{what} needs {', '.join(missing)}, which this installation lacks: {BUILD_EXTRA} "
-            "(scripts/install.sh installs everything)"
-        )
+    require_modules(what, modules, "build", locate=_findable)
 
 
-def _findable(module: str) -> bool:
-    try:
-        return importlib.util.find_spec(module) is not None
-    except (ImportError, ValueError):
-        return False
+_findable = findable

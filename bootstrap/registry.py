@@ -14,7 +14,6 @@ complete.
 from __future__ import annotations
 
 import importlib
-import importlib.util
 import threading
 from dataclasses import dataclass, field
 from importlib import metadata
@@ -22,7 +21,8 @@ from typing import Any, Callable, Generic, Literal, TypeVar
 
 from pydantic import BaseModel
 
-from culturebias.domain.errors import ConfigError, PluginError, UnknownNameError
+from culturebias.adapters.optional_modules import require_modules
+from culturebias.domain.errors import PluginError, UnknownNameError
 
 T = TypeVar("T")
 
@@ -46,25 +46,6 @@ def import_object(dotted: str) -> Any:
         except AttributeError:
             raise PluginError(f"{module_name!r} has no attribute {attribute!r}") from None
     return target
-
-
-def require_modules(what: str, modules: tuple[str, ...], extra: str | None) -> None:
-    """A typed error with the pip command when a piece's imports are missing (located, not imported)."""
-    missing = [module for module in modules if not _findable(module)]
-    if missing:
-        install = f"pip install 'culturebias[{extra}]'" if extra else f"pip install {' '.join(missing)}"
-        raise ConfigError(
-            f"{what} needs {', '.join(missing)}, which this installation lacks: {install} "
-            "(scripts/install.sh installs everything)"
-        )
-
-
-def _findable(module: str) -> bool:
-    """Whether ``module`` can be imported, without importing it."""
-    try:
-        return importlib.util.find_spec(module) is not None
-    except (ImportError, ValueError):
-        return False
 
 
 def resolve(ref: str | T) -> T:
