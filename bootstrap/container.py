@@ -50,10 +50,10 @@ def build_executor_backend(settings: Settings, model: ModelOptions, cache_dir: P
     from culturebias.bootstrap.registry import require_modules
 
     require_modules("run.executor=ray", ("ray",), "ray")
-    from culturebias.adapters.ray.backend import RayBackend, RayOptions
+    from culturebias.adapters.ray.backend import RayBackend
 
     factory = registry().backend(model.backend).create()
-    return RayBackend(factory, model, cache_dir, RayOptions(**settings.ray.model_dump()))
+    return RayBackend(factory, model, cache_dir, settings.ray)
 
 
 def judge_model_settings(settings: Settings) -> ModelOptions | None:

@@ -17,12 +17,6 @@ from culturebias.domain.errors import ResumeMismatchError
 from culturebias.domain.redaction import redact_text
 
 
-def _ray_options(settings: RaySettings) -> Any:
-    from culturebias.adapters.ray.backend import RayOptions
-
-    return RayOptions(**settings.model_dump())
-
-
 def check_cluster(settings: RaySettings) -> None:
     """The cluster is reachable and can hold one pair, before the sweep writes anything."""
     require_modules("run.executor=ray", ("ray",), "ray")
@@ -72,4 +66,4 @@ def run_pairs_on_ray(
         save()
 
     tasks = [PairTask(p.model, p.benchmark, per_pair[(p.model, p.benchmark)], resume) for p in pending]
-    run_pairs(tasks, run_pair_in_task, functools.partial(open_store, store), _ray_options(ray_settings), done)
+    run_pairs(tasks, run_pair_in_task, functools.partial(open_store, store), ray_settings, done)

@@ -23,6 +23,7 @@ from pydantic_settings import (
 )
 
 from culturebias.adapters.model_options import EMBEDDED_DEFAULT_MODEL, ModelOptions  # noqa: F401
+from culturebias.adapters.ray.options import RayOptions as RaySettings
 from culturebias.domain.errors import ConfigError, UnknownNameError
 from culturebias.domain.sampling import SamplingSettings
 
@@ -171,23 +172,6 @@ class RunSettings(BaseModel):
         if isinstance(value, str) and value.strip().lower() in _BOOLEAN_WORDS:
             return "always" if _BOOLEAN_WORDS[value.strip().lower()] else "never"
         return value
-
-
-class RaySettings(BaseModel):
-    """``run.executor=ray``: model replicas as Ray actors, requests sharded across them (adapters/ray)."""
-
-    model_config = ConfigDict(extra="forbid")
-
-    # ``local`` starts a cluster in this process (or uses the one already started); else an
-    # existing cluster's address: ``host:port`` of its head, ``ray://host:10001``, or ``auto``.
-    address: str = "local"
-    replicas: int = Field(1, ge=1)  # model replicas, each a Ray actor holding the configured backend
-    cpus: float = Field(1.0, ge=0)  # per replica (and per sweep pair)
-    gpus: float = Field(0.0, ge=0)  # per replica (and per sweep pair): 1 = one replica per GPU
-    batch_size: int = Field(32, ge=1)  # requests per shard sent to a replica (requests sharing a context travel together)
-    max_restarts: int = Field(1, ge=0)  # times Ray restarts a replica that died before it counts as gone
-    connect_timeout: float = Field(10.0, gt=0)  # seconds to reach ray.address
-    start_timeout: float = Field(600.0, gt=0)  # seconds for every replica to load its model
 
 
 _BOOLEAN_WORDS = {"true": True, "yes": True, "on": True, "1": True, "false": False, "no": False, "off": False, "0": False}

@@ -9,6 +9,8 @@ import tomllib
 from pathlib import Path
 from typing import Any, Iterator
 
+from culturebias.adapters.datasets.csv_table import parse_table
+from culturebias.adapters.datasets.jsonl_rows import jsonl_records
 from culturebias.adapters.datasets.text_files import decode_text
 from culturebias.domain.errors import DataError
 from culturebias.domain.libra_build.keywords import SeedGroup
@@ -35,23 +37,17 @@ def read_corpus(path: str | Path, *, text_field: str = "text") -> list[tuple[str
         label = file.relative_to(root).as_posix() if root.is_dir() else file.name
         suffix = file.suffix.lower()
         if suffix == ".jsonl":
-            for row, line in enumerate(text.splitlines(), start=1):
-                if not line.strip():
-                    continue
-                try:
-                    record = json.loads(line)
-                except json.JSONDecodeError as error:
-                    raise DataError(f"not JSON: {error.msg}", file=name, row=row) from None
-                value = record.get(text_field) if isinstance(record, dict) else None
+            for row, record in jsonl_records(text, name):
+                value = record.get(text_field)
                 if not isinstance(value, str):
                     raise DataError("missing or not a string", file=name, row=row, field=text_field)
                 documents.append((f"{label}:{row}", value))
         elif suffix == ".csv":
-            reader = csv.DictReader(io.StringIO(text))
-            if text_field not in (reader.fieldnames or []):
+            table = parse_table(text, name)
+            if text_field not in table.header:
                 raise DataError("no such column", file=name, row=1, field=text_field)
-            for row, record in enumerate(reader, start=2):
-                documents.append((f"{label}:{row}", record[text_field] or ""))
+            for row, record in table.dicts():
+                documents.append((f"{label}:{row}", record[text_field]))
         else:
             documents.append((label, text))
     documents = [(ident, text) for ident, text in documents if text.strip()]

@@ -15,31 +15,17 @@ from __future__ import annotations
 
 import weakref
 from collections import defaultdict
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Callable, Sequence
 
 from culturebias.adapters.ray.cluster import check_resources, connect
+from culturebias.adapters.ray.options import RayOptions
 from culturebias.adapters.ray.pool import PoolSettings, ReplicaPool
 from culturebias.adapters.ray.replica import PortInfo
 from culturebias.adapters.ray.sharding import plan_shards
 from culturebias.domain.identity import ModelIdentity, ScoreProvenance
 from culturebias.domain.requests import ChatMessage
 from culturebias.ports.recording import BatchSink
-
-
-@dataclass(frozen=True)
-class RayOptions:
-    """The ``ray.*`` settings the executor reads (bootstrap passes its typed section)."""
-
-    address: str = "local"
-    replicas: int = 1
-    cpus: float = 1.0
-    gpus: float = 0.0
-    batch_size: int = 32
-    max_restarts: int = 1
-    connect_timeout: float = 10.0
-    start_timeout: float = 600.0
 
 
 class _ShardedPort:

@@ -159,12 +159,13 @@ def search(
     """Every (sentence, keyword, group) hit; longer keywords first so "Māori women" wins over "Māori"
     at the same position. A sentence without a hit yields nothing."""
     ordered = sorted(keywords, key=lambda k: (-len(k.keyword), k.group, k.keyword))
+    patterns = [(keyword, keyword_pattern(keyword.keyword)) for keyword in ordered]  # compiled once, not per sentence
     hits: list[Hit] = []
     for sentence in sentences:
         # An anonymised name is never a keyword's span.
         taken = [(m.start(), m.end()) for m in re.finditer(re.escape(NAME_PLACEHOLDER), sentence.text)]
-        for keyword in ordered:
-            for match in keyword_pattern(keyword.keyword).finditer(sentence.text):
+        for keyword, pattern in patterns:
+            for match in pattern.finditer(sentence.text):
                 if any(match.start() < end and start < match.end() for start, end in taken):
                     continue
                 taken.append((match.start(), match.end()))
