@@ -48,3 +48,7 @@ class ScoreProvenance(BaseModel):
     batch_size: int = 1
     padding_side: str = "right"
     boundary_rule: str = "straddle-to-continuation"
+    # How a served model's context/continuation boundary was placed (the openai backend's
+    # model.boundary_source: the server's tokenize route, the reply's offsets, or a context echo);
+    # None where the tokens are in hand.
+    boundary_source: str | None = None

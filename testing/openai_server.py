@@ -13,6 +13,8 @@ and ``/v1/models`` from
 Faults are injected per request, first in first out (``inject``); a fault with
 ``when="text"`` hits only a request whose body holds that text, so a test can
 aim at one request of a concurrent batch whatever order the batch arrives in.
+The truth probe's known-answer requests pass faults by unless one says
+``probe=True``, and ``requests()`` leaves them out unless asked (``probe=True``).
 Transport faults: ``429`` (with ``Retry-After``), any other status code as text
 (``"500"``, ``"503"``), ``slow`` (the reply waits ``delay_s``), ``hang`` (no reply
 until the server stops: a timeout on any machine, however loaded), ``gate`` (the
@@ -24,9 +26,9 @@ end halfway through the prompt), ``null-logprob`` and ``nan-logprob`` (the last
 prompt token's log-probability is null or NaN), ``no-logprobs``
 (``logprobs: null``), ``null-content`` (chat ``content: null``) and
 ``null-text`` (completions ``text: null``); a wrong reply, ``shift-by-one``
-(each prompt token's log-probability value moved one position later; the real
-llama-cpp-python bug computes each value from the logits one position late, which
-also makes the values implausibly low: not reproduced here), and
+(each prompt token scored from the logits one position late, the real
+llama-cpp-python bug for models without a BOS; ``state.late_logits`` makes every
+echo so), and
 ``dropped-split-character`` (the last non-ASCII prompt character's token text is
 empty and the offsets, counted from the texts, end short of the prompt). ``prompt_logprobs=False`` makes it
 omit prompt log-probabilities like a server without that capability, and
@@ -47,6 +49,7 @@ from dataclasses import dataclass, field
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any, Literal, Protocol, Sequence
 
+from culturebias.adapters.openai.truth_probe import PROBE_TEXTS
 from culturebias.domain.requests import (
     ChatMessage,
     GenerationParams,
@@ -70,10 +73,17 @@ class Token:
 class Echo:
     prompt: list[Token]
     next_token: Token  # the greedy continuation, for max_tokens >= 1
+    ids: list[int] = field(default_factory=list)  # the prompt's token ids, what a tokenize route returns
 
 
 class TokenSource(Protocol):
-    def echo(self, prompt: str, offsets: OffsetStyle) -> Echo: ...
+    def echo(self, prompt: str, offsets: OffsetStyle, late: bool = False) -> Echo:
+        """``late``: every value from the logits one position late, the real llama-cpp-python bug (where it can be made)."""
+        ...
+
+    def ids(self, text: str) -> list[int]:
+        """The text's token ids as the echo tokenises it."""
+        ...
 
 
 class CharacterTokenSource:
@@ -83,12 +93,16 @@ class CharacterTokenSource:
         self._scorer = scorer
         self._next = greedy_next
 
-    def echo(self, prompt: str, offsets: OffsetStyle) -> Echo:
-        requests = [LoglikelihoodRequest(prompt[:i], prompt[i]) for i in range(1, len(prompt))]
+    def echo(self, prompt: str, offsets: OffsetStyle, late: bool = False) -> Echo:
+        # ``late``: character i scored after the text up to and including itself, as the buggy server does
+        requests = [LoglikelihoodRequest(prompt[: i + 1 if late else i], prompt[i]) for i in range(1, len(prompt))]
         results = self._scorer.loglikelihood(requests) if requests else []
         tokens = [Token(prompt[0], None, None)] if prompt else []
         tokens += [Token(prompt[i + 1], r.logprob, None) for i, r in enumerate(results)]
-        return Echo(tokens, Token(self._next, 0.0, None))
+        return Echo(tokens, Token(self._next, 0.0, None), self.ids(prompt))
+
+    def ids(self, text: str) -> list[int]:
+        return [ord(c) for c in text]
 
 
 class HFTokenSource:
@@ -116,7 +130,10 @@ class HFTokenSource:
             previous = text
         return texts
 
-    def echo(self, prompt: str, offsets: OffsetStyle) -> Echo:
+    def ids(self, text: str) -> list[int]:
+        return list(self.tokenizer(text, add_special_tokens=True)["input_ids"])
+
+    def echo(self, prompt: str, offsets: OffsetStyle, late: bool = False) -> Echo:
         torch = self._torch
         ids = self.tokenizer(prompt, add_special_tokens=True)["input_ids"]
         with torch.no_grad():
@@ -126,19 +143,23 @@ class HFTokenSource:
         best = logprobs.argmax(dim=-1)
         tokens = [Token(texts[0], None, None)]
         for i in range(1, len(ids)):
-            row = logprobs[i - 1]
-            top_id = int(best[i - 1])
+            # Token i is predicted by the logits after token i-1; ``late`` takes those after token i itself.
+            at = i if late else i - 1
+            row = logprobs[at]
+            top_id = int(best[at])
             tokens.append(Token(texts[i], float(row[ids[i]]), {self.tokenizer.decode([top_id]): float(row[top_id])}))
         next_id = int(best[-1])
         next_text = self._texts(ids + [next_id], offsets)[-1]
-        return Echo(tokens, Token(next_text, float(logprobs[-1, next_id]), None))
+        return Echo(tokens, Token(next_text, float(logprobs[-1, next_id]), None), list(ids))
 
 
 # a silently wrong reply (well-formed, plausible shape): only a known-answer probe can catch it
 WRONG_REPLIES = ("shift-by-one", "dropped-split-character")
-# token counting beside the OpenAI surface (only the count is served, not token ids):
-# llama-cpp-python's POST /extras/tokenize/count {"input"}, vLLM's POST /tokenize {"prompt"}
-TOKEN_COUNT_ROUTES = {"/extras/tokenize/count": "input", "/tokenize": "prompt"}
+# tokenising beside the OpenAI surface, at the server's root: llama-cpp-python's POST /extras/tokenize
+# {"input"} -> {"tokens"} and /extras/tokenize/count {"input"} -> {"count"}; vLLM's POST /tokenize
+# {"model", "prompt"} -> {"count", "max_model_len", "tokens"}
+TOKEN_COUNT_ROUTES = {"/extras/tokenize/count": "input", "/extras/tokenize": "input", "/tokenize": "prompt"}
+PROBE_PROMPTS = frozenset(p for t in PROBE_TEXTS for p in (t.text, t.context))
 INVALID_REPLIES = ("truncated-logprobs", "null-logprob", "nan-logprob", "no-logprobs", "null-content", "null-text")
 
 
@@ -151,8 +172,14 @@ class Fault:
     when: str | None = None  # None: any request; else only a request whose body holds this text
     message: str = "injected failure"  # the error message of a status fault
     together: int = 2  # "gate": the reply waits until this many requests are in flight
+    probe: bool = False  # True: may hit the truth probe's requests too (else they pass it by)
 
-    def hits(self, endpoint: str, body_text: str) -> bool:
+    def hits(self, endpoint: str, body_text: str, probe: bool = False) -> bool:
+        # A tokenize route takes only a fault aimed at it by name: the faults model scoring and generation.
+        if self.endpoint is None and endpoint in TOKEN_COUNT_ROUTES:
+            return False
+        if probe and not self.probe:
+            return False
         return (self.endpoint is None or self.endpoint == endpoint) and (self.when is None or self.when in body_text)
 
 
@@ -163,6 +190,7 @@ class Served:
     authorization: str | None
     fault: str | None
     query: str = ""
+    probe: bool = False  # one of the truth probe's known-answer requests
 
 
 @dataclass
@@ -172,6 +200,8 @@ class ServerState:
     generator: Generator
     prompt_logprobs: bool = True
     offsets: OffsetStyle = "incremental"
+    late_logits: bool = False  # every echo scored from the logits one position late (llama-cpp-python's bug)
+    tokenize_routes: bool = True  # False: a server with no tokenize route (404, like most hosted APIs)
     faults: list[Fault] = field(default_factory=list)
     served: list[Served] = field(default_factory=list)
     in_flight: int = 0
@@ -184,7 +214,7 @@ class ServerState:
         text = json.dumps(body, ensure_ascii=False)
         with self.lock:
             for i, fault in enumerate(self.faults):
-                if fault.hits(endpoint, text):
+                if fault.hits(endpoint, text, is_probe(body)):
                     return self.faults.pop(i)
         return None
 
@@ -240,7 +270,10 @@ class _Handler(BaseHTTPRequestHandler):
         fault = state.take_fault(endpoint, body)
         with state.lock:
             state.served.append(
-                Served(endpoint, body, self.headers.get("Authorization"), fault.kind if fault else None, urlsplit(self.path).query)
+                Served(
+                    endpoint, body, self.headers.get("Authorization"), fault.kind if fault else None, urlsplit(self.path).query,
+                    is_probe(body),
+                )
             )
         if fault is not None:
             if fault.kind == "429":
@@ -259,8 +292,8 @@ class _Handler(BaseHTTPRequestHandler):
                 time.sleep(fault.delay_s)
             if fault.kind == "gate":
                 _wait_for_company(state, fault)
-        if endpoint in TOKEN_COUNT_ROUTES:
-            self._count_tokens(state, body, TOKEN_COUNT_ROUTES[endpoint])
+        if endpoint in TOKEN_COUNT_ROUTES and state.tokenize_routes:
+            self._count_tokens(state, body, endpoint)
             return
         if endpoint not in ("completions", "chat/completions"):
             self._error(404, f"no route {self.path}")
@@ -270,24 +303,39 @@ class _Handler(BaseHTTPRequestHandler):
             return
         try:
             with state.model_lock:
-                reply = _complete(state, body) if endpoint == "completions" else _chat(state, body)
+                late = state.late_logits or (fault is not None and fault.kind == "shift-by-one")
+                reply = _complete(state, body, late) if endpoint == "completions" else _chat(state, body)
         except ValueError as error:
             self._error(400, str(error))
             return
-        if fault is not None and fault.kind in INVALID_REPLIES + WRONG_REPLIES:
+        if fault is not None and fault.kind in INVALID_REPLIES + ("dropped-split-character",):
             _spoil(reply, fault.kind)
         self._send(200, reply)
 
 
-    def _count_tokens(self, state: ServerState, body: dict[str, Any], text_field: str) -> None:
-        """The token count of a text as the echo would tokenise it (BOS included, as both servers count it)."""
+    def _count_tokens(self, state: ServerState, body: dict[str, Any], route: str) -> None:
+        """A text's token ids and count as the echo would tokenise it (BOS included, as both servers count it)."""
+        text_field = TOKEN_COUNT_ROUTES[route]
         text = body.get(text_field)
         if not isinstance(text, str):
             self._error(400, f"{text_field!r} must be a string")
             return
         with state.model_lock:
-            count = len(state.tokens.echo(text, state.offsets).prompt)
-        self._send(200, {"count": count})
+            ids = state.tokens.ids(text)
+        if route == "/extras/tokenize":
+            self._send(200, {"tokens": ids})
+        elif route == "/tokenize":
+            self._send(200, {"count": len(ids), "max_model_len": 2048, "tokens": ids})
+        else:
+            self._send(200, {"count": len(ids)})
+
+
+def is_probe(body: Any) -> bool:
+    """Whether a request is one of the truth probe's (its texts, their contexts, or a tokenize of them)."""
+    if not isinstance(body, dict):
+        return False
+    text = next((body[k] for k in ("prompt", "input") if isinstance(body.get(k), str)), None)
+    return text is not None and text in PROBE_PROMPTS
 
 
 def _wait_for_company(state: ServerState, fault: Fault) -> None:
@@ -322,10 +370,6 @@ def _spoil(reply: dict[str, Any], kind: str) -> None:
                 for i, text in enumerate(block["tokens"]):
                     block["text_offset"][i] = at
                     at += len(text)
-        elif kind == "shift-by-one":
-            # a known llama-cpp-python server bug: each prompt token's log-probability arrives one position late
-            values = block["token_logprobs"]
-            block["token_logprobs"] = [None] + values[: n - 1] + values[n:]
         elif kind == "truncated-logprobs":
             keep = max(1, n // 2)
             for name in ("tokens", "token_logprobs", "top_logprobs", "text_offset"):
@@ -364,7 +408,7 @@ def _logprobs_block(tokens: Sequence[Token], start_offset: int = 0) -> dict[str,
     }
 
 
-def _complete(state: ServerState, body: dict[str, Any]) -> dict[str, Any]:
+def _complete(state: ServerState, body: dict[str, Any], late: bool = False) -> dict[str, Any]:
     prompt = body.get("prompt")
     if not isinstance(prompt, str):
         raise ValueError("this test server takes one prompt string per request")
@@ -373,7 +417,7 @@ def _complete(state: ServerState, body: dict[str, Any]) -> dict[str, Any]:
     if echo:
         if int(body.get("max_tokens") or 0) > 1:
             raise ValueError("with echo this test server generates at most one token")
-        served = state.tokens.echo(prompt, state.offsets)
+        served = state.tokens.echo(prompt, state.offsets, late)
         generated = [served.next_token] if int(body.get("max_tokens") or 0) == 1 else []
         tokens = served.prompt + generated
         text = prompt + "".join(t.text for t in generated)
@@ -437,9 +481,16 @@ class OpenAITestServer:
         with self.state.lock:
             return len(self.state.faults)
 
-    def requests(self, endpoint: str | None = None) -> list[Served]:
+    def requests(self, endpoint: str | None = None, probe: bool = False) -> list[Served]:
+        """Served requests to ``endpoint``, or to the model's endpoints (tokenize routes left out) when None;
+        ``probe``: the truth probe's too, else only the run's own."""
         with self.state.lock:
-            return [s for s in self.state.served if endpoint is None or s.endpoint == endpoint]
+            return [
+                s
+                for s in self.state.served
+                if (s.endpoint == endpoint if endpoint is not None else s.endpoint not in TOKEN_COUNT_ROUTES)
+                and (probe or not s.probe)
+            ]
 
     def start(self) -> "OpenAITestServer":
         self._thread.start()

@@ -26,6 +26,7 @@ from culturebias.adapters.openai.generator import OpenAIGenerator
 from culturebias.adapters.openai.options import OpenAIOptions
 from culturebias.adapters.openai.request_cache import RequestCache
 from culturebias.adapters.openai.scorer import OpenAIScorer
+from culturebias.adapters.openai.token_ids import server_root
 from culturebias.domain.errors import CapabilityError, ConfigError
 from culturebias.domain.identity import ModelIdentity
 from culturebias.domain.redaction import redact_text
@@ -59,7 +60,14 @@ class OpenAIBackend:
         self.identity = identity
 
     def scorer(self) -> OpenAIScorer:
-        return OpenAIScorer(self.client, self.model, self.identity, self.options.boundary_rule)
+        return OpenAIScorer(
+            self.client,
+            self.model,
+            self.identity,
+            self.options.boundary_rule,
+            self.options.boundary_source,
+            root=server_root(self.client),
+        )
 
     def generator(self) -> OpenAIGenerator:
         return OpenAIGenerator(self.client, self.model, self.identity)

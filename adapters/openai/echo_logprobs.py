@@ -111,6 +111,10 @@ def prompt_tokens(reply: dict[str, Any], prompt: str) -> PromptTokens:
         )
     if not isinstance(n, int) or not 0 < n <= len(texts):
         n = sum(1 for o in offsets if o < len(prompt)) or len(texts)
+    elif n >= 2 and offsets[n - 1] >= len(prompt) and "".join(texts[: n - 1]) == prompt:
+        # llama-cpp-python counts a BOS in usage that it leaves out of the lists, which then end
+        # with the generated token: the prompt's tokens are one fewer
+        n -= 1
     end = offsets[n - 1] + len(texts[n - 1])
     shift = end - len(prompt)
     leading_special = n >= 2 and shift == len(texts[0]) and "".join(texts[1:n]) == prompt
@@ -164,3 +168,55 @@ def score_tokens(tokens: PromptTokens, start: int) -> LoglikelihoodResult:
         top = tokens.top[i]
         greedy = greedy and bool(top) and value >= max(float(v) for v in top.values()) - GREEDY_TOLERANCE
     return LoglikelihoodResult(total, count, greedy)
+
+
+def listed_prompt_tokens(reply: dict[str, Any], count: int) -> PromptTokens:
+    """The first ``count`` listed tokens of ``reply``, whatever their texts and offsets say.
+
+    For a boundary placed from token ids or a context's own echo, where the texts need not add up to
+    the prompt (llama-cpp-python drops a character split across byte-level tokens from them).
+    """
+    check_echo_reply(reply)
+    lp = reply["choices"][0]["logprobs"]
+    texts = [str(t) for t in lp["tokens"]]
+    if count < 1 or len(texts) < count:
+        raise LogprobsCutShort(
+            f"the reply lists {len(texts)} tokens where the server's tokenizer counts {count} prompt tokens: "
+            "its log-probabilities are cut short"
+        )
+    top_raw = lp.get("top_logprobs") if isinstance(lp.get("top_logprobs"), list) else []
+    top = [t if _numbers(t) else None for t in top_raw] + [None] * max(0, len(texts) - len(top_raw))
+    try:
+        offsets = [int(o) for o in lp["text_offset"][:count]]
+    except (TypeError, ValueError):
+        offsets = [0] * count
+    values = [_logprob(lp["token_logprobs"][i], i, texts[i]) for i in range(count)]
+    return PromptTokens(texts[:count], values, offsets, top[:count], 0)
+
+
+def listed_prompt_count(reply: dict[str, Any], prompt: str) -> int:
+    """How many listed tokens belong to the prompt when no tokenizer says.
+
+    A reply that lists more tokens than ``usage.prompt_tokens`` lists the generated one
+    after them. Else (llama-cpp-python lists one fewer than it counts, leaving out a BOS or
+    the generated token): the tokens that start inside the prompt; its offsets come from
+    decoding each prefix, so they fall short where it drops characters but a generated
+    token still starts at the prompt's end.
+    """
+    check_echo_reply(reply)
+    lp = reply["choices"][0]["logprobs"]
+    usage = reply.get("usage") or {}
+    counted = usage.get("prompt_tokens") if isinstance(usage, dict) else None
+    listed = len(lp["tokens"])
+    if isinstance(counted, int) and not isinstance(counted, bool):
+        if 0 < counted < listed:
+            return counted
+        if counted > listed + 1:  # one fewer is a BOS left out of the lists
+            raise LogprobsCutShort(
+                f"the reply has log-probabilities for {listed} tokens and counts {counted} prompt tokens: they are cut short"
+            )
+    try:
+        offsets = [int(o) for o in lp["text_offset"]]
+    except (TypeError, ValueError):
+        raise InvalidReply("choices[0].logprobs.text_offset holds something that is not a number") from None
+    return sum(1 for o in offsets if o < len(prompt)) or len(offsets)

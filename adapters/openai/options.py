@@ -21,6 +21,10 @@ class OpenAIOptions(ModelOptions):
     revision: str | None = None  # recorded in the model identity (servers do not report one)
     chat_template: Literal["auto", "none"] = "auto"
     boundary_rule: BoundaryRule = "straddle-to-continuation"
+    # How the context/continuation boundary is placed (adapters/openai/boundaries.py): auto takes the
+    # server's tokenize route where it has one, else the reply's offsets where they add up, else an
+    # echo of the context alone; the truth probe decides before anything is scored.
+    boundary_source: Literal["auto", "tokenize", "offsets", "context-echo"] = "auto"
     # The on-disk reply cache (<run.cache_dir>/openai/requests.sqlite): "use" reads and
     # writes, "refresh" asks every request again and replaces its entry, "off" neither.
     cache: Literal["use", "refresh", "off"] = "use"

@@ -5,48 +5,49 @@ flight: serving engines (vLLM, TGI) batch concurrent requests on the GPU, and a
 per-prompt request caches per prompt, so a re-run with a changed subset still
 costs nothing for what it shares.
 
-Every reply is checked whole (``echo_logprobs.check_echo``) before it is cached
-or scored; an invalid one is asked again, and a request that never gets a valid
-reply scores ``LoglikelihoodResult(nan, 0, False, invalid=True)`` (never a
-made-up number, never cached): the protocols count it as an invalid reply and
-leave its item out of their metrics. A server that cannot be reached still
-stops the run (``ServerUnavailableError``).
+Before anything is scored the truth probe (``truth_probe.py``) asks known-answer
+texts and decides how the context/continuation boundary is placed
+(``boundaries.py``: the server's token ids, the reply's offsets, or an echo of
+the context alone); every score's provenance says which. A server whose
+log-probabilities are misaligned or implausible is refused there.
 
-The capability probe (``check_loglikelihood``) retries transport failures like
-any request. Only the server's own answer can show a missing capability (no
-prompt log-probabilities, offsets that do not add up, a 4xx refusing the
-request); a server that cannot be reached raises ``ServerUnavailableError``, so
-``protocol.mode=auto`` never switches method because of an outage.
+Every reply is checked whole before it is cached or scored; an invalid one is
+asked again, and a request that never gets a valid reply scores
+``LoglikelihoodResult(nan, 0, False, invalid=True)`` (never a made-up number,
+never cached): the protocols count it as an invalid reply and leave its item out
+of their metrics. A server that cannot be reached still stops the run
+(``ServerUnavailableError``), and so does one that fails the probe
+(``TruthProbeError``); an unreachable one is never taken for a missing
+capability, so ``protocol.mode=auto`` never switches method because of an outage.
 """
 
 from __future__ import annotations
 
-from typing import Any, Sequence
+from typing import Any, Callable, Sequence
 
 import structlog
 
-from culturebias.adapters.openai.client import ApiClient, ApiError, InvalidReplyError, ServerUnavailableError
+from culturebias.adapters.openai.boundaries import BoundaryPlan, BoundarySetting, continuation_start
+from culturebias.adapters.openai.client import ApiClient, InvalidReplyError
 from culturebias.adapters.openai.echo_logprobs import (
-    NoPromptLogprobs,
-    OffsetMismatch,
+    PromptTokens,
     check_echo,
-    continuation_start,
+    continuation_start as offsets_start,
+    listed_prompt_count,
+    listed_prompt_tokens,
     prompt_tokens,
     score_tokens,
 )
-from culturebias.domain.errors import CapabilityError
+from culturebias.adapters.openai.token_ids import TokenIds
+from culturebias.adapters.openai.truth_probe import CAPABILITY, TruthProbe  # noqa: F401  (CAPABILITY: the name tests use)
 from culturebias.domain.identity import ModelIdentity, ScoreProvenance
 from culturebias.domain.requests import LoglikelihoodRequest, LoglikelihoodResult
+from culturebias.ports.recording import BatchSink
 
-CAPABILITY = "continuation log-likelihood (prompt log-probabilities from /completions with echo=true and logprobs)"
-# Mixed scripts and a multi-byte boundary: offsets that count bytes or replacement
-# characters fail here, before a run, instead of misplacing boundaries mid-run.
-PROBE = LoglikelihoodRequest(context="The answer is", continuation=" 台灣 yes")
 # What a request whose replies stayed invalid after the retries scores: nothing (NaN, never 0.0);
 # its token count is unknown without a valid reply.
 INVALID_SCORE = LoglikelihoodResult(float("nan"), 0, False, invalid=True)
-# Refusals that say who is asking, not what the server can do.
-AUTH_STATUS = {401, 403, 407}
+ReplyCheck = Callable[[dict[str, Any], dict[str, Any]], None]
 
 
 def _shorten(text: str, limit: int = 80) -> str:
@@ -54,12 +55,23 @@ def _shorten(text: str, limit: int = 80) -> str:
 
 
 class OpenAIScorer:
-    def __init__(self, client: ApiClient, model: str, identity: ModelIdentity, boundary_rule: str = "straddle-to-continuation"):
+    def __init__(
+        self,
+        client: ApiClient,
+        model: str,
+        identity: ModelIdentity,
+        boundary_rule: str = "straddle-to-continuation",
+        boundary_source: BoundarySetting = "auto",
+        root: ApiClient | None = None,
+    ):
         self._client = client
+        self._root = root or client  # the server's root, where tokenize routes live
         self._model = model
         self._identity = identity
         self._boundary_rule = boundary_rule
-        self._checked = False
+        self._boundary_setting = boundary_source
+        self._plan: BoundaryPlan | None = None
+        self._token_ids: TokenIds | None = None
         self._log = structlog.get_logger("culturebias.openai")
 
     @property
@@ -75,54 +87,71 @@ class OpenAIScorer:
             batch_size=self._client.max_concurrency,
             padding_side="none",
             boundary_rule=self._boundary_rule,
+            boundary_source=self._plan.describe() if self._plan is not None else self._boundary_setting,
         )
 
     def _body(self, prompt: str) -> dict[str, Any]:
-        # max_tokens=1: several servers reject 0; the generated token is dropped
-        # using usage.prompt_tokens.
+        # max_tokens=1: several servers reject 0 (llama-cpp-python takes 0 as "until the context is full");
+        # the generated token is dropped by counting the prompt's tokens.
         return {"model": self._model, "prompt": prompt, "max_tokens": 1, "temperature": 0.0, "echo": True, "logprobs": 1}
 
     def check_loglikelihood(self) -> None:
-        """Ask the server for prompt log-probabilities once (retrying outages); CapabilityError when it cannot give them."""
-        where = f"{self._client.public_base} (model {self._model!r})"
+        """The truth probe (``truth_probe.py``): CapabilityError when the server cannot give truthful prompt log-probabilities."""
+        probe = TruthProbe(self._client, self._root, self._model, self._boundary_setting, self._boundary_rule, self._body)
+        outcome = probe.run()
+        self._plan = outcome.plan
+        self._token_ids = outcome.token_ids
+        self._log.info("truth probe passed", server=probe.where, **{k.replace(" ", "_"): v for k, v in outcome.findings.items()})
 
-        def probe_check(body: dict[str, Any], reply: dict[str, Any]) -> None:
-            try:
-                check_echo(body, reply)
-            except (NoPromptLogprobs, OffsetMismatch) as error:  # the server's way, not a passing fault
-                raise CapabilityError("openai", CAPABILITY, f"{where}: {error}") from None
+    # -- scoring -----------------------------------------------------------------------
+    def loglikelihood(self, requests: Sequence[LoglikelihoodRequest], progress=None) -> list[LoglikelihoodResult]:
+        if not requests:
+            return []
+        if self._plan is None:
+            self.check_loglikelihood()  # no score before the probe, whoever calls
+        assert self._plan is not None
+        sink = progress if isinstance(progress, BatchSink) else None
+        owners: dict[str, list[int]] = {}
+        for index, request in enumerate(requests):
+            owners.setdefault(request.context + request.continuation, []).append(index)
+        prompts = [p for p, members in owners.items() if sink is None or any(sink.known(i) is None for i in members)]
+        results: list[LoglikelihoodResult | None] = [None] * len(requests)
+        if sink is not None:  # stored by an interrupted attempt: not asked again
+            for index in range(len(requests)):
+                known = sink.known(index)
+                if known is not None:
+                    results[index] = known
+        starts = self._boundaries(requests, prompts)
+        check = self._reply_check(starts)
 
-        try:
-            reply = self._client.post("completions", self._body(PROBE.context + PROBE.continuation), check=probe_check, use_cache=False)
-        except ServerUnavailableError as error:
-            raise ServerUnavailableError(
-                f"the capability probe could not reach {where}: {error}. The run stops before anything is asked; "
-                "an unreachable server is not a missing capability, so protocol.mode=auto does not switch method for it",
-                status=error.status,
-                endpoint=error.endpoint,
-            ) from None
-        except InvalidReplyError as error:
-            raise InvalidReplyError(
-                f"the capability probe got no valid reply from {where}: {error}",
-                reason=error.reason,
-                attempts=error.attempts,
-                endpoint=error.endpoint,
-            ) from None
-        except ApiError as error:
-            if error.status in AUTH_STATUS:
-                raise
-            raise CapabilityError("openai", CAPABILITY, str(error)) from None
-        result = self._score_one(PROBE, reply, context_tokens=None)
-        if result.n_tokens == 0:
-            raise CapabilityError("openai", CAPABILITY, "the probe's continuation received no scored token")
-        self._checked = True
+        def scored(prompt: str, reply: dict[str, Any] | None) -> None:
+            if progress is not None:
+                progress.advance(len(owners[prompt]))
+            delivered = {}
+            for index in owners[prompt]:
+                if results[index] is not None:
+                    continue
+                result = INVALID_SCORE
+                if reply is not None and starts.usable(requests[index]):
+                    result = score_tokens(starts.tokens(prompt, reply), starts.start(requests[index], prompt, reply))
+                results[index] = delivered[index] = result
+            if sink is not None and delivered:
+                sink.deliver(delivered)
 
-    def _replies(self, prompts: Sequence[str], on_done=None) -> list[dict[str, Any] | None]:
+        if progress is not None:  # stored by an interrupted attempt: done already
+            progress.advance(sum(len(members) for p, members in owners.items() if p not in set(prompts)))
+        self._replies(prompts, check, None, scored)
+        return [r if r is not None else INVALID_SCORE for r in results]
+
+    def _replies(self, prompts: Sequence[str], check: ReplyCheck, on_done, on_reply) -> list[dict[str, Any] | None]:
         """A valid reply for every prompt, or None for one that stayed invalid after its retries (logged, never cached)."""
         invalid: dict[int, InvalidReplyError] = {}
         replies = self._client.post_all(
-            "completions", [self._body(p) for p in prompts], check=check_echo, on_done=on_done, on_invalid=invalid.__setitem__
+            "completions", [self._body(p) for p in prompts], check=check, on_done=on_done, on_invalid=invalid.__setitem__
         )
+        for prompt, reply in zip(prompts, replies):
+            if on_reply is not None:
+                on_reply(prompt, reply)
         if invalid:
             first = min(invalid)
             error = invalid[first]
@@ -135,31 +164,102 @@ class OpenAIScorer:
                 first_prompt=_shorten(prompts[first]),
                 cached_reply_dropped=any(e.cached_reply_dropped for e in invalid.values()),
             )
-        return [None if i in invalid else reply for i, reply in enumerate(replies)]
+        return replies
 
-    def loglikelihood(self, requests: Sequence[LoglikelihoodRequest], progress=None) -> list[LoglikelihoodResult]:
-        if not requests:
-            return []
-        advance = progress.advance if progress is not None else None
-        replies = self._replies([r.context + r.continuation for r in requests], advance)
-        context_counts = self._context_token_counts(requests) if self._boundary_rule == "authors" else {}
-        return [
-            self._score_one(request, reply, context_counts.get(request.context))
-            if reply is not None and (self._boundary_rule != "authors" or not request.context or context_counts.get(request.context) is not None)
-            else INVALID_SCORE
-            for request, reply in zip(requests, replies)
-        ]
+    def _boundaries(self, requests: Sequence[LoglikelihoodRequest], prompts: Sequence[str]) -> "_Boundaries":
+        plan = self._plan
+        assert plan is not None
+        contexts = list(dict.fromkeys(r.context for r in requests if r.context + r.continuation in set(prompts)))
+        if plan.source == "tokenize":
+            assert self._token_ids is not None
+            ids = self._token_ids.of(list(dict.fromkeys([*contexts, *prompts])))
+            return _TokenIdBoundaries(plan, self._boundary_rule, ids)
+        if plan.source == "context-echo":
+            echoes: dict[str, PromptTokens] = {}
+            asked = [c for c in contexts if c]
 
-    def _context_token_counts(self, requests: Sequence[LoglikelihoodRequest]) -> dict[str, int | None]:
-        """The authors' rule: a context's token count when tokenised alone (shared contexts asked once; None: no valid reply)."""
-        contexts = sorted({r.context for r in requests if r.context})
-        replies = self._replies(contexts)
-        return {c: None if reply is None else len(prompt_tokens(reply, c).texts) for c, reply in zip(contexts, replies)}
+            def keep(context: str, reply: dict[str, Any] | None) -> None:
+                if reply is not None:
+                    echoes[context] = listed_prompt_tokens(reply, listed_prompt_count(reply, context))
 
-    def _score_one(self, request: LoglikelihoodRequest, reply: dict[str, Any], context_tokens: int | None) -> LoglikelihoodResult:
-        tokens = prompt_tokens(reply, request.context + request.continuation)
-        if context_tokens is None:
-            start = continuation_start(tokens, len(request.context))
-        else:
-            start = min(context_tokens, len(tokens.texts))
-        return score_tokens(tokens, start)
+            self._replies(asked, _check_listed, None, keep)
+            return _ContextEchoBoundaries(self._boundary_rule, echoes)
+        counts: dict[str, int] = {}
+        if self._boundary_rule == "authors":  # a context's token count when tokenised alone
+            asked = [c for c in contexts if c]
+            self._replies(asked, check_echo, None, lambda c, reply: reply is not None and counts.__setitem__(c, len(prompt_tokens(reply, c).texts)))
+        return _OffsetBoundaries(self._boundary_rule, counts)
+
+    def _reply_check(self, starts: "_Boundaries") -> ReplyCheck:
+        def check(body: dict[str, Any], reply: dict[str, Any]) -> None:
+            starts.tokens(str(body.get("prompt", "")), reply)
+
+        return check
+
+
+def _check_listed(body: dict[str, Any], reply: dict[str, Any]) -> None:
+    prompt = str(body.get("prompt", ""))
+    listed_prompt_tokens(reply, listed_prompt_count(reply, prompt))
+
+
+class _Boundaries:
+    """Where each request's continuation starts in its prompt's reply, under one plan."""
+
+    def tokens(self, prompt: str, reply: dict[str, Any]) -> PromptTokens:
+        raise NotImplementedError
+
+    def start(self, request: LoglikelihoodRequest, prompt: str, reply: dict[str, Any]) -> int:
+        raise NotImplementedError
+
+    def usable(self, request: LoglikelihoodRequest) -> bool:
+        """False when what the boundary needs for this request never came (its context's reply stayed invalid)."""
+        return True
+
+
+class _OffsetBoundaries(_Boundaries):
+    def __init__(self, rule: str, context_counts: dict[str, int]):
+        self._rule = rule
+        self._counts = context_counts
+
+    def tokens(self, prompt: str, reply: dict[str, Any]) -> PromptTokens:
+        return prompt_tokens(reply, prompt)
+
+    def start(self, request: LoglikelihoodRequest, prompt: str, reply: dict[str, Any]) -> int:
+        tokens = self.tokens(prompt, reply)
+        if self._rule == "authors" and request.context:
+            return min(self._counts[request.context], len(tokens.texts))
+        return offsets_start(tokens, len(request.context))
+
+    def usable(self, request: LoglikelihoodRequest) -> bool:
+        return self._rule != "authors" or not request.context or request.context in self._counts
+
+
+class _TokenIdBoundaries(_Boundaries):
+    def __init__(self, plan: BoundaryPlan, rule: str, ids: dict[str, list[int]]):
+        self._plan = plan
+        self._rule = rule
+        self._ids = ids
+
+    def tokens(self, prompt: str, reply: dict[str, Any]) -> PromptTokens:
+        return listed_prompt_tokens(reply, len(self._ids[prompt]) + self._plan.listed_offset)
+
+    def start(self, request: LoglikelihoodRequest, prompt: str, reply: dict[str, Any]) -> int:
+        start = continuation_start(self._ids[request.context], self._ids[prompt], self._rule) + self._plan.listed_offset
+        return max(0, start)
+
+
+class _ContextEchoBoundaries(_Boundaries):
+    def __init__(self, rule: str, echoes: dict[str, PromptTokens]):
+        self._rule = rule
+        self._echoes = echoes
+
+    def tokens(self, prompt: str, reply: dict[str, Any]) -> PromptTokens:
+        return listed_prompt_tokens(reply, listed_prompt_count(reply, prompt))
+
+    def start(self, request: LoglikelihoodRequest, prompt: str, reply: dict[str, Any]) -> int:
+        if not request.context:
+            return 0
+        return continuation_start(self._echoes[request.context].texts, self.tokens(prompt, reply).texts, self._rule)
+
+    def usable(self, request: LoglikelihoodRequest) -> bool:
+        return not request.context or request.context in self._echoes

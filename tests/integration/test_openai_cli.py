@@ -7,6 +7,7 @@ import json
 
 import pytest
 
+from culturebias.adapters.openai.truth_probe import COUNTING
 from culturebias.testing.openai_server import CharacterTokenSource, OpenAITestServer
 from culturebias.adapters.scripted.backend import ScriptedGenerator, ScriptedScorer
 from culturebias.bootstrap.cli import main
@@ -69,8 +70,8 @@ def test_a_key_from_a_secrets_file_or_the_command_line_is_never_written(server, 
     key_file.write_text(FILE_SECRET, encoding="utf-8")
     assert run(server, tmp_path / "file", "--set", f"model.api_key_file={key_file}") == 0
     assert run(server, tmp_path / "inline", "--set", f"model.api_key={SECRET}") == 0
-    assert [s.authorization for s in server.requests()][-1] == f"Bearer {SECRET}"
-    assert f"Bearer {FILE_SECRET}" in {s.authorization for s in server.requests()}
+    assert [s.authorization for s in server.requests(probe=True)][-1] == f"Bearer {SECRET}"
+    assert f"Bearer {FILE_SECRET}" in {s.authorization for s in server.requests(probe=True)}
     inline = json.loads((tmp_path / "inline" / "summary.json").read_text(encoding="utf-8"))
     assert inline["config"]["model"]["api_key"] == "**redacted**"
     outputs = [tmp_path / "file", tmp_path / "inline", tmp_path / "cache"]
@@ -85,7 +86,7 @@ def test_without_prompt_logprobs_likelihood_runs_stop_before_scoring(server, tmp
     err = capfd.readouterr().err
     assert "cannot provide continuation log-likelihood" in err and "prompt log-probabilities" in err
     assert not (tmp_path / "run" / "summary.json").exists()
-    assert [s.endpoint for s in server.requests()] == ["completions"]  # the probe, nothing else
+    assert [s.endpoint for s in server.requests(probe=True)] == ["completions"]  # the probe, nothing else
     # "auto" falls back to answering by generation instead of scoring chance
     assert run(server, tmp_path / "auto") == 0
     summary = json.loads((tmp_path / "auto" / "summary.json").read_text(encoding="utf-8"))
@@ -94,25 +95,25 @@ def test_without_prompt_logprobs_likelihood_runs_stop_before_scoring(server, tmp
 
 # -- the capability probe under an outage (protocol.mode=auto) -----------------------------------
 
-PROBE_TEXT = "台灣 yes"  # only the capability probe's prompt holds it
+PROBE_TEXT = COUNTING.text  # only the truth probe's first prompt holds it
 
 
 def test_auto_mode_rides_out_a_passing_outage_of_the_probe_and_records_the_mode(server, tmp_path):
-    server.inject("503", times=5, retry_after="0", when=PROBE_TEXT)  # model.max_retries=5: the sixth try answers
+    server.inject("503", times=5, retry_after="0", when=PROBE_TEXT, probe=True)  # model.max_retries=5: the sixth try answers
     assert run(server, tmp_path / "run") == 0
     summary = json.loads((tmp_path / "run" / "summary.json").read_text(encoding="utf-8"))
     assert summary["metrics"]["mode"] == "likelihood"
 
 
 def test_auto_mode_stops_on_a_probe_that_cannot_reach_the_server_instead_of_switching_method(server, tmp_path, capfd):
-    server.inject("503", times=8, retry_after="0", when=PROBE_TEXT)  # the eight 503s
+    server.inject("503", times=8, retry_after="0", when=PROBE_TEXT, probe=True)  # the eight 503s
     assert run(server, tmp_path / "run") == 1
     err = capfd.readouterr().err
-    assert "the capability probe could not reach" in err and "giving up after 6 attempts: HTTP 503" in err
+    assert "the truth probe could not reach" in err and "giving up after 6 attempts: HTTP 503" in err
     assert "cannot provide" not in err
     assert not (tmp_path / "run" / "summary.json").exists()
-    assert {s.endpoint for s in server.requests()} == {"completions"}  # nothing was generated instead
-    assert all(PROBE_TEXT in s.body["prompt"] for s in server.requests())
+    assert {s.endpoint for s in server.requests(probe=True)} == {"completions"}  # nothing was generated instead
+    assert all(PROBE_TEXT in s.body["prompt"] for s in server.requests(probe=True))
 
 
 # -- secrets written into the URL ----------------------------------------------------------------
@@ -142,7 +143,7 @@ def test_credentials_in_the_api_base_reach_the_server_and_no_output(server, tmp_
 
 
 def test_a_server_error_echoing_the_credentials_is_redacted_in_the_message_and_the_store(server, tmp_path, capfd):
-    server.inject("401", message=f"key {QUERY_SECRET} is not valid for team:{URL_SECRET}", when=PROBE_TEXT)
+    server.inject("401", message=f"key {QUERY_SECRET} is not valid for team:{URL_SECRET}", when=PROBE_TEXT, probe=True)
     out = tmp_path / "run"
     assert run(server, out, "--set", f"model.api_base={secret_url(server)}", "--set", "protocol.mode=likelihood") == 1
     err = capfd.readouterr().err

@@ -119,9 +119,9 @@ def test_retries_are_bounded_and_the_error_says_so(server, tmp_path):
 
 def test_client_errors_are_not_retried(server, tmp_path):
     backend = make_backend(server, tmp_path, path="no-such-model")
-    with pytest.raises(ApiError, match="HTTP 404: model 'no-such-model' does not exist"):
-        backend.scorer().loglikelihood(REQUESTS[:1])
-    assert len(server.requests()) == 1
+    with pytest.raises(CapabilityError, match="HTTP 404: model 'no-such-model' does not exist"):
+        backend.scorer().loglikelihood(REQUESTS[:1])  # the truth probe's first request, not retried
+    assert len(server.requests(probe=True)) == 1
 
 
 def test_a_rerun_is_served_from_the_disk_cache(server, tmp_path):
@@ -135,10 +135,11 @@ def test_a_rerun_is_served_from_the_disk_cache(server, tmp_path):
     assert again.generator().generate([GenerationRequest(prompt="hello")]) == generated
     assert len(server.requests()) == sent
     # a different model name is a different key
+    asked = len(server.requests(probe=True))
     other = make_backend(server, tmp_path, path="other")
-    with pytest.raises(ApiError):
+    with pytest.raises(CapabilityError):
         other.scorer().loglikelihood(REQUESTS[:1])
-    assert len(server.requests()) == sent + 1
+    assert len(server.requests(probe=True)) == asked + 1
 
 
 def test_cache_holds_no_api_key(server, tmp_path, monkeypatch):
@@ -168,7 +169,7 @@ def test_api_key_from_the_environment_is_sent_and_never_logged(server, tmp_path,
         server.inject("429", retry_after="0")
         backend = make_backend(server, tmp_path, api_key_env="MY_PROVIDER_KEY")
         scored(backend, REQUESTS[:1])
-        with pytest.raises(ApiError) as error:
+        with pytest.raises((ApiError, CapabilityError)) as error:
             make_backend(server, tmp_path, api_key_env="MY_PROVIDER_KEY", path="missing").scorer().loglikelihood(REQUESTS[:1])
     finally:
         structlog.reset_defaults()
@@ -201,7 +202,7 @@ def test_a_server_without_prompt_logprobs_fails_the_probe_before_any_scoring(ser
     with pytest.raises(CapabilityError, match="prompt log-probabilities") as error:
         backend.scorer().check_loglikelihood()
     assert error.value.backend == "openai"
-    assert len(server.requests()) == 1  # one probe, not retried
+    assert len(server.requests(probe=True)) == 1  # one probe, not retried
 
 
 def test_a_server_without_a_completions_endpoint_fails_the_probe(server, tmp_path):

@@ -32,8 +32,9 @@ def test_shift_by_one_moves_each_prompt_logprob_one_position_late():
         shifted = _echo(server, "abcde")
         assert [s.fault for s in server.requests()] == [None, "shift-by-one"]
     assert len(shifted) == len(aligned) == 5
-    assert shifted == [None] + aligned[:4]
-    assert shifted != aligned
+    # character i is scored after itself: what the aligned reply gives character i + 1
+    assert shifted[1:4] == aligned[2:5]
+    assert shifted[1:] != aligned[1:]
 
 
 def _post(server: OpenAITestServer, path: str, payload: dict) -> dict:
@@ -43,13 +44,15 @@ def _post(server: OpenAITestServer, path: str, payload: dict) -> dict:
         return json.load(reply)
 
 
-def test_token_count_routes_of_llama_cpp_and_vllm_count_as_the_echo_tokenises():
+def test_tokenize_routes_of_llama_cpp_and_vllm_count_as_the_echo_tokenises():
     generator = ScriptedGenerator(lambda request, prompt: "x")
     with OpenAITestServer("m", CharacterTokenSource(ScriptedScorer(_cost)), generator) as server:
         text = "台灣的 Māori"
         echoed = len(_echo(server, text))
+        ids = [ord(c) for c in text]  # the character source's token ids
         assert _post(server, "/extras/tokenize/count", {"input": text}) == {"count": echoed}
-        assert _post(server, "/tokenize", {"model": "m", "prompt": text}) == {"count": echoed}
+        assert _post(server, "/extras/tokenize", {"input": text}) == {"tokens": ids}
+        assert _post(server, "/tokenize", {"model": "m", "prompt": text}) == {"count": echoed, "max_model_len": 2048, "tokens": ids}
         assert echoed == len(text)
 
 

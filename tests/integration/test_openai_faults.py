@@ -64,7 +64,8 @@ def scored(backend, requests=REQUESTS):
 
 def cached_replies(tmp_path) -> dict[str, dict]:
     with sqlite3.connect(tmp_path / "cache" / "openai" / "requests.sqlite") as db:
-        return {key: json.loads(reply) for key, reply in db.execute("SELECT key, reply FROM replies")}
+        # the scoring replies (the server's token ids are cached beside them)
+        return {key: json.loads(reply) for key, reply in db.execute("SELECT key, reply FROM replies WHERE endpoint = 'completions'")}
 
 
 def every_cached_scoring_reply_is_valid(tmp_path) -> bool:
@@ -113,7 +114,7 @@ def test_an_invalid_cached_reply_is_dropped_and_asked_again(server, tmp_path):
     assert scored(backend) == EXPECTED
     # poison the cache as an older culturebias could have: logprobs cut short inside the scored text
     with sqlite3.connect(tmp_path / "cache" / "openai" / "requests.sqlite") as db:
-        for key, text in db.execute("SELECT key, reply FROM replies").fetchall():
+        for key, text in db.execute("SELECT key, reply FROM replies WHERE endpoint = 'completions'").fetchall():
             reply = json.loads(text)
             if reply["choices"][0]["text"].startswith("abcd"):
                 block = reply["choices"][0]["logprobs"]
@@ -132,7 +133,7 @@ def test_an_invalid_cached_reply_is_dropped_and_asked_again(server, tmp_path):
 def test_an_invalid_score_after_a_dropped_cache_entry_is_counted_and_the_cache_left_empty(server, tmp_path):
     assert scored(make_backend(server, tmp_path), REQUESTS[:1]) == EXPECTED[:1]
     with sqlite3.connect(tmp_path / "cache" / "openai" / "requests.sqlite") as db:
-        [(key, text)] = db.execute("SELECT key, reply FROM replies").fetchall()
+        [(key, text)] = db.execute("SELECT key, reply FROM replies WHERE endpoint = 'completions'").fetchall()
         reply = json.loads(text)
         reply["choices"][0]["logprobs"]["token_logprobs"][2] = float("nan")
         db.execute("UPDATE replies SET reply = ? WHERE key = ?", (json.dumps(reply), key))
@@ -199,32 +200,32 @@ def test_a_reply_without_text_after_every_retry_is_an_invalid_result_and_never_c
 
 
 def test_the_probe_retries_a_passing_outage_and_a_passing_invalid_reply(server, tmp_path):
-    server.inject("503", times=RETRIES - 1)
-    server.inject("truncated-logprobs")
+    server.inject("503", times=RETRIES - 1, probe=True)
+    server.inject("truncated-logprobs", probe=True)
     make_backend(server, tmp_path).scorer().check_loglikelihood()
-    assert [s.fault for s in server.requests()] == ["503", "truncated-logprobs", None]
+    assert [s.fault for s in server.requests(probe=True)][:3] == ["503", "truncated-logprobs", None]
 
 
 @pytest.mark.parametrize("fault", ["503", "hang", "malformed"])
 def test_a_probe_that_cannot_reach_the_server_stops_with_a_typed_error_not_a_missing_capability(server, tmp_path, fault):
-    server.inject(fault, times=RETRIES + 1)
+    server.inject(fault, times=RETRIES + 1, probe=True)
     backend = make_backend(server, tmp_path, timeout_s=0.5)
     with pytest.raises(ServerUnavailableError) as error:
         backend.scorer().check_loglikelihood()
     assert not isinstance(error.value, CapabilityError)
-    assert "the capability probe could not reach" in str(error.value)
+    assert "the truth probe could not reach" in str(error.value)
     assert "not a missing capability" in str(error.value)
-    assert len(server.requests()) == RETRIES + 1
+    assert len(server.requests(probe=True)) == RETRIES + 1
 
 
 def test_a_probe_whose_replies_stay_invalid_is_no_missing_capability_either(server, tmp_path):
-    server.inject("nan-logprob", times=RETRIES + 1)
-    with pytest.raises(InvalidReplyError, match="capability probe got no valid reply"):
+    server.inject("nan-logprob", times=RETRIES + 1, probe=True)
+    with pytest.raises(InvalidReplyError, match="truth probe got no valid reply"):
         make_backend(server, tmp_path).scorer().check_loglikelihood()
 
 
 def test_a_server_refusing_the_key_is_an_api_error_not_a_missing_capability(server, tmp_path):
-    server.inject("401")
+    server.inject("401", probe=True)
     with pytest.raises(ApiError, match="HTTP 401") as error:
         make_backend(server, tmp_path).scorer().check_loglikelihood()
     assert not isinstance(error.value, CapabilityError)
@@ -234,4 +235,4 @@ def test_a_server_without_prompt_logprobs_is_still_a_missing_capability_at_once(
     server.state.prompt_logprobs = False
     with pytest.raises(CapabilityError, match="prompt log-probabilities"):
         make_backend(server, tmp_path).scorer().check_loglikelihood()
-    assert len(server.requests()) == 1
+    assert len(server.requests(probe=True)) == 1

@@ -59,13 +59,15 @@ def serve(tmp_path):
         server.stop()
 
 
+@pytest.mark.parametrize("source", ["tokenize", "offsets", "context-echo"])
 @pytest.mark.parametrize("rule", ["straddle-to-continuation", "authors"])
-def test_loglikelihoods_equal_the_hf_backend_on_the_same_model(serve, rule):
-    server, backend = serve("gpt2", boundary_rule=rule)
+def test_loglikelihoods_equal_the_hf_backend_on_the_same_model(serve, rule, source):
+    server, backend = serve("gpt2", boundary_rule=rule, boundary_source=source)
     requests = [LoglikelihoodRequest(c, s) for c in CONTEXTS for s in SENTENCES]
     requests.append(LoglikelihoodRequest("hello ", "world"))
     scorer = backend.scorer()
     scorer.check_loglikelihood()
+    assert scorer.provenance.boundary_source == {"tokenize": "tokenize:/extras/tokenize"}.get(source, source)
     got = scorer.loglikelihood(requests)
     want = hf("gpt2", rule).scorer().loglikelihood(requests)
     for request, have, expected in zip(requests, got, want):
@@ -87,11 +89,30 @@ def test_a_bos_the_server_adds_is_context_for_an_empty_context(serve):
         assert have.logprob == pytest.approx(expected.logprob, rel=RELATIVE)
 
 
-def test_offsets_from_tokens_decoded_one_by_one_fail_the_probe(serve):
-    server, backend = serve("gpt2")
+def test_offsets_from_tokens_decoded_one_by_one_fail_the_probe_when_offsets_are_asked_for(serve):
+    server, backend = serve("gpt2", boundary_source="offsets")
     server.state.offsets = "per-token"  # partial UTF-8 bytes decode to replacement characters
-    with pytest.raises(CapabilityError, match="offsets"):
+    with pytest.raises(CapabilityError, match="offsets check on the Chinese sentence"):
         backend.scorer().check_loglikelihood()
+
+
+@pytest.mark.parametrize(
+    "tokenize_routes, offsets, chosen",
+    [(True, "per-token", "tokenize:/extras/tokenize"), (False, "incremental", "offsets"), (False, "per-token", "context-echo")],
+)
+def test_auto_takes_the_tokenize_route_else_offsets_that_add_up_else_a_context_echo(serve, tokenize_routes, offsets, chosen):
+    server, backend = serve("gpt2")
+    server.state.tokenize_routes = tokenize_routes
+    server.state.offsets = offsets
+    scorer = backend.scorer()
+    scorer.check_loglikelihood()
+    assert scorer.provenance.boundary_source == chosen
+    requests = [LoglikelihoodRequest(c, s) for c in CONTEXTS for s in SENTENCES]
+    got = scorer.loglikelihood(requests)
+    want = hf("gpt2").scorer().loglikelihood(requests)
+    for have, expected in zip(got, want):
+        assert have.n_tokens == expected.n_tokens
+        assert have.logprob == pytest.approx(expected.logprob, rel=RELATIVE)
 
 
 def test_generation_through_the_server_equals_local_generation(serve):
