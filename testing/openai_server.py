@@ -201,6 +201,7 @@ class ServerState:
     prompt_logprobs: bool = True
     offsets: OffsetStyle = "incremental"
     late_logits: bool = False  # every echo scored from the logits one position late (llama-cpp-python's bug)
+    drop_split_characters: bool = False  # every echo as the "dropped-split-character" fault leaves it
     tokenize_routes: bool = True  # False: a server with no tokenize route (404, like most hosted APIs)
     faults: list[Fault] = field(default_factory=list)
     served: list[Served] = field(default_factory=list)
@@ -310,6 +311,8 @@ class _Handler(BaseHTTPRequestHandler):
             return
         if fault is not None and fault.kind in INVALID_REPLIES + ("dropped-split-character",):
             _spoil(reply, fault.kind)
+        elif state.drop_split_characters and endpoint == "completions":
+            _spoil(reply, "dropped-split-character")
         self._send(200, reply)
 
 
@@ -361,15 +364,21 @@ def _spoil(reply: dict[str, Any], kind: str) -> None:
         block = choice["logprobs"]
         n = reply["usage"]["prompt_tokens"]
         if kind == "dropped-split-character":
-            # llama-cpp-python's server drops a character split across byte-level tokens from the token
-            # texts, so offsets counted from the texts end short of the prompt
-            split = [i for i in range(n) if any(ord(c) > 127 for c in block["tokens"][i])]
-            if split:
-                block["tokens"][split[-1]] = ""
-                at = 0
-                for i, text in enumerate(block["tokens"]):
-                    block["text_offset"][i] = at
-                    at += len(text)
+            # llama-cpp-python's server decodes each token alone and drops partial UTF-8 bytes, so a character
+            # split across byte-level tokens vanishes from the token texts, and offsets counted from them
+            # end short of the prompt
+            texts = block["tokens"]
+            pending = False
+            for i in range(n):
+                if texts[i] == "":
+                    pending = True
+                elif pending:
+                    texts[i] = texts[i][1:]  # the character the partial tokens started
+                    pending = False
+            at = 0
+            for i, text in enumerate(texts):
+                block["text_offset"][i] = at
+                at += len(text)
         elif kind == "truncated-logprobs":
             keep = max(1, n // 2)
             for name in ("tokens", "token_logprobs", "top_logprobs", "text_offset"):

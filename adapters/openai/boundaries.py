@@ -1,10 +1,14 @@
 """Where a served text's continuation starts, found three ways (``model.boundary_source``).
 
 - ``tokenize``: the server's own token ids of the context and of the whole text
-  (``token_ids.py``). Under the straddle rule the continuation starts at the
-  first id where the two differ (a token that straddles the boundary is the first
-  one the context tokenises differently); under the authors' rule, after as many
-  tokens as the context has alone. Nothing depends on the token texts.
+  (``token_ids.py``). Where the whole text's ids begin with the context's, the
+  continuation starts right after them, under either rule, whatever the token
+  texts say. Where they do not (the context's last tokens merge with the
+  continuation's first), the authors' rule still counts the context's ids; the
+  straddle rule needs to know where each token ends, so the reply's offsets place
+  it when they add up, and otherwise the first differing id does (the straddling
+  token and any context token re-split with it count as continuation: counted
+  and logged as approximate).
 - ``offsets``: the reply's ``text_offset`` values (``echo_logprobs.py``), which
   must add up to the prompt text.
 - ``context-echo``: the server's echo of the context alone; the same comparison
@@ -48,8 +52,13 @@ def common_prefix(a: Sequence[Hashable], b: Sequence[Hashable]) -> int:
     return n
 
 
-def continuation_start(context: Sequence[Hashable], whole: Sequence[Hashable], rule: str) -> int:
-    """Index (in ``whole``) of the first continuation token: straddle rule or the authors' count."""
+def continuation_start(context: Sequence[Hashable], whole: Sequence[Hashable], rule: str) -> tuple[int, bool]:
+    """(index in ``whole`` of the first continuation token, whether it is exact).
+
+    Exact under the authors' rule, and under the straddle rule where ``whole`` begins with
+    ``context``; else the first differing token, which may start inside the context.
+    """
     if rule == "authors":
-        return min(len(context), len(whole))
-    return common_prefix(context, whole)
+        return min(len(context), len(whole)), True
+    shared = common_prefix(context, whole)
+    return shared, shared == len(context)

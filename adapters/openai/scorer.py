@@ -28,7 +28,7 @@ from typing import Any, Callable, Sequence
 import structlog
 
 from culturebias.adapters.openai.boundaries import BoundaryPlan, BoundarySetting, continuation_start
-from culturebias.adapters.openai.client import ApiClient, InvalidReplyError
+from culturebias.adapters.openai.client import ApiClient, InvalidReply, InvalidReplyError
 from culturebias.adapters.openai.echo_logprobs import (
     PromptTokens,
     check_echo,
@@ -141,6 +141,14 @@ class OpenAIScorer:
         if progress is not None:  # stored by an interrupted attempt: done already
             progress.advance(sum(len(members) for p, members in owners.items() if p not in set(prompts)))
         self._replies(prompts, check, None, scored)
+        approximate = getattr(starts, "approximate", 0)
+        if approximate:
+            self._log.warning(
+                "boundaries placed at the first token id that differs from the context's own",
+                count=approximate,
+                total=len(requests),
+                why="the context's last tokens merge with the continuation and the server's offsets do not add up",
+            )
         return [r if r is not None else INVALID_SCORE for r in results]
 
     def _replies(self, prompts: Sequence[str], check: ReplyCheck, on_done, on_reply) -> list[dict[str, Any] | None]:
@@ -234,24 +242,40 @@ class _OffsetBoundaries(_Boundaries):
         return self._rule != "authors" or not request.context or request.context in self._counts
 
 
+def _straddle_from_offsets(request: LoglikelihoodRequest, prompt: str, reply: dict[str, Any], listed: int) -> int | None:
+    """The straddle rule's start from the reply's offsets, where they add up and list the same tokens."""
+    try:
+        tokens = prompt_tokens(reply, prompt)
+    except InvalidReply:
+        return None
+    return offsets_start(tokens, len(request.context)) if len(tokens.texts) == listed else None
+
+
 class _TokenIdBoundaries(_Boundaries):
     def __init__(self, plan: BoundaryPlan, rule: str, ids: dict[str, list[int]]):
         self._plan = plan
         self._rule = rule
         self._ids = ids
+        self.approximate = 0  # boundaries placed at the first differing id (see boundaries.py)
 
     def tokens(self, prompt: str, reply: dict[str, Any]) -> PromptTokens:
         return listed_prompt_tokens(reply, len(self._ids[prompt]) + self._plan.listed_offset)
 
     def start(self, request: LoglikelihoodRequest, prompt: str, reply: dict[str, Any]) -> int:
-        start = continuation_start(self._ids[request.context], self._ids[prompt], self._rule) + self._plan.listed_offset
-        return max(0, start)
+        start, exact = continuation_start(self._ids[request.context], self._ids[prompt], self._rule)
+        if not exact:
+            placed = _straddle_from_offsets(request, prompt, reply, len(self._ids[prompt]) + self._plan.listed_offset)
+            if placed is not None:
+                return placed
+            self.approximate += 1
+        return max(0, start + self._plan.listed_offset)
 
 
 class _ContextEchoBoundaries(_Boundaries):
     def __init__(self, rule: str, echoes: dict[str, PromptTokens]):
         self._rule = rule
         self._echoes = echoes
+        self.approximate = 0
 
     def tokens(self, prompt: str, reply: dict[str, Any]) -> PromptTokens:
         return listed_prompt_tokens(reply, listed_prompt_count(reply, prompt))
@@ -259,7 +283,14 @@ class _ContextEchoBoundaries(_Boundaries):
     def start(self, request: LoglikelihoodRequest, prompt: str, reply: dict[str, Any]) -> int:
         if not request.context:
             return 0
-        return continuation_start(self._echoes[request.context].texts, self.tokens(prompt, reply).texts, self._rule)
+        listed = self.tokens(prompt, reply)
+        start, exact = continuation_start(self._echoes[request.context].texts, listed.texts, self._rule)
+        if not exact:
+            placed = _straddle_from_offsets(request, prompt, reply, len(listed.texts))
+            if placed is not None:
+                return placed
+            self.approximate += 1
+        return start
 
     def usable(self, request: LoglikelihoodRequest) -> bool:
         return not request.context or request.context in self._echoes

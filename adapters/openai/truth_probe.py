@@ -215,12 +215,12 @@ class TruthProbe:
                 assert token_ids is not None
                 ids = token_ids.of([text.context, text.text])
                 tokens = listed_prompt_tokens(reply, len(ids[text.text]) + plan.listed_offset)
-                start = continuation_start(ids[text.context], ids[text.text], self._rule) + plan.listed_offset
+                start = continuation_start(ids[text.context], ids[text.text], self._rule)[0] + plan.listed_offset
             else:
                 tokens = listed_prompt_tokens(reply, listed_prompt_count(reply, text.text))
                 context_reply = self._echo(text.context)
                 context = listed_prompt_tokens(context_reply, listed_prompt_count(context_reply, text.context))
-                start = continuation_start(context.texts, tokens.texts, self._rule)
+                start = continuation_start(context.texts, tokens.texts, self._rule)[0]
         except InvalidReply as error:
             cause = DROPPED_CAUSE if not text.ascii else "the server's replies are incomplete"
             raise TruthProbeError(self.where, "boundary", text, str(error), cause) from None
