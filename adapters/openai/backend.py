@@ -3,7 +3,8 @@
 Configuration: ``model.api_base`` (e.g. ``http://127.0.0.1:8000/v1``), ``model.path``
 (the served model's name), the key from ``model.api_key_file`` or
 ``$<model.api_key_env>`` (default ``OPENAI_API_KEY``), ``model.max_concurrency``,
-``model.timeout_s``, ``model.max_retries``. Valid replies are cached under
+``model.initial_concurrency``, ``model.adaptive_concurrency``, ``model.timeout_s``,
+``model.timeout_s_per_1k_chars``, ``model.max_retries``. Valid replies are cached under
 ``<cache_dir>/openai/requests.sqlite`` (``model.cache=use|refresh|off``).
 
 Chat templates: the server applies its own template to chat requests and does
@@ -102,8 +103,11 @@ def create_backend(options: OpenAIOptions, cache_dir: Path, **client_options: An
         options.api_base,
         api_key=key,
         timeout_s=options.timeout_s,
+        timeout_s_per_1k_chars=options.timeout_s_per_1k_chars,
         max_retries=options.max_retries,
         max_concurrency=options.max_concurrency,
+        initial_concurrency=options.initial_concurrency,
+        adaptive_concurrency=options.adaptive_concurrency,
         cache=cache,
         cache_mode=options.cache,
         backoff=client_options.pop("backoff", None) or Backoff(),

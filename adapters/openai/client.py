@@ -1,4 +1,13 @@
-"""HTTP client for OpenAI-compatible servers: concurrency limit, timeouts, bounded retries, validated reply cache.
+"""HTTP client for OpenAI-compatible servers: adaptive concurrency, scaled timeouts, bounded retries, validated reply cache.
+
+Concurrency: at most ``AdaptiveLimit.limit`` requests are in flight. It starts
+at ``initial_concurrency``, is halved when a request times out or meets a 429 or
+503/504, and grows by one after a run of successes, up to ``max_concurrency``
+(``adapters/openai/concurrency.py``). Each attempt holds a slot only while its
+HTTP exchange lasts, not while it waits to retry. Timeouts scale with the
+prompt: ``timeout_s`` plus ``timeout_s_per_1k_chars`` per 1000 characters of
+the prompt (or of every chat message), since a server's prefill time grows
+with the prompt and queued requests wait for the whole of it.
 
 Retries: 429, 5xx, timeouts, connection errors, unreadable bodies and replies
 that fail the endpoint's validation (``check``: no text, log-probabilities
@@ -23,7 +32,7 @@ import json
 import random
 import threading
 import time
-from concurrent.futures import FIRST_EXCEPTION, ThreadPoolExecutor, wait
+from concurrent.futures import FIRST_COMPLETED, ThreadPoolExecutor, wait
 from dataclasses import dataclass
 from datetime import datetime, timezone
 from typing import Any, Callable, Sequence
@@ -32,11 +41,13 @@ from urllib.parse import unquote, urlsplit, urlunsplit
 import structlog
 from pydantic import SecretStr
 
+from culturebias.adapters.openai.concurrency import Abandoned, AdaptiveLimit, Change, Outcome
 from culturebias.adapters.openai.request_cache import CacheMode, RequestCache, request_key
 from culturebias.domain.errors import CultureBiasError
 from culturebias.domain.redaction import redact_text, url_secrets
 
 RETRYABLE_STATUS = {408, 409, 425, 429}
+OVERLOAD_STATUS = {429, 503, 504}  # the server says it is busy: fewer requests in flight, not only a retry
 # check(body, reply): raises InvalidReply when the reply cannot be used for that request
 ReplyCheck = Callable[[dict[str, Any], dict[str, Any]], None]
 
@@ -105,6 +116,12 @@ class _Failure:
     retry_after: float | None = None
     status: int | None = None
     invalid: bool = False  # a 200 whose reply failed the check (else a transport failure)
+    overload: bool = False  # a timeout, 429 or 503/504: the server did not keep up
+    unreachable: bool = False  # no connection at all
+
+    @property
+    def outcome(self) -> Outcome:
+        return "overload" if self.overload else "other"
 
 
 class Backoff:
@@ -132,8 +149,11 @@ class ApiClient:
         *,
         api_key: SecretStr | None = None,
         timeout_s: float = 60.0,
+        timeout_s_per_1k_chars: float = 0.0,
         max_retries: int = 5,
         max_concurrency: int = 8,
+        initial_concurrency: int | None = None,
+        adaptive_concurrency: bool = True,
         cache: RequestCache | None = None,
         cache_mode: CacheMode = "use",
         backoff: Backoff | None = None,
@@ -158,6 +178,13 @@ class ApiClient:
         self._secrets = [SecretStr(secret) for secret in known]
         self.max_retries = max(0, max_retries)
         self.max_concurrency = max(1, max_concurrency)
+        self.initial_concurrency = min(self.max_concurrency, max(1, initial_concurrency or self.max_concurrency))
+        # The limit in effect now (``concurrency.limit``) moves during a run; max_concurrency is the setting.
+        self.concurrency = AdaptiveLimit(
+            self.initial_concurrency, self.max_concurrency, adaptive=adaptive_concurrency, on_change=self._changed
+        )
+        self.timeout_s = timeout_s
+        self.timeout_s_per_1k_chars = max(0.0, timeout_s_per_1k_chars)
         self.cache = cache if cache_mode != "off" else None
         self.cache_mode = cache_mode
         self._backoff = backoff or Backoff()
@@ -180,6 +207,20 @@ class ApiClient:
     def close(self) -> None:
         self._http.close()
 
+    def _changed(self, change: Change) -> None:
+        self._log.warning(
+            f"concurrency {change.direction}",
+            server=self.public_base,
+            limit=change.new,
+            was=change.old,
+            max_concurrency=self.max_concurrency,
+            reason=self._scrub(change.reason),
+        )
+
+    def timeout_for(self, body: dict[str, Any]) -> float:
+        """Seconds this request may take: ``timeout_s`` plus ``timeout_s_per_1k_chars`` per 1000 prompt characters."""
+        return self.timeout_s + _prompt_chars(body) * self.timeout_s_per_1k_chars / 1000
+
     def _scrub(self, text: str) -> str:
         return redact_text(text, [s.get_secret_value() for s in self._secrets])
 
@@ -188,8 +229,20 @@ class ApiClient:
         query = self._query.get_secret_value()
         return f"{url}?{query}" if query else url
 
-    def post(self, endpoint: str, body: dict[str, Any], check: ReplyCheck | None = None, use_cache: bool = True) -> dict[str, Any]:
-        """POST ``body`` as JSON; the validated reply, from the cache when it holds a valid one."""
+    def post(
+        self,
+        endpoint: str,
+        body: dict[str, Any],
+        check: ReplyCheck | None = None,
+        use_cache: bool = True,
+        *,
+        label: str = "",
+        stop: threading.Event | None = None,
+    ) -> dict[str, Any]:
+        """POST ``body`` as JSON; the validated reply, from the cache when it holds a valid one.
+
+        ``label`` names the request in errors (e.g. "request 3 of 40"); ``stop`` abandons it between attempts.
+        """
         cache = self.cache if use_cache else None
         key = request_key(self.public_base, endpoint, body)
         dropped: str | None = None
@@ -197,7 +250,7 @@ class ApiClient:
             cached, dropped = self._read_cache(cache, key, endpoint, body, check)
             if cached is not None:
                 return cached
-        reply = self._post_with_retries(endpoint, body, check, dropped)
+        reply = self._post_with_retries(endpoint, body, check, dropped, label, stop)
         if cache is not None:
             cache.put(key, endpoint, reply)
         return reply
@@ -228,51 +281,94 @@ class ApiClient:
         check: ReplyCheck | None = None,
         on_done: Callable[[int], None] | None = None,
         on_invalid: Callable[[int, InvalidReplyError], None] | None = None,
+        on_reply: Callable[[int, dict[str, Any]], None] | None = None,
     ) -> list[dict[str, Any] | None]:
-        """Replies to every body, in order, at most ``max_concurrency`` in flight.
+        """Replies to every body, in order, at most ``concurrency.limit`` in flight.
 
+        ``on_reply(index, reply)`` is called with each valid reply as it arrives,
+        one call at a time on the thread that called ``post_all`` (so it may write
+        to a store that belongs to that thread), also for replies that arrive
+        after another request failed: a caller that stores them keeps what it got.
         With ``on_invalid``, a request whose every attempt got an invalid reply
         is handed to it (its entry is None) instead of failing the batch. The
-        first request that fails for good cancels the ones not yet started and
-        is raised; finished replies stay cached, so a re-run resumes there.
+        first request that fails for good (or an ``on_reply`` that raises) stops
+        the others at their next attempt and is raised once the requests in
+        flight are back; finished replies stay cached, so a re-run resumes there.
         """
         if not bodies:
             return []
         results: list[dict[str, Any] | None] = [None] * len(bodies)
+        stop = threading.Event()
 
-        def one(index: int) -> None:
+        def one(index: int) -> int:
+            label = f"request {index + 1} of {len(bodies)}"
             try:
-                results[index] = self.post(endpoint, bodies[index], check)
+                results[index] = self.post(endpoint, bodies[index], check, label=label, stop=stop)
             except InvalidReplyError as error:
                 if on_invalid is None:
                     raise
                 on_invalid(index, error)
             if on_done is not None:
                 on_done(1)
+            return index
 
+        failure: BaseException | None = None
         workers = min(self.max_concurrency, len(bodies))
         with ThreadPoolExecutor(max_workers=workers, thread_name_prefix="openai") as pool:
-            futures = [pool.submit(one, i) for i in range(len(bodies))]
-            done, pending = wait(futures, return_when=FIRST_EXCEPTION)
-            for future in pending:
-                future.cancel()
-            for future in futures:
-                if future.done() and not future.cancelled() and future.exception() is not None:
-                    raise future.exception()  # type: ignore[misc]
+            futures = {pool.submit(one, i): i for i in range(len(bodies))}
+            pending = set(futures)
+            try:
+                while pending:
+                    done, pending = wait(pending, return_when=FIRST_COMPLETED)
+                    for future in sorted(done, key=futures.__getitem__):
+                        error = None if future.cancelled() else future.exception()
+                        if error is None and not future.cancelled():
+                            reply = results[futures[future]]
+                            if on_reply is not None and reply is not None:
+                                try:
+                                    on_reply(futures[future], reply)
+                                except Exception as raised:  # the caller's store failed: stop asking
+                                    error = raised
+                        if error is not None and not isinstance(error, Abandoned) and failure is None:
+                            failure = error
+                            stop.set()
+                            for other in pending:
+                                other.cancel()
+            finally:
+                stop.set()  # an interruption too: the workers stop at their next attempt
+        if failure is not None:
+            raise failure
         return results
 
     def _post_with_retries(
-        self, endpoint: str, body: dict[str, Any], check: ReplyCheck | None, dropped: str | None = None
+        self,
+        endpoint: str,
+        body: dict[str, Any],
+        check: ReplyCheck | None,
+        dropped: str | None = None,
+        label: str = "",
+        stop: threading.Event | None = None,
     ) -> dict[str, Any]:
         url = self.url(endpoint)
+        timeout = self.timeout_for(body)
         attempt = 0
         while True:
-            reply, failure = self._attempt(url, endpoint, body, check)
+            slot = self.concurrency.acquire(stop)
+            outcome: Outcome = "other"
+            reason = ""
+            try:
+                reply, failure = self._attempt(url, endpoint, body, check, timeout)
+                if reply is not None:
+                    outcome = "ok"
+                elif failure is not None:
+                    outcome, reason = failure.outcome, failure.reason
+            finally:
+                self.concurrency.release(slot, outcome, reason)
             if reply is not None:
                 return reply
             assert failure is not None
             if attempt >= self.max_retries:
-                raise self._gave_up(endpoint, attempt + 1, failure, dropped)
+                raise self._gave_up(endpoint, body, attempt + 1, failure, dropped, label, timeout)
             delay = self._backoff.delay(attempt, failure.retry_after)
             self._log.warning(
                 "api retry",
@@ -282,34 +378,67 @@ class ApiClient:
                 wait_s=round(delay, 3),
                 reason=failure.reason,
             )
+            if stop is not None and stop.is_set():
+                raise Abandoned()
             self._sleep(delay)
             attempt += 1
 
-    def _gave_up(self, endpoint: str, attempts: int, failure: _Failure, dropped: str | None) -> ApiError:
-        message = f"{self.public_base}/{endpoint}: giving up after {attempts} attempts: {failure.reason}"
+    def _gave_up(
+        self,
+        endpoint: str,
+        body: dict[str, Any],
+        attempts: int,
+        failure: _Failure,
+        dropped: str | None,
+        label: str,
+        timeout: float,
+    ) -> ApiError:
+        which = ", ".join(part for part in (label, f"prompt {self._scrub(_shorten(body))}") if part)
+        message = f"{self.public_base}/{endpoint}: giving up after {attempts} attempts: {failure.reason} ({which})"
         if dropped is not None and self.cache is not None:
             message += f" (a cached reply to this request was invalid too, {dropped}, and was dropped from {self.cache.path})"
         if failure.invalid:
             return InvalidReplyError(
                 message, reason=failure.reason, attempts=attempts, endpoint=endpoint, cached_reply_dropped=dropped is not None
             )
-        return ServerUnavailableError(message, status=failure.status, endpoint=endpoint)
+        return ServerUnavailableError(f"{message}. {self._advice(failure, attempts, timeout)}", status=failure.status, endpoint=endpoint)
+
+    def _advice(self, failure: _Failure, attempts: int, timeout: float) -> str:
+        """What to change, with the values in effect when the request gave up."""
+        retries = f"model.max_retries (now {self.max_retries}) sets how often a request is tried again"
+        if failure.unreachable:
+            return f"Check that the server is running and reachable at {self.public_base}; {retries}."
+        limit = self.concurrency
+        adapting = (
+            f"{limit.limit} request(s) in flight allowed now, lowest {limit.lowest}, adapting from "
+            f"model.initial_concurrency={self.initial_concurrency}"
+            if limit.adaptive
+            else "a fixed limit, adaptation off"
+        )
+        return (
+            f"The server at {self.public_base} did not keep up ({adapting}; this request was allowed {timeout:.3g} s = "
+            f"model.timeout_s {self.timeout_s:g} + model.timeout_s_per_1k_chars {self.timeout_s_per_1k_chars:g} per 1000 "
+            f"prompt characters). For a slow or one-slot server lower model.max_concurrency (now {self.max_concurrency}) "
+            f"or model.initial_concurrency (now {self.initial_concurrency}), or raise model.timeout_s (now {self.timeout_s:g} s) "
+            f"or model.max_retries (now {self.max_retries})"
+        )
 
     def _attempt(
-        self, url: str, endpoint: str, body: dict[str, Any], check: ReplyCheck | None
+        self, url: str, endpoint: str, body: dict[str, Any], check: ReplyCheck | None, timeout: float
     ) -> tuple[dict[str, Any] | None, _Failure | None]:
         """One HTTP exchange: ``(reply, None)``, or ``(None, failure)`` when it is worth another try."""
         httpx = self._httpx
         self.sent += 1
         try:
-            response = self._http.post(url, json=body)
+            response = self._http.post(url, json=body, timeout=httpx.Timeout(timeout))
         except httpx.TimeoutException:
-            return None, _Failure("timed out")
+            return None, _Failure(f"timed out after {timeout:.3g} s", overload=True)
         except httpx.TransportError as error:
-            return None, _Failure(f"connection failed ({type(error).__name__})")
+            return None, _Failure(f"connection failed ({type(error).__name__})", unreachable=True)
         status = response.status_code
         if status >= 500 or status in RETRYABLE_STATUS:
-            return None, _Failure(f"HTTP {status}", retry_after_seconds(response.headers.get("retry-after")), status)
+            retry_after = retry_after_seconds(response.headers.get("retry-after"))
+            return None, _Failure(f"HTTP {status}", retry_after, status, overload=status in OVERLOAD_STATUS)
         if status >= 400:
             raise ApiError(
                 f"{self.public_base}/{endpoint} answered HTTP {status}: {self._scrub(_server_message(response.text))}",
@@ -325,6 +454,30 @@ class ApiClient:
         except InvalidReply as error:
             return None, _Failure(f"invalid reply: {self._scrub(str(error))}", status=status, invalid=True)
         return reply, None
+
+
+def _prompt_chars(body: dict[str, Any]) -> int:
+    """Characters the server has to read: the prompt, or every chat message's content."""
+    prompt = body.get("prompt")
+    if isinstance(prompt, str):
+        return len(prompt)
+    messages = body.get("messages")
+    if isinstance(messages, list):
+        return sum(len(m["content"]) for m in messages if isinstance(m, dict) and isinstance(m.get("content"), str))
+    return 0
+
+
+def _shorten(body: dict[str, Any], length: int = 40) -> str:
+    """The request's prompt (a chat request's last message), cut short, for an error message."""
+    text = body.get("prompt")
+    if not isinstance(text, str):
+        messages = body.get("messages")
+        last = messages[-1] if isinstance(messages, list) and messages else None
+        text = last.get("content") if isinstance(last, dict) else None
+    if not isinstance(text, str):
+        text = body.get("input") if isinstance(body.get("input"), str) else ""
+    assert isinstance(text, str)
+    return repr(text if len(text) <= length else text[: length - 1] + "…") + f" ({len(text)} characters)"
 
 
 def _validate(body: dict[str, Any], reply: Any, check: ReplyCheck | None) -> None:

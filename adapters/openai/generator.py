@@ -6,6 +6,11 @@ model that ran out of tokens, a tool call, a filtered reply) is not an empty
 answer: it is retried like a transport failure, and when every attempt fails
 the request's result is ``GenerationResult("", invalid=True)``: never cached,
 counted by the protocol as an invalid reply.
+
+When ``progress`` is the run's ``BatchSink``, each result is delivered as its
+reply arrives (so a run that gives up midway keeps every reply it got), and a
+request whose result the sink already knows (stored by an interrupted attempt)
+is not asked again.
 """
 
 from __future__ import annotations
@@ -17,6 +22,7 @@ import structlog
 from culturebias.adapters.openai.client import ApiClient, InvalidReply, InvalidReplyError
 from culturebias.domain.identity import ModelIdentity
 from culturebias.domain.requests import GenerationParams, GenerationRequest, GenerationResult
+from culturebias.ports.recording import BatchSink
 
 
 def _sampling(params: GenerationParams) -> dict[str, Any]:
@@ -73,9 +79,16 @@ class OpenAIGenerator:
 
     def generate(self, requests: Sequence[GenerationRequest], progress=None) -> list[GenerationResult]:
         advance = progress.advance if progress is not None else None
-        chat = [i for i, r in enumerate(requests) if r.messages is not None]
-        plain = [i for i, r in enumerate(requests) if r.messages is None]
+        sink = progress if isinstance(progress, BatchSink) else None
         results: dict[int, GenerationResult] = {}
+        if sink is not None:
+            for i in range(len(requests)):
+                known = sink.known(i)
+                if isinstance(known, GenerationResult):
+                    results[i] = known
+        todo = [i for i in range(len(requests)) if i not in results]
+        chat = [i for i in todo if requests[i].messages is not None]
+        plain = [i for i in todo if requests[i].messages is None]
         chat_bodies = [
             {
                 "model": self._model,
@@ -86,16 +99,32 @@ class OpenAIGenerator:
         ]
         plain_bodies = [{"model": self._model, "prompt": requests[i].prompt, **_sampling(requests[i].params)} for i in plain]
         for endpoint, indices, bodies, check, text_of in (
-            ("chat/completions", chat, chat_bodies, check_chat_reply, lambda reply: reply["choices"][0]["message"]["content"]),
-            ("completions", plain, plain_bodies, check_completion_reply, lambda reply: reply["choices"][0]["text"]),
+            ("chat/completions", chat, chat_bodies, check_chat_reply, _chat_text),
+            ("completions", plain, plain_bodies, check_completion_reply, _completion_text),
         ):
             invalid: dict[int, InvalidReplyError] = {}
-            replies = self._client.post_all(endpoint, bodies, check, advance, on_invalid=invalid.__setitem__)
+            on_reply = None
+            if sink is not None:
+                # called on this thread as each reply arrives: the run's store commits it as it goes
+                def on_reply(position: int, reply: dict[str, Any], indices=indices, text_of=text_of) -> None:
+                    sink.deliver({indices[position]: GenerationResult(text_of(reply))})
+
+            replies = self._client.post_all(
+                endpoint, bodies, check, advance, on_invalid=invalid.__setitem__, on_reply=on_reply
+            )
             for position, (i, reply) in enumerate(zip(indices, replies)):
-                results[i] = GenerationResult("", invalid=True) if position in invalid else GenerationResult(text_of(reply))
+                results[i] = GenerationResult("", invalid=True) if reply is None else GenerationResult(text_of(reply))
             if invalid:
                 first = invalid[min(invalid)]
                 self._log.warning(
                     "invalid replies counted", endpoint=endpoint, count=len(invalid), attempts=first.attempts, reason=first.reason
                 )
         return [results[i] for i in range(len(requests))]
+
+
+def _chat_text(reply: dict[str, Any]) -> str:
+    return reply["choices"][0]["message"]["content"]
+
+
+def _completion_text(reply: dict[str, Any]) -> str:
+    return reply["choices"][0]["text"]

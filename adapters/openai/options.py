@@ -16,7 +16,16 @@ class OpenAIOptions(ModelOptions):
     api_key_env: str = "OPENAI_API_KEY"
     api_key_file: str | None = None
     max_concurrency: int = Field(8, ge=1)
+    # Requests in flight at the start (at most max_concurrency): halved on a timeout, a 429 or a 503,
+    # raised by one after a run of successes, up to max_concurrency (adapters/openai/concurrency.py).
+    # Low because a one-slot server (llama.cpp's default) queues every extra request behind the first.
+    initial_concurrency: int = Field(2, ge=1)
+    adaptive_concurrency: bool = True  # False: max_concurrency in flight throughout, whatever the server says
     timeout_s: float = Field(60.0, gt=0)
+    # Added to timeout_s per 1000 characters of the prompt (or of all chat messages): a served model reads
+    # the whole prompt before answering, and 1000 characters of CJK text are 700-1000 tokens, which a
+    # CPU server prefilling ~50 tokens/s needs about 20 s for.
+    timeout_s_per_1k_chars: float = Field(20.0, ge=0)
     max_retries: int = Field(5, ge=0)
     revision: str | None = None  # recorded in the model identity (servers do not report one)
     chat_template: Literal["auto", "none"] = "auto"
