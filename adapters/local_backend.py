@@ -87,9 +87,11 @@ class LocalBackend:
     def templater(self) -> ChatTemplater:
         from culturebias.adapters.hf.templater import HFTemplater
 
+        setting = self._options.chat_template
         if self._options.kind == "masked":
-            return HFTemplater(None, enabled=False)  # masked LMs have no chat template
-        return HFTemplater(self._causal_tokenizer(), enabled=self._options.chat_template != "none")
+            return HFTemplater(None, enabled=False, backend=self.name)  # masked LMs have no chat template
+        source = "the tokenizer of model.path" if setting == "auto" else f"model.chat_template={setting}"
+        return HFTemplater(self._causal_tokenizer(), enabled=setting != "none", backend=self.name, source=source)
 
     # ------------------------------------------------------------------ for subclasses
 

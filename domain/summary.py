@@ -14,6 +14,7 @@ from typing import Annotated, Any, ClassVar, Generic, TypeVar
 
 from pydantic import BaseModel, BeforeValidator, ConfigDict, Field, SerializeAsAny, ValidationError, model_serializer
 
+from culturebias.domain.chat_template_use import ChatTemplateUse
 from culturebias.domain.errors import SchemaVersionError
 from culturebias.domain.identity import ModelIdentity, ScoreProvenance
 from culturebias.domain.repeats import RepeatsBlock
@@ -74,6 +75,9 @@ class ModelBlock(Block):
     generator: ModelIdentity | None = None
     judge: ModelIdentity | None = None
     templater: ModelIdentity | None = None
+    # Where the chat template was applied (rendered here, or by a server where it is not visible): the
+    # templater's own account, so a report can say what differs between backends running one command.
+    chat_template: ChatTemplateUse | None = None
 
     @model_serializer(mode="wrap")
     def _only_the_ports_built(self, handler):  # no return annotation: the JSON Schema keeps the fields

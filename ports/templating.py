@@ -13,5 +13,10 @@ class ChatTemplater(Protocol):
     def has_chat_template(self) -> bool: ...
 
     def render(self, messages: Sequence[ChatMessage], add_generation_prompt: bool = True) -> str:
-        """The rendered text, BOS included where the template puts it."""
+        """The rendered text, BOS included where the template puts it (and where the scorer's model does not add its own)."""
+        ...
+
+    def check_render(self) -> None:
+        """``CapabilityError`` unless ``render`` can produce text here (a served model's template may be applied
+        by its server only); called in preflight, before anything is asked."""
         ...

@@ -159,6 +159,12 @@ WRONG_REPLIES = ("shift-by-one", "dropped-split-character")
 # {"input"} -> {"tokens"} and /extras/tokenize/count {"input"} -> {"count"}; vLLM's POST /tokenize
 # {"model", "prompt"} -> {"count", "max_model_len", "tokens"}
 TOKEN_COUNT_ROUTES = {"/extras/tokenize/count": "input", "/extras/tokenize": "input", "/tokenize": "prompt"}
+# a chat template rendered at the server's root from the token source's HF tokenizer: llama.cpp's
+# POST /apply-template {"messages"} -> {"prompt"}; vLLM's POST /tokenize {"model", "messages",
+# "add_generation_prompt"} -> {"tokens"} (the template's ids, no specials added) and POST /detokenize
+# {"model", "tokens"} -> {"prompt"}; ``state.template_route`` says which server it imitates
+TEMPLATE_ROUTES = ("/apply-template", "/detokenize")
+TemplateRoute = Literal["apply-template", "tokenize", "none"]
 PROBE_PROMPTS = frozenset(p for t in PROBE_TEXTS for p in (t.text, t.context))
 INVALID_REPLIES = ("truncated-logprobs", "null-logprob", "nan-logprob", "no-logprobs", "null-content", "null-text")
 
@@ -176,7 +182,7 @@ class Fault:
 
     def hits(self, endpoint: str, body_text: str, probe: bool = False) -> bool:
         # A tokenize route takes only a fault aimed at it by name: the faults model scoring and generation.
-        if self.endpoint is None and endpoint in TOKEN_COUNT_ROUTES:
+        if self.endpoint is None and (endpoint in TOKEN_COUNT_ROUTES or endpoint in TEMPLATE_ROUTES):
             return False
         if probe and not self.probe:
             return False
@@ -203,6 +209,7 @@ class ServerState:
     late_logits: bool = False  # every echo scored from the logits one position late (llama-cpp-python's bug)
     drop_split_characters: bool = False  # every echo as the "dropped-split-character" fault leaves it
     tokenize_routes: bool = True  # False: a server with no tokenize route (404, like most hosted APIs)
+    template_route: TemplateRoute = "apply-template"  # the chat template route it has (needs an HF tokenizer)
     faults: list[Fault] = field(default_factory=list)
     served: list[Served] = field(default_factory=list)
     in_flight: int = 0
@@ -293,6 +300,9 @@ class _Handler(BaseHTTPRequestHandler):
                 time.sleep(fault.delay_s)
             if fault.kind == "gate":
                 _wait_for_company(state, fault)
+        if endpoint in TEMPLATE_ROUTES or (endpoint == "/tokenize" and "messages" in body):
+            self._template(state, body, endpoint)
+            return
         if endpoint in TOKEN_COUNT_ROUTES and state.tokenize_routes:
             self._count_tokens(state, body, endpoint)
             return
@@ -315,6 +325,37 @@ class _Handler(BaseHTTPRequestHandler):
             _spoil(reply, "dropped-split-character")
         self._send(200, reply)
 
+
+    def _template(self, state: ServerState, body: dict[str, Any], route: str) -> None:
+        """The chat template routes, rendered from the token source's HF tokenizer (404 where it has none)."""
+        tokenizer = getattr(state.tokens, "tokenizer", None)
+        wanted = "apply-template" if route == "/apply-template" else "tokenize"
+        if tokenizer is None or not tokenizer.chat_template or state.template_route != wanted:
+            self._error(404, f"no route {self.path}")
+            return
+        if route == "/detokenize":
+            ids = body.get("tokens")
+            if not isinstance(ids, list):
+                self._error(400, "'tokens' must be a list of ids")
+                return
+            self._send(200, {"prompt": tokenizer.decode(ids)})
+            return
+        messages = body.get("messages")
+        if not isinstance(messages, list) or not messages:
+            self._error(400, "messages must be a non-empty list")
+            return
+        text = tokenizer.apply_chat_template(
+            messages, tokenize=False, add_generation_prompt=bool(body.get("add_generation_prompt", True))
+        )
+        if route == "/apply-template":
+            # llama.cpp drops the template's leading BOS where the model adds one to every prompt itself
+            bos = tokenizer.bos_token
+            if bos and text.startswith(bos) and len(tokenizer(bos, add_special_tokens=True)["input_ids"]) == 2:
+                text = text[len(bos) :]
+            self._send(200, {"prompt": text})
+            return
+        ids = tokenizer(text, add_special_tokens=bool(body.get("add_special_tokens", False)))["input_ids"]
+        self._send(200, {"count": len(ids), "max_model_len": 2048, "tokens": list(ids)})
 
     def _count_tokens(self, state: ServerState, body: dict[str, Any], route: str) -> None:
         """A text's token ids and count as the echo would tokenise it (BOS included, as both servers count it)."""
@@ -497,7 +538,11 @@ class OpenAITestServer:
             return [
                 s
                 for s in self.state.served
-                if (s.endpoint == endpoint if endpoint is not None else s.endpoint not in TOKEN_COUNT_ROUTES)
+                if (
+                    s.endpoint == endpoint
+                    if endpoint is not None
+                    else s.endpoint not in TOKEN_COUNT_ROUTES and s.endpoint not in TEMPLATE_ROUTES
+                )
                 and (probe or not s.probe)
             ]
 

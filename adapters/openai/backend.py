@@ -7,19 +7,20 @@ Configuration: ``model.api_base`` (e.g. ``http://127.0.0.1:8000/v1``), ``model.p
 ``model.timeout_s_per_1k_chars``, ``model.max_retries``. Valid replies are cached under
 ``<cache_dir>/openai/requests.sqlite`` (``model.cache=use|refresh|off``).
 
-Chat templates: the server applies its own template to chat requests and does
-not reveal it, so a protocol that scores a response after a client-side rendered
-prompt cannot run here: ``templater()`` raises CapabilityError unless
-``model.chat_template=none``, which states that no template is to be rendered
-(and protocols then run only what needs none). A local copy of the template
-would not help reliably either: completions servers tokenise the rendered text
-again and usually add a second BOS.
+Chat templates, one rule (``templating.py``): generation from chat messages always goes to
+``/v1/chat/completions`` (the server's template, applied to the same messages the local backends
+render); templated text that is scored (TWBias prompt types 1-10, KoBBQ/CBBQ
+``protocol.mode=likelihood`` with a template) is rendered here from ``model.tokenizer`` when given,
+else through the server's template endpoint when it has one (llama.cpp ``/apply-template``, vLLM
+``/tokenize`` + ``/detokenize``), else the run is refused in preflight with one CapabilityError naming
+those and ``protocol.prompt_types=0`` / ``protocol.mode=generate``. The BOS a completions server adds
+itself is removed from the front of rendered text. ``model.chat_template=none``: no template at all.
 """
 
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Any, Sequence
+from typing import Any
 
 from culturebias.adapters.openai.client import ApiClient, Backoff, public_base
 from culturebias.adapters.openai.credentials import resolve_api_key
@@ -27,29 +28,11 @@ from culturebias.adapters.openai.generator import OpenAIGenerator
 from culturebias.adapters.openai.options import OpenAIOptions
 from culturebias.adapters.openai.request_cache import RequestCache
 from culturebias.adapters.openai.scorer import OpenAIScorer
+from culturebias.adapters.openai.templating import NoChatTemplate, ServedTemplater
 from culturebias.adapters.openai.token_ids import server_root
 from culturebias.domain.errors import CapabilityError, ConfigError
 from culturebias.domain.identity import ModelIdentity
 from culturebias.domain.redaction import redact_text
-from culturebias.domain.requests import ChatMessage
-
-TEMPLATE_CAPABILITY = "a client-side chat template"
-TEMPLATE_DETAIL = (
-    "an OpenAI-compatible server applies its own chat template and does not reveal it; "
-    "set model.chat_template=none to run without client-side templates, or use model.backend=hf or onnx"
-)
-
-
-class NoChatTemplate:
-    """``model.chat_template=none``: the caller said no template is to be rendered."""
-
-    @property
-    def has_chat_template(self) -> bool:
-        return False
-
-    def render(self, messages: Sequence[ChatMessage], add_generation_prompt: bool = True) -> str:
-        raise CapabilityError("openai", TEMPLATE_CAPABILITY, "model.chat_template=none")
-
 
 class OpenAIBackend:
     """Built by ``create_backend``, which checks ``options`` first."""
@@ -59,6 +42,7 @@ class OpenAIBackend:
         self.client = client
         self.model = options.path or ""  # the served model's name (checked non-empty by create_backend)
         self.identity = identity
+        self._templater: ServedTemplater | None = None
 
     def scorer(self) -> OpenAIScorer:
         return OpenAIScorer(
@@ -73,10 +57,12 @@ class OpenAIBackend:
     def generator(self) -> OpenAIGenerator:
         return OpenAIGenerator(self.client, self.model, self.identity)
 
-    def templater(self) -> NoChatTemplate:
-        if self.options.chat_template != "none":
-            raise CapabilityError("openai", TEMPLATE_CAPABILITY, TEMPLATE_DETAIL)
-        return NoChatTemplate()
+    def templater(self) -> ServedTemplater | NoChatTemplate:
+        if self.options.chat_template == "none":
+            return NoChatTemplate()
+        if self._templater is None:  # kept: it probes the server once, at its first render
+            self._templater = ServedTemplater(server_root(self.client), self.model, self.options.tokenizer)
+        return self._templater
 
     def pseudo_scorer(self):
         raise CapabilityError(

@@ -29,6 +29,9 @@ class OpenAIOptions(ModelOptions):
     max_retries: int = Field(5, ge=0)
     revision: str | None = None  # recorded in the model identity (servers do not report one)
     chat_template: Literal["auto", "none"] = "auto"
+    # The served model's tokenizer files (hub id already downloaded, or a folder; no weights): chat-templated
+    # text that is scored is rendered here with it (adapters/openai/templating.py), not by the server.
+    tokenizer: str | None = None
     boundary_rule: BoundaryRule = "straddle-to-continuation"
     # How the context/continuation boundary is placed (adapters/openai/boundaries.py): auto takes the
     # server's tokenize route where it has one, else the reply's offsets where they add up, else an

@@ -23,6 +23,7 @@ from culturebias.adapters.ray.options import RayOptions
 from culturebias.adapters.ray.pool import PoolSettings, ReplicaPool
 from culturebias.adapters.ray.replica import PortInfo
 from culturebias.adapters.ray.sharding import plan_shards
+from culturebias.domain.chat_template_use import ChatTemplateUse
 from culturebias.domain.identity import ModelIdentity, ScoreProvenance
 from culturebias.domain.requests import ChatMessage
 from culturebias.ports.recording import BatchSink
@@ -103,11 +104,19 @@ class RayTemplater:
     def __init__(self, pool: ReplicaPool, info: PortInfo):
         self._pool = pool
         self._has = info.has_chat_template
+        self._use = info.template_use
         self._rendered: dict[tuple[tuple[ChatMessage, ...], bool], str] = {}
 
     @property
     def has_chat_template(self) -> bool:
         return self._has
+
+    @property
+    def template_use(self) -> ChatTemplateUse | None:
+        return self._use
+
+    def check_render(self) -> None:
+        self._pool.check_render()
 
     def render(self, messages: Sequence[ChatMessage], add_generation_prompt: bool = True) -> str:
         key = (tuple(messages), add_generation_prompt)

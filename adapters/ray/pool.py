@@ -145,12 +145,19 @@ class ReplicaPool:
             flying.clear()
 
     def render(self, messages: Sequence[Any], add_generation_prompt: bool) -> str:
+        return self._on_any(lambda handle: handle.render.remote(list(messages), add_generation_prompt))
+
+    def check_render(self) -> None:
+        """The replicas' templater's ``check_render`` (asked of one live replica)."""
+        self._on_any(lambda handle: handle.check_render.remote())
+
+    def _on_any(self, call: Callable[[Any], Any]) -> Any:
         while True:
             handle = self.any_live()
             member = next(m for m in self.members if m.handle is handle)
             generation = member.generation
             try:
-                answer = ray.get(handle.render.remote(list(messages), add_generation_prompt))
+                answer = ray.get(call(handle))
             except RayActorError:
                 self._died(member, generation)
                 continue

@@ -15,6 +15,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Callable, Sequence
 
+from culturebias.domain.chat_template_use import ChatTemplateUse
 from culturebias.domain.errors import CapabilityError
 from culturebias.domain.identity import ModelIdentity, ScoreProvenance
 
@@ -60,6 +61,7 @@ class PortInfo:
     identity: ModelIdentity | None = None
     provenance: ScoreProvenance | None = None
     has_chat_template: bool = False
+    template_use: ChatTemplateUse | None = None
     failure: Failure | None = None  # a CapabilityError: raised when the run asks for this port
 
 
@@ -111,6 +113,7 @@ class Replica:
                     identity=getattr(built, "identity", None),
                     provenance=getattr(built, "provenance", None),
                     has_chat_template=bool(getattr(built, "has_chat_template", False)),
+                    template_use=getattr(built, "template_use", None),
                 )
             return infos
         except Exception as error:  # noqa: BLE001  carried to the driver, raised there
@@ -122,6 +125,13 @@ class Replica:
             return Computed(os.getpid(), results=list(method(requests)))
         except Exception as error:  # noqa: BLE001
             return Computed(os.getpid(), failure=Failure.of(error))
+
+    def check_render(self) -> None | Failure:
+        try:
+            self._port("templater").check_render()
+            return None
+        except Exception as error:  # noqa: BLE001
+            return Failure.of(error)
 
     def render(self, messages: Sequence[Any], add_generation_prompt: bool) -> str | Failure:
         try:

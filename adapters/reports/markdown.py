@@ -51,6 +51,8 @@ def model_section(summary: RunSummary) -> str:
             )
         if params and params < SMALL_MODEL_PARAMETERS:
             small = True
+    if summary.model.chat_template is not None:
+        lines.append(f"- **chat template**: {summary.model.chat_template.describe()}")
     if small:
         lines += [
             "",

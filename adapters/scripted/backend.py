@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from typing import Callable, Sequence
 
+from culturebias.domain.errors import CapabilityError
 from culturebias.domain.identity import ModelIdentity, ScoreProvenance
 from culturebias.domain.requests import (
     ChatMessage,
@@ -32,6 +33,10 @@ class ScriptedTemplater:
     @property
     def has_chat_template(self) -> bool:
         return True
+
+    def check_render(self) -> None:
+        if not self.has_chat_template:
+            raise CapabilityError("scripted", "a chat template", "this scripted model has none")
 
     def render(self, messages: Sequence[ChatMessage], add_generation_prompt: bool = True) -> str:
         text = self.BOS + "".join(f"<|{m.role}|>{m.content}<|end|>" for m in messages)

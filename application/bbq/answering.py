@@ -87,6 +87,8 @@ def plan_answers(ctx: RunContext, requested: Mode, needs_generator: bool = False
     """Checks the capabilities the run needs (before anything runs) and fixes how it answers."""
     chat = uses_chat_template(ctx)
     choice = choose_mode(ctx, requested, chat, needs_generator)
+    if chat and choice.mode == "likelihood":
+        ctx.templater().check_render()  # scored prompts are rendered text: a server's own template may not render here
     return AnswerPlan(mode=choice.mode, chat=chat, requested=requested, reason=choice.reason)
 
 

@@ -74,7 +74,9 @@ class TWBiasService:
         scorer = ctx.scorer()
         scorer.check_loglikelihood()
         templated = [t for t in self.options.prompt_types if t != "0"]
-        if templated and not ctx.templater().has_chat_template:
+        if templated and ctx.templater().has_chat_template:
+            ctx.templater().check_render()  # a served model's template may be applied by its server only
+        elif templated:
             raise CapabilityError(
                 scorer.identity.backend,
                 "a chat template",

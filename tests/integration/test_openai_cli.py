@@ -40,6 +40,8 @@ def run(server, out, *extra: str) -> int:
             "--set", "model.path=served-model", "--set", "run.progress=false",
             "--set", f"run.cache_dir={out.parent / 'cache'}", "--set", "protocol.limit=2",
             "--set", "protocol.prompts=1", "--set", "protocol.statistics=false",
+            # the scripted model behind the server has no chat template (a base model)
+            "--set", "model.chat_template=none",
             *extra,
         ]
     )  # fmt: skip

@@ -232,8 +232,9 @@ def test_generation_uses_chat_for_messages_and_completions_for_prompts(server, t
 
 def test_templates_and_masked_scoring_are_refused_with_the_reason(server, tmp_path):
     backend = make_backend(server, tmp_path)
-    with pytest.raises(CapabilityError, match="chat template.*model.chat_template=none"):
-        backend.templater()
+    assert backend.templater().has_chat_template  # the server applies its own to /v1/chat/completions
+    with pytest.raises(CapabilityError, match="chat-templated text for scoring.*model.tokenizer=HUB_ID_OR_DIR"):
+        backend.templater().check_render()  # but this server cannot render it for scoring (no template endpoint)
     with pytest.raises(CapabilityError, match="pseudo-log-likelihood"):
         backend.pseudo_scorer()
     plain = make_backend(server, tmp_path, chat_template="none").templater()
