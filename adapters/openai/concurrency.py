@@ -3,9 +3,10 @@
 The limit starts low and is halved (never below 1) when a request meets an
 overloaded server: a timeout, a 429 or a 503/504. It grows by one after a run of
 successes at the current limit: the first ``max(limit, min_run)`` requests that
-started while the client used the whole limit all came back valid. A request
-still hanging holds that run open, so a server that keeps only some requests
-waiting is never credited with keeping up.
+started under it all came back valid, and the client had the whole limit in
+flight at least once (else the server was never tested at that limit). A
+request of the run still hanging holds the run open, so a server that keeps
+some requests waiting is never credited with keeping up.
 
 One overload halves the limit once: requests that started before the last
 decrease were sent under the old, higher limit, and their failures are the same
@@ -34,7 +35,7 @@ class Abandoned(Exception):
 @dataclass(frozen=True)
 class Slot:
     epoch: int  # the limit's generation when the request started
-    counts: bool  # one of the run that decides growth (started in it while the whole limit was in use)
+    counts: bool  # one of the run that decides growth (among the first requests started under this limit)
 
 
 @dataclass(frozen=True)
@@ -71,6 +72,7 @@ class AdaptiveLimit:
         self._last_decrease = 0  # the epoch the last decrease began
         self._run_started = 0  # requests of the current run that started
         self._run_ok = 0  # ... and came back valid
+        self._run_saturated = False  # the whole limit was in flight at some point of the run
         self.lowest = self._limit
         self.highest = self._limit
         self.changes: list[Change] = []
@@ -107,7 +109,9 @@ class AdaptiveLimit:
         if self._in_flight >= self._limit:
             return None
         self._in_flight += 1
-        counts = self._in_flight == self._limit and self._run_started < self._run_length()
+        if self._in_flight == self._limit:
+            self._run_saturated = True
+        counts = self._run_started < self._run_length()
         if counts:
             self._run_started += 1
         return Slot(self._epoch, counts)
@@ -134,7 +138,7 @@ class AdaptiveLimit:
         if slot.counts:
             self._run_ok += 1
             if self._run_ok >= self._run_length():
-                if self._limit < self.maximum:
+                if self._limit < self.maximum and self._run_saturated:
                     self._set(self._limit + 1, f"{self._run_ok} requests in a row served at the limit")
                 else:
                     self._new_run()
@@ -143,6 +147,7 @@ class AdaptiveLimit:
         self._epoch += 1
         self._run_started = 0
         self._run_ok = 0
+        self._run_saturated = self._in_flight >= self._limit
 
     def _set(self, new: int, reason: str) -> None:
         change = Change(self._limit, new, reason)
