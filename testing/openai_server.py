@@ -20,7 +20,15 @@ Transport faults: ``429`` (with ``Retry-After``), any other status code as text
 until the server stops: a timeout on any machine, however loaded), ``gate`` (the
 reply waits until ``together`` requests are in flight: concurrency shown without
 relying on timing) and
-``malformed`` (a 200 whose body is not JSON). Invalid replies (a 200 with a
+``malformed`` (a 200 whose body is not JSON). ``slots=1`` makes a one-slot
+server like llama-cpp-python's default: a POST that arrives while the slot is
+busy is recorded with fault ``slot-busy``, takes no fault and gets no reply until
+the server stops (a real one-slot server queues it; hanging makes the client's
+timeout certain on any machine). A request holds its slot from its arrival until
+just before its reply is written, so a ``gate`` fault on it keeps the slot busy
+until company has arrived (and been turned away), and the client's next request
+after a reply finds the slot free. ``state.peak_serving`` records how many
+requests were ever being served at once. Invalid replies (a 200 with a
 well-formed body that cannot be used): ``truncated-logprobs`` (the token lists
 end halfway through the prompt), ``null-logprob`` and ``nan-logprob`` (the last
 prompt token's log-probability is null or NaN), ``no-logprobs``
@@ -214,6 +222,9 @@ class ServerState:
     served: list[Served] = field(default_factory=list)
     in_flight: int = 0
     max_in_flight: int = 0
+    slots: int | None = None  # requests the model serves at once (None: any number)
+    serving: int = 0
+    peak_serving: int = 0
     lock: threading.Lock = field(default_factory=threading.Lock)
     model_lock: threading.Lock = field(default_factory=threading.Lock)
     stopping: threading.Event = field(default_factory=threading.Event)
@@ -226,6 +237,14 @@ class ServerState:
                     return self.faults.pop(i)
         return None
 
+    def _take_slot(self) -> bool:
+        """Called with ``lock`` held, as the request arrives."""
+        if self.slots is not None and self.serving >= self.slots:
+            return False
+        self.serving += 1
+        self.peak_serving = max(self.peak_serving, self.serving)
+        return True
+
 
 class _Handler(BaseHTTPRequestHandler):
     server: "_HTTPServer"
@@ -234,7 +253,14 @@ class _Handler(BaseHTTPRequestHandler):
     def log_message(self, format: str, *args: Any) -> None:  # keep test output quiet
         return None
 
+    def _free_slot(self) -> None:
+        if getattr(self, "_holds_slot", False):
+            self._holds_slot = False
+            with self.server.state.lock:
+                self.server.state.serving -= 1
+
     def _send(self, status: int, payload: Any, headers: dict[str, str] | None = None, raw: bytes | None = None) -> None:
+        self._free_slot()  # before the reply is written: the client's next request finds the slot free
         body = raw if raw is not None else json.dumps(payload).encode("utf-8")
         self.send_response(status)
         self.send_header("Content-Type", "application/json")
@@ -259,9 +285,11 @@ class _Handler(BaseHTTPRequestHandler):
         with state.lock:
             state.in_flight += 1
             state.max_in_flight = max(state.max_in_flight, state.in_flight)
+            self._holds_slot = state._take_slot()
         try:
             self._post(state)
         finally:
+            self._free_slot()
             with state.lock:
                 state.in_flight -= 1
 
@@ -274,6 +302,13 @@ class _Handler(BaseHTTPRequestHandler):
             body = json.loads(raw or b"{}")
         except json.JSONDecodeError:
             self._error(400, "request body is not JSON")
+            return
+        if not self._holds_slot:
+            with state.lock:
+                state.served.append(
+                    Served(endpoint, body, self.headers.get("Authorization"), "slot-busy", urlsplit(self.path).query, is_probe(body))
+                )
+            state.stopping.wait()  # the slot is busy: this request waits for one it never gets
             return
         fault = state.take_fault(endpoint, body)
         with state.lock:
@@ -511,8 +546,8 @@ class _HTTPServer(ThreadingHTTPServer):
 class OpenAITestServer:
     """``with OpenAITestServer(...) as server: server.api_base`` — loopback only, a free port."""
 
-    def __init__(self, model_name: str, tokens: TokenSource, generator: Generator):
-        self.state = ServerState(model_name, tokens, generator)
+    def __init__(self, model_name: str, tokens: TokenSource, generator: Generator, slots: int | None = None):
+        self.state = ServerState(model_name, tokens, generator, slots=slots)
         self._httpd = _HTTPServer(("127.0.0.1", 0), _Handler)
         self._httpd.state = self.state
         self._thread = threading.Thread(target=self._httpd.serve_forever, kwargs={"poll_interval": 0.05}, daemon=True)
