@@ -208,7 +208,8 @@ class ApiClient:
         self._http.close()
 
     def _changed(self, change: Change) -> None:
-        self._log.warning(
+        log = self._log.warning if change.direction == "lowered" else self._log.info
+        log(
             f"concurrency {change.direction}",
             server=self.public_base,
             limit=change.new,
