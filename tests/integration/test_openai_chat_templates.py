@@ -215,3 +215,35 @@ def test_kobbq_likelihood_with_model_tokenizer_scores_the_rendered_prompt_withou
         "scored_text": "rendered here",
         "source": f"model.tokenizer={tokenizer}",
     }
+
+
+def twbias(data: Path) -> list[str]:
+    return [
+        "--set", f"data.path={data}", "--set", "protocol.groups=gender", "--set", "protocol.prompt_types=0,1",
+        "--set", "protocol.limit=3",
+    ]  # fmt: skip
+
+
+def test_twbias_templated_types_score_as_on_hf_through_the_template_endpoint_else_are_refused(serve, tmp_path, twbias_data, capfd):
+    server, _ = serve("llama", template_route="none")
+    assert cli(server, tmp_path / "refused", "twbias", *twbias(twbias_data)) == 4
+    err = capfd.readouterr().err
+    for alternative in ("model.tokenizer=", "/apply-template", "protocol.prompt_types=0"):
+        assert alternative in err
+    assert "instruct" not in err
+    assert server.requests("completions") == []  # refused after the truth probe, before any sentence was scored
+
+    server.state.template_route = "apply-template"
+    assert cli(server, tmp_path / "served", "twbias", *twbias(twbias_data)) == 0
+    path = str(cached_tiny_causal_lm(arch="llama"))
+    local_run = ["run", "twbias", "--out", str(tmp_path / "local"), "--set", "model.backend=hf", "--set", f"model.path={path}"]
+    local_run += ["--set", "model.device=cpu", "--set", "run.progress=false", "--set", f"run.cache_dir={tmp_path / 'cache'}"]
+    assert main(local_run + twbias(twbias_data)) == 0
+    served, local = (json.loads((tmp_path / name / "summary.json").read_text(encoding="utf-8")) for name in ("served", "local"))
+    for prompt_type in ("0", "1"):
+        have, want = (s["metrics"]["gender"]["female"]["prompts"][prompt_type] for s in (served, local))
+        assert have["n"] == want["n"] == 3
+        assert have["mean_origin_ppl"] == pytest.approx(want["mean_origin_ppl"], rel=RELATIVE)
+        assert have["mean_replace_ppl"] == pytest.approx(want["mean_replace_ppl"], rel=RELATIVE)
+    assert served["model"]["chat_template"]["scored_text"] == "rendered by the server's template endpoint"
+    assert local["model"]["chat_template"] == {"messages": "rendered here", "scored_text": "rendered here", "source": "the tokenizer of model.path"}
