@@ -26,7 +26,7 @@ class HFTemplater:
     def template_use(self) -> ChatTemplateUse | None:
         if not self.has_chat_template:
             return None
-        return ChatTemplateUse(messages="rendered here", scored_text="rendered here", source=self._source)
+        return ChatTemplateUse(messages="rendered here", rendered_text="rendered here", source=self._source)
 
     def check_render(self) -> None:
         if not self.has_chat_template:

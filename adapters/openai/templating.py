@@ -39,7 +39,7 @@ from typing import Any, Callable, Sequence
 from culturebias.adapters.hf.templater import HFTemplater
 from culturebias.adapters.openai.client import ApiClient, ApiError, InvalidReply
 from culturebias.adapters.openai.token_ids import ABSENT_STATUS, find_tokenize_route
-from culturebias.domain.chat_template_use import ChatTemplateUse
+from culturebias.domain.chat_template_use import ChatTemplateUse, TextRendering
 from culturebias.domain.errors import CapabilityError, ConfigError
 from culturebias.domain.requests import ChatMessage
 
@@ -99,7 +99,7 @@ def load_tokenizer(name: str) -> Any:
 @dataclass(frozen=True)
 class _Rendering:
     render: Callable[[Sequence[ChatMessage], bool], str]
-    scored_text: str  # ChatTemplateUse.scored_text
+    rendered_text: TextRendering
     source: str
 
 
@@ -130,8 +130,8 @@ class ServedTemplater:
     def template_use(self) -> ChatTemplateUse:
         rendering = self._rendering
         if rendering is None:
-            return ChatTemplateUse(messages=SERVER_APPLIES, scored_text="not rendered")
-        return ChatTemplateUse(messages=SERVER_APPLIES, scored_text=rendering.scored_text, source=rendering.source)  # type: ignore[arg-type]
+            return ChatTemplateUse(messages=SERVER_APPLIES, rendered_text="not rendered")
+        return ChatTemplateUse(messages=SERVER_APPLIES, rendered_text=rendering.rendered_text, source=rendering.source)
 
     def check_render(self) -> None:
         if self._find() is None:
@@ -194,7 +194,7 @@ class ServedTemplater:
         where = f"POST /apply-template at {self._root.public_base}"
 
         def render(messages: Sequence[ChatMessage], add_generation_prompt: bool) -> str:
-            # llama.cpp's route always appends the generation prompt (its chat endpoint's default)
+            # llama.cpp reads add_generation_prompt (default true, as its chat endpoint renders)
             body: dict[str, Any] = {"messages": _wire(messages), "add_generation_prompt": add_generation_prompt}
             prompt = self._try("apply-template", body, "prompt")
             if not isinstance(prompt, str):

@@ -78,6 +78,7 @@ def scored_in_template(backend, arch: str) -> list:
 RENDERERS = [
     ("llama", "apply-template", True, {"tokenizer": "TINY"}),  # rendered here from model.tokenizer
     ("gpt2", "none", False, {"tokenizer": "TINY"}),  # model.tokenizer on a server without any tokenize route
+    ("llama", "none", False, {"tokenizer": "TINY"}),
     ("llama", "apply-template", True, {}),  # llama.cpp's /apply-template
     ("gpt2", "apply-template", True, {}),
     ("llama", "tokenize", True, {}),  # vLLM's /tokenize with messages + /detokenize
@@ -100,9 +101,9 @@ def test_templated_text_scores_as_the_hf_backend_scores_its_own_rendering(serve,
     use = backend.templater().template_use
     assert use.messages == "applied by the server (not visible here)"
     if overrides:
-        assert use.scored_text == "rendered here" and use.source == f"model.tokenizer={overrides['tokenizer']}"
+        assert use.rendered_text == "rendered here" and use.source == f"model.tokenizer={overrides['tokenizer']}"
     else:
-        assert use.scored_text == "rendered by the server's template endpoint"
+        assert use.rendered_text == "rendered by the server's template endpoint"
         assert ("/apply-template" if route == "apply-template" else "/tokenize and /detokenize") in use.source
 
 
@@ -120,7 +121,7 @@ def test_a_server_without_a_template_endpoint_is_probed_lazily_once_and_refused_
     assert "instruct" not in message
     probed = [s.endpoint for s in server.state.served]
     assert probed == ["/apply-template", "/tokenize"]  # once, not once per check
-    assert templater.template_use.scored_text == "not rendered"
+    assert templater.template_use.rendered_text == "not rendered"
 
 
 def test_model_tokenizer_that_cannot_be_loaded_or_has_no_template_is_a_config_error(serve, tmp_path):
@@ -212,7 +213,7 @@ def test_kobbq_likelihood_with_model_tokenizer_scores_the_rendered_prompt_withou
     summary = json.loads((tmp_path / "run" / "summary.json").read_text(encoding="utf-8"))
     assert summary["model"]["chat_template"] == {
         "messages": "applied by the server (not visible here)",
-        "scored_text": "rendered here",
+        "rendered_text": "rendered here",
         "source": f"model.tokenizer={tokenizer}",
     }
 
@@ -245,5 +246,5 @@ def test_twbias_templated_types_score_as_on_hf_through_the_template_endpoint_els
         assert have["n"] == want["n"] == 3
         assert have["mean_origin_ppl"] == pytest.approx(want["mean_origin_ppl"], rel=RELATIVE)
         assert have["mean_replace_ppl"] == pytest.approx(want["mean_replace_ppl"], rel=RELATIVE)
-    assert served["model"]["chat_template"]["scored_text"] == "rendered by the server's template endpoint"
-    assert local["model"]["chat_template"] == {"messages": "rendered here", "scored_text": "rendered here", "source": "the tokenizer of model.path"}
+    assert served["model"]["chat_template"]["rendered_text"] == "rendered by the server's template endpoint"
+    assert local["model"]["chat_template"] == {"messages": "rendered here", "rendered_text": "rendered here", "source": "the tokenizer of model.path"}
