@@ -181,6 +181,7 @@ class _Recorded(Generic[Req, Res]):
         self._run_progress.ask(self.stage, list(first), stored)
         todo = [k for k in first if k not in stored]
         if todo and stored:
+            self._ready()
             self._check_provenance(stored)
         task = self._progress.task(description or self.description, total=len(todo))
         try:
@@ -196,6 +197,9 @@ class _Recorded(Generic[Req, Res]):
         finally:
             task.close()
         return [results[k] for k in keys]
+
+    def _ready(self) -> None:
+        """Settle what the port's provenance depends on before it is compared (the scorer's probe)."""
 
     def _check_provenance(self, stored: Mapping[str, Mapping[str, Any]]) -> None:
         """Stored scores and new ones must come from the same numeric settings (a batch size chosen
@@ -242,6 +246,11 @@ class RecordedScorer(_Recorded[LoglikelihoodRequest, LoglikelihoodResult]):
     description = "scoring"
 
     def check_loglikelihood(self) -> None:
+        self._port.check_loglikelihood()
+
+    def _ready(self) -> None:
+        # A served model's boundary source is part of its provenance and is settled by the
+        # probe (done once per scorer: preflight usually did it already).
         self._port.check_loglikelihood()
 
     @property

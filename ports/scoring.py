@@ -21,7 +21,9 @@ class LoglikelihoodScorer(Protocol):
     Implementations batch internally; callers hand over every request they have.
     An adapter that cannot return prompt log-probabilities raises
     ``CapabilityError`` from ``check_loglikelihood()``, which the application
-    calls before a run starts.
+    calls before a run starts, and again before it compares stored scores'
+    provenance with the port's (a remote scorer's probe settles its provenance):
+    a second call costs nothing.
     """
 
     @property

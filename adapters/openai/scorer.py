@@ -96,7 +96,9 @@ class OpenAIScorer:
         return {"model": self._model, "prompt": prompt, "max_tokens": 1, "temperature": 0.0, "echo": True, "logprobs": 1}
 
     def check_loglikelihood(self) -> None:
-        """The truth probe (``truth_probe.py``): CapabilityError when the server cannot give truthful prompt log-probabilities."""
+        """The truth probe (``truth_probe.py``), once per scorer: CapabilityError when the server cannot give truthful prompt log-probabilities."""
+        if self._plan is not None:
+            return
         probe = TruthProbe(self._client, self._root, self._model, self._boundary_setting, self._boundary_rule, self._body)
         outcome = probe.run()
         self._plan = outcome.plan
@@ -154,12 +156,18 @@ class OpenAIScorer:
     def _replies(self, prompts: Sequence[str], check: ReplyCheck, on_done, on_reply) -> list[dict[str, Any] | None]:
         """A valid reply for every prompt, or None for one that stayed invalid after its retries (logged, never cached)."""
         invalid: dict[int, InvalidReplyError] = {}
+        arrived = (lambda index, reply: on_reply(prompts[index], reply)) if on_reply is not None else None
         replies = self._client.post_all(
-            "completions", [self._body(p) for p in prompts], check=check, on_done=on_done, on_invalid=invalid.__setitem__
+            "completions",
+            [self._body(p) for p in prompts],
+            check=check,
+            on_done=on_done,
+            on_invalid=invalid.__setitem__,
+            on_reply=arrived,  # each valid reply handed over (and stored by the run) as it arrives
         )
-        for prompt, reply in zip(prompts, replies):
-            if on_reply is not None:
-                on_reply(prompt, reply)
+        if on_reply is not None:
+            for index in sorted(invalid):
+                on_reply(prompts[index], None)
         if invalid:
             first = min(invalid)
             error = invalid[first]

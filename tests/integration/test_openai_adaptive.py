@@ -114,3 +114,31 @@ def test_a_run_that_gives_up_keeps_the_replies_that_arrived_and_a_second_run_ask
         asked_again = sorted(s.body["prompt"] for s in server.requests()[asked_before:])
         assert asked_again == sorted(set(PROMPTS) - answered)
     store.close()
+
+
+def test_a_scoring_run_that_gives_up_keeps_the_scores_that_arrived_and_a_second_run_asks_only_the_rest(tmp_path):
+    from culturebias.application.recorded_ports import RecordedScorer
+    from culturebias.domain.requests import LoglikelihoodRequest
+
+    store = SQLiteResultStore(tmp_path / "results.sqlite")
+    requests = [LoglikelihoodRequest("ab", f" {p}") for p in PROMPTS]
+    with serve() as server:
+        server.inject("503", times=1000, when="prompt 6", endpoint="completions")  # never answered
+        first = make_backend(server, tmp_path, initial_concurrency=3, max_concurrency=3, max_retries=2)
+        with pytest.raises(ServerUnavailableError, match="giving up after 3 attempts: HTTP 503"):
+            RecordedScorer(first.scorer(), store, "run", NullProgress(), chunk_size=100).loglikelihood(requests)
+        answered = {s.body["prompt"] for s in server.requests("completions") if s.fault is None}
+        assert len(answered) >= 4 and "ab prompt 6" not in answered
+        stored = store.load_results("run", "loglikelihood")
+        assert len(stored) == len(answered)  # every score that arrived, nothing else
+        assert all(payload["provenance"]["boundary_source"] == "tokenize:/extras/tokenize" for payload in stored.values())
+
+        with server.state.lock:
+            server.state.faults.clear()  # the server recovers
+        asked_before = len(server.requests("completions"))
+        second = make_backend(server, tmp_path, initial_concurrency=3, max_concurrency=3)
+        results = RecordedScorer(second.scorer(), store, "run", NullProgress(), chunk_size=100).loglikelihood(requests)
+        assert [r.n_tokens for r in results] == [len(p) + 1 for p in PROMPTS]  # a space and the prompt's characters
+        asked_again = sorted(s.body["prompt"] for s in server.requests("completions")[asked_before:])
+        assert asked_again == sorted({"ab " + p for p in PROMPTS} - answered)
+    store.close()
