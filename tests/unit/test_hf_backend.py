@@ -70,6 +70,7 @@ def test_score_provenance_of_local_scorers():
         "batch_size": 3,
         "padding_side": "right",
         "boundary_rule": "authors",
+        "boundary_source": None,  # the tokens are in hand: no server to place the boundary
     }
     assert score_provenance("hf", options, device="cpu", dtype="float32", boundary_rule="span").boundary_rule == "span"
 
