@@ -24,7 +24,6 @@ import pwd
 import re
 import secrets
 import shutil
-import socket
 import subprocess
 import tempfile
 import uuid
@@ -32,6 +31,8 @@ from pathlib import Path
 from typing import Iterator
 
 import pytest
+
+from culturebias.testing.served_process import free_port
 
 SUPERUSER = "culturebias"
 INSTALL_HINT = "apt-get install -y postgresql (Debian), or put initdb and pg_ctl on PATH"
@@ -55,12 +56,6 @@ def server_binaries() -> Path | None:
         if (folder / "initdb").is_file() and (folder / "pg_ctl").is_file():
             return folder
     return None
-
-
-def _free_port() -> int:
-    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as probe:
-        probe.bind(("127.0.0.1", 0))
-        return probe.getsockname()[1]
 
 
 class PostgresServer:
@@ -115,7 +110,7 @@ class PostgresServer:
         )
         server_password.unlink()
         for attempt in range(5):  # another process may take the free port between choosing and binding
-            self.port = _free_port()
+            self.port = free_port()
             options = f"-k {self.root} -h 127.0.0.1 -p {self.port} -c max_connections=300 -c fsync=off"
             started = subprocess.run(
                 self._command(

@@ -19,10 +19,7 @@ from __future__ import annotations
 
 import importlib.util
 import math
-import socket
-import subprocess
 import sys
-import time
 from pathlib import Path
 
 import pytest
@@ -39,6 +36,7 @@ from culturebias.adapters.openai.options import OpenAIOptions  # noqa: E402
 from culturebias.adapters.openai.truth_probe import TruthProbeError  # noqa: E402
 from culturebias.domain.errors import ConfigError  # noqa: E402
 from culturebias.domain.requests import ChatMessage, GenerationParams, GenerationRequest, LoglikelihoodRequest  # noqa: E402
+from culturebias.testing.served_process import ServedProcess, free_port  # noqa: E402
 
 pytestmark = pytest.mark.slow
 
@@ -58,55 +56,21 @@ def _gguf(name: str, cache: Path) -> Path:
         pytest.skip(f"{name} is not installed here: {error}")
 
 
-def _free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
-
-
-class LlamaServer:
-    def __init__(self, gguf: Path, alias: str, log: Path):
-        self.port = _free_port()
-        self.alias = alias
-        self._log = log.open("wb")
-        command = [
-            sys.executable, "-m", "llama_cpp.server", "--model", str(gguf), "--host", "127.0.0.1", "--port", str(self.port),
-            "--logits_all", "true", "--model_alias", alias, "--n_ctx", "2048", "--n_threads", "2",
-        ]  # fmt: skip
-        self._process = subprocess.Popen(command, stdout=self._log, stderr=subprocess.STDOUT)
-        self.api_base = f"http://127.0.0.1:{self.port}/v1"
-        self._wait(log)
-
-    def _wait(self, log: Path) -> None:
-        import httpx
-
-        deadline = time.monotonic() + 120  # a bound on the model load, not a timing
-        while time.monotonic() < deadline:
-            if self._process.poll() is not None:
-                raise RuntimeError(f"llama-cpp-python's server exited: {log.read_text(errors='replace')[-2000:]}")
-            try:
-                if httpx.get(f"{self.api_base}/models", timeout=2).status_code == 200:
-                    return
-            except httpx.HTTPError:
-                pass
-            time.sleep(0.2)
-        raise RuntimeError("llama-cpp-python's server did not start within 120 s")
-
-    def stop(self) -> None:
-        self._process.terminate()
-        try:
-            self._process.wait(timeout=20)
-        except subprocess.TimeoutExpired:
-            self._process.kill()
-        self._log.close()
+def _llama_server(gguf: Path, alias: str, log: Path) -> ServedProcess:
+    port = free_port()
+    command = [
+        sys.executable, "-m", "llama_cpp.server", "--model", str(gguf), "--host", "127.0.0.1", "--port", str(port),
+        "--logits_all", "true", "--model_alias", alias, "--n_ctx", "2048", "--n_threads", "2",
+    ]  # fmt: skip
+    return ServedProcess(command, f"http://127.0.0.1:{port}/v1", log)
 
 
 @pytest.fixture
 def serve(tmp_path, user_cache_dir):
-    running: list[LlamaServer] = []
+    running: list[ServedProcess] = []
 
-    def start(name: str, alias: str) -> tuple[LlamaServer, object]:
-        server = LlamaServer(_gguf(name, user_cache_dir), alias, tmp_path / f"{alias}.log")
+    def start(name: str, alias: str) -> tuple[ServedProcess, object]:
+        server = _llama_server(_gguf(name, user_cache_dir), alias, tmp_path / f"{alias}.log")
         running.append(server)
         options = OpenAIOptions(api_base=server.api_base, path=alias, max_concurrency=2, timeout_s=120.0, cache="off")
         return server, create_backend(options, tmp_path / "cache")

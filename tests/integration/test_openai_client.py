@@ -153,7 +153,8 @@ def test_cache_holds_no_api_key(server, tmp_path, monkeypatch):
 
 
 def test_no_more_than_max_concurrency_requests_are_in_flight(server, tmp_path):
-    server.inject("gate", times=6, together=2)  # each reply waits for a second request in flight
+    # each reply but the last waits for a second request in flight (the last has none to wait for)
+    server.inject("gate", times=5, together=2)
     backend = make_backend(server, tmp_path, max_concurrency=2)
     requests = [LoglikelihoodRequest("ab", "c" * n) for n in range(1, 7)]
     results = backend.scorer().loglikelihood(requests)

@@ -17,10 +17,6 @@ backend on the same weights:
 from __future__ import annotations
 
 import os
-import socket
-import subprocess
-import time
-from pathlib import Path
 
 import pytest
 
@@ -36,6 +32,7 @@ from culturebias.adapters.hf.options import HFOptions  # noqa: E402
 from culturebias.adapters.openai.backend import create_backend  # noqa: E402
 from culturebias.adapters.openai.options import OpenAIOptions  # noqa: E402
 from culturebias.domain.requests import ChatMessage, GenerationParams, GenerationRequest, LoglikelihoodRequest  # noqa: E402
+from culturebias.testing.served_process import ServedProcess, free_port  # noqa: E402
 
 pytestmark = pytest.mark.slow
 
@@ -48,49 +45,20 @@ REQUESTS = [
 ]
 
 
-def _free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
-
-
 @pytest.fixture(scope="module")
 def vllm(tmp_path_factory, smollm2_installed, user_cache_dir):
-    import httpx
-
     folder, _, _ = materialise(None, user_cache_dir)
-    port = _free_port()
-    log_path = tmp_path_factory.mktemp("vllm") / "server.log"
-    log = log_path.open("wb")
+    port = free_port()
     command = [
         str(VLLM_PYTHON), "-m", "vllm.entrypoints.openai.api_server", "--model", str(folder),
         "--served-model-name", "smollm2", "--host", "127.0.0.1", "--port", str(port),
         "--max-logprobs", "20", "--no-enable-prefix-caching", "--max-model-len", "2048", "--dtype", "float32",
     ]  # fmt: skip
     env = {**os.environ, "VLLM_CPU_KVCACHE_SPACE": "1", "HF_HUB_OFFLINE": "1"}
-    process = subprocess.Popen(command, stdout=log, stderr=subprocess.STDOUT, env=env)
-    api_base = f"http://127.0.0.1:{port}/v1"
-    deadline = time.monotonic() + 600  # a bound on loading and compiling, not a timing
-    try:
-        while True:
-            if process.poll() is not None:
-                raise RuntimeError(f"vLLM exited: {log_path.read_text(errors='replace')[-3000:]}")
-            try:
-                if httpx.get(f"{api_base}/models", timeout=2).status_code == 200:
-                    break
-            except httpx.HTTPError:
-                pass
-            if time.monotonic() > deadline:
-                raise RuntimeError("vLLM did not start within 600 s")
-            time.sleep(1)
-        yield api_base
-    finally:
-        process.terminate()
-        try:
-            process.wait(timeout=30)
-        except subprocess.TimeoutExpired:
-            process.kill()
-        log.close()
+    log = tmp_path_factory.mktemp("vllm") / "server.log"
+    server = ServedProcess(command, f"http://127.0.0.1:{port}/v1", log, env=env, start_s=600)  # it compiles first
+    yield server.api_base
+    server.stop()
 
 
 @pytest.fixture(scope="module")
