@@ -19,6 +19,11 @@ class ChatMessage:
     content: str
 
 
+def message_dicts(messages: Sequence[ChatMessage]) -> list[dict[str, str]]:
+    """Chat messages as chat templates and OpenAI-compatible servers take them."""
+    return [{"role": m.role, "content": m.content} for m in messages]
+
+
 @dataclass(frozen=True, slots=True)
 class LoglikelihoodRequest:
     """Score ``continuation`` given ``context`` (PROTOCOLS §0.1).

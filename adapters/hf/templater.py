@@ -6,7 +6,7 @@ from typing import Any, Sequence
 
 from culturebias.domain.chat_template_use import ChatTemplateUse
 from culturebias.domain.errors import CapabilityError
-from culturebias.domain.requests import ChatMessage
+from culturebias.domain.requests import ChatMessage, message_dicts
 
 
 class HFTemplater:
@@ -36,7 +36,7 @@ class HFTemplater:
     def render(self, messages: Sequence[ChatMessage], add_generation_prompt: bool = True) -> str:
         self.check_render()
         return self._tokenizer.apply_chat_template(
-            [{"role": m.role, "content": m.content} for m in messages],
+            message_dicts(messages),
             tokenize=False,
             add_generation_prompt=add_generation_prompt,
         )

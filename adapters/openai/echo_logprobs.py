@@ -80,6 +80,12 @@ def _numbers(top: Any) -> bool:
     )
 
 
+def _top_choices(logprobs: dict[str, Any], count: int) -> list[dict[str, float] | None]:
+    """``top_logprobs`` per listed token; an entry that cannot say which token was the argmax is None."""
+    raw = logprobs.get("top_logprobs") if isinstance(logprobs.get("top_logprobs"), list) else []
+    return [t if _numbers(t) else None for t in raw] + [None] * max(0, count - len(raw))
+
+
 def _logprob(value: Any, index: int, text: str) -> float | None:
     if value is None:
         if index == 0:
@@ -101,8 +107,7 @@ def prompt_tokens(reply: dict[str, Any], prompt: str) -> PromptTokens:
         offsets = [int(o) for o in lp["text_offset"]]
     except (TypeError, ValueError):
         raise InvalidReply("choices[0].logprobs.text_offset holds something that is not a number") from None
-    top_raw = lp.get("top_logprobs") if isinstance(lp.get("top_logprobs"), list) else []
-    top = [t if _numbers(t) else None for t in top_raw] + [None] * max(0, len(texts) - len(top_raw))
+    top = _top_choices(lp, len(texts))
     usage = reply.get("usage") or {}
     n = usage.get("prompt_tokens") if isinstance(usage, dict) else None
     if isinstance(n, int) and n > len(texts):
@@ -184,8 +189,7 @@ def listed_prompt_tokens(reply: dict[str, Any], count: int) -> PromptTokens:
             f"the reply lists {len(texts)} tokens where the server's tokenizer counts {count} prompt tokens: "
             "its log-probabilities are cut short"
         )
-    top_raw = lp.get("top_logprobs") if isinstance(lp.get("top_logprobs"), list) else []
-    top = [t if _numbers(t) else None for t in top_raw] + [None] * max(0, len(texts) - len(top_raw))
+    top = _top_choices(lp, len(texts))
     try:
         offsets = [int(o) for o in lp["text_offset"][:count]]
     except (TypeError, ValueError):

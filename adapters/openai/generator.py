@@ -21,7 +21,7 @@ import structlog
 
 from culturebias.adapters.openai.client import ApiClient, InvalidReply, InvalidReplyError
 from culturebias.domain.identity import ModelIdentity
-from culturebias.domain.requests import GenerationParams, GenerationRequest, GenerationResult
+from culturebias.domain.requests import GenerationParams, GenerationRequest, GenerationResult, message_dicts
 from culturebias.ports.recording import BatchSink
 
 
@@ -92,7 +92,7 @@ class OpenAIGenerator:
         chat_bodies = [
             {
                 "model": self._model,
-                "messages": [{"role": m.role, "content": m.content} for m in requests[i].messages or ()],
+                "messages": message_dicts(requests[i].messages or ()),
                 **_sampling(requests[i].params),
             }
             for i in chat

@@ -116,34 +116,32 @@ class OpenAIScorer:
         owners: dict[str, list[int]] = {}
         for index, request in enumerate(requests):
             owners.setdefault(request.context + request.continuation, []).append(index)
-        prompts = [p for p, members in owners.items() if sink is None or any(sink.known(i) is None for i in members)]
-        results: list[LoglikelihoodResult | None] = [None] * len(requests)
-        if sink is not None:  # stored by an interrupted attempt: not asked again
-            for index in range(len(requests)):
-                known = sink.known(index)
-                if known is not None:
-                    results[index] = known
-        starts = self._boundaries(requests, prompts)
+        # stored by an interrupted attempt: not asked again
+        results: list[LoglikelihoodResult | None] = [sink.known(i) if sink is not None else None for i in range(len(requests))]
+        prompts = [p for p, members in owners.items() if any(results[i] is None for i in members)]
+        asked = set(prompts)
+        starts = self._boundaries([r for r in requests if r.context + r.continuation in asked], prompts)
         check = self._reply_check(starts)
 
         def scored(prompt: str, reply: dict[str, Any] | None) -> None:
             if progress is not None:
                 progress.advance(len(owners[prompt]))
             delivered = {}
+            tokens = starts.tokens(prompt, reply) if reply is not None else None  # the reply read once per prompt
             for index in owners[prompt]:
                 if results[index] is not None:
                     continue
                 result = INVALID_SCORE
-                if reply is not None and starts.usable(requests[index]):
-                    result = score_tokens(starts.tokens(prompt, reply), starts.start(requests[index], prompt, reply))
+                if tokens is not None and reply is not None and starts.usable(requests[index]):
+                    result = score_tokens(tokens, starts.start(requests[index], prompt, reply, tokens))
                 results[index] = delivered[index] = result
             if sink is not None and delivered:
                 sink.deliver(delivered)
 
         if progress is not None:  # stored by an interrupted attempt: done already
-            progress.advance(sum(len(members) for p, members in owners.items() if p not in set(prompts)))
+            progress.advance(sum(len(members) for p, members in owners.items() if p not in asked))
         self._replies(prompts, check, None, scored)
-        approximate = getattr(starts, "approximate", 0)
+        approximate = starts.approximate
         if approximate:
             self._log.warning(
                 "boundaries placed at the first token id that differs from the context's own",
@@ -183,9 +181,10 @@ class OpenAIScorer:
         return replies
 
     def _boundaries(self, requests: Sequence[LoglikelihoodRequest], prompts: Sequence[str]) -> "_Boundaries":
+        """``requests``: those whose prompts are asked."""
         plan = self._plan
         assert plan is not None
-        contexts = list(dict.fromkeys(r.context for r in requests if r.context + r.continuation in set(prompts)))
+        contexts = list(dict.fromkeys(r.context for r in requests))
         if plan.source == "tokenize":
             assert self._token_ids is not None
             ids = self._token_ids.of(list(dict.fromkeys([*contexts, *prompts])))
@@ -221,10 +220,13 @@ def _check_listed(body: dict[str, Any], reply: dict[str, Any]) -> None:
 class _Boundaries:
     """Where each request's continuation starts in its prompt's reply, under one plan."""
 
+    approximate = 0  # boundaries placed at the first differing token (see boundaries.py)
+
     def tokens(self, prompt: str, reply: dict[str, Any]) -> PromptTokens:
         raise NotImplementedError
 
-    def start(self, request: LoglikelihoodRequest, prompt: str, reply: dict[str, Any]) -> int:
+    def start(self, request: LoglikelihoodRequest, prompt: str, reply: dict[str, Any], tokens: PromptTokens) -> int:
+        """``tokens``: ``self.tokens(prompt, reply)``, read once for every request of the prompt."""
         raise NotImplementedError
 
     def usable(self, request: LoglikelihoodRequest) -> bool:
@@ -240,8 +242,7 @@ class _OffsetBoundaries(_Boundaries):
     def tokens(self, prompt: str, reply: dict[str, Any]) -> PromptTokens:
         return prompt_tokens(reply, prompt)
 
-    def start(self, request: LoglikelihoodRequest, prompt: str, reply: dict[str, Any]) -> int:
-        tokens = self.tokens(prompt, reply)
+    def start(self, request: LoglikelihoodRequest, prompt: str, reply: dict[str, Any], tokens: PromptTokens) -> int:
         if self._rule == "authors" and request.context:
             return min(self._counts[request.context], len(tokens.texts))
         return offsets_start(tokens, len(request.context))
@@ -264,15 +265,15 @@ class _TokenIdBoundaries(_Boundaries):
         self._plan = plan
         self._rule = rule
         self._ids = ids
-        self.approximate = 0  # boundaries placed at the first differing id (see boundaries.py)
+        self.approximate = 0
 
     def tokens(self, prompt: str, reply: dict[str, Any]) -> PromptTokens:
         return listed_prompt_tokens(reply, len(self._ids[prompt]) + self._plan.listed_offset)
 
-    def start(self, request: LoglikelihoodRequest, prompt: str, reply: dict[str, Any]) -> int:
+    def start(self, request: LoglikelihoodRequest, prompt: str, reply: dict[str, Any], tokens: PromptTokens) -> int:
         start, exact = continuation_start(self._ids[request.context], self._ids[prompt], self._rule)
         if not exact:
-            placed = _straddle_from_offsets(request, prompt, reply, len(self._ids[prompt]) + self._plan.listed_offset)
+            placed = _straddle_from_offsets(request, prompt, reply, len(tokens.texts))
             if placed is not None:
                 return placed
             self.approximate += 1
@@ -288,13 +289,12 @@ class _ContextEchoBoundaries(_Boundaries):
     def tokens(self, prompt: str, reply: dict[str, Any]) -> PromptTokens:
         return listed_prompt_tokens(reply, listed_prompt_count(reply, prompt))
 
-    def start(self, request: LoglikelihoodRequest, prompt: str, reply: dict[str, Any]) -> int:
+    def start(self, request: LoglikelihoodRequest, prompt: str, reply: dict[str, Any], tokens: PromptTokens) -> int:
         if not request.context:
             return 0
-        listed = self.tokens(prompt, reply)
-        start, exact = continuation_start(self._echoes[request.context].texts, listed.texts, self._rule)
+        start, exact = continuation_start(self._echoes[request.context].texts, tokens.texts, self._rule)
         if not exact:
-            placed = _straddle_from_offsets(request, prompt, reply, len(listed.texts))
+            placed = _straddle_from_offsets(request, prompt, reply, len(tokens.texts))
             if placed is not None:
                 return placed
             self.approximate += 1

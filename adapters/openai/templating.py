@@ -38,10 +38,10 @@ from typing import Any, Callable, Sequence
 
 from culturebias.adapters.hf.templater import HFTemplater
 from culturebias.adapters.openai.client import ApiClient, ApiError, InvalidReply
-from culturebias.adapters.openai.token_ids import ABSENT_STATUS, find_tokenize_route
+from culturebias.adapters.openai.token_ids import ABSENT_STATUS, find_tokenize_route, is_token_ids
 from culturebias.domain.chat_template_use import ChatTemplateUse, TextRendering
 from culturebias.domain.errors import CapabilityError, ConfigError
-from culturebias.domain.requests import ChatMessage
+from culturebias.domain.requests import ChatMessage, message_dicts
 
 RENDER_CAPABILITY = "chat-templated text for scoring"
 NO_TEMPLATE_CAPABILITY = "a chat template"
@@ -195,14 +195,14 @@ class ServedTemplater:
 
         def render(messages: Sequence[ChatMessage], add_generation_prompt: bool) -> str:
             # llama.cpp reads add_generation_prompt (default true, as its chat endpoint renders)
-            body: dict[str, Any] = {"messages": _wire(messages), "add_generation_prompt": add_generation_prompt}
+            body: dict[str, Any] = {"messages": message_dicts(messages), "add_generation_prompt": add_generation_prompt}
             prompt = self._try("apply-template", body, "prompt")
             if not isinstance(prompt, str):
                 raise InvalidReply(f"{where} did not answer with a rendered prompt")
             return prompt
 
         probe = [ChatMessage("user", "hello")]
-        if not isinstance(self._try("apply-template", {"messages": _wire(probe)}, "prompt"), str):
+        if not isinstance(self._try("apply-template", {"messages": message_dicts(probe)}, "prompt"), str):
             return None
         return _Rendering(render, "rendered by the server's template endpoint", where)
 
@@ -210,29 +210,22 @@ class ServedTemplater:
         where = f"POST /tokenize and /detokenize at {self._root.public_base}"
 
         def ids_of(messages: Sequence[ChatMessage], add_generation_prompt: bool) -> Any:
-            body = {"model": self._model, "messages": _wire(messages), "add_generation_prompt": add_generation_prompt}
+            body = {"model": self._model, "messages": message_dicts(messages), "add_generation_prompt": add_generation_prompt}
             return self._try("tokenize", body, "tokens")
 
         def render(messages: Sequence[ChatMessage], add_generation_prompt: bool) -> str:
             ids = ids_of(messages, add_generation_prompt)
-            if not _is_ids(ids):
+            if not is_token_ids(ids):
                 raise InvalidReply(f"{where}: no token ids for the messages")
-            if _is_ids(added) and added and ids[:1] == added[:1]:
+            if is_token_ids(added) and added and ids[:1] == added[:1]:
                 ids = ids[1:]  # the BOS the server adds to the completions prompt itself
             prompt = self._try("detokenize", {"model": self._model, "tokens": ids}, "prompt")
             if not isinstance(prompt, str):
                 raise InvalidReply(f"{where}: /detokenize did not answer with text")
             return prompt
 
-        if not _is_ids(ids_of([ChatMessage("user", "hello")], True)):
+        if not is_token_ids(ids_of([ChatMessage("user", "hello")], True)):
             return None
         added = self._try("tokenize", {"model": self._model, "prompt": ""}, "tokens")  # what the server adds to any prompt
         return _Rendering(render, "rendered by the server's template endpoint", where)
 
-
-def _wire(messages: Sequence[ChatMessage]) -> list[dict[str, str]]:
-    return [{"role": m.role, "content": m.content} for m in messages]
-
-
-def _is_ids(value: Any) -> bool:
-    return isinstance(value, list) and all(isinstance(i, int) and not isinstance(i, bool) for i in value)

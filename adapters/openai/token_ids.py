@@ -44,9 +44,12 @@ def server_root(client: ApiClient) -> ApiClient:
     return root
 
 
+def is_token_ids(value: Any) -> bool:
+    return isinstance(value, list) and all(isinstance(i, int) and not isinstance(i, bool) for i in value)
+
+
 def check_ids(body: dict[str, Any], reply: dict[str, Any]) -> None:
-    ids = reply.get("tokens")
-    if not isinstance(ids, list) or not all(isinstance(i, int) and not isinstance(i, bool) for i in ids):
+    if not is_token_ids(reply.get("tokens")):
         raise InvalidReply("the tokenize reply has no list of token ids under 'tokens'")
 
 
@@ -57,15 +60,17 @@ class TokenIds:
         self._root = root
         self._model = model
         self.route = route
+        self._known: dict[str, list[int]] = {}  # asked once per scorer, whatever the disk cache is set to
 
     @property
     def where(self) -> str:
         return f"{self._root.public_base}/{self.route.path}"
 
     def of(self, texts: Sequence[str]) -> dict[str, list[int]]:
-        unique = list(dict.fromkeys(texts))
+        unique = [t for t in dict.fromkeys(texts) if t not in self._known]
         replies = self._root.post_all(self.route.path, [self.route.body(self._model, t) for t in unique], check=check_ids)
-        return {text: list(reply["tokens"]) for text, reply in zip(unique, replies) if reply is not None}
+        self._known.update({text: list(reply["tokens"]) for text, reply in zip(unique, replies) if reply is not None})
+        return {text: self._known[text] for text in texts if text in self._known}
 
 
 def find_tokenize_route(root: ApiClient, model: str, sample: str) -> TokenIds | None:

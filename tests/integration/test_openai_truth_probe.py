@@ -101,26 +101,29 @@ def test_dropped_split_characters_score_exactly_as_hf_without_trusting_token_tex
         server.stop()
 
 
-def test_trusting_the_offsets_of_a_server_that_drops_split_characters_is_refused_at_the_probe(tmp_path):
+@pytest.mark.parametrize(
+    "boundary_source, server_state, named",
+    [
+        # trusting the offsets of a server that drops split characters
+        (
+            "offsets",
+            {"drop_split_characters": True},
+            ["offsets check on the Chinese sentence", "drops characters split across byte-level tokens", "model.boundary_source=tokenize"],
+        ),
+        # asking for a tokenize route the server lacks
+        ("tokenize", {"tokenize_routes": False}, ["tokenize check", "no tokenize route"]),
+    ],
+)
+def test_a_boundary_source_the_server_cannot_serve_is_refused_at_the_probe(tmp_path, boundary_source, server_state, named):
     source, local = tiny("gpt2")
-    server, backend = _serve(tmp_path, source, local.generator(), "tiny", boundary_source="offsets")
+    server, backend = _serve(tmp_path, source, local.generator(), "tiny", boundary_source=boundary_source)
     try:
-        server.state.drop_split_characters = True
-        with pytest.raises(TruthProbeError, match="offsets check on the Chinese sentence") as refused:
+        for name, value in server_state.items():
+            setattr(server.state, name, value)
+        with pytest.raises(TruthProbeError) as refused:
             backend.scorer().check_loglikelihood()
-        assert "drops characters split across byte-level tokens" in str(refused.value)
-        assert "model.boundary_source=tokenize" in str(refused.value)
-    finally:
-        server.stop()
-
-
-def test_asking_for_a_tokenize_route_the_server_lacks_is_refused_at_the_probe(tmp_path):
-    source, local = tiny("gpt2")
-    server, backend = _serve(tmp_path, source, local.generator(), "tiny", boundary_source="tokenize")
-    try:
-        server.state.tokenize_routes = False
-        with pytest.raises(TruthProbeError, match="no tokenize route"):
-            backend.scorer().check_loglikelihood()
+        for words in named:
+            assert words in str(refused.value)
     finally:
         server.stop()
 
