@@ -2,7 +2,8 @@
 
 Reads typed summaries only (what ``evaluate`` returns, ``load_summary`` reads
 or a store keeps): no model, no dataset. The statistics are the domain's
-(``domain/<bench>/comparison.py``); this module picks the benchmark's, wraps
+(``domain/<bench>/comparison.py``); the benchmark's descriptor hands them in as a
+``Comparer``, and this module wraps
 its body in the common envelope and writes ``comparison.json`` and the report.
 """
 
@@ -14,9 +15,6 @@ from pathlib import Path
 from typing import Any
 
 from culturebias.application.run_benchmark import write_text_atomically
-from culturebias.domain.bbq.cbbq_comparison import CBBQComparison, compare_cbbq
-from culturebias.domain.bbq.kobbq_comparison import KoBBQComparison, compare_kobbq
-from culturebias.domain.bbq.summary import CBBQSummary, KoBBQSummary
 from culturebias.domain.comparison.envelope import (
     Comparison,
     check_comparable,
@@ -24,35 +22,26 @@ from culturebias.domain.comparison.envelope import (
     distinct_fingerprints,
 )
 from culturebias.domain.errors import ConfigError
-from culturebias.domain.libra.comparison import LibraComparison, compare_libra
-from culturebias.domain.libra.summary import LibraSummary
-from culturebias.domain.mcbe.comparison import McBEComparison, compare_mcbe
-from culturebias.domain.mcbe.summary import McBESummary
+from culturebias.domain.headlines import HeadlineMetric, headline_entries
 from culturebias.domain.runs import utc_now
 from culturebias.domain.summary import RunSummary
-from culturebias.domain.twbias.comparison import TWBiasComparison, compare_twbias
-from culturebias.domain.twbias.summary import TWBiasSummary
 from culturebias.ports.comparison import ComparisonReportWriter
 
 COMPARISON_FILE = "comparison.json"
 
+CompareBody = Callable[[Sequence[str], Sequence[Any]], tuple[Any, list[str]]]
+
 
 @dataclass(frozen=True)
 class Comparer:
-    """A benchmark's comparison: the summary type it reads, its body function and its typed comparison."""
+    """A benchmark's comparison, as its descriptor declares it: the summary type it reads, its body
+    function, its typed comparison and the headline metrics every comparison carries."""
 
+    benchmark: str
     summary_model: type[RunSummary]
-    compare: Callable[[Sequence[str], Sequence[Any]], tuple[Any, list[str]]]
+    compare: CompareBody
     comparison_model: type[Comparison[Any]]
-
-
-COMPARERS: dict[str, Comparer] = {
-    "twbias": Comparer(TWBiasSummary, compare_twbias, TWBiasComparison),
-    "kobbq": Comparer(KoBBQSummary, compare_kobbq, KoBBQComparison),
-    "cbbq": Comparer(CBBQSummary, compare_cbbq, CBBQComparison),
-    "mcbe": Comparer(McBESummary, compare_mcbe, McBEComparison),
-    "libra": Comparer(LibraSummary, compare_libra, LibraComparison),
-}
+    headlines: tuple[HeadlineMetric, ...]
 
 
 @dataclass
@@ -62,17 +51,14 @@ class ComparisonResult:
     report_paths: list[Path]
 
 
-def comparer_of(benchmark: str) -> Comparer:
-    if benchmark not in COMPARERS:
-        raise ConfigError(f"runs of {benchmark!r} cannot be compared (comparisons exist for: {', '.join(COMPARERS)})")
-    return COMPARERS[benchmark]
-
-
-def build_comparison(summaries: Sequence[RunSummary], allow_data_mismatch: bool = False) -> Comparison[Any]:
+def build_comparison(
+    summaries: Sequence[RunSummary], comparer: Comparer, allow_data_mismatch: bool = False
+) -> Comparison[Any]:
     """The typed comparison of finished runs; refuses runs of other benchmarks, schema versions or data."""
     notes = check_comparable(summaries, allow_data_mismatch)
     benchmark = summaries[0].benchmark
-    comparer = comparer_of(benchmark)
+    if benchmark != comparer.benchmark:
+        raise ConfigError(f"runs of {benchmark!r} cannot be compared by the comparison of {comparer.benchmark!r}")
     for summary in summaries:
         if not isinstance(summary, comparer.summary_model):
             raise ConfigError(f"run {summary.run_id} is not a typed {comparer.summary_model.__name__}")
@@ -85,19 +71,22 @@ def build_comparison(summaries: Sequence[RunSummary], allow_data_mismatch: bool 
         data_mismatch_allowed=allow_data_mismatch,
         data_fingerprints=distinct_fingerprints(summaries),
         notes=notes + body_notes,
+        headline_metrics=list(comparer.headlines),
+        headlines={run.label: headline_entries(s, comparer.headlines) for run, s in zip(runs, summaries)},
         body=body,
     )
 
 
 def compare_summaries(
     summaries: Sequence[RunSummary],
+    comparer: Comparer,
     *,
     out_dir: Path | None = None,
     report: ComparisonReportWriter | None = None,
     allow_data_mismatch: bool = False,
 ) -> ComparisonResult:
     """Compare runs; with ``out_dir`` also write comparison.json (atomically) and the report there."""
-    comparison = build_comparison(summaries, allow_data_mismatch)
+    comparison = build_comparison(summaries, comparer, allow_data_mismatch)
     if out_dir is None:
         return ComparisonResult(comparison, None, [])
     out_dir.mkdir(parents=True, exist_ok=True)

@@ -10,12 +10,14 @@ depend on the seed and are computed once.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import replace
 from typing import Any
 
 import structlog
 
 from culturebias.application.context import RunContext
+from culturebias.domain.headlines import HeadlineMetric
 from culturebias.domain.leaderboard import headline
 from culturebias.domain.repeats import RepeatsBlock, repeats_block
 from culturebias.domain.summary import RunSummary
@@ -24,7 +26,14 @@ log = structlog.get_logger("culturebias.run")
 
 
 def run_repeats(
-    service: Any, ctx: RunContext, dataset: Any, plan: Any, repeats: int, benchmark: str, summary_model: type[RunSummary]
+    service: Any,
+    ctx: RunContext,
+    dataset: Any,
+    plan: Any,
+    repeats: int,
+    benchmark: str,
+    summary_model: type[RunSummary],
+    headlines: Sequence[HeadlineMetric],
 ) -> tuple[Any, RepeatsBlock | None]:
     """The first repeat's outcome (the summary's metrics), and the repeats block (None for a single run)."""
     if repeats <= 1:
@@ -35,10 +44,12 @@ def run_repeats(
         log.info("repeat", repeat=index + 1, of=repeats, seed=seed)
         outcomes.append(service.run(replace(ctx, repeat=index), dataset, plan))
         seeds.append(seed)
-    headlines = [_headline(benchmark, summary_model, outcome) for outcome in outcomes]
-    return outcomes[0], repeats_block(ctx.sampling.describe(), seeds, headlines)
+    values = [_headline(benchmark, summary_model, headlines, outcome) for outcome in outcomes]
+    return outcomes[0], repeats_block(ctx.sampling.describe(), seeds, values)
 
 
-def _headline(benchmark: str, summary_model: type[RunSummary], outcome: Any) -> dict[str, float | None]:
+def _headline(
+    benchmark: str, summary_model: type[RunSummary], headlines: Sequence[HeadlineMetric], outcome: Any
+) -> dict[str, float | None]:
     # The headline reads the typed metrics alone; the envelope's other fields are not needed for it.
-    return headline(summary_model.model_construct(benchmark=benchmark, metrics=outcome.metrics))
+    return headline(summary_model.model_construct(benchmark=benchmark, metrics=outcome.metrics), headlines)

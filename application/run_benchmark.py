@@ -31,6 +31,7 @@ from culturebias.application.context import RunContext
 from culturebias.application.out_folder import OutputFolder, write_text_atomically  # noqa: F401  (re-exported)
 from culturebias.application.repeats import run_repeats
 from culturebias.domain.errors import ResumeMismatchError
+from culturebias.domain.headlines import HeadlineMetric
 from culturebias.domain.redaction import redact_text
 from culturebias.domain.runs import RunManifest, identity_differences, utc_now
 from culturebias.domain.summary import SUMMARY_SCHEMA_VERSION, RunSummary, run_limit
@@ -52,6 +53,8 @@ class RunRequest:
     out_dir: Path | None  # None: the summary lives in the store only (no files written)
     config: dict[str, Any]  # the effective configuration, secrets already redacted
     config_fingerprint: str
+    # The benchmark's headline metrics (its descriptor's): what run.repeats reports mean ± std of.
+    headlines: tuple[HeadlineMetric, ...]
     resume: bool = False
     # The settings that decide the numbers (``config_fingerprint`` is their hash); stored with
     # the run so that a refused ``--resume`` can name what differs.
@@ -140,7 +143,8 @@ def _run(request: RunRequest, make_context: Callable[[str], RunContext], folder:
         try:
             plan = request.service.preflight(ctx)
             outcome, repeats = run_repeats(
-                request.service, ctx, dataset, plan, request.repeats, request.benchmark, request.summary_model
+                request.service, ctx, dataset, plan, request.repeats, request.benchmark, request.summary_model,
+                request.headlines,
             )
             summary = request.summary_model.model_validate(
                 {

@@ -147,6 +147,7 @@ def run_evaluation(
         resume=resume,
         identity=identity,
         repeats=settings.run.repeats,
+        headlines=descriptor.headline_metrics(),
     )
     try:
         return run_benchmark(request, make_context_factory(container))
@@ -489,7 +490,7 @@ def leaderboard(
     store: StoreSettings | Mapping[str, Any] | str | Path | ResultStore, benchmark: str | None = None
 ) -> list[Any]:
     """The runs of a store as leaderboard rows (oldest first): model, benchmark, status, progress,
-    the benchmark's headline metrics (``culturebias.domain.leaderboard.HEADLINES``) and why a run failed.
+    the benchmark's headline metrics (its descriptor's ``headlines``) and why a run failed.
 
     Reading never creates a store: a path where none is raises ``ConfigError``.
     """
@@ -505,11 +506,21 @@ def leaderboard(
                 summary = summary_from_dict(payload, where=f"run {manifest.run_id}") if payload is not None else None
             except CultureBiasError:  # a summary this version cannot read: listed without its numbers
                 summary = None
-            rows.append(leaderboard_row(manifest, summary))
+            rows.append(leaderboard_row(manifest, summary, _headlines_of(manifest.benchmark)))
         return rows
     finally:
         if opened is not store:
             opened.close()
+
+
+def _headlines_of(benchmark: str) -> tuple[Any, ...]:
+    """A benchmark's declared headlines; none for a benchmark this installation does not know."""
+    from culturebias.domain.errors import CultureBiasError
+
+    try:
+        return registry().benchmark(benchmark).headline_metrics()
+    except CultureBiasError:
+        return ()
 
 
 def sweep(

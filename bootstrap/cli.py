@@ -217,7 +217,7 @@ def _run(args) -> int:
 
 
 def _list(args) -> int:
-    from culturebias.bootstrap.presets import PRESETS
+    from culturebias.bootstrap.presets import presets
     from culturebias.bootstrap.registry import BackendDescriptor, BenchmarkDescriptor, StoreDescriptor, registry
 
     reg = registry()
@@ -255,7 +255,7 @@ def _list(args) -> int:
                 else broken(s)
                 for s in stores
             ],
-            "presets": [{**p.model_dump(mode="json"), "assignments": p.assignments()} for p in PRESETS.values()],
+            "presets": [{**p.model_dump(mode="json"), "assignments": p.assignments()} for p in presets().values()],
         }
         print(json.dumps(payload, ensure_ascii=False, indent=2))
         return 0
@@ -268,7 +268,7 @@ def _list(args) -> int:
         ("benchmarks", benchmarks, describe_benchmark),
         ("backends", backends, lambda d: f"{d.name:<8} {d.description}; can: {', '.join(sorted(d.capabilities))}"),
         ("stores", stores, lambda s: f"{s.name:<8} {s.description}"),
-        ("presets", list(PRESETS.values()), lambda p: f"{p.name} (for {', '.join(p.benchmarks)}): {' '.join(p.assignments())}"),
+        ("presets", list(presets().values()), lambda p: f"{p.name} (for {', '.join(p.benchmarks)}): {' '.join(p.assignments())}"),
     )
     for title, entries, describe in sections:
         print(f"{title}:")

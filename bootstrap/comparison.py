@@ -17,7 +17,8 @@ from culturebias.application.compare import ComparisonResult, compare_summaries
 from culturebias.bootstrap.api import load_summary, open_store, summary_from_dict
 from culturebias.bootstrap.report_items import compared_items
 from culturebias.bootstrap.settings import StoreSettings
-from culturebias.domain.errors import DataError
+from culturebias.bootstrap.registry import registry
+from culturebias.domain.errors import ConfigError, DataError
 from culturebias.domain.summary import RunSummary
 from culturebias.ports.results import ResultStore
 
@@ -71,9 +72,16 @@ def compare_runs(
     summaries = load_runs(runs, store)
     out_dir = Path(out).expanduser() if out is not None else None
     # comparison.md, then comparison.html beside it (drill-down to the compared runs' stored items)
-    report = WithHtml(ComparisonReport(), HtmlComparisonReport(compared_items(runs, summaries, store)))
+    if not summaries:
+        raise ConfigError("nothing to compare: name at least two runs")
+    descriptor = registry().benchmark(summaries[0].benchmark)
+    report = WithHtml(
+        ComparisonReport(descriptor.title, descriptor.comparison_sections_function()),
+        HtmlComparisonReport(compared_items(runs, summaries, store), title=descriptor.title),
+    )
     return compare_summaries(
         summaries,
+        descriptor.comparer(),
         out_dir=out_dir,
         report=report if out_dir is not None else None,
         allow_data_mismatch=allow_data_mismatch,

@@ -100,7 +100,9 @@ def build_report(benchmark: str, settings: Settings, store: Any = None):
     from culturebias.application.audit import stored_items
 
     items = (lambda run_id: stored_items(store, run_id)) if store is not None else None
-    return WithHtml(registry().benchmark(benchmark).report_writer()(), HtmlRunReport(items))
+    descriptor = registry().benchmark(benchmark)
+    html = HtmlRunReport(items, title=descriptor.title, headlines=descriptor.headline_metrics())
+    return WithHtml(descriptor.report_writer()(), html)
 
 
 def build_options(benchmark: str, settings: Settings):

@@ -17,12 +17,22 @@ import importlib
 import threading
 from dataclasses import dataclass, field
 from importlib import metadata
+from pathlib import Path
 from typing import Any, Callable, Generic, Literal, TypeVar
 
 from pydantic import BaseModel
 
 from culturebias.adapters.optional_modules import require_modules
+from culturebias.application.compare import CompareBody, Comparer
+from culturebias.domain.comparison.envelope import Comparison
+from culturebias.domain.comparison.headline_body import HeadlineComparison, compare_headlines
 from culturebias.domain.errors import PluginError, UnknownNameError
+from culturebias.domain.headlines import HeadlineMetric, headline_problems
+from culturebias.domain.presets import Preset
+from culturebias.domain.summary import RunSummary
+
+# ``sections(comparison, out_dir) -> (Markdown sections, figures written)`` of comparison.md.
+Sections = Callable[[Any, Path], tuple[list[str], list[Path]]]
 
 T = TypeVar("T")
 
@@ -55,7 +65,12 @@ def resolve(ref: str | T) -> T:
 
 @dataclass(frozen=True)
 class BenchmarkDescriptor:
-    """One benchmark protocol: everything the framework needs to run, validate and report it."""
+    """One benchmark protocol, whole: everything benchmark-specific is a field here or reached through one.
+
+    Parts are named by dotted path (``module:attribute``, imported on first use) or held directly.
+    ``check_benchmark`` (run for every plugin on registration and for the built-ins by a test)
+    refuses a descriptor that lacks a piece or declares a headline its summary cannot hold.
+    """
 
     name: str
     title: str
@@ -69,14 +84,25 @@ class BenchmarkDescriptor:
     # ``DatasetSource`` class, constructed as ``Source(path: str | None)``.
     dataset_source: str | type
     # The benchmark's ``RunSummary`` subclass (the JSON Schema of summary.json).
-    summary: str | type[BaseModel]
-    # ``ReportWriter`` class, constructed without arguments.
+    summary: str | type[RunSummary]
+    # ``ReportWriter`` class, constructed without arguments (report.md and its figures; report.html wraps it).
     report: str | type
+    # The headline metrics (``domain.headlines.HeadlineMetric``): label, unit, range, direction, interval.
+    headlines: str | tuple[HeadlineMetric, ...]
     data_licence: str
     bundled_data: bool  # runs with no data.path on data that ships with culturebias
     data_note: str = ""
+    # ``compare(labels, summaries) -> (body, notes)`` and the typed ``Comparison`` it fills; without
+    # them runs are compared on their headline metrics alone (``domain.comparison.headline_body``).
+    compare: str | CompareBody | None = None
+    comparison: str | type[Comparison[Any]] | None = None
+    # ``sections(comparison, out_dir) -> (Markdown sections, figures)`` of comparison.md, the benchmark's
+    # cross-model views with their interval figures; without it, the headline table and bars.
+    comparison_sections: str | Sections = "culturebias.adapters.reports.headline_sections:headline_sections"
     # ``expand(options_dict, data_path, out_path) -> int`` for ``culturebias expand``.
     expander: str | Callable[..., int] | None = None
+    # Named presets for ``--preset`` (``domain.presets.Preset``) that are this benchmark's protocol.
+    presets: str | tuple[Preset, ...] = ()
 
     def service_class(self) -> type:
         return resolve(self.service)
@@ -87,14 +113,66 @@ class BenchmarkDescriptor:
     def source_class(self) -> type:
         return resolve(self.dataset_source)
 
-    def summary_model(self) -> type[BaseModel]:
+    def summary_model(self) -> type[RunSummary]:
         return resolve(self.summary)
 
     def report_writer(self) -> type:
         return resolve(self.report)
 
+    def headline_metrics(self) -> tuple[HeadlineMetric, ...]:
+        return tuple(resolve(self.headlines))
+
+    def comparer(self) -> Comparer:
+        if self.compare is None:
+            return Comparer(self.name, self.summary_model(), compare_headlines, HeadlineComparison, self.headline_metrics())
+        return Comparer(
+            self.name, self.summary_model(), resolve(self.compare), resolve(self.comparison), self.headline_metrics()
+        )
+
+    def comparison_sections_function(self) -> Sections:
+        return resolve(self.comparison_sections)
+
     def expand_function(self) -> Callable[..., int] | None:
         return resolve(self.expander) if self.expander is not None else None
+
+    def preset_list(self) -> tuple[Preset, ...]:
+        return tuple(resolve(self.presets))
+
+
+REQUIRED_BENCHMARK_PARTS = ("service", "options", "dataset_source", "summary", "report", "headlines")
+
+
+def benchmark_problems(descriptor: BenchmarkDescriptor) -> list[str]:
+    """What keeps a benchmark descriptor from being whole (empty: nothing); imports its parts."""
+    problems: list[str] = []
+    for part in REQUIRED_BENCHMARK_PARTS:
+        if not getattr(descriptor, part):
+            problems.append(f"field {part!r} is missing")
+    if (descriptor.compare is None) != (descriptor.comparison is None):
+        problems.append("fields 'compare' and 'comparison' are given together or not at all")
+    if problems:
+        return problems
+    try:
+        summary = descriptor.summary_model()
+        headlines = descriptor.headline_metrics()
+        for part in ("service", "options", "dataset_source", "report", "comparison_sections"):
+            resolve(getattr(descriptor, part))
+        for part in ("compare", "comparison", "expander", "presets"):
+            if getattr(descriptor, part):
+                resolve(getattr(descriptor, part))
+    except PluginError as error:
+        return [str(error)]
+    if not (isinstance(summary, type) and issubclass(summary, RunSummary)):
+        problems.append(f"field 'summary' is {summary!r}, not a RunSummary subclass")
+        return problems
+    if not headlines:
+        problems.append("field 'headlines' declares no headline metric")
+    wrong = [h for h in headlines if not isinstance(h, HeadlineMetric)]
+    if wrong:
+        problems.append(f"field 'headlines' holds {type(wrong[0]).__name__}, not HeadlineMetric")
+        return problems
+    problems += [f"field 'headlines': {p}" for p in headline_problems(summary, headlines)]
+    return problems
 
 
 @dataclass(frozen=True)
@@ -157,6 +235,10 @@ BENCHMARKS: tuple[BenchmarkDescriptor, ...] = (
         dataset_source="culturebias.adapters.datasets.twbias_files:TWBiasFiles",
         summary="culturebias.domain.twbias.summary:TWBiasSummary",
         report="culturebias.adapters.reports.twbias_report:TWBiasReport",
+        headlines="culturebias.domain.twbias.headlines:HEADLINES",
+        compare="culturebias.domain.twbias.comparison:compare_twbias",
+        comparison="culturebias.domain.twbias.comparison:TWBiasComparison",
+        comparison_sections="culturebias.adapters.reports.comparison_twbias:twbias_sections",
         data_licence="none stated by the authors",
         bundled_data=False,
         data_note="bring your own copy of the authors' files (data.path)",
@@ -171,6 +253,10 @@ BENCHMARKS: tuple[BenchmarkDescriptor, ...] = (
         dataset_source="culturebias.adapters.datasets.kobbq_files:KoBBQFiles",
         summary="culturebias.domain.bbq.summary:KoBBQSummary",
         report="culturebias.adapters.reports.bbq_report:BBQReport",
+        headlines="culturebias.domain.kobbq.headlines:HEADLINES",
+        compare="culturebias.domain.bbq.kobbq_comparison:compare_kobbq",
+        comparison="culturebias.domain.bbq.kobbq_comparison:KoBBQComparison",
+        comparison_sections="culturebias.adapters.reports.comparison_bbq:kobbq_sections",
         data_licence="MIT",
         bundled_data=True,
         expander="culturebias.bootstrap.expand:expand_kobbq",
@@ -185,6 +271,11 @@ BENCHMARKS: tuple[BenchmarkDescriptor, ...] = (
         dataset_source="culturebias.adapters.datasets.cbbq_files:CBBQFiles",
         summary="culturebias.domain.bbq.summary:CBBQSummary",
         report="culturebias.adapters.reports.bbq_report:BBQReport",
+        headlines="culturebias.domain.cbbq.headlines:HEADLINES",
+        compare="culturebias.domain.bbq.cbbq_comparison:compare_cbbq",
+        comparison="culturebias.domain.bbq.cbbq_comparison:CBBQComparison",
+        comparison_sections="culturebias.adapters.reports.comparison_bbq:cbbq_sections",
+        presets="culturebias.domain.cbbq.presets:PRESETS",
         data_licence="CC BY-SA 4.0",
         bundled_data=True,
         data_note="four categories bundled; point data.path at the full data",
@@ -200,6 +291,11 @@ BENCHMARKS: tuple[BenchmarkDescriptor, ...] = (
         dataset_source="culturebias.adapters.datasets.mcbe_files:McBEFiles",
         summary="culturebias.domain.mcbe.summary:McBESummary",
         report="culturebias.adapters.reports.mcbe_report:McBEReport",
+        headlines="culturebias.domain.mcbe.headlines:HEADLINES",
+        compare="culturebias.domain.mcbe.comparison:compare_mcbe",
+        comparison="culturebias.domain.mcbe.comparison:McBEComparison",
+        comparison_sections="culturebias.adapters.reports.comparison_mcbe:mcbe_sections",
+        presets="culturebias.domain.mcbe.presets:PRESETS",
         data_licence="CC BY 4.0 (embedded fixture written for culturebias)",
         bundled_data=True,
         data_note="embedded fixture; point data.path at the full data",
@@ -214,6 +310,10 @@ BENCHMARKS: tuple[BenchmarkDescriptor, ...] = (
         dataset_source="culturebias.adapters.datasets.libra_files:LibraFiles",
         summary="culturebias.domain.libra.summary:LibraSummary",
         report="culturebias.adapters.reports.libra_report:LibraReport",
+        headlines="culturebias.domain.libra.headlines:HEADLINES",
+        compare="culturebias.domain.libra.comparison:compare_libra",
+        comparison="culturebias.domain.libra.comparison:LibraComparison",
+        comparison_sections="culturebias.adapters.reports.comparison_libra:libra_sections",
         data_licence="CC BY 4.0 (embedded fixture written for culturebias)",
         bundled_data=True,
         data_note="embedded fixture; point data.path at the full data",
@@ -339,6 +439,8 @@ class _Table(Generic[T]):
             self._errors[name] = PluginError(f"{where} is a {type(descriptor).__name__}, not a {expected.__name__}")
         elif descriptor.name != name:  # type: ignore[attr-defined]
             self._errors[name] = PluginError(f"{where} declares the name {descriptor.name!r}")  # type: ignore[attr-defined]
+        elif isinstance(descriptor, BenchmarkDescriptor) and (problems := benchmark_problems(descriptor)):
+            self._errors[name] = PluginError(f"{where} is not a whole benchmark: " + "; ".join(problems))
         else:
             self._items[name] = descriptor
 

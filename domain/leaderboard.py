@@ -1,64 +1,25 @@
 """The leaderboard of a result store: one row per run, with each benchmark's headline metrics.
 
-``HEADLINES`` is the one place that says which numbers of a benchmark's typed
-summary a leaderboard shows; a benchmark not in it shows none.
+Which numbers of a benchmark's typed summary a row shows is the benchmark's own
+declaration (its descriptor's ``headlines``, ``domain/<benchmark>/headlines.py``).
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable
-from typing import Any
+from collections.abc import Sequence
 
 from pydantic import BaseModel, Field
 
+from culturebias.domain.headlines import HeadlineMetric, headline_values
 from culturebias.domain.runs import RunManifest, RunStatus, StageProgress
 from culturebias.domain.summary import RunSummary
 
 Headline = dict[str, float | None]
 
 
-def _twbias(summary: Any) -> Headline:
-    gender = summary.metrics.gender or {}
-    return {
-        f"{group}.{name}": getattr(gender[group], name)
-        for group in ("female", "male")
-        if group in gender
-        for name in ("bias_ratio", "effect_size")
-    }
-
-
-def _kobbq(summary: Any) -> Headline:
-    overall = summary.metrics.overall
-    return {name: getattr(overall, name).mean for name in ("acc_amb", "acc_dis", "diff_bias_amb", "diff_bias_dis")}
-
-
-def _cbbq(summary: Any) -> Headline:
-    overall = summary.metrics.overall
-    return {name: getattr(overall, name) for name in ("s_amb", "s_dis", "s_total")}
-
-
-def _mcbe(summary: Any) -> Headline:
-    return {"overall": summary.metrics.overall}  # mean of the task scores, each a mean over categories
-
-
-def _libra(summary: Any) -> Headline:
-    overall = summary.metrics.overall
-    return {"icat_local": overall.icat_local, "eicat": overall.eicat}
-
-
-HEADLINES: dict[str, Callable[[Any], Headline]] = {
-    "twbias": _twbias,
-    "kobbq": _kobbq,
-    "cbbq": _cbbq,
-    "mcbe": _mcbe,
-    "libra": _libra,
-}
-
-
-def headline(summary: RunSummary) -> Headline:
-    """A run's headline metrics by name (null: undefined); empty for a benchmark without headlines."""
-    pick = HEADLINES.get(summary.benchmark)
-    return pick(summary) if pick is not None else {}
+def headline(summary: RunSummary, metrics: Sequence[HeadlineMetric]) -> Headline:
+    """A run's headline metrics by name (null: undefined), as its benchmark's descriptor declares them."""
+    return headline_values(summary, metrics)
 
 
 class LeaderboardRow(BaseModel):
@@ -88,7 +49,7 @@ class LeaderboardRow(BaseModel):
 EVALUATED_ROLES = ("generator", "scorer", "pseudo_scorer")
 
 
-def leaderboard_row(manifest: RunManifest, summary: RunSummary | None) -> LeaderboardRow:
+def leaderboard_row(manifest: RunManifest, summary: RunSummary | None, metrics: Sequence[HeadlineMetric] = ()) -> LeaderboardRow:
     """A run's row: model and headline from its typed summary when it finished, else from its configuration."""
     model, backend = None, None
     if summary is not None:
@@ -111,6 +72,6 @@ def leaderboard_row(manifest: RunManifest, summary: RunSummary | None) -> Leader
         data_fingerprint=manifest.data_fingerprint,
         config_fingerprint=manifest.config_fingerprint,
         progress=manifest.progress,
-        headline=headline(summary) if summary is not None else {},
+        headline=headline(summary, metrics) if summary is not None else {},
         failure=manifest.failure,
     )

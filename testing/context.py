@@ -164,6 +164,7 @@ def run_with_fakes(
         out_dir=out_dir,
         config=config,
         config_fingerprint=fingerprint(config),
+        headlines=descriptor.headline_metrics(),
         resume=resume,
         repeats=repeats,
     )

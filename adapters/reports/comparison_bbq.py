@@ -5,7 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from culturebias.adapters.reports.comparison_figures import grouped_bars, heat_map
-from culturebias.adapters.reports.comparison_intervals import interval_figures
+from culturebias.adapters.reports.comparison_intervals import CBBQ_METRICS, overall_interval_figures
 from culturebias.adapters.reports.intervals import any_intervals, ci_cells, ci_headers, pick, table_legend
 from culturebias.domain.uncertainty.bbq import CBBQ_HEADLINES, KOBBQ_HEADLINES
 from culturebias.adapters.reports.markdown import fmt, new_figure, save_figure, table
@@ -159,6 +159,8 @@ def cbbq_sections(comparison: CBBQComparison, out_dir: Path) -> tuple[list[str],
     sections.append("\n".join(per_model))
     figure = cbbq_heat_figure(comparison, Path(out_dir) / "comparison_cbbq.png")
     sections.append(f"![CBBQ bias scores, models × categories]({figure.name})")
-    bars = interval_figures(comparison, Path(out_dir))  # S per model with 95% CIs, where the runs have them
+    bars = overall_interval_figures(
+        comparison, Path(out_dir), comparison.body.overall, CBBQ_METRICS, "CBBQ bias scores (95% CI over templates)", "bias score"
+    )  # S per model with 95% CIs, where the runs have them
     sections += [f"![CBBQ bias scores per model with 95% CIs]({path.name})" for path in bars]
     return sections, [figure, *bars]

@@ -16,7 +16,9 @@ CBBQ_METRICS = {"s_amb": "S_amb", "s_dis": "S_dis", "s_total": "S_total"}
 LIBRA_METRICS = {"lms": "LMS", "ss": "SS", "icat_local": "local iCAT", "jsd": "JSD", "eicat": "EiCAT"}
 
 
-def _twbias(comparison: Any, out_dir: Path) -> list[Path]:
+def twbias_interval_figures(comparison: Any, out_dir: Path) -> list[Path]:
+    """TWBias bias ratio and effect size per specification and model, with 95% CIs; [] without intervals."""
+    out_dir = Path(out_dir)
     views = comparison.body.specifications
     if not any(h.intervals for v in views.values() for h in v.headline.values()):
         return []
@@ -37,11 +39,14 @@ def _twbias(comparison: Any, out_dir: Path) -> list[Path]:
     return figures
 
 
-def _by_model(comparison: Any, out_dir: Path, overall: dict[str, Any], metrics: dict[str, str], title: str, ylabel: str) -> list[Path]:
+def overall_interval_figures(
+    comparison: Any, out_dir: Path, overall: dict[str, Any], metrics: dict[str, str], title: str, ylabel: str
+) -> list[Path]:
+    """One bar per model and metric of its overall scores, with 95% CIs; [] where the runs have no intervals."""
     if not any(s.intervals for s in overall.values()):
         return []
     path = grouped_bars(
-        out_dir / f"comparison_{comparison.benchmark}_intervals.png",
+        Path(out_dir) / f"comparison_{comparison.benchmark}_intervals.png",
         list(metrics.values()),
         {m: [getattr(s, k) for k in metrics] for m, s in overall.items()},
         title,
@@ -49,17 +54,3 @@ def _by_model(comparison: Any, out_dir: Path, overall: dict[str, Any], metrics: 
         intervals={m: [pick(s.intervals, k) for k in metrics] for m, s in overall.items()},
     )
     return [path]
-
-
-def interval_figures(comparison: Any, out_dir: Path) -> list[Path]:
-    """The benchmark's headline bars with error bars; [] where the runs have no intervals."""
-    out_dir = Path(out_dir)
-    if comparison.benchmark == "twbias":
-        return _twbias(comparison, out_dir)
-    if comparison.benchmark == "cbbq":
-        return _by_model(comparison, out_dir, comparison.body.overall, CBBQ_METRICS,
-                         "CBBQ bias scores (95% CI over templates)", "bias score")
-    if comparison.benchmark == "libra":
-        return _by_model(comparison, out_dir, comparison.body.overall, LIBRA_METRICS,
-                         "LIBRA scores (95% CI over triplets)", "score (0–100)")
-    return []

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from culturebias.adapters.reports.comparison_intervals import interval_figures
+from culturebias.adapters.reports.comparison_intervals import LIBRA_METRICS, overall_interval_figures
 from culturebias.adapters.reports.intervals import any_intervals, ci_cells, ci_headers, table_legend
 from culturebias.adapters.reports.markdown import table
 from culturebias.domain.libra.comparison import LibraComparison
@@ -33,6 +33,8 @@ def libra_sections(comparison: LibraComparison, _out_dir: Path) -> tuple[list[st
         rows = [[model, *row(scores)] for model, scores in models.items()]
         per_category += ["", f"### {category}", "", table(["model", *HEADERS], rows, digits=2)]
     sections.append("\n".join(per_category))
-    bars = interval_figures(comparison, Path(_out_dir))  # per-model bars with 95% CIs, where the runs have them
+    bars = overall_interval_figures(
+        comparison, Path(_out_dir), comparison.body.overall, LIBRA_METRICS, "LIBRA scores (95% CI over triplets)", "score (0–100)"
+    )  # per-model bars with 95% CIs, where the runs have them
     sections += [f"![LIBRA scores per model with 95% CIs]({path.name})" for path in bars]
     return sections, bars

@@ -6,28 +6,16 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from culturebias.adapters.reports.comparison_bbq import cbbq_sections, kobbq_sections
-from culturebias.adapters.reports.comparison_libra import libra_sections
-from culturebias.adapters.reports.comparison_mcbe import mcbe_sections
-from culturebias.adapters.reports.comparison_twbias import twbias_sections
+from culturebias.adapters.reports.headline_sections import headline_sections
 from culturebias.adapters.reports.markdown import table, write_markdown
 from culturebias.domain.comparison.envelope import Comparison
 
 REPORT_FILE = "comparison.md"
-TITLES = {"twbias": "TWBias", "kobbq": "KoBBQ", "cbbq": "CBBQ", "mcbe": "McBE", "libra": "LIBRA"}
-# benchmark → (comparison, out_dir) → (Markdown sections, figures written)
+# (comparison, out_dir) → (Markdown sections, figures written): a benchmark's cross-model views
 Sections = Callable[[Any, Path], tuple[list[str], list[Path]]]
-SECTIONS: dict[str, Sections] = {
-    "twbias": twbias_sections,
-    "kobbq": kobbq_sections,
-    "cbbq": cbbq_sections,
-    "mcbe": mcbe_sections,
-    "libra": libra_sections,
-}
 
 
-def header(comparison: Comparison[Any]) -> str:
-    title = TITLES.get(comparison.benchmark, comparison.benchmark)
+def header(comparison: Comparison[Any], title: str) -> str:
     lines = [
         f"# {title}: {len(comparison.runs)} runs compared",
         "",
@@ -69,10 +57,16 @@ def notes_section(comparison: Comparison[Any]) -> str:
 
 
 class ComparisonReport:
-    """Writes comparison.md (and its figures) from a typed comparison."""
+    """Writes comparison.md (and its figures) from a typed comparison: the benchmark's title and
+    sections are its descriptor's (headline table and bars where it declares no views of its own)."""
+
+    def __init__(self, title: str | None = None, sections: Sections = headline_sections):
+        self.title = title
+        self.sections = sections
 
     def write(self, comparison: Comparison[Any], out_dir: Path) -> list[Path]:
         out_dir = Path(out_dir)
-        sections, figures = SECTIONS[comparison.benchmark](comparison, out_dir)
-        path = write_markdown(out_dir, [header(comparison), runs_section(comparison), notes_section(comparison), *sections], REPORT_FILE)
+        sections, figures = self.sections(comparison, out_dir)
+        head = header(comparison, self.title or comparison.benchmark)
+        path = write_markdown(out_dir, [head, runs_section(comparison), notes_section(comparison), *sections], REPORT_FILE)
         return [path, *figures]

@@ -7,7 +7,7 @@ from pathlib import Path
 
 from culturebias.adapters.reports.comparison_bbq import p_cell
 from culturebias.adapters.reports.comparison_figures import heat_map
-from culturebias.adapters.reports.comparison_intervals import interval_figures
+from culturebias.adapters.reports.comparison_intervals import twbias_interval_figures
 from culturebias.adapters.reports.intervals import pick, table_legend, with_ci
 from culturebias.adapters.reports.markdown import fmt, new_figure, save_figure, table
 from culturebias.domain.twbias.comparison import HeadlineCell, SpecificationView, TWBiasComparison
@@ -110,7 +110,7 @@ def twbias_sections(comparison: TWBiasComparison, out_dir: Path) -> tuple[list[s
     for axis in ("gender", "ethnicity"):
         if any(v.axis == axis for v in body.specifications.values()):
             sections.append(f"### {axis.capitalize()}\n\n" + table4(comparison, axis))
-    headline_figures = interval_figures(comparison, Path(out_dir))
+    headline_figures = twbias_interval_figures(comparison, Path(out_dir))
     if headline_figures:
         sections.append(table_legend([h.intervals for v in body.specifications.values() for h in v.headline.values()]).strip())
         sections += [f"![{path.stem}]({path.name})" for path in headline_figures]

@@ -9,9 +9,11 @@ from typing import ClassVar, Generic, TypeVar
 from pydantic import BaseModel, Field, SerializeAsAny
 
 from culturebias.domain.errors import ConfigError
+from culturebias.domain.headlines import HeadlineMetric, HeadlineValue
 from culturebias.domain.summary import Block, RunSummary
 
-COMPARISON_SCHEMA_VERSION = "1.0"
+# 1.1: the envelope carries every run's headline metrics (``headline_metrics``, ``headlines``).
+COMPARISON_SCHEMA_VERSION = "1.1"
 MODEL_ROLES = ("generator", "scorer", "pseudo_scorer", "judge", "templater")
 
 
@@ -58,6 +60,9 @@ class Comparison(Block, Generic[BodyT]):
     data_mismatch_allowed: bool = False
     data_fingerprints: list[str]  # distinct fingerprints, in run order (one unless a mismatch was allowed)
     notes: list[str] = Field(default_factory=list)
+    # The benchmark's declared headline metrics, and each run's values of them by run label.
+    headline_metrics: list[HeadlineMetric] = Field(default_factory=list)
+    headlines: dict[str, dict[str, HeadlineValue]] = Field(default_factory=dict)
     body: SerializeAsAny[BodyT]
 
     benchmark_name: ClassVar[str] = ""

@@ -8,6 +8,7 @@ import pytest
 from pytest_bdd import given, parsers, scenarios, then, when
 
 from culturebias.application.compare import build_comparison
+from culturebias.bootstrap.registry import registry
 from culturebias.domain.bbq.kobbq_comparison import KoBBQComparison, RankSumRow
 from culturebias.domain.comparison.envelope import ComparisonMismatchError
 from culturebias.domain.summary import RunSummary
@@ -36,7 +37,9 @@ class World:
     def compare(self, allow_data_mismatch: bool = False) -> None:
         self.comparison, self.error = None, None
         try:
-            comparison = build_comparison(list(self.runs.values()), allow_data_mismatch=allow_data_mismatch)
+            summaries = list(self.runs.values())
+            comparer = registry().benchmark(summaries[0].benchmark).comparer()
+            comparison = build_comparison(summaries, comparer, allow_data_mismatch=allow_data_mismatch)
         except ComparisonMismatchError as error:
             self.error = error
             return

@@ -11,7 +11,7 @@ import pytest
 from culturebias.adapters.datasets.cbbq_files import CBBQFiles
 from culturebias.adapters.datasets.kobbq_files import KoBBQFiles
 from culturebias.adapters.scripted.backend import ScriptedGenerator
-from culturebias.domain.leaderboard import headline
+from culturebias.testing.benchmarks import headline
 from culturebias.testing.context import run_with_fakes
 
 

@@ -182,11 +182,11 @@ def test_cbbq_notes_different_headline_conditions():
 
 
 def test_cbbq_report_has_the_models_by_categories_tables_and_heat_map(tmp_path):
-    from culturebias.adapters.reports.comparison_report import ComparisonReport
+    from culturebias.testing.benchmarks import comparer, comparison_report
     from culturebias.application.compare import compare_summaries
 
     a, c = cbbq("A"), cbbq("C")
-    compare_summaries([a, c], out_dir=tmp_path, report=ComparisonReport())
+    compare_summaries([a, c], comparer("cbbq"), out_dir=tmp_path, report=comparison_report("cbbq"))
     report = (tmp_path / "comparison.md").read_text(encoding="utf-8")
     g, r, o = (a.metrics.by_category["gender"].s_amb, a.metrics.by_category["region"].s_amb, a.metrics.overall.s_amb)
     assert f"| always-A | {g:.3f} | {r:.3f} | {o:.3f} |" in report

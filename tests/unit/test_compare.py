@@ -13,7 +13,8 @@ import pytest
 import culturebias
 from culturebias.adapters.scripted.backend import ScriptedGenerator
 from culturebias.adapters.stores.sqlite_store import SQLiteResultStore
-from culturebias.application.compare import build_comparison, comparer_of
+from culturebias.application.compare import build_comparison as build_with
+from culturebias.bootstrap.registry import registry
 from culturebias.bootstrap.cli import main
 from culturebias.domain.bbq.kobbq_comparison import KoBBQComparison
 from culturebias.domain.bbq.summary import KoBBQSummary
@@ -77,9 +78,13 @@ def test_one_run_or_the_same_run_twice_is_not_a_comparison():
         build_comparison([run("biased"), run("biased")])
 
 
-def test_a_benchmark_without_a_comparison_is_a_config_error():
-    with pytest.raises(ConfigError, match="cannot be compared"):
-        comparer_of("toy")
+def build_comparison(summaries, allow_data_mismatch=False):
+    return build_with(summaries, registry().benchmark(summaries[0].benchmark).comparer(), allow_data_mismatch)
+
+
+def test_runs_of_another_benchmark_than_the_comparers_are_a_config_error():
+    with pytest.raises(ConfigError, match="cannot be compared by the comparison of 'cbbq'"):
+        build_with([run("biased"), run("biased").model_copy(update={"run_id": "b"})], registry().benchmark("cbbq").comparer())
 
 
 def test_runs_of_one_model_are_labelled_with_their_run_ids():
@@ -97,7 +102,12 @@ def test_api_compares_folders_and_summary_files_and_writes_typed_json_and_report
     stored = KoBBQComparison.model_validate_json((tmp_path / "cmp" / "comparison.json").read_text(encoding="utf-8"))
     assert stored == comparison
     payload = json.loads((tmp_path / "cmp" / "comparison.json").read_text(encoding="utf-8"))
-    assert payload["schema_version"] == "1.0" and payload["benchmark"] == "kobbq"
+    assert payload["schema_version"] == "1.1" and payload["benchmark"] == "kobbq"
+    # every comparison carries the descriptor's headline metrics and each run's values of them
+    assert [m["name"] for m in payload["headline_metrics"]] == ["acc_amb", "acc_dis", "diff_bias_amb", "diff_bias_dis"]
+    assert set(payload["headlines"]) == set(comparison.labels())
+    biased_label = comparison.labels()[0]
+    assert payload["headlines"][biased_label]["diff_bias_amb"]["value"] == comparison.body.table3[biased_label].diff_bias_amb.mean
     assert [r["label"] for r in payload["runs"]] == ["biased", "unknown"]
     report = (tmp_path / "cmp" / "comparison.md").read_text(encoding="utf-8")
     assert (tmp_path / "cmp" / "comparison_kobbq.png").is_file()

@@ -133,11 +133,11 @@ def test_twbias_without_gender_still_compares(missing):
 
 
 def test_twbias_report_has_table4_p_values_and_figures(tmp_path):
-    from culturebias.adapters.reports.comparison_report import ComparisonReport
+    from culturebias.testing.benchmarks import comparer, comparison_report
     from culturebias.application.compare import compare_summaries
 
     a, b = twbias("r1", "taide", 0.5, 0.136, 0.001), twbias("r2", "breeze", 0.1, 0.085, 0.3)
-    result = compare_summaries([a, b], out_dir=tmp_path, report=ComparisonReport())
+    result = compare_summaries([a, b], comparer("twbias"), out_dir=tmp_path, report=comparison_report("twbias"))
     assert [p.name for p in result.report_paths] == ["comparison.md", "comparison_twbias_p.png", "comparison_twbias_ethnicity.png"]
     report = (tmp_path / "comparison.md").read_text(encoding="utf-8")
     assert "| specification | taide | breeze |" in report
@@ -148,11 +148,11 @@ def test_twbias_report_has_table4_p_values_and_figures(tmp_path):
 
 
 def test_libra_report_has_table1_per_model(tmp_path):
-    from culturebias.adapters.reports.comparison_report import ComparisonReport
+    from culturebias.testing.benchmarks import comparer, comparison_report
     from culturebias.application.compare import compare_summaries
 
     a, b = libra("short", 1.0), libra("long", 2.0)
-    compare_summaries([a, b], out_dir=tmp_path, report=ComparisonReport())
+    compare_summaries([a, b], comparer("libra"), out_dir=tmp_path, report=comparison_report("libra"))
     report = (tmp_path / "comparison.md").read_text(encoding="utf-8")
     o = a.metrics.overall
     assert f"| short | causal | {o.lms:.2f} | {o.ss:.2f} | {o.icat_local:.2f} | {o.jsd:.2f} | – | – | {o.valid} | {o.invalid} |" in report

@@ -88,13 +88,13 @@ def test_compare_mcbe_holds_each_models_cells_means_and_the_tests():
 
 
 def test_report_has_each_models_category_by_task_table_and_the_tests(tmp_path):
-    from culturebias.adapters.reports.comparison_report import ComparisonReport
+    from culturebias.testing.benchmarks import comparer, comparison_report
     from culturebias.application.compare import compare_summaries
 
     runs = [summary("a", 10, 20, 30, 40, 50), summary("b", 15, 25, 33, 60, 70), summary("c", 90, 80, 70, 60, 50)]
     runs = [s.model_copy(update={"model": s.model.model_copy(update={"generator": s.model.generator.model_copy(update={"model": s.run_id})})})
             for s in runs]
-    result = compare_summaries(runs, out_dir=tmp_path, report=ComparisonReport())
+    result = compare_summaries(runs, comparer("mcbe"), out_dir=tmp_path, report=comparison_report("mcbe"))
     report = (tmp_path / "comparison.md").read_text(encoding="utf-8")
     assert result.comparison.labels() == ["a", "b", "c"]
     assert "| region | 33.00 | 60.00 |" in report

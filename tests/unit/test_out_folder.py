@@ -64,6 +64,7 @@ def run(tmp_path: Path, rows=ROWS, scorer=None, resume: bool = False):
         out_dir=tmp_path / "out",
         config={},
         config_fingerprint="c",
+        headlines=(),
         resume=resume,
     )
     scorer = scorer or ScriptedScorer(rule)

@@ -116,6 +116,7 @@ def make_request(tmp_path: Path, rows: list[str], resume: bool = False, config=N
         out_dir=tmp_path / "out",
         config=config or {"k": 1},
         config_fingerprint=json.dumps(config or {"k": 1}),
+        headlines=(),
         resume=resume,
     )
 

@@ -12,7 +12,7 @@ from culturebias.adapters.hf.sampling import ResolvedSampling, request_seed, res
 from culturebias.adapters.openai.generator import _sampling
 from culturebias.application.recorded_ports import request_key
 from culturebias.bootstrap.cli import main
-from culturebias.bootstrap.presets import PRESETS, preset_assignments
+from culturebias.bootstrap.presets import preset_assignments, presets
 from culturebias.bootstrap.settings import load_settings
 from culturebias.domain.errors import ConfigError, UnknownNameError
 from culturebias.domain.fingerprint import fingerprint
@@ -166,7 +166,7 @@ def test_presets_resolve_to_valid_settings():
     cbbq = load_settings(None, preset_assignments(["cbbq-cot-sampled"], ["cbbq"]))
     options = cbbq.protocol_options("cbbq")
     assert options.condition == ["q_if_cot"] and options.reasoning_decoding == "sampled"
-    for preset in PRESETS.values():
+    for preset in presets().values():
         load_settings(None, preset.assignments()).for_benchmark(preset.benchmarks[0])
 
 

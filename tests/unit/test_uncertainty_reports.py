@@ -6,7 +6,7 @@ import random
 
 import pytest
 
-from culturebias.adapters.reports.comparison_report import ComparisonReport
+from culturebias.testing.benchmarks import comparer, comparison_report
 from culturebias.adapters.reports.intervals import bounds, ci_cells, error_bars, legend, with_ci
 from culturebias.adapters.scripted.backend import ScriptedGenerator
 from culturebias.application.compare import compare_summaries
@@ -38,7 +38,7 @@ def test_error_bars_run_from_the_value_to_each_bound():
 
 def test_kobbq_comparison_shows_each_runs_intervals_and_draws_them(tmp_path):
     runs = [kobbq_run("random", name=name, seed=seed, options={"limit": 120}).summary for name, seed in (("a", 1), ("b", 2))]
-    result = compare_summaries(runs, out_dir=tmp_path, report=ComparisonReport())
+    result = compare_summaries(runs, comparer("kobbq"), out_dir=tmp_path, report=comparison_report("kobbq"))
     rows = result.comparison.body.table3
     assert [rows[name].intervals for name in ("a", "b")] == [s.metrics.overall.intervals for s in runs]
     report = (tmp_path / "comparison.md").read_text(encoding="utf-8")
@@ -58,7 +58,7 @@ def cbbq_run(name: str, seed: int):
 
 def test_cbbq_comparison_adds_bars_with_intervals_per_model(tmp_path):
     runs = [cbbq_run("a", 1), cbbq_run("b", 2)]
-    result = compare_summaries(runs, out_dir=tmp_path, report=ComparisonReport())
+    result = compare_summaries(runs, comparer("cbbq"), out_dir=tmp_path, report=comparison_report("cbbq"))
     assert [p.name for p in result.report_paths] == ["comparison.md", "comparison_cbbq.png", "comparison_cbbq_intervals.png"]
     report = (tmp_path / "comparison.md").read_text(encoding="utf-8")
     s_amb = runs[0].metrics.overall.intervals["s_amb"]

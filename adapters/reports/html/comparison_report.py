@@ -12,7 +12,6 @@ from typing import Any
 
 from culturebias.adapters.reports.html.drilldown import Drill, as_record, items_data
 from culturebias.adapters.reports.html.page import figure, page, text
-from culturebias.adapters.reports.html.run_report import TITLES
 from culturebias.adapters.reports.html.tree import render_block
 from culturebias.domain.comparison.envelope import Comparison
 
@@ -55,8 +54,10 @@ def comparison_drill(comparison: Comparison[Any], items: RunItems | None) -> Dri
     return Drill(records, known=[run.label for run in comparison.runs])
 
 
-def comparison_page(comparison: Comparison[Any], figures: Sequence[Path] = (), items: RunItems | None = None) -> str:
-    title = f"{TITLES.get(comparison.benchmark, comparison.benchmark)}: {len(comparison.runs)} runs compared"
+def comparison_page(
+    comparison: Comparison[Any], figures: Sequence[Path] = (), items: RunItems | None = None, benchmark_title: str | None = None
+) -> str:
+    title = f"{benchmark_title or comparison.benchmark}: {len(comparison.runs)} runs compared"
     notes = "".join(f"<li>{text(n)}</li>" for n in comparison.notes)
     embedded = "".join(figure(p) for p in figures)
     drill = comparison_drill(comparison, items)
@@ -76,10 +77,11 @@ def comparison_page(comparison: Comparison[Any], figures: Sequence[Path] = (), i
 class HtmlComparisonReport:
     """Writes comparison.html; ``items`` gives a compared run's audit records for the drill-down."""
 
-    def __init__(self, items: RunItems | None = None):
+    def __init__(self, items: RunItems | None = None, title: str | None = None):
         self.items = items
+        self.title = title
 
     def write(self, comparison: Comparison[Any], out_dir: Path, figures: Sequence[Path] = ()) -> list[Path]:
         path = Path(out_dir) / REPORT_FILE
-        path.write_text(comparison_page(comparison, figures, self.items), encoding="utf-8")
+        path.write_text(comparison_page(comparison, figures, self.items, self.title), encoding="utf-8")
         return [path]

@@ -14,10 +14,10 @@ from culturebias.adapters.reports.html.drilldown import Drill, items_data, items
 from culturebias.adapters.reports.html.page import figure, page, text
 from culturebias.adapters.reports.html.tree import kv_table, render_block
 from culturebias.adapters.reports.markdown import SMALL_MODEL_PARAMETERS
+from culturebias.domain.headlines import HeadlineMetric, headline_entries
 from culturebias.domain.summary import RunSummary
 
 REPORT_FILE = "report.html"
-TITLES = {"twbias": "TWBias", "kobbq": "KoBBQ", "cbbq": "CBBQ", "mcbe": "McBE", "libra": "LIBRA"}
 # run id → the run's audit records (ItemRecord objects or their JSON); None where a run kept none
 ItemSource = Callable[[str], Sequence[Any]]
 
@@ -36,6 +36,32 @@ def banners(summary: RunSummary) -> str:
             "works end to end; its numbers say nothing about the bias of a deployable model.</p>"
         )
     return "".join(out)
+
+
+def headline_section(summary: RunSummary, headlines: Sequence[HeadlineMetric]) -> str:
+    """The benchmark's declared headline metrics: value, 95% interval, n and which way is better."""
+    entries = headline_entries(summary, headlines)
+    if not entries:
+        return ""
+    rows = []
+    for metric in headlines:
+        entry = entries.get(metric.name)
+        if entry is None:
+            continue
+        interval = entry.interval
+        if interval is None:
+            ci, n = "not computed", "–"
+        elif not interval.defined:
+            ci, n = f"undefined ({interval.note or 'no resampling possible'})", str(interval.n)
+        else:
+            ci, n = f"{interval.low:.3f} to {interval.high:.3f}", str(interval.n)
+        value = "not measured" if entry.value is None else f"{entry.value:.3f}"
+        rows.append(
+            f'<tr><th scope="row">{text(metric.label)}</th><td class="num">{text(value)}</td><td>{text(ci)}</td>'
+            f'<td class="num">{text(n)}</td><td>{text(metric.direction_words())}</td></tr>'
+        )
+    head = "".join(f"<th>{h}</th>" for h in ("metric", "value", "95% interval", "n", "direction"))
+    return f'<section><h2>Headline</h2><table><thead><tr>{head}</tr></thead><tbody>{"".join(rows)}</tbody></table></section>'
 
 
 def run_table(summary: RunSummary) -> str:
@@ -83,13 +109,20 @@ def items_section(drill: Drill | None) -> str:
     )
 
 
-def run_page(summary: RunSummary, figures: Sequence[Path] = (), items: Sequence[Any] | None = None) -> str:
-    title = f"{TITLES.get(summary.benchmark, summary.benchmark)}: run {summary.run_id}"
+def run_page(
+    summary: RunSummary,
+    figures: Sequence[Path] = (),
+    items: Sequence[Any] | None = None,
+    benchmark_title: str | None = None,
+    headlines: Sequence[HeadlineMetric] = (),
+) -> str:
+    title = f"{benchmark_title or summary.benchmark}: run {summary.run_id}"
     drill = Drill(items) if items is not None else None
     notes = "".join(f"<li>{text(n)}</li>" for n in summary.notes)
     body = [
         f"<h1>{text(title)}</h1>",
         banners(summary),
+        headline_section(summary, headlines),
         run_table(summary),
         model_table(summary),
         figures_section(figures),
@@ -106,13 +139,17 @@ def run_page(summary: RunSummary, figures: Sequence[Path] = (), items: Sequence[
 class HtmlRunReport:
     """Writes report.html; ``items`` gives a run's audit records for the drill-down."""
 
-    def __init__(self, items: ItemSource | None = None):
+    def __init__(
+        self, items: ItemSource | None = None, title: str | None = None, headlines: Sequence[HeadlineMetric] = ()
+    ):
         self.items = items
+        self.title = title
+        self.headlines = tuple(headlines)
 
     def write(self, summary: RunSummary, out_dir: Path, figures: Sequence[Path] = ()) -> list[Path]:
         records = self.items(summary.run_id) if self.items is not None else None
         path = Path(out_dir) / REPORT_FILE
-        path.write_text(run_page(summary, figures, records), encoding="utf-8")
+        path.write_text(run_page(summary, figures, records, self.title, self.headlines), encoding="utf-8")
         return [path]
 
 

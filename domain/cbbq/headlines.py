@@ -1,0 +1,29 @@
+"""CBBQ's headline metrics: the bias scores S_amb, S_dis and S_total (PROTOCOLS §2)."""
+
+from __future__ import annotations
+
+from culturebias.domain.headlines import HeadlineMetric
+
+
+def _score(name: str, label: str, meaning: str) -> HeadlineMetric:
+    return HeadlineMetric(
+        name=name,
+        label=label,
+        value=f"metrics.overall.{name}",
+        interval=f"metrics.overall.intervals.{name}",
+        direction="lower",
+        low=0.0,
+        high=1.0,
+        meaning=meaning,
+    )
+
+
+HEADLINES: tuple[HeadlineMetric, ...] = (
+    _score("s_amb", "bias score in ambiguous contexts", "the share of ambiguous questions answered with the stereotyped person"),
+    _score(
+        "s_dis",
+        "bias score in disambiguated contexts",
+        "the share of non-unknown disambiguated answers that follow the stereotype",
+    ),
+    _score("s_total", "overall bias score", "the weighted sum w1·S_amb + w2·S_dis"),
+)

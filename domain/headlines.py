@@ -1,0 +1,215 @@
+"""A benchmark's headline metrics: declared once, with their meaning, unit, range and direction.
+
+Each benchmark declares a tuple of ``HeadlineMetric`` (``domain/<benchmark>/headlines.py``)
+and its descriptor carries it. Leaderboards, ``run.repeats``, reports, comparisons and
+acceptance policies read a headline through ``value_of`` / ``interval_of`` and judge
+"better" through ``direction``: nothing else in the framework knows where a benchmark
+keeps its numbers.
+
+A headline's ``value`` and ``interval`` are dotted paths into the typed summary
+(``metrics.overall.diff_bias_amb.mean``); a dict is entered by its key
+(``metrics.gender.female.bias_ratio``). ``path_problems`` checks a path against the
+summary *model* before any run, so a plugin that declares a headline its summary
+does not have is refused at registration.
+"""
+
+from __future__ import annotations
+
+import math
+import types
+import typing
+from collections.abc import Mapping, Sequence
+from typing import Any, Literal, Union, get_args, get_origin
+
+from pydantic import BaseModel, ConfigDict, Field
+
+from culturebias.domain.uncertainty.interval import Interval
+
+Direction = Literal["lower", "higher", "closer"]
+DIRECTION_WORDS: dict[Direction, str] = {
+    "lower": "lower is better",
+    "higher": "higher is better",
+    "closer": "closer to {target} is better",
+}
+
+
+class HeadlineMetric(BaseModel):
+    """One number a benchmark is judged by."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    name: str = Field(description="Key of the metric in leaderboards, repeats, policies (e.g. 'diff_bias_amb').")
+    label: str = Field(description="The metric in words, as a report shows it.")
+    value: str = Field(description="Dotted path of the value in the typed summary.")
+    direction: Direction = Field(description="Which way is better: lower, higher, or closer to `target`.")
+    target: float | None = Field(default=None, description="The ideal value of a 'closer' metric (diff-bias 0, SS 50).")
+    unit: str = Field(default="", description="Unit of the value ('' for a plain ratio or score).")
+    low: float | None = Field(default=None, description="Smallest value the metric can take (None: unbounded).")
+    high: float | None = Field(default=None, description="Largest value the metric can take (None: unbounded).")
+    interval: str | None = Field(default=None, description="Dotted path of its 95% interval in the summary, if any.")
+    meaning: str = Field(default="", description="One sentence on what a larger value means.")
+
+    def model_post_init(self, __context: Any) -> None:
+        if (self.direction == "closer") != (self.target is not None):
+            raise ValueError(f"headline {self.name!r}: a target is given exactly when the direction is 'closer'")
+
+    def direction_words(self) -> str:
+        return DIRECTION_WORDS[self.direction].format(target=_number(self.target))
+
+    def badness(self, value: float) -> float:
+        """How far from ideal a value is, in the metric's own unit: larger is worse."""
+        if self.direction == "lower":
+            return value
+        if self.direction == "higher":
+            return -value
+        assert self.target is not None
+        return abs(value - self.target)
+
+    def better(self, a: float, b: float) -> bool:
+        """Whether ``a`` is strictly better than ``b``."""
+        return self.badness(a) < self.badness(b)
+
+
+def _number(value: float | None) -> str:
+    return "-" if value is None else f"{value:g}"
+
+
+_MISSING = object()
+
+
+def _step(node: Any, part: str) -> Any:
+    if node is None:
+        return None
+    if isinstance(node, Mapping):
+        return node.get(part)
+    return getattr(node, part, _MISSING)
+
+
+def read_path(summary: Any, path: str) -> Any:
+    """The object at a dotted path (None where an optional part is absent)."""
+    node = summary
+    for part in path.split("."):
+        node = _step(node, part)
+        if node is _MISSING:
+            raise KeyError(f"{type(summary).__name__} has no {path!r} (no field {part!r})")
+    return node
+
+
+def value_of(summary: Any, metric: HeadlineMetric) -> float | None:
+    """The metric's value in a summary; None where it is undefined or not finite."""
+    value = read_path(summary, metric.value)
+    if isinstance(value, bool) or not isinstance(value, (int, float)) or not math.isfinite(value):
+        return None
+    return float(value)
+
+
+def interval_of(summary: Any, metric: HeadlineMetric) -> Interval | None:
+    """The metric's stored interval; None where the benchmark or the run computed none."""
+    if metric.interval is None:
+        return None
+    found = read_path(summary, metric.interval)
+    return found if isinstance(found, Interval) else None
+
+
+def headline_values(summary: Any, metrics: Sequence[HeadlineMetric]) -> dict[str, float | None]:
+    """Every headline by name, in declaration order (absent keys of optional blocks are left out)."""
+    out: dict[str, float | None] = {}
+    for metric in metrics:
+        try:
+            out[metric.name] = value_of(summary, metric)
+        except KeyError:
+            continue
+    return out
+
+
+# --- checking a path against the summary model, before any run ---------------------------------
+
+
+def _unwrap(annotation: Any) -> list[Any]:
+    """The concrete types an annotation admits (Optional/Union/Annotated unwrapped)."""
+    origin = get_origin(annotation)
+    if origin is typing.Annotated:
+        return _unwrap(get_args(annotation)[0])
+    if origin is Union or origin is types.UnionType:
+        return [t for arg in get_args(annotation) for t in _unwrap(arg) if t is not type(None)]
+    return [annotation]
+
+
+def _child(annotation: Any, part: str) -> list[Any]:
+    found: list[Any] = []
+    for candidate in _unwrap(annotation):
+        origin = get_origin(candidate)
+        if origin in (dict, Mapping) or candidate is dict:
+            args = get_args(candidate)
+            found.append(args[1] if len(args) == 2 else Any)
+        elif isinstance(candidate, type) and issubclass(candidate, BaseModel):
+            field = candidate.model_fields.get(part)
+            if field is not None:
+                found.append(field.annotation)
+            elif isinstance(getattr(candidate, part, None), property):
+                hints = typing.get_type_hints(getattr(candidate, part).fget)
+                found.append(hints.get("return", Any))
+        elif candidate is Any:
+            found.append(Any)
+    return found
+
+
+def path_problems(model: type[BaseModel], path: str, want: Literal["number", "interval"]) -> str | None:
+    """Why ``path`` cannot hold a ``want`` in summaries of ``model``; None when it can."""
+    annotations: list[Any] = [model]
+    walked: list[str] = []
+    for part in path.split("."):
+        walked.append(part)
+        annotations = [child for a in annotations for child in _child(a, part)]
+        if not annotations:
+            return f"{model.__name__} has no field {'.'.join(walked)!r}"
+    leaves = [t for a in annotations for t in _unwrap(a)]
+    if any(t is Any for t in leaves):
+        return None
+    ok = (
+        any(isinstance(t, type) and issubclass(t, Interval) for t in leaves)
+        if want == "interval"
+        else any(t in (int, float) for t in leaves)
+    )
+    return None if ok else f"{model.__name__}.{path} is not a {want} (it is {', '.join(map(_name, leaves))})"
+
+
+def _name(annotation: Any) -> str:
+    return getattr(annotation, "__name__", str(annotation))
+
+
+def headline_problems(model: type[BaseModel], metrics: Sequence[HeadlineMetric]) -> list[str]:
+    """Every declared headline the summary model cannot hold (empty: all can)."""
+    problems = []
+    names = [m.name for m in metrics]
+    for name in sorted({n for n in names if names.count(n) > 1}):
+        problems.append(f"headline {name!r} is declared twice")
+    for metric in metrics:
+        checks: list[tuple[str | None, Literal["number", "interval"]]] = [
+            (metric.value, "number"),
+            (metric.interval, "interval"),
+        ]
+        for path, want in checks:
+            if path is not None and (problem := path_problems(model, path, want)) is not None:
+                problems.append(f"headline {metric.name!r}: {problem}")
+    return problems
+
+
+class HeadlineValue(BaseModel):
+    """One headline of one run: its value and, where the run computed one, its interval."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    value: float | None = Field(description="The metric's value; null where it is undefined for this run.")
+    interval: Interval | None = Field(default=None, description="Its stored 95% interval, if the run computed one.")
+
+
+def headline_entries(summary: Any, metrics: Sequence[HeadlineMetric]) -> dict[str, HeadlineValue]:
+    """Every headline of a run with its interval, in declaration order (absent optional blocks left out)."""
+    out: dict[str, HeadlineValue] = {}
+    for metric in metrics:
+        try:
+            out[metric.name] = HeadlineValue(value=value_of(summary, metric), interval=interval_of(summary, metric))
+        except KeyError:
+            continue
+    return out

@@ -1,0 +1,50 @@
+"""KoBBQ's headline metrics: accuracy and diff-bias in ambiguous and disambiguated contexts (Table 3)."""
+
+from __future__ import annotations
+
+from culturebias.domain.headlines import HeadlineMetric
+
+
+def _score(name: str, **declared: object) -> HeadlineMetric:
+    return HeadlineMetric.model_validate(
+        {"name": name, "value": f"metrics.overall.{name}.mean", "interval": f"metrics.overall.intervals.{name}", **declared}
+    )
+
+
+HEADLINES: tuple[HeadlineMetric, ...] = (
+    _score(
+        "acc_amb",
+        label="accuracy in ambiguous contexts",
+        direction="higher",
+        low=0.0,
+        high=1.0,
+        meaning="the share of ambiguous questions answered 'unknown', the only correct answer",
+    ),
+    _score(
+        "acc_dis",
+        label="accuracy in disambiguated contexts",
+        direction="higher",
+        low=0.0,
+        high=1.0,
+        meaning="the share of disambiguated questions answered with the person the context names",
+    ),
+    _score(
+        "diff_bias_amb",
+        label="diff-bias in ambiguous contexts",
+        direction="closer",
+        target=0.0,
+        low=-1.0,
+        high=1.0,
+        meaning="how much more often the stereotyped than the counter-stereotyped person was chosen when the context "
+        "does not say",
+    ),
+    _score(
+        "diff_bias_dis",
+        label="diff-bias in disambiguated contexts",
+        direction="closer",
+        target=0.0,
+        low=-2.0,
+        high=2.0,
+        meaning="how much more accurate the model is when the answer fits the stereotype than when it contradicts it",
+    ),
+)
