@@ -32,7 +32,7 @@ records answering one key are ``DataError``s naming file and line.
 
 A FOLDER as ``model.path`` is one model's TWBias results (the authors'
 per-sentence perplexity CSVs): a score replay for TWBias, see
-``adapters/twbias_replay.py``.
+``adapters/twbias/replay.py``.
 """
 
 from __future__ import annotations
@@ -43,7 +43,7 @@ from typing import Any, Sequence
 
 from culturebias.adapters.datasets.jsonl_rows import read_jsonl
 from culturebias.adapters.model_options import ModelOptions
-from culturebias.adapters.twbias_replay import TWBiasReplayBackend, is_result_folder
+from culturebias.adapters.twbias.replay import TWBiasReplayBackend, is_result_folder
 from culturebias.domain.errors import CapabilityError, ConfigError, DataError, ReplayMissingError
 from culturebias.domain.identity import ModelIdentity
 from culturebias.domain.requests import GenerationRequest, GenerationResult, KeyValue, RequestKey, key_text

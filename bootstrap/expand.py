@@ -5,7 +5,7 @@ bundled copy when unset) → samples in the format of ``KoBBQ_test_samples.tsv``
 (choices as a JSON list). ``--set protocol.versions=a,b`` keeps only those
 template versions. ``--set protocol.sample=per_template`` keeps one drawn
 combination per template and version pair, as the released test split was
-drawn (``domain/bbq/kobbq_sampling.py``; ``protocol.seed``, default 0). The
+drawn (``domain/kobbq/sampling.py``; ``protocol.seed``, default 0). The
 file can be evaluated with ``--set data.path=FILE``.
 
 CBBQ: ``{category}/{ambiguous,disambiguous}/templates_generate_{neg,nonneg}.csv``
@@ -23,10 +23,11 @@ from collections import Counter
 from pathlib import Path
 from typing import Any, Iterable, Mapping
 
-from culturebias.adapters.datasets import cbbq_files, kobbq_files
-from culturebias.domain.bbq.cbbq_templates import expand_condition
-from culturebias.domain.bbq.kobbq_sampling import sample_per_template
-from culturebias.domain.bbq.kobbq_templates import expand_templates
+from culturebias.adapters.cbbq import files as cbbq_files
+from culturebias.adapters.kobbq import files as kobbq_files
+from culturebias.domain.cbbq.templates import expand_condition
+from culturebias.domain.kobbq.sampling import sample_per_template
+from culturebias.domain.kobbq.templates import expand_templates
 from culturebias.domain.errors import ConfigError
 
 

@@ -63,7 +63,7 @@ def _generator(settings: BuildSettings):
 def _user_glossary(path: str | None) -> dict[str, str]:
     if path is None:
         return {}
-    from culturebias.adapters.datasets.libra_files import parse_glossary
+    from culturebias.adapters.libra.files import parse_glossary
     from culturebias.adapters.datasets.text_files import decode_text
 
     file = Path(path).expanduser()

@@ -30,10 +30,10 @@ def build_model(kind: str) -> Path:
 
 
 def framework(model_path: Path, items: int, prompts: str, batch_size: int, device: str, workdir: Path):
-    from culturebias.adapters.datasets.kobbq_files import KoBBQFiles
+    from culturebias.adapters.kobbq.files import KoBBQFiles
     from culturebias.adapters.hf.backend import create_backend
     from culturebias.adapters.hf.options import HFOptions
-    from culturebias.application.bbq.service import KoBBQService
+    from culturebias.application.kobbq.service import KoBBQService
     from culturebias.domain.bbq.options import KoBBQOptions
     from culturebias.testing.context import fake_context
 

@@ -96,7 +96,7 @@ def tukey_against_scipy(summaries) -> tuple[float, float]:
     """Seconds of the comparison's Tukey HSD (unordered pairs) and of scipy's (every cell), same samples, 99%."""
     from scipy import stats
 
-    from culturebias.domain.bbq.kobbq_comparison import NORMALISED_METRICS, normalised_sample
+    from culturebias.domain.kobbq.comparison import NORMALISED_METRICS, normalised_sample
     from culturebias.domain.comparison.tukey import tukey_pairs
 
     samples = [[normalised_sample(s, metric) for s in summaries] for metric in NORMALISED_METRICS]

@@ -23,7 +23,7 @@ from pathlib import Path
 
 
 def build_dataset(n_triplets: int):
-    from culturebias.adapters.datasets.libra_files import LibraFiles
+    from culturebias.adapters.libra.files import LibraFiles
     from culturebias.domain.libra.triplets import LibraDataset
 
     base = LibraFiles(None).load().triplets

@@ -22,7 +22,7 @@ from pathlib import Path
 
 
 def build_dataset(n_beis: int):
-    from culturebias.adapters.datasets.mcbe_files import McBEFiles
+    from culturebias.adapters.mcbe.files import McBEFiles
     from culturebias.domain.mcbe.instances import McBEDataset
 
     base = [b for b in McBEFiles(None).load().instances if b.category != "worldview"]

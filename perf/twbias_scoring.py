@@ -39,7 +39,7 @@ def gender_sentences(data: Path) -> list[str]:
     """Originals and replacements, as ``culturebias run twbias`` builds them: the project's
     loader, the gender specifications (male T1 -> T2, then female T2 -> T1) and their term
     replacement. Repeats are kept: the scorer is expected to deduplicate them."""
-    from culturebias.adapters.datasets.twbias_files import TWBiasFiles
+    from culturebias.adapters.twbias.files import TWBiasFiles
     from culturebias.domain.twbias.specification import gender_specifications, replace_terms
 
     specs = {spec.key: spec for spec in gender_specifications(TWBiasFiles(str(data)).load().axes["gender"])}

@@ -16,12 +16,12 @@ from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import Any
 
-from culturebias.adapters.datasets.kobbq_files import KoBBQFiles
+from culturebias.adapters.kobbq.files import KoBBQFiles
 from culturebias.adapters.scripted.backend import ScriptedGenerator
 from culturebias.application.run_benchmark import RunResult
 from culturebias.domain.bbq.answer_order import shown_order
 from culturebias.domain.bbq.keys import AnswerKey
-from culturebias.domain.bbq.kobbq_prompts import KoBBQDataset
+from culturebias.domain.kobbq.prompts import KoBBQDataset
 from culturebias.domain.bbq.model import QAItem
 from culturebias.domain.requests import GenerationRequest
 from culturebias.ports.results import ResultStore

@@ -13,7 +13,7 @@ from culturebias.adapters.reports.bbq_fidelity_report import (
 )
 from culturebias.adapters.reports.figure_marks import mark_zero_bars
 from culturebias.adapters.reports.intervals import any_intervals, ci_cells, ci_headers, table_legend
-from culturebias.domain.uncertainty.bbq import CBBQ_HEADLINES
+from culturebias.domain.bbq.intervals import CBBQ_HEADLINES
 from culturebias.adapters.reports.markdown import (
     fmt,
     header_section,

@@ -27,7 +27,7 @@ import numpy as np
 from culturebias.application.bbq.masked import ask_masked
 from culturebias.application.bbq.mode import choose_mode
 from culturebias.application.context import RunContext
-from culturebias.application.items.bbq import record_generated, record_scored
+from culturebias.application.bbq.records import record_generated, record_scored
 from culturebias.domain.bbq.answers import parse_choice
 from culturebias.domain.bbq.keys import AnswerKey
 from culturebias.domain.bbq.model import Answer, QAItem

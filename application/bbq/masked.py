@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import Sequence
 
 from culturebias.application.context import RunContext
-from culturebias.application.items.bbq import record_masked
+from culturebias.application.bbq.records import record_masked
 from culturebias.domain.bbq.masked_choice import best_option, option_text
 from culturebias.domain.bbq.model import Answer
 from culturebias.domain.requests import PseudoLoglikelihoodRequest

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Sequence
 
-from culturebias.domain.bbq.kobbq_prompts import KoBBQDataset
+from culturebias.domain.kobbq.prompts import KoBBQDataset
 from culturebias.domain.bbq.model import Answer, QAItem
 from culturebias.domain.bbq.options import KoBBQOptions
 

@@ -16,7 +16,7 @@ from dataclasses import dataclass
 from typing import Callable, ClassVar
 
 from culturebias.application.context import RunContext
-from culturebias.application.items.libra import record_libra
+from culturebias.application.libra.records import record_libra
 from culturebias.application.libra.knowledge import KnowledgeBoundaryOutcome, check_knowledge_boundary
 from culturebias.domain.errors import CapabilityError, ConfigError
 from culturebias.domain.libra.metrics import LibraScores, TripletLikelihood, libra_scores
@@ -33,7 +33,7 @@ from culturebias.domain.libra.summary import (
     TripletColumns,
 )
 from culturebias.domain.libra.triplets import SENTENCE_KINDS, LibraDataset, Triplet
-from culturebias.domain.uncertainty.libra import attach_libra
+from culturebias.domain.libra.intervals import attach_libra
 from culturebias.application.libra.likelihood import DESCRIPTIONS, SpanSentence, likelihood_kind, score_sentences
 from culturebias.application.libra.stereoset import score_stereoset
 from culturebias.application.libra.meaning_choice import check_by_choice
@@ -61,7 +61,6 @@ class LibraPlan:
 
 
 class LibraService:
-    name: ClassVar[str] = "libra"
     options_model: ClassVar[type[LibraOptions]] = LibraOptions
 
     def __init__(self, options: LibraOptions):

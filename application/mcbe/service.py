@@ -10,7 +10,7 @@ from __future__ import annotations
 from typing import Any, ClassVar
 
 from culturebias.application.context import RunContext
-from culturebias.application.items.mcbe import record_mcbe
+from culturebias.application.mcbe.records import record_mcbe
 from culturebias.application.mcbe.analysis import bias_analysis
 from culturebias.application.mcbe.classification import subcategory_classification
 from culturebias.application.mcbe.fidelity import fidelity_metrics
@@ -38,7 +38,7 @@ from culturebias.domain.mcbe.summary import (
 )
 from culturebias.domain.mcbe.taxonomy import category_name_zh
 from culturebias.domain.summary import Number
-from culturebias.domain.uncertainty.mcbe import attach_mcbe
+from culturebias.domain.mcbe.intervals import attach_mcbe
 
 SMALL_JUDGE_PARAMETERS = 1_000_000_000
 GENERATION_TASKS = ("sc", "ss", "ba", "bs")
@@ -53,7 +53,6 @@ INVALID_COUNTS: dict[str, tuple[str, ...]] = {
 
 
 class McBEService:
-    name: ClassVar[str] = "mcbe"
     options_model: ClassVar[type[McBEOptions]] = McBEOptions
 
     def __init__(self, options: McBEOptions):

@@ -15,7 +15,7 @@ from typing import Callable, ClassVar
 import numpy as np
 
 from culturebias.application.context import RunContext
-from culturebias.application.items.twbias import record_twbias
+from culturebias.application.twbias.records import record_twbias
 from culturebias.application.twbias.plan import RequestIndex, SpecificationPlan, plan_specification
 from culturebias.application.twbias.replay import REPLAYED_BOUNDARY, REPLAYED_NOTE, stored_matrices
 from culturebias.domain.errors import CapabilityError, MissingDataError
@@ -24,7 +24,7 @@ from culturebias.domain.skips import SkippedRow
 from culturebias.domain.summary import ProtocolOutcome
 from culturebias.domain.twbias.categories import sentence_categories
 from culturebias.domain.twbias.evaluation import AnalysisOptions, SpecificationResult, evaluate_specification
-from culturebias.domain.uncertainty.twbias import attach_twbias
+from culturebias.domain.twbias.intervals import attach_twbias
 from culturebias.domain.twbias.metrics import perplexity
 from culturebias.domain.twbias.model import BiasSentence, SentenceSet, TWBiasDataset
 from culturebias.domain.twbias.options import TWBiasOptions
@@ -61,7 +61,6 @@ TWBiasOutcome = ProtocolOutcome[TWBiasMetrics, TWBiasCounts, TWBiasDetails]
 
 
 class TWBiasService:
-    name: ClassVar[str] = "twbias"
     options_model: ClassVar[type[TWBiasOptions]] = TWBiasOptions
 
     def __init__(self, options: TWBiasOptions):

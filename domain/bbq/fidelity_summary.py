@@ -32,7 +32,7 @@ class ReasoningBlock(Block):
     first_turn: str  # what the first turn carries
 
 
-# -- KoBBQ statistics (paper Table 4, Figs. 3–4): one run's, and across runs (domain/bbq/kobbq_comparison.py) --
+# -- KoBBQ statistics (paper Table 4, Figs. 3–4): one run's, and across runs (domain/kobbq/comparison.py) --
 class AnovaBlock(Block):
     f: Number
     p_value: Number

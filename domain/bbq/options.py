@@ -18,7 +18,7 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
 
-from culturebias.domain.bbq.cbbq_prompts import CONDITIONS
+from culturebias.domain.cbbq.prompts import CONDITIONS
 from culturebias.domain.bbq.answer_order import PermutationScheme
 from culturebias.domain.option_types import CommaIntList, CommaList, nonempty_subset
 

@@ -10,7 +10,7 @@ from __future__ import annotations
 from typing import ClassVar, Literal
 
 from culturebias.domain.bbq.answer_order import PermutationScheme
-from culturebias.domain.bbq.cbbq_prompts import Condition
+from culturebias.domain.cbbq.prompts import Condition
 from culturebias.domain.bbq.options import AnswerMode, CBBQOverall, KoBBQAggregate
 from culturebias.domain.bbq.fidelity_summary import (
     AnovaBlock,
@@ -69,7 +69,7 @@ class KoBBQScoreBlock(Block):
     ooc_ratio: PromptStats
     bounds: dict[str, DiffBiasBounds]
     counts: dict[str, KoBBQAnswerCounts]
-    # 95% bootstrap intervals of the headline means over prompts, by metric (domain/uncertainty/bbq.py)
+    # 95% bootstrap intervals of the headline means over prompts, by metric (domain/bbq/intervals.py)
     intervals: dict[str, Interval] | None = None
 
 
@@ -179,7 +179,7 @@ class CBBQScores(Block):
     acc_dis: Number
     ooc_ratio: Number
     counts: CBBQAnswerCounts
-    # 95% bootstrap intervals of s_amb, s_dis, s_total (domain/uncertainty/bbq.py)
+    # 95% bootstrap intervals of s_amb, s_dis, s_total (domain/bbq/intervals.py)
     intervals: dict[str, Interval] | None = None
 
 

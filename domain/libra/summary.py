@@ -38,7 +38,7 @@ class LibraScoresBlock(Block):
     valid: Count
     invalid: Count
     local_words_checked: Count
-    # 95% bootstrap intervals over valid triplets, by score name (overall only; domain/uncertainty/libra.py)
+    # 95% bootstrap intervals over valid triplets, by score name (overall only; domain/libra/intervals.py)
     intervals: dict[str, Interval] | None = None
 
     @property

@@ -134,7 +134,7 @@ class McBEMetrics(SparseBlock):
     pc_text: str | None = None  # what PC scored: sentence | context_sentence (PROTOCOLS §3)
     prompt_set: list[str] | None = None  # the prompt sets that ran; the first scored every task
     prompt_variants: dict[str, PromptVariant] | None = None  # further sets: SC/BS scores and robustness
-    # 95% bootstrap intervals over BEIs of ``overall`` and each task score (domain/uncertainty/mcbe.py)
+    # 95% bootstrap intervals over BEIs of ``overall`` and each task score (domain/mcbe/intervals.py)
     intervals: dict[str, Interval] | None = None
 
 

@@ -1,6 +1,6 @@
 """TWBias data: target groups and their terms, attributes, bias sentences (PROTOCOLS §1).
 
-Plain frozen dataclasses; the loader in ``adapters/datasets/twbias_files.py``
+Plain frozen dataclasses; the loader in ``adapters/twbias/files.py``
 builds them from the authors' CSV files.
 """
 

@@ -60,7 +60,7 @@ class SpecificationBlock(GroupBlock, SpecificationHeader):
 
     by_toxicity: dict[str, GroupBlock]  # "0", "1", "all"
     by_category: dict[str, GroupBlock]  # attribute category → its rows
-    # 95% bootstrap intervals of bias_ratio and effect_size over sentence pairs (domain/uncertainty/twbias.py)
+    # 95% bootstrap intervals of bias_ratio and effect_size over sentence pairs (domain/twbias/intervals.py)
     intervals: dict[str, Interval] | None = None
 
 

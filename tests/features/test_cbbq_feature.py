@@ -11,10 +11,10 @@ from typing import Any, Callable
 import pytest
 from pytest_bdd import given, parsers, scenarios, then, when
 
-from culturebias.adapters.datasets.cbbq_files import CBBQFiles
+from culturebias.adapters.cbbq.files import CBBQFiles
 from culturebias.adapters.scripted.backend import ScriptedGenerator, ScriptedScorer, ScriptedTemplater
-from culturebias.application.bbq.service import CBBQService
-from culturebias.domain.bbq import cbbq_prompts
+from culturebias.application.cbbq.service import CBBQService
+from culturebias.domain.cbbq import prompts as cbbq_prompts
 from culturebias.domain.bbq.keys import AnswerKey
 from culturebias.domain.bbq.model import BBQDataset, QAItem
 from culturebias.domain.bbq.options import CBBQOptions

@@ -9,7 +9,7 @@ from pytest_bdd import given, parsers, scenarios, then, when
 
 from culturebias.application.compare import build_comparison
 from culturebias.bootstrap.registry import registry
-from culturebias.domain.bbq.kobbq_comparison import KoBBQComparison, RankSumRow
+from culturebias.domain.kobbq.comparison import KoBBQComparison, RankSumRow
 from culturebias.domain.comparison.envelope import ComparisonMismatchError
 from culturebias.domain.summary import RunSummary
 from culturebias.testing.context import run_with_fakes

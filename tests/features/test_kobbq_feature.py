@@ -14,11 +14,11 @@ from pytest_bdd import given, parsers, scenarios, then, when
 
 from dataclasses import replace
 
-from culturebias.adapters.datasets.kobbq_files import BUNDLED, REFERENCE_PREFIX, KoBBQFiles, read_templates
-from culturebias.domain.bbq.kobbq_sampling import numbers_of, pair_key, sample_per_template
-from culturebias.domain.bbq.kobbq_templates import expand_templates
-from culturebias.application.bbq.service import KoBBQService
-from culturebias.domain.bbq.kobbq_prompts import KoBBQDataset
+from culturebias.adapters.kobbq.files import BUNDLED, REFERENCE_PREFIX, KoBBQFiles, read_templates
+from culturebias.domain.kobbq.sampling import numbers_of, pair_key, sample_per_template
+from culturebias.domain.kobbq.templates import expand_templates
+from culturebias.application.kobbq.service import KoBBQService
+from culturebias.domain.kobbq.prompts import KoBBQDataset
 from culturebias.domain.bbq.model import QAItem
 from culturebias.domain.bbq.options import KoBBQOptions
 from culturebias.testing.bbq_steps import *  # noqa: F403  (the shared steps, as fixtures of this module)

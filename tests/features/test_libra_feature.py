@@ -10,8 +10,8 @@ from pathlib import Path
 import pytest
 from pytest_bdd import given, parsers, scenarios, then, when
 
-from culturebias.adapters.datasets.libra_files import LibraFiles, triplet_from_fields
-from culturebias.adapters.datasets.stereoset_files import load_stereoset
+from culturebias.adapters.libra.files import LibraFiles, triplet_from_fields
+from culturebias.adapters.libra.stereoset_files import load_stereoset
 from culturebias.adapters.embeddings import BagOfWordsEmbedder
 from culturebias.application.libra.likelihood import DESCRIPTIONS
 from culturebias.adapters.scripted.backend import ScriptedGenerator, ScriptedPseudoScorer, ScriptedScorer

@@ -323,7 +323,7 @@ def configuration_error(world: World, option: str, names: str):
 
 @when(parsers.parse('McBE reads the files "{first}" and "{second}"'))
 def read_files(world: World, first: str, second: str):
-    from culturebias.adapters.datasets.mcbe_files import parse_files
+    from culturebias.adapters.mcbe.files import parse_files
     from culturebias.testing.xlsx import write_xlsx
 
     header = ["context", "sentence", "words", "subtype", "explanation", "score"]

@@ -7,8 +7,8 @@ from pathlib import Path
 
 import pytest
 
-from culturebias.adapters.datasets.cbbq_files import CBBQFiles
-from culturebias.adapters.datasets.kobbq_files import KoBBQFiles
+from culturebias.adapters.cbbq.files import CBBQFiles
+from culturebias.adapters.kobbq.files import KoBBQFiles
 from culturebias.bootstrap.cli import main
 from culturebias.domain.bbq.answer_order import shown_order
 from culturebias.domain.bbq.summary import CBBQSummary, KoBBQSummary

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import shutil
 
-from culturebias.adapters.datasets.kobbq_files import BUNDLED, REFERENCE_PREFIX
+from culturebias.adapters.kobbq.files import BUNDLED, REFERENCE_PREFIX
 from culturebias.adapters.scripted.backend import ScriptedGenerator, ScriptedScorer
 from culturebias.domain.bbq.keys import AnswerKey
 from culturebias.testing.context import run_with_fakes
@@ -69,7 +69,7 @@ def test_cbbq_likelihood_run_says_the_papers_generated_and_shows_the_cot_and_gro
 def test_a_reference_file_in_a_wrong_shape_is_a_data_error_naming_it(tmp_path):
     import pytest
 
-    from culturebias.adapters.datasets.kobbq_files import KoBBQFiles
+    from culturebias.adapters.kobbq.files import KoBBQFiles
     from culturebias.domain.errors import DataError
 
     for name in ("KoBBQ_test_samples.tsv", "evaluation_prompts.tsv"):

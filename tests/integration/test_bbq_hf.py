@@ -16,7 +16,7 @@ import pytest
 torch = pytest.importorskip("torch")
 transformers = pytest.importorskip("transformers")
 
-from culturebias.adapters.datasets.kobbq_files import KoBBQFiles  # noqa: E402
+from culturebias.adapters.kobbq.files import KoBBQFiles  # noqa: E402
 from culturebias.testing.tiny_models import cached_tiny_causal_lm  # noqa: E402
 from culturebias.bootstrap.cli import main  # noqa: E402
 from culturebias.domain.bbq.answer_order import shown_order  # noqa: E402

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import pytest
 
-from culturebias.adapters.datasets.cbbq_files import CBBQFiles
+from culturebias.adapters.cbbq.files import CBBQFiles
 from culturebias.adapters.scripted.backend import ScriptedGenerator
 from culturebias.domain.bbq.answer_order import shown_order
 from culturebias.domain.bbq.keys import AnswerKey

@@ -11,7 +11,7 @@ import pytest
 pytest.importorskip("torch")
 pytest.importorskip("transformers")
 
-from culturebias.adapters.datasets.cbbq_files import CBBQFiles  # noqa: E402
+from culturebias.adapters.cbbq.files import CBBQFiles  # noqa: E402
 from culturebias.adapters.hf.backend import create_backend  # noqa: E402
 from culturebias.adapters.hf.options import HFOptions  # noqa: E402
 from culturebias.bootstrap.cli import main  # noqa: E402

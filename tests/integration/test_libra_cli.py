@@ -12,7 +12,7 @@ pytest.importorskip("torch")
 from culturebias.testing.tiny_models import cached_tiny_causal_lm, cached_tiny_masked_lm  # noqa: E402
 from culturebias.bootstrap.cli import main  # noqa: E402
 from culturebias.domain.libra.summary import LibraSummary  # noqa: E402
-from culturebias.adapters.datasets.libra_files import LibraFiles  # noqa: E402
+from culturebias.adapters.libra.files import LibraFiles  # noqa: E402
 
 HEADLINE = {"lms", "ss", "icat_local", "jsd", "bbs", "eicat"}
 

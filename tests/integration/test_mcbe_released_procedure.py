@@ -36,7 +36,7 @@ import pytest
 torch = pytest.importorskip("torch")
 transformers = pytest.importorskip("transformers")
 
-from culturebias.adapters.datasets.mcbe_files import McBEFiles  # noqa: E402
+from culturebias.adapters.mcbe.files import McBEFiles  # noqa: E402
 from culturebias.adapters.hf.options import HFOptions  # noqa: E402
 from culturebias.adapters.scripted.backend import ScriptedGenerator  # noqa: E402
 from culturebias.adapters.stores.sqlite_store import SQLiteResultStore  # noqa: E402

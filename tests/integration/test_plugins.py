@@ -31,7 +31,10 @@ PLUGIN = textwrap.dedent(
     from culturebias.adapters.model_options import ModelOptions
     from culturebias.adapters.stores.memory_store import MemoryResultStore
     from culturebias.bootstrap.registry import BackendDescriptor, BenchmarkDescriptor, StoreDescriptor
+    from culturebias.domain.audit import ItemRecord
+    from culturebias.domain.headlines import HeadlineMetric
     from culturebias.domain.identity import ModelIdentity
+    from culturebias.domain.uncertainty import Interval, mean_interval
     from culturebias.domain.requests import GenerationParams, GenerationRequest, GenerationResult
     from culturebias.domain.summary import Block, ProtocolOutcome, RunSummary
 
@@ -45,6 +48,7 @@ PLUGIN = textwrap.dedent(
 
     class YesMetrics(Block):
         yes_rate: float
+        intervals: dict[str, Interval] | None = None
 
 
     class YesCounts(Block):
@@ -93,9 +97,16 @@ PLUGIN = textwrap.dedent(
             prompts = list(dataset[: self.options.limit] if self.options.limit else dataset)
             params = GenerationParams(max_new_tokens=4)
             replies = [r.text for r in ctx.generator().generate([GenerationRequest(prompt=p, params=params) for p in prompts])]
-            rate = sum(r.lower().startswith("yes") for r in replies) / len(replies)
+            said_yes = [float(r.lower().startswith("yes")) for r in replies]
+            ctx.items().record(
+                ItemRecord(benchmark="yesrate", item_id=f"q{i}", prompt=p, answer=r, outcome="yes" if y else "no")
+                for i, (p, r, y) in enumerate(zip(prompts, replies, said_yes))
+            )
+            interval = mean_interval(said_yes, unit="prompt", seed=0)
             return ProtocolOutcome(
-                metrics=YesMetrics(yes_rate=rate), counts=YesCounts(prompts=len(prompts)), details=YesDetails(replies=replies)
+                metrics=YesMetrics(yes_rate=sum(said_yes) / len(said_yes), intervals={"yes_rate": interval}),
+                counts=YesCounts(prompts=len(prompts)),
+                details=YesDetails(replies=replies),
             )
 
 
@@ -113,7 +124,7 @@ PLUGIN = textwrap.dedent(
     class ParrotGenerator:
         def __init__(self, options):
             self.options = options
-            self.identity = ModelIdentity(backend="parrot", model="parrot", kind="scripted")
+            self.identity = ModelIdentity(backend="parrot", model=f"parrot-{options.answer.split(',')[0]}", kind="scripted")
 
         def generate(self, requests, progress=None):
             return [GenerationResult(self.options.answer) for _ in requests]
@@ -141,11 +152,22 @@ PLUGIN = textwrap.dedent(
         """A memory store a host could swap for its own database."""
 
 
-    benchmark = BenchmarkDescriptor(
-        name="yesrate", title="Yes rate", culture="Nowhere", language="English",
-        service=YesService, options=YesOptions, dataset_source=YesSource, summary=YesSummary,
-        report=YesReport, data_licence="CC0", bundled_data=True,
+    YES_RATE = HeadlineMetric(
+        name="yes_rate", label="yes rate", value="metrics.yes_rate", interval="metrics.intervals.yes_rate",
+        direction="lower", low=0.0, high=1.0, meaning="the share of questions answered with yes",
     )
+    PARTS = dict(
+        title="Yes rate", culture="Nowhere", language="English", service=YesService, options=YesOptions,
+        dataset_source=YesSource, summary=YesSummary, report=YesReport, data_licence="CC0", bundled_data=True,
+    )
+    benchmark = BenchmarkDescriptor(name="yesrate", headlines=(YES_RATE,), **PARTS)
+    # Three descriptors that are not whole benchmarks, and one that takes a built-in's name.
+    headless = BenchmarkDescriptor(name="headless", headlines=(), **PARTS)
+    wrongline = BenchmarkDescriptor(
+        name="wrongline", headlines=(YES_RATE.model_copy(update={"value": "metrics.no_rate"}),), **PARTS
+    )
+    halfcompare = BenchmarkDescriptor(name="halfcompare", headlines=(YES_RATE,), compare=lambda l, s: (None, []), **PARTS)
+    kobbq = BenchmarkDescriptor(name="kobbq", headlines=(YES_RATE,), **PARTS)
     backend = BackendDescriptor(
         name="parrot", description="answers every prompt with model.answer", factory=create_parrot,
         options=ParrotOptions, capabilities=frozenset({"generate"}),
@@ -161,6 +183,10 @@ ENTRY_POINTS = textwrap.dedent(
     [culturebias.benchmarks]
     yesrate = cb_yesrate_plugin:benchmark
     broken = cb_missing_module:benchmark
+    headless = cb_yesrate_plugin:headless
+    wrongline = cb_yesrate_plugin:wrongline
+    halfcompare = cb_yesrate_plugin:halfcompare
+    kobbq = cb_yesrate_plugin:kobbq
 
     [culturebias.backends]
     parrot = cb_yesrate_plugin:backend
@@ -230,7 +256,7 @@ def test_a_plugin_benchmark_backend_and_store_run_through_the_api(plugin_path, t
     assert result["type"] == "YesSummary" and result["rate"] == 1.0 and result["run"].startswith("yesrate-")
     assert "yesrate" in result["benchmarks"] and "parrot" in result["backends"]
     summary = json.loads((out / "summary.json").read_text(encoding="utf-8"))
-    assert summary["metrics"] == {"yes_rate": 1.0} and summary["config"]["model"]["answer"] == "yes, surely"
+    assert summary["metrics"]["yes_rate"] == 1.0 and summary["config"]["model"]["answer"] == "yes, surely"
     assert (out / "report.md").read_text(encoding="utf-8") == "# yes rate 1.000\n"
 
 
@@ -273,3 +299,79 @@ def test_a_plugin_backend_validates_its_own_options(plugin_path):
         """,
     )
     assert "ConfigError: unknown setting 'model.answr' for backend 'parrot'; did you mean 'model.answer'?" in done.stdout, done.stderr
+
+
+def test_a_plugin_benchmark_is_first_class_in_compare_leaderboard_repeats_reports_samples_and_export(plugin_path, tmp_path):
+    """No edit to culturebias: two runs of the plugin go through every tool a built-in benchmark has."""
+    done = run_python(
+        plugin_path,
+        f"""
+        import json, culturebias
+        from pathlib import Path
+        out = Path({str(tmp_path)!r})
+        yes = culturebias.evaluate("yesrate", model={{"backend": "parrot", "answer": "yes"}}, out=out / "yes",
+                                   run={{"repeats": 2}})
+        no = culturebias.evaluate("yesrate", model={{"backend": "parrot", "answer": "no"}}, out=out / "no")
+        comparison = culturebias.compare([out / "yes", out / "no"], out=out / "cmp")
+        board = culturebias.leaderboard(out / "yes" / "results.sqlite")
+        records = culturebias.samples(out / "no", where={{"outcome": "no"}})
+        rows = culturebias.export_samples(out / "yes", out / "yes.csv", "csv")
+        print(json.dumps({{
+            "repeats": yes.repeats.headline["yes_rate"].model_dump(),
+            "labels": comparison.labels(),
+            "headlines": {{label: {{k: v.model_dump(mode="json") for k, v in h.items()}}
+                           for label, h in comparison.headlines.items()}},
+            "board": [row.headline for row in board],
+            "records": [r.item_id for r in records],
+            "exported": rows,
+        }}))
+        """,
+    )
+    assert done.returncode == 0, done.stderr
+    result = json.loads(done.stdout.strip().splitlines()[-1])
+    assert result["repeats"] == {"mean": 1.0, "std": 0.0, "n": 2}
+    assert result["labels"] == ["parrot-yes", "parrot-no"]
+    assert result["headlines"]["parrot-yes"]["yes_rate"]["value"] == 1.0
+    assert result["headlines"]["parrot-no"]["yes_rate"]["value"] == 0.0
+    assert result["headlines"]["parrot-yes"]["yes_rate"]["interval"]["n"] == 3
+    assert result["board"] == [{"yes_rate": 1.0}]
+    assert result["records"] == ["q0", "q1", "q2"] and result["exported"] == 6  # 3 items in each of 2 repeats
+    markdown = (tmp_path / "cmp" / "comparison.md").read_text(encoding="utf-8")
+    assert markdown.startswith("# Yes rate: 2 runs compared") and "## Headline metrics" in markdown
+    assert "| parrot-yes | 1.000 [" in markdown and "yes rate: lower is better" in markdown
+    assert (tmp_path / "cmp" / "comparison_yesrate_headlines.png").is_file()
+    page = (tmp_path / "cmp" / "comparison.html").read_text(encoding="utf-8")
+    assert "Yes rate: 2 runs compared" in page and "<h2>Figures</h2>" in page and "data:image/png;base64" in page
+    report = (tmp_path / "yes" / "report.html").read_text(encoding="utf-8")
+    assert "Yes rate: run yesrate-" in report and "<h2>Headline</h2>" in report and "lower is better" in report
+
+
+@pytest.mark.parametrize(
+    ("name", "field"),
+    [
+        ("headless", "is not a whole benchmark: field 'headlines' is missing"),
+        ("wrongline", "YesSummary has no field 'metrics.no_rate'"),
+        ("halfcompare", "fields 'compare' and 'comparison' are given together or not at all"),
+        ("kobbq", "clashes with a built-in benchmark of that name"),
+    ],
+)
+def test_a_plugin_that_is_not_a_whole_benchmark_is_refused_naming_the_entry_point_and_field(plugin_path, name, field):
+    done = run_python(
+        plugin_path,
+        f"""
+        import culturebias
+        from culturebias.errors import PluginError
+        from culturebias.bootstrap.registry import registry
+        try:
+            registry().benchmark({name!r})
+            print("registered:", {name!r})
+        except PluginError as error:
+            print("PluginError:", error)
+        print("yesrate still works:", registry().benchmark("yesrate").name)
+        """,
+    )
+    assert done.returncode == 0, done.stderr
+    assert field in done.stdout and "cb-yesrate-plugin" in done.stdout, done.stdout
+    if name != "kobbq":
+        assert f"cb_yesrate_plugin:{name}" in done.stdout and "culturebias.benchmarks" in done.stdout
+    assert "yesrate still works: yesrate" in done.stdout

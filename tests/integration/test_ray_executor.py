@@ -18,7 +18,7 @@ import pytest
 ray = pytest.importorskip("ray")
 pytest.importorskip("torch")
 
-from culturebias.adapters.datasets.kobbq_files import KoBBQFiles  # noqa: E402
+from culturebias.adapters.kobbq.files import KoBBQFiles  # noqa: E402
 from culturebias.adapters.ray.errors import RayClusterError, ReplicasLostError  # noqa: E402
 from culturebias.adapters.stores.sqlite_store import SQLiteResultStore  # noqa: E402
 from culturebias.bootstrap.api import make_settings, run_evaluation, sweep  # noqa: E402

@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 import culturebias
-from culturebias.adapters.datasets.kobbq_files import KoBBQFiles
+from culturebias.adapters.kobbq.files import KoBBQFiles
 from culturebias.adapters.stores.sqlite_store import SQLiteResultStore
 from culturebias.bootstrap.cli import main
 from culturebias.domain.bbq.answer_order import shown_order

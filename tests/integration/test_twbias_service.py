@@ -9,7 +9,7 @@ import numpy as np
 import pytest
 from scipy import stats
 
-from culturebias.adapters.reports.twbias_report import TWBiasReport
+from culturebias.adapters.twbias.report import TWBiasReport
 from culturebias.adapters.scripted.backend import ScriptedScorer, ScriptedTemplater
 from culturebias.adapters.stores.sqlite_store import SQLiteResultStore
 from culturebias.application.run_benchmark import RunResult

@@ -8,8 +8,8 @@ import zlib
 
 import pytest
 
-from culturebias.adapters.datasets.cbbq_files import CBBQFiles
-from culturebias.adapters.datasets.kobbq_files import KoBBQFiles
+from culturebias.adapters.cbbq.files import CBBQFiles
+from culturebias.adapters.kobbq.files import KoBBQFiles
 from culturebias.adapters.scripted.backend import ScriptedGenerator
 from culturebias.testing.benchmarks import headline
 from culturebias.testing.context import run_with_fakes
@@ -104,7 +104,7 @@ class NothingIsLocal:
 
 
 def test_libra_run_writes_triplet_intervals_and_an_undefined_metric_gets_none():
-    from culturebias.adapters.datasets.libra_files import LibraFiles
+    from culturebias.adapters.libra.files import LibraFiles
     from culturebias.adapters.embeddings import BagOfWordsEmbedder
     from culturebias.adapters.scripted.backend import ScriptedScorer
 

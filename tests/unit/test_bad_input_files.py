@@ -19,15 +19,15 @@ from typing import Callable
 
 import pytest
 
-from culturebias.adapters.datasets.cbbq_files import BUNDLED as CBBQ_BUNDLED
-from culturebias.adapters.datasets.cbbq_files import CBBQFiles
-from culturebias.adapters.datasets.kobbq_files import BUNDLED as KOBBQ_BUNDLED
-from culturebias.adapters.datasets.kobbq_files import KoBBQFiles
-from culturebias.adapters.datasets.libra_files import LibraFiles
-from culturebias.adapters.datasets.mcbe_files import McBEFiles
+from culturebias.adapters.cbbq.files import BUNDLED as CBBQ_BUNDLED
+from culturebias.adapters.cbbq.files import CBBQFiles
+from culturebias.adapters.kobbq.files import BUNDLED as KOBBQ_BUNDLED
+from culturebias.adapters.kobbq.files import KoBBQFiles
+from culturebias.adapters.libra.files import LibraFiles
+from culturebias.adapters.mcbe.files import McBEFiles
 from culturebias.adapters.replay import AnswerFile
 from culturebias.adapters.scripted.backend import ScriptedScorer, ScriptedTemplater
-from culturebias.adapters.datasets.twbias_files import TWBiasFiles
+from culturebias.adapters.twbias.files import TWBiasFiles
 from culturebias.bootstrap.cli import main
 from culturebias.domain.errors import DataError
 from culturebias.testing.context import run_with_fakes

@@ -9,8 +9,8 @@ import pytest
 from scipy import stats
 
 from culturebias.adapters.scripted.backend import ScriptedGenerator
-from culturebias.domain.bbq.cbbq_comparison import compare_cbbq
-from culturebias.domain.bbq.kobbq_comparison import (
+from culturebias.domain.cbbq.comparison import compare_cbbq
+from culturebias.domain.kobbq.comparison import (
     TESTED_METRICS,
     compare_kobbq,
     normalised,

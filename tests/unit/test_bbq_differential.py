@@ -35,9 +35,9 @@ from collections import defaultdict
 
 import pytest
 
-from culturebias.adapters.datasets.kobbq_files import KoBBQFiles
+from culturebias.adapters.kobbq.files import KoBBQFiles
 from culturebias.domain.bbq.aggregate import group_by, template_average
-from culturebias.domain.bbq.kobbq_metrics import KOBBQ_METRICS, score_answers
+from culturebias.domain.kobbq.metrics import KOBBQ_METRICS, score_answers
 from culturebias.domain.bbq.model import Answer
 from culturebias.domain.bbq.answer_order import shown_order
 

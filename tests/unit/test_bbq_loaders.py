@@ -9,8 +9,8 @@ from pathlib import Path
 
 import pytest
 
-from culturebias.adapters.datasets.cbbq_files import CBBQFiles
-from culturebias.adapters.datasets.kobbq_files import BUNDLED, KoBBQFiles
+from culturebias.adapters.cbbq.files import CBBQFiles
+from culturebias.adapters.kobbq.files import BUNDLED, KoBBQFiles
 from culturebias.domain.bbq.model import AnswerClass
 from culturebias.domain.errors import DataError, MissingDataError
 

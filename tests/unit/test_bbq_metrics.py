@@ -7,9 +7,9 @@ import math
 import pytest
 
 from culturebias.domain.bbq.aggregate import over_prompts, template_average
-from culturebias.domain.bbq.cbbq_metrics import cbbq_scores
-from culturebias.domain.bbq.cbbq_metrics import count_answers as count_cbbq
-from culturebias.domain.bbq.kobbq_metrics import KOBBQ_METRICS, bounds, count_answers, kobbq_scores, score_answers
+from culturebias.domain.cbbq.metrics import cbbq_scores
+from culturebias.domain.cbbq.metrics import count_answers as count_cbbq
+from culturebias.domain.kobbq.metrics import KOBBQ_METRICS, bounds, count_answers, kobbq_scores, score_answers
 from culturebias.domain.bbq.model import Answer, AnswerClass, QAItem
 from culturebias.domain.bbq.statistics import one_way_anova, rank_sum, tukey_hsd
 

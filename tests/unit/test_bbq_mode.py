@@ -79,7 +79,7 @@ def test_best_option_is_the_best_mean_per_token():
 
 
 def test_kobbq_in_masked_mode_uses_each_prompts_unknown_wording(tmp_path):
-    from culturebias.adapters.datasets.kobbq_files import KoBBQFiles
+    from culturebias.adapters.kobbq.files import KoBBQFiles
     from culturebias.adapters.scripted.backend import ScriptedPseudoScorer
     from culturebias.testing.context import run_with_fakes
 

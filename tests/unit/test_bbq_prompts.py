@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from culturebias.adapters.datasets.kobbq_files import KoBBQFiles
-from culturebias.domain.bbq import cbbq_prompts
+from culturebias.adapters.kobbq.files import KoBBQFiles
+from culturebias.domain.cbbq import prompts as cbbq_prompts
 from culturebias.domain.bbq.keys import AnswerKey
 from culturebias.domain.bbq.answer_order import shown_order
 

@@ -10,10 +10,10 @@ from pathlib import Path
 
 import pytest
 
-from culturebias.adapters.datasets.kobbq_files import read_templates
+from culturebias.adapters.kobbq.files import read_templates
 from culturebias.bootstrap.settings import load_settings
-from culturebias.domain.bbq.cbbq_templates import expand_condition, parse_names
-from culturebias.domain.bbq.kobbq_templates import expand_template, expand_templates
+from culturebias.domain.cbbq.templates import expand_condition, parse_names
+from culturebias.domain.kobbq.templates import expand_template, expand_templates
 from culturebias.domain.errors import DataError
 
 # The KoBBQ authors' per-category sample counts (the 76,048 of the paper, Table 1).

@@ -16,7 +16,7 @@ from culturebias.adapters.stores.sqlite_store import SQLiteResultStore
 from culturebias.application.compare import build_comparison as build_with
 from culturebias.bootstrap.registry import registry
 from culturebias.bootstrap.cli import main
-from culturebias.domain.bbq.kobbq_comparison import KoBBQComparison
+from culturebias.domain.kobbq.comparison import KoBBQComparison
 from culturebias.domain.bbq.summary import KoBBQSummary
 from culturebias.domain.comparison.envelope import ComparisonMismatchError
 from culturebias.domain.errors import ConfigError, DataError

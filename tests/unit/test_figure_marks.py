@@ -15,7 +15,8 @@ matplotlib = pytest.importorskip("matplotlib")
 import numpy as np  # noqa: E402
 from matplotlib.colors import to_rgba  # noqa: E402
 
-from culturebias.adapters.reports import bbq_report, twbias_report  # noqa: E402
+from culturebias.adapters.reports import bbq_report  # noqa: E402
+from culturebias.adapters.twbias import report as twbias_report  # noqa: E402
 from culturebias.adapters.reports.figure_marks import contrast, label_colour  # noqa: E402
 from culturebias.domain.twbias.summary import EthnicityMatrixBlock  # noqa: E402
 

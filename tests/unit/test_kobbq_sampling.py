@@ -7,10 +7,10 @@ from collections import Counter
 
 import pytest
 
-from culturebias.adapters.datasets.kobbq_files import read_templates
+from culturebias.adapters.kobbq.files import read_templates
 from culturebias.bootstrap.cli import main
-from culturebias.domain.bbq.kobbq_sampling import draw_numbers, numbers_of, pair_key, sample_per_template
-from culturebias.domain.bbq.kobbq_templates import expand_templates
+from culturebias.domain.kobbq.sampling import draw_numbers, numbers_of, pair_key, sample_per_template
+from culturebias.domain.kobbq.templates import expand_templates
 
 
 def fixture_samples() -> list[dict]:

@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from culturebias.adapters.datasets.libra_files import LibraFiles
+from culturebias.adapters.libra.files import LibraFiles
 from culturebias.adapters.libra_corpus.steps import TablePerturber
 from culturebias.bootstrap.cli import main
 from culturebias.bootstrap.libra_build import build_libra, import_libra_review

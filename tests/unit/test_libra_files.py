@@ -6,7 +6,7 @@ import json
 
 import pytest
 
-from culturebias.adapters.datasets.libra_files import LibraFiles, parse_glossary, parse_triplets
+from culturebias.adapters.libra.files import LibraFiles, parse_glossary, parse_triplets
 from culturebias.domain.errors import DataError, MissingDataError
 
 

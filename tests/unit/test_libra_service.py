@@ -7,9 +7,9 @@ from typing import Any
 
 import pytest
 
-from culturebias.adapters.datasets.libra_files import LibraFiles, triplet_from_fields
+from culturebias.adapters.libra.files import LibraFiles, triplet_from_fields
 from culturebias.adapters.embeddings import BagOfWordsEmbedder
-from culturebias.adapters.reports.libra_report import FIGURE
+from culturebias.adapters.libra.report import FIGURE
 from culturebias.adapters.scripted.backend import ScriptedGenerator, ScriptedPseudoScorer, ScriptedScorer
 from culturebias.application.libra.service import LibraService
 from culturebias.domain.errors import CapabilityError, ConfigError

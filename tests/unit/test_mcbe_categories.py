@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from culturebias.adapters.datasets.mcbe_files import parse_files
+from culturebias.adapters.mcbe.files import parse_files
 from culturebias.domain.mcbe.taxonomy import CATEGORIES, PAPER_CATEGORIES, canonical_category, category_name_zh, legacy_label
 from culturebias.testing.xlsx import write_xlsx
 

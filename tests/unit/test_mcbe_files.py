@@ -8,8 +8,8 @@ import zipfile
 
 import pytest
 
-from culturebias.adapters.datasets.mcbe_files import McBEFiles, parse_files
-from culturebias.adapters.datasets.mcbe_xlsx import read_first_sheet
+from culturebias.adapters.mcbe.files import McBEFiles, parse_files
+from culturebias.adapters.mcbe.xlsx import read_first_sheet
 from culturebias.testing.xlsx import write_xlsx
 from culturebias.domain.errors import DataError, MissingDataError
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import re
 
-from culturebias.adapters.reports.mcbe_report import McBEReport
+from culturebias.adapters.mcbe.report import McBEReport
 from culturebias.domain.mcbe.summary import McBESummary
 
 SUMMARY = {
@@ -97,7 +97,7 @@ def test_report_without_judge_or_invalid_replies(tmp_path):
 
 
 def test_parameter_counts_read_plainly():
-    from culturebias.adapters.reports.mcbe_report import parameter_count
+    from culturebias.adapters.mcbe.report import parameter_count
 
     assert parameter_count(135_000_000) == "135M parameters"
     assert parameter_count(1_700_000_000) == "1.7B parameters"

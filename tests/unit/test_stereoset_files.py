@@ -9,8 +9,8 @@ from pathlib import Path
 
 import pytest
 
-from culturebias.adapters.datasets.libra_files import LibraFiles
-from culturebias.adapters.datasets.stereoset_files import load_stereoset, parse_stereoset
+from culturebias.adapters.libra.files import LibraFiles
+from culturebias.adapters.libra.stereoset_files import load_stereoset, parse_stereoset
 from culturebias.domain.errors import DataError
 
 FIXTURE = Path(__file__).parents[1] / "fixtures" / "stereoset" / "dev.json"

@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from culturebias.adapters.datasets.twbias_files import TWBiasFiles
+from culturebias.adapters.twbias.files import TWBiasFiles
 from culturebias.domain.errors import DataError, MissingDataError
 
 # --- the real data ------------------------------------------------------------------

@@ -9,8 +9,8 @@ import math
 import pytest
 from pydantic import ValidationError
 
-from culturebias.adapters.reports.twbias_figures import category_series, p_value_series
-from culturebias.adapters.reports.twbias_report import TWBiasReport, boundary_rule
+from culturebias.adapters.twbias.figures import category_series, p_value_series
+from culturebias.adapters.twbias.report import TWBiasReport, boundary_rule
 from culturebias.domain.twbias.summary import TWBiasSummary
 
 

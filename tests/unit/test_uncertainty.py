@@ -85,7 +85,7 @@ def test_an_interval_round_trips_through_json():
 
 def test_libra_eicat_interval_holds_bbs_and_contains_the_point():
     from culturebias.domain.libra.metrics import TripletLikelihood, libra_scores
-    from culturebias.domain.uncertainty.libra import libra_intervals
+    from culturebias.domain.libra.intervals import libra_intervals
 
     rng = np.random.default_rng(5)
     triplets = [TripletLikelihood(*rng.normal(size=3)) for _ in range(60)]
@@ -103,7 +103,7 @@ def test_libra_eicat_interval_holds_bbs_and_contains_the_point():
 
 def test_twbias_statistic_reproduces_the_evaluation_for_every_test_and_effect():
     from culturebias.domain.twbias.evaluation import AnalysisOptions, evaluate_specification
-    from culturebias.domain.uncertainty.twbias import twbias_intervals
+    from culturebias.domain.twbias.intervals import twbias_intervals
 
     rng = np.random.default_rng(3)
     types = ["0", "1", "2", "3", "4", "5"]
@@ -122,8 +122,8 @@ def test_twbias_statistic_reproduces_the_evaluation_for_every_test_and_effect():
 
 
 def test_benchmarks_without_any_scored_unit_get_undefined_intervals_not_errors():
-    from culturebias.domain.uncertainty.bbq import cbbq_intervals, kobbq_intervals
-    from culturebias.domain.uncertainty.mcbe import mcbe_intervals
+    from culturebias.domain.bbq.intervals import cbbq_intervals, kobbq_intervals
+    from culturebias.domain.mcbe.intervals import mcbe_intervals
 
     found = [
         *mcbe_intervals({"ba": {}}, {"gender:2": "gender"}, ["ba"], {"overall": None, "ba": None}, seed=0).values(),

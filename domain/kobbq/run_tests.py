@@ -4,7 +4,7 @@ Samples are the run's per-template scores (each template's mean over prompts):
 - one-way ANOVA and Tukey HSD at a 99% family-wise level on **normalised**
   diff-bias (diff-bias over its bound, per template) across categories and
   across label types (the same code as the cross-model comparison,
-  ``domain/bbq/kobbq_comparison.py``);
+  ``domain/kobbq/comparison.py``);
 - the two-sided Wilcoxon rank-sum between this data set and a reference data
   set asked in the same run (e.g. a machine-translated BBQ), over all
   templates and per label type (ST, TM), marked at .01/.05/.1.
@@ -16,7 +16,7 @@ import math
 from collections.abc import Mapping
 
 from culturebias.domain.bbq.fidelity_summary import KoBBQRunTests, RankSumRow
-from culturebias.domain.bbq.kobbq_comparison import (
+from culturebias.domain.kobbq.comparison import (
     ALL_TEMPLATES,
     NORMALISATION,
     NORMALISED_METRICS,

@@ -1,7 +1,7 @@
 """One sampled item per template: how KoBBQ's released test split was drawn (PROTOCOLS §2, KoBBQ).
 
 ``KoBBQ_test_samples.tsv`` holds, for every template, one combination number
-``n`` of its expanded samples (``domain/bbq/kobbq_templates.py``) and every
+``n`` of its expanded samples (``domain/kobbq/templates.py``) and every
 sample with that number: both contexts × both questions, in each version.
 Versions a and b (the same template with the groups swapped) share their
 number, and so do versions c and d: ``n`` names the same pair of people in

@@ -5,8 +5,8 @@ from __future__ import annotations
 from typing import Sequence
 
 from culturebias.domain.bbq.aggregate import group_by, nan_mean
-from culturebias.domain.bbq.cbbq_breakdown import group_topic_scores
-from culturebias.domain.bbq.cbbq_metrics import CBBQ_METRICS, cbbq_scores, count_answers
+from culturebias.domain.cbbq.breakdown import group_topic_scores
+from culturebias.domain.cbbq.metrics import CBBQ_METRICS, cbbq_scores, count_answers
 from culturebias.domain.bbq.model import Answer
 from culturebias.domain.bbq.options import CBBQOverall
 from culturebias.domain.bbq.summary import CBBQAnswerCounts, CBBQConditionBlock, CBBQScores

@@ -31,7 +31,7 @@ import ast
 from dataclasses import replace
 from pathlib import Path
 
-from culturebias.domain.bbq.kobbq_prompts import DATASET_UNKNOWN, KoBBQDataset, KoBBQPrompt
+from culturebias.domain.kobbq.prompts import DATASET_UNKNOWN, KoBBQDataset, KoBBQPrompt
 from culturebias.domain.bbq.model import ContextPolarity, QAItem
 from culturebias.adapters.datasets.csv_table import read_table
 from culturebias.adapters.datasets.jsonl_rows import read_jsonl

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from culturebias.adapters.reports.mcbe_fidelity import pc_text_line, prompts_section, stops_section
+from culturebias.adapters.mcbe.fidelity_report import pc_text_line, prompts_section, stops_section
 from culturebias.adapters.reports.intervals import pick, uncertainty_section
 from culturebias.adapters.reports.markdown import (
     fmt,

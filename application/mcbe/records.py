@@ -6,7 +6,7 @@ import json
 import math
 from typing import Any, Mapping
 
-from culturebias.application.items.rendering import rendered_prompt, templater_of
+from culturebias.application.item_rendering import rendered_prompt, templater_of
 from culturebias.domain.audit import ItemRecord
 from culturebias.domain.requests import GenerationRequest
 

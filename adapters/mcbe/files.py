@@ -28,7 +28,7 @@ from typing import Any, Iterator
 from culturebias.adapters.datasets.csv_table import parse_table
 from culturebias.adapters.datasets.jsonl_rows import jsonl_records
 from culturebias.adapters.datasets.text_files import decode_text
-from culturebias.adapters.datasets.mcbe_xlsx import XlsxError, read_first_sheet
+from culturebias.adapters.mcbe.xlsx import XlsxError, read_first_sheet
 from culturebias.domain.errors import DataError, MissingDataError
 from culturebias.domain.fingerprint import fingerprint_bytes
 from culturebias.domain.mcbe.instances import BEI, PLACEHOLDER, McBEDataset, split_words

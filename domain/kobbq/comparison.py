@@ -22,7 +22,7 @@ import math
 from collections.abc import Mapping, Sequence
 from typing import ClassVar, Literal
 
-from culturebias.domain.bbq.kobbq_metrics import KOBBQ_METRICS
+from culturebias.domain.kobbq.metrics import KOBBQ_METRICS
 from culturebias.domain.bbq.statistics import one_way_anova, rank_sum
 from culturebias.domain.bbq.tukey_groups import homogeneous_groups
 from culturebias.domain.bbq.fidelity_summary import AnovaBlock, RankSumRow, TukeyRow, TukeyTest

@@ -27,7 +27,7 @@ from collections import defaultdict
 from dataclasses import dataclass
 from typing import Literal, Mapping, Sequence
 
-from culturebias.domain.bbq.cbbq_templates import NAME1, NAME2, has_name_slots, parse_names
+from culturebias.domain.cbbq.templates import NAME1, NAME2, has_name_slots, parse_names
 from culturebias.domain.errors import DataError
 
 Method = Literal["label", "twin", "groups", "unresolved"]

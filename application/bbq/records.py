@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 from typing import Any, Sequence
 
-from culturebias.application.items.rendering import rendered_prompt, templater_of
+from culturebias.application.item_rendering import rendered_prompt, templater_of
 from culturebias.domain.audit import ItemRecord
 from culturebias.domain.bbq.model import Answer
 from culturebias.domain.requests import GenerationRequest, GenerationResult, LoglikelihoodResult

@@ -12,7 +12,7 @@ question_index, question_polarity (neg/non_neg), context_condition, category,
 subcategory, bias_targeted_groups, source, context, question, ans0, ans1
 (the two groups), ans2 (unknown), label (index of the correct answer).
 
-The biased answer is derived (``domain/bbq/cbbq_bias.py``); how each item's
+The biased answer is derived (``domain/cbbq/bias.py``); how each item's
 was found, and which stayed unresolved, is reported in ``facts``. Templates
 are optional: without them ambiguous items can only resolve through
 ``bias_targeted_groups``. ``path=None`` reads the four categories bundled
@@ -25,7 +25,7 @@ from collections import Counter
 from pathlib import Path
 
 from culturebias.adapters.datasets.csv_table import read_table
-from culturebias.domain.bbq.cbbq_bias import TwinResolver, derive
+from culturebias.domain.cbbq.bias import TwinResolver, derive
 from culturebias.domain.bbq.model import BBQDataset, QAItem
 from culturebias.domain.errors import DataError, MissingDataError
 from culturebias.domain.fingerprint import fingerprint_bytes

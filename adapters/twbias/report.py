@@ -6,7 +6,7 @@ from pathlib import Path
 from typing import Any, Iterator, Mapping
 
 from culturebias.adapters.reports.figure_marks import label_cells
-from culturebias.adapters.reports.twbias_figures import category_figure, p_value_figure
+from culturebias.adapters.twbias.figures import category_figure, p_value_figure
 from culturebias.adapters.reports.intervals import any_intervals, ci_cells, ci_headers, table_legend
 from culturebias.adapters.reports.markdown import (
     fmt,

@@ -34,7 +34,7 @@ from pathlib import Path
 from typing import Any, Iterator
 
 from culturebias.adapters.datasets.jsonl_rows import jsonl_records
-from culturebias.adapters.datasets.stereoset_files import load_stereoset
+from culturebias.adapters.libra.stereoset_files import load_stereoset
 from culturebias.adapters.datasets.text_files import decode_text
 from culturebias.domain.errors import DataError, MissingDataError
 from culturebias.domain.fingerprint import fingerprint_bytes

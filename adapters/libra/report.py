@@ -21,7 +21,7 @@ from culturebias.adapters.reports.markdown import (
     table,
     write_markdown,
 )
-from culturebias.adapters.reports.libra_sections import LIKELIHOOD_AXIS, method_lines, stereoset_section
+from culturebias.adapters.libra.report_sections import LIKELIHOOD_AXIS, method_lines, stereoset_section
 from culturebias.domain.libra.summary import LibraDetails, LibraScoresBlock, LibraSummary
 
 HEADERS = ("lms", "ss", "local iCAT", "JSD", "bbs", "EiCAT", "valid", "invalid")

@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import Sequence
 
 from culturebias.domain.bbq.aggregate import group_by
-from culturebias.domain.bbq.cbbq_metrics import cbbq_scores, count_answers
+from culturebias.domain.cbbq.metrics import cbbq_scores, count_answers
 from culturebias.domain.bbq.summary import CBBQScores, GroupTopicScores
 from culturebias.domain.bbq.model import Answer
 

@@ -34,7 +34,7 @@ import itertools
 import re
 from typing import Iterator, Mapping, Sequence
 
-from culturebias.domain.bbq.kobbq_prompts import DATASET_UNKNOWN
+from culturebias.domain.kobbq.prompts import DATASET_UNKNOWN
 from culturebias.domain.errors import DataError
 
 BRACKET = re.compile(r"\[(\w+)\s*:([^\]]*)\]")

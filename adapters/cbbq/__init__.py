@@ -1,0 +1,1 @@
+"""CBBQ (China): its data files (the shared BBQ report and comparison live in adapters/reports)."""

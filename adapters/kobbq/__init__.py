@@ -1,0 +1,1 @@
+"""KoBBQ (Korea): its data files (the shared BBQ report and comparison live in adapters/reports)."""

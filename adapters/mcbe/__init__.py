@@ -1,0 +1,1 @@
+"""McBE (China): its spreadsheets, report, fidelity section and comparison report."""

@@ -1,0 +1,1 @@
+"""TWBias (Taiwan): its data files, result-file replay, report and comparison report."""

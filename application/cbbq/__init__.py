@@ -1,0 +1,1 @@
+"""CBBQ (China): its protocol service on the shared BBQ core (application/bbq)."""

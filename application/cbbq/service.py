@@ -1,0 +1,148 @@
+"""CBBQ's protocol service: the shared BBQ service with CBBQ's conditions, bias scores and breakdowns (PROTOCOLS §2)."""
+
+from __future__ import annotations
+
+from collections import Counter
+from typing import ClassVar, Sequence
+
+from culturebias.application.bbq.answering import (
+    AnswerPlan,
+    Question,
+)
+from culturebias.application.bbq.reasoning import reasoning_block
+from culturebias.application.bbq.service import (
+    BBQService,
+    answering_block,
+    invalid_reply_notes,
+    plan_notes,
+    prediction_line,
+    select_categories,
+)
+from culturebias.application.context import RunContext
+from culturebias.domain.bbq.answer_order import shown_order
+from culturebias.domain.bbq.intervals import attach_cbbq
+from culturebias.domain.bbq.model import AnswerClass, BBQDataset, QAItem
+from culturebias.domain.bbq.options import CBBQOptions
+from culturebias.domain.bbq.summary import (
+    BiasedAnswerDerivation,
+    CBBQCounts,
+    CBBQDetails,
+    CBBQMetrics,
+    Weights,
+)
+from culturebias.domain.cbbq import prompts as cbbq_prompts
+from culturebias.domain.cbbq.aggregate import condition_block
+from culturebias.domain.cbbq.breakdown import weights_source
+from culturebias.domain.errors import ConfigError
+from culturebias.domain.sampling import Decoding
+from culturebias.domain.summary import ProtocolOutcome
+
+
+class CBBQService(BBQService[CBBQOptions]):
+    options_model: ClassVar[type[CBBQOptions]] = CBBQOptions
+    label = "CBBQ"
+
+    def _needs_generator(self) -> bool:
+        return "q_if_cot" in self.options.condition
+
+    def _reasoning_tokens(self) -> int:
+        return self.options.reasoning_max_new_tokens
+
+    def _reasoning_decoding(self) -> Decoding:
+        return self.options.reasoning_decoding
+
+    def questions(self, items: Sequence[QAItem]) -> list[Question]:
+        s = self.options
+        out = []
+        for name in s.condition:
+            condition = cbbq_prompts.as_condition(name)
+            for item in items:
+                for permutation in s.permutations:
+                    order = shown_order(len(item.options), permutation, s.permutation_scheme)
+                    shown = tuple(item.options[i] for i in order)
+                    turns = cbbq_prompts.turns(condition, item.context, item.question, shown)
+                    out.append(Question(item, condition, permutation, order, cbbq_prompts.LETTERS, turns))
+        return out
+
+    @staticmethod
+    def _limit(items: list[QAItem], limit: int | None) -> list[QAItem]:
+        """The first ``limit`` items of each category's ambiguous and disambiguated file."""
+        if not limit:
+            return items
+        taken: Counter = Counter()
+        out = []
+        for item in items:
+            key = (item.category, item.context_condition)
+            if taken[key] < limit:
+                taken[key] += 1
+                out.append(item)
+        return out
+
+    def run(
+        self, ctx: RunContext, dataset: BBQDataset, plan: AnswerPlan
+    ) -> ProtocolOutcome[CBBQMetrics, CBBQCounts, CBBQDetails]:
+        s = self.options
+        items = self._limit(select_categories(dataset.items, s.categories), s.limit)
+        unresolved = [i for i in items if i.biased_index is None]
+        if not items:
+            raise ConfigError("no CBBQ items to evaluate (check protocol.categories and protocol.limit)")
+        # Every item is asked: accuracy counts them all, S_amb leaves the unresolved ones out (PROTOCOLS §2).
+        answers = self._asker(ctx, plan).ask(self.questions(items), self.label)
+        blocks = {
+            c: condition_block([a for a in answers if a.prompt_id == c], s.w1, s.w2, s.overall) for c in s.condition
+        }
+        for c, block in blocks.items():
+            attach_cbbq(block.overall, [a for a in answers if a.prompt_id == c], s.w1, s.w2, s.overall, seed=ctx.seed, resamples=ctx.bootstrap_resamples)
+        conditions = [cbbq_prompts.as_condition(c) for c in s.condition]
+        primary = conditions[0]
+        metrics = CBBQMetrics(
+            mode=plan.mode,
+            chat_template=plan.chat,
+            permutations=s.permutations,
+            permutation_scheme=s.permutation_scheme,
+            condition=primary,
+            condition_name=cbbq_prompts.CONDITION_NAMES[primary],
+            conditions=conditions,
+            weights=Weights(w1=s.w1, w2=s.w2, source=weights_source(s.w1, s.w2)),
+            overall_aggregate=s.overall,
+            overall=blocks[primary].overall,
+            by_category=blocks[primary].by_category,
+            by_condition=blocks,
+            answering=answering_block(plan),
+            reasoning=reasoning_block(ctx, s),
+        )
+        ooc = Counter(a.prompt_id for a in answers if a.answer_class is AnswerClass.OUT_OF_CHOICE)
+        found = dataset.facts.get("biased_answer_derivation")  # the loader's counts over the whole data
+        derivation = BiasedAnswerDerivation.model_validate(found) if found else None
+        counts = CBBQCounts(
+            items_in_data=len(dataset.items) + len(dataset.skips),
+            items_skipped=len(dataset.skips),
+            items=len(items),
+            ambiguous_items=sum(i.ambiguous for i in items),
+            disambiguated_items=sum(not i.ambiguous for i in items),
+            biased_answer_unresolved=len(unresolved),
+            biased_answer_unresolved_in_data=derivation.unresolved if derivation else 0,
+            biased_answer_derivation=derivation,
+            answers=len(answers),
+            out_of_choice=sum(ooc.values()),
+            out_of_choice_by_condition={c: ooc.get(c, 0) for c in s.condition},
+            invalid_replies=sum(a.invalid for a in answers),
+        )
+        notes = plan_notes(plan) + invalid_reply_notes(answers) + [
+            "biased answers derived: disambiguated items from their label, ambiguous items from their "
+            "disambiguated twin template, else from bias_targeted_groups",
+        ]
+        if unresolved:
+            notes.append(
+                f"{len(unresolved)} ambiguous item(s) without a derivable biased answer were asked: they count in "
+                "acc_amb and are left out of S_amb (details.biased_answer_unresolved_ids)"
+            )
+        details = CBBQDetails(
+            skips=list(dataset.skips),
+            categories=sorted({i.category for i in items}),
+            biased_answer_unresolved_ids=[i.sample_id for i in unresolved],
+            predictions=[prediction_line(a) for a in answers] if s.keep_predictions else None,
+        )
+        return ProtocolOutcome[CBBQMetrics, CBBQCounts, CBBQDetails](
+            metrics=metrics, counts=counts, notes=notes, details=details
+        )

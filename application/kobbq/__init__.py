@@ -1,0 +1,1 @@
+"""KoBBQ (Korea): its protocol service on the shared BBQ core (application/bbq)."""
