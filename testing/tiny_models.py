@@ -209,6 +209,7 @@ def build_gpt2_small_shaped(path: str | Path, seed: int = 0, *, chat_template: b
 
 
 MASKED_SPECIAL_TOKENS = ["[PAD]", "[UNK]", "[CLS]", "[SEP]", "[MASK]"]
+TOKENIZER_FILES = ("tokenizer.json", "tokenizer_config.json", "special_tokens_map.json")
 
 
 def _wordpiece(vocab_size: int):
@@ -231,25 +232,42 @@ def _wordpiece(vocab_size: int):
 
 
 def build_tiny_masked_lm(
-    path: str | Path, seed: int = 0, *, hidden: int = 64, layers: int = 2, heads: int = 4, vocab_size: int = 512
+    path: str | Path,
+    seed: int = 0,
+    *,
+    hidden: int = 64,
+    layers: int = 2,
+    heads: int = 4,
+    vocab_size: int = 512,
+    tokenizer: str | Path | None = None,
 ) -> Path:
-    """A random BERT-shaped masked LM with a WordPiece tokenizer ([CLS] [SEP] [MASK] [PAD] [UNK])."""
+    """A random BERT-shaped masked LM with a WordPiece tokenizer ([CLS] [SEP] [MASK] [PAD] [UNK]).
+
+    The WordPiece trainer numbers ``##`` pieces in hash order, so two trainings
+    give different tokenizers (and vocabulary sizes): ``tokenizer``, a folder of a
+    saved one, makes the model reproducible (same tokenizer and seed, same files).
+    """
     import torch
-    from transformers import BertConfig, BertForMaskedLM
+    from transformers import BertConfig, BertForMaskedLM, PreTrainedTokenizerFast
 
     path = Path(path)
     path.mkdir(parents=True, exist_ok=True)
-    raw = _wordpiece(vocab_size)
-    tokenizer = _save_fast_tokenizer(
-        raw,
-        path,
-        None,
-        cls_token="[CLS]",
-        sep_token="[SEP]",
-        mask_token="[MASK]",
-        pad_token="[PAD]",
-        unk_token="[UNK]",
-    )
+    if tokenizer is not None:
+        for name in TOKENIZER_FILES:  # copied, not re-saved: saving adds loading metadata to the config
+            if (Path(tokenizer) / name).is_file():
+                shutil.copyfile(Path(tokenizer) / name, path / name)
+        tokenizer = PreTrainedTokenizerFast.from_pretrained(str(path))
+    else:
+        tokenizer = _save_fast_tokenizer(
+            _wordpiece(vocab_size),
+            path,
+            None,
+            cls_token="[CLS]",
+            sep_token="[SEP]",
+            mask_token="[MASK]",
+            pad_token="[PAD]",
+            unk_token="[UNK]",
+        )
     torch.manual_seed(seed)
     config = BertConfig(
         vocab_size=len(tokenizer),
