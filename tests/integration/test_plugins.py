@@ -11,6 +11,7 @@ import base64
 import hashlib
 import json
 import os
+import re
 import subprocess
 import sys
 import textwrap
@@ -19,148 +20,15 @@ from pathlib import Path
 
 import pytest
 
-PLUGIN = textwrap.dedent(
+README = Path(__file__).resolve().parents[2] / "README.md"
+# The plugin is README's "Writing a benchmark plugin" example, as written there.
+PLUGIN_EXAMPLE = re.search(
+    r"<!-- plugin-example:start -->\n```python\n(.*?)```\n<!-- plugin-example:end -->", README.read_text(encoding="utf-8"), re.S
+)
+assert PLUGIN_EXAMPLE is not None, "README lost its plugin example"
+# Four descriptors that are not whole benchmarks, or take a built-in's name: the test's own additions.
+NOT_WHOLE = textwrap.dedent(
     '''
-    """A tiny protocol: the share of prompts a model answers with "yes"."""
-    from dataclasses import dataclass
-    from pathlib import Path
-    from typing import Literal
-
-    from pydantic import BaseModel, ConfigDict
-
-    from culturebias.adapters.model_options import ModelOptions
-    from culturebias.adapters.stores.memory_store import MemoryResultStore
-    from culturebias.bootstrap.registry import BackendDescriptor, BenchmarkDescriptor, StoreDescriptor
-    from culturebias.domain.audit import ItemRecord
-    from culturebias.domain.headlines import HeadlineMetric
-    from culturebias.domain.identity import ModelIdentity
-    from culturebias.domain.uncertainty import Interval, mean_interval
-    from culturebias.domain.requests import GenerationParams, GenerationRequest, GenerationResult
-    from culturebias.domain.summary import Block, ProtocolOutcome, RunSummary
-
-    PROMPTS = ("Is the sky blue?", "Is water dry?", "Is fire hot?")
-
-
-    class YesOptions(BaseModel):
-        model_config = ConfigDict(extra="forbid")
-        limit: int | None = None
-
-
-    class YesMetrics(Block):
-        yes_rate: float
-        intervals: dict[str, Interval] | None = None
-
-
-    class YesCounts(Block):
-        prompts: int
-
-
-    class YesDetails(Block):
-        replies: list[str]
-
-
-    class YesSummary(RunSummary):
-        benchmark: Literal["yesrate"]
-        metrics: YesMetrics
-        counts: YesCounts
-        details: YesDetails
-
-
-    class YesSource:
-        def __init__(self, path):
-            self.path = path
-
-        def describe(self):
-            return "three built-in prompts"
-
-        def fingerprint(self):
-            return "yes-v1"
-
-        def load(self):
-            return PROMPTS
-
-
-    @dataclass(frozen=True)
-    class YesPlan:
-        pass
-
-
-    class YesService:
-        def __init__(self, options: YesOptions):
-            self.options = options
-
-        def preflight(self, ctx):
-            ctx.generator()
-            return YesPlan()
-
-        def run(self, ctx, dataset, plan):
-            prompts = list(dataset[: self.options.limit] if self.options.limit else dataset)
-            params = GenerationParams(max_new_tokens=4)
-            replies = [r.text for r in ctx.generator().generate([GenerationRequest(prompt=p, params=params) for p in prompts])]
-            said_yes = [float(r.lower().startswith("yes")) for r in replies]
-            ctx.items().record(
-                ItemRecord(benchmark="yesrate", item_id=f"q{i}", prompt=p, answer=r, outcome="yes" if y else "no")
-                for i, (p, r, y) in enumerate(zip(prompts, replies, said_yes))
-            )
-            interval = mean_interval(said_yes, unit="prompt", seed=0)
-            return ProtocolOutcome(
-                metrics=YesMetrics(yes_rate=sum(said_yes) / len(said_yes), intervals={"yes_rate": interval}),
-                counts=YesCounts(prompts=len(prompts)),
-                details=YesDetails(replies=replies),
-            )
-
-
-    class YesReport:
-        def write(self, summary, out_dir):
-            path = Path(out_dir) / "report.md"
-            path.write_text(f"# yes rate {summary.metrics.yes_rate:.3f}\\n", encoding="utf-8")
-            return [path]
-
-
-    class ParrotOptions(ModelOptions):
-        answer: str = "yes"
-
-
-    class ParrotGenerator:
-        def __init__(self, options):
-            self.options = options
-            self.identity = ModelIdentity(backend="parrot", model=f"parrot-{options.answer.split(',')[0]}", kind="scripted")
-
-        def generate(self, requests, progress=None):
-            return [GenerationResult(self.options.answer) for _ in requests]
-
-
-    class ParrotBackend:
-        def __init__(self, options):
-            self.options = options
-
-        def generator(self):
-            return ParrotGenerator(self.options)
-
-        def scorer(self):
-            from culturebias.domain.errors import CapabilityError
-            raise CapabilityError("parrot", "log-likelihoods")
-
-        templater = pseudo_scorer = scorer
-
-
-    def create_parrot(options, cache_dir):
-        return ParrotBackend(options)
-
-
-    class CountingStore(MemoryResultStore):
-        """A memory store a host could swap for its own database."""
-
-
-    YES_RATE = HeadlineMetric(
-        name="yes_rate", label="yes rate", value="metrics.yes_rate", interval="metrics.intervals.yes_rate",
-        direction="lower", low=0.0, high=1.0, meaning="the share of questions answered with yes",
-    )
-    PARTS = dict(
-        title="Yes rate", culture="Nowhere", language="English", service=YesService, options=YesOptions,
-        dataset_source=YesSource, summary=YesSummary, report=YesReport, data_licence="CC0", bundled_data=True,
-    )
-    benchmark = BenchmarkDescriptor(name="yesrate", headlines=(YES_RATE,), **PARTS)
     # Three descriptors that are not whole benchmarks, and one that takes a built-in's name.
     headless = BenchmarkDescriptor(name="headless", headlines=(), **PARTS)
     wrongline = BenchmarkDescriptor(
@@ -168,15 +36,9 @@ PLUGIN = textwrap.dedent(
     )
     halfcompare = BenchmarkDescriptor(name="halfcompare", headlines=(YES_RATE,), compare=lambda l, s: (None, []), **PARTS)
     kobbq = BenchmarkDescriptor(name="kobbq", headlines=(YES_RATE,), **PARTS)
-    backend = BackendDescriptor(
-        name="parrot", description="answers every prompt with model.answer", factory=create_parrot,
-        options=ParrotOptions, capabilities=frozenset({"generate"}),
-    )
-    store = StoreDescriptor(
-        name="counting", description="memory, for the plugin test", factory=CountingStore, default_location="", durable=False,
-    )
     '''
 )
+PLUGIN = PLUGIN_EXAMPLE.group(1) + NOT_WHOLE
 
 ENTRY_POINTS = textwrap.dedent(
     """

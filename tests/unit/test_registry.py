@@ -21,6 +21,7 @@ from culturebias.bootstrap.registry import (
     Registry,
     registry,
 )
+from culturebias.bootstrap.registry import benchmark_problems as registration_problems
 from culturebias.bootstrap.settings import StoreSettings
 from culturebias.domain.errors import ConfigError, PluginError, UnknownNameError
 from culturebias.domain.summary import RunSummary
@@ -59,7 +60,7 @@ def benchmark_problems(descriptor: BenchmarkDescriptor) -> list[str]:
             problems.append("expander is not callable")
     except PluginError as error:
         problems.append(str(error))
-    return problems
+    return problems + registration_problems(descriptor)
 
 
 @pytest.mark.parametrize("descriptor", BENCHMARKS, ids=lambda d: d.name)
@@ -73,6 +74,20 @@ def test_a_benchmark_that_lacks_a_piece_is_caught():
     assert any("RunSummaryy" in p for p in benchmark_problems(broken))
     wrong = BenchmarkDescriptor(**{**complete.__dict__, "name": "other"})
     assert "summary.benchmark is not Literal[<name>]" in benchmark_problems(wrong)
+    headless = BenchmarkDescriptor(**{**complete.__dict__, "headlines": ()})
+    assert "field 'headlines' is missing" in benchmark_problems(headless)
+    misplaced = complete.headline_metrics()[0].model_copy(update={"interval": "metrics.nowhere"})
+    elsewhere = BenchmarkDescriptor(**{**complete.__dict__, "headlines": (misplaced,)})
+    assert any("has no field 'metrics.nowhere'" in p for p in benchmark_problems(elsewhere))
+
+
+def test_a_headline_direction_says_which_value_is_better():
+    kobbq = {m.name: m for m in registry().benchmark("kobbq").headline_metrics()}
+    assert kobbq["diff_bias_amb"].better(-0.01, 0.05) and not kobbq["diff_bias_amb"].better(0.2, -0.1)
+    assert kobbq["acc_amb"].better(0.9, 0.5)
+    cbbq = {m.name: m for m in registry().benchmark("cbbq").headline_metrics()}
+    assert cbbq["s_amb"].better(0.1, 0.3)
+    assert kobbq["diff_bias_amb"].direction_words() == "closer to 0 is better"
 
 
 @pytest.mark.parametrize("descriptor", BACKENDS, ids=lambda d: d.name)
