@@ -199,11 +199,10 @@ def _run(args) -> int:
     from culturebias.bootstrap.settings import load_settings
 
     names = benchmark_names(args.benchmark)
-    limit = [f"protocol.limit={args.limit}"] if args.limit is not None else []
     from culturebias.bootstrap.presets import preset_assignments
 
     presets = preset_assignments(args.presets, names)  # under --set: a given key wins over the preset's
-    settings = load_settings(args.config, [*presets, *limit, *args.assignments])
+    settings = load_settings(args.config, [*presets, *args.assignments], limit=args.limit)
     configure_logging(settings.run.log_format, settings.run.log_level)
     if len(names) == 1:
         results = [run_evaluation(names[0], settings, out=args.out, resume=args.resume, progress_bar=True)]
