@@ -20,7 +20,7 @@ from pydantic import BaseModel, ValidationError
 
 from culturebias.application.run_benchmark import RunRequest, RunResult, run_benchmark
 from culturebias.bootstrap.container import SharedModel, build_source, build_store, make_container, make_context_factory
-from culturebias.bootstrap.output_folder import check_output_folder, check_writable_store, make_output_folder
+from culturebias.adapters.output_folder import check_output_folder, check_writable_store, make_output_folder
 from culturebias.bootstrap.registry import BackendDescriptor, BenchmarkDescriptor, StoreDescriptor, registry
 from culturebias.bootstrap.settings import (
     DataSettings,
@@ -444,7 +444,7 @@ def compare(
     values; ``allow_data_mismatch=True`` compares across data versions and the
     comparison says so. Loads no model.
     """
-    from culturebias.bootstrap.comparison import compare_runs
+    from culturebias.application.compare_runs import compare_runs
 
     return compare_runs(runs, out=out, store=store, allow_data_mismatch=allow_data_mismatch).comparison
 
@@ -464,7 +464,7 @@ def samples(
     ``item_id``, ``meta.<field>`` (or the bare metadata name), ``score.<name>``; a
     field no record has is a ``ConfigError``. Reads the store only; loads no model.
     """
-    from culturebias.bootstrap.samples import load_samples
+    from culturebias.application.samples import load_samples
 
     return load_samples(run_ref, where, limit, store)
 
@@ -480,7 +480,7 @@ def export_samples(
 ) -> int:
     """Write a run's item records to ``path`` as ``csv``, ``parquet`` (needs the ``export`` extra) or ``jsonl``:
     one flat row per item, metadata as ``meta.<field>`` columns (pandas-ready). Returns the rows written."""
-    from culturebias.bootstrap.samples import export_samples as export
+    from culturebias.application.samples import export_samples as export
 
     return export(run, path, format, where=where, limit=limit, store=store)
 
@@ -521,14 +521,14 @@ def sweep(
     with its error in ``out/sweep.json`` while the others run; ``resume=True`` skips finished
     pairs and continues unfinished ones. Returns the typed ``SweepResult`` (``.ok`` when every pair finished).
     """
-    from culturebias.bootstrap.sweep import run_sweep
+    from culturebias.application.sweep import run_sweep
 
     return run_sweep(plan, out=out, resume=resume, progress_bar=progress_bar)
 
 
 def build_libra(corpus: str | Path, seeds: str | Path, out: str | Path, **options: Any):
-    """Build LIBRA triplets from a local corpus (``culturebias build libra``); see ``bootstrap.libra_build.build_libra``
+    """Build LIBRA triplets from a local corpus (``culturebias build libra``); see ``application.libra_build.build.build_libra``
     for the options (steps, resume, text_field, settings, expander, clusterer). Returns the typed ``BuildReport``."""
-    from culturebias.bootstrap.libra_build import build_libra as run_build
+    from culturebias.application.libra_build.build import build_libra as run_build
 
     return run_build(corpus, seeds, out, **options)

@@ -323,7 +323,7 @@ def _runs(args) -> int:
 def _sweep(args) -> int:
     from culturebias.bootstrap.api import make_settings, sweep
     from culturebias.bootstrap.logging import configure_logging
-    from culturebias.bootstrap.sweep import load_plan
+    from culturebias.application.sweep import load_plan
 
     run = make_settings(run=load_plan(args.file).run or None).run
     configure_logging(run.log_format, run.log_level)
@@ -339,7 +339,7 @@ def _sweep(args) -> int:
 
 
 def _compare(args) -> int:
-    from culturebias.bootstrap.comparison import compare_runs
+    from culturebias.application.compare_runs import compare_runs
 
     result = compare_runs(args.runs, out=args.out, store=args.store, allow_data_mismatch=args.allow_data_mismatch)
     print(f"comparison: {result.comparison_path}")

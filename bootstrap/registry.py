@@ -173,7 +173,7 @@ BENCHMARKS: tuple[BenchmarkDescriptor, ...] = (
         report="culturebias.adapters.reports.bbq_report:BBQReport",
         data_licence="MIT",
         bundled_data=True,
-        expander="culturebias.bootstrap.expand:expand_kobbq",
+        expander="culturebias.application.kobbq.expand:expand_kobbq",
     ),
     BenchmarkDescriptor(
         name="cbbq",
@@ -188,7 +188,7 @@ BENCHMARKS: tuple[BenchmarkDescriptor, ...] = (
         data_licence="CC BY-SA 4.0",
         bundled_data=True,
         data_note="four categories bundled; point data.path at the full data",
-        expander="culturebias.bootstrap.expand:expand_cbbq",
+        expander="culturebias.application.kobbq.expand:expand_cbbq",
     ),
     BenchmarkDescriptor(
         name="mcbe",

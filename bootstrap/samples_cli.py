@@ -56,7 +56,7 @@ def table(records: list[ItemRecord]) -> str:
 
 
 def samples_command(args) -> int:
-    from culturebias.bootstrap.samples import load_samples
+    from culturebias.application.samples import load_samples
     from culturebias.domain.errors import ConfigError
 
     if args.format not in ("table", "jsonl"):
@@ -72,7 +72,7 @@ def samples_command(args) -> int:
 
 
 def export_command(args) -> int:
-    from culturebias.bootstrap.samples import export_samples
+    from culturebias.application.samples import export_samples
 
     rows = export_samples(args.run, args.out, args.format, where=parse_filters(args.filters), limit=args.limit, store=args.store)
     print(f"{rows} item(s) written to {args.out}")

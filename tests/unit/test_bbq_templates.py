@@ -182,7 +182,7 @@ def test_cbbq_expansion_reproduces_the_released_instance_files(cbbq_data, catego
 
 
 def test_expand_command_writes_jsonl(tmp_path):
-    from culturebias.bootstrap.expand import expand_cbbq, expand_kobbq
+    from culturebias.application.kobbq.expand import expand_cbbq, expand_kobbq
 
     settings = load_settings(assignments=["protocol.categories=sexual_orientation"])
     n = expand_cbbq(settings.protocol, settings.data.path, tmp_path / "cbbq.jsonl")

@@ -20,7 +20,7 @@ from typing import Any
 from culturebias.application.audit import stored_items
 from culturebias.application.out_folder import JOURNAL_FILE
 from culturebias.bootstrap.api import open_store
-from culturebias.bootstrap.comparison import RunRef, StoreRef
+from culturebias.application.compare_runs import RunRef, StoreRef
 from culturebias.domain.audit import BASE_COLUMNS, META_PREFIX, SCORE_PREFIX, ItemRecord, columns, flat_record, matches
 from culturebias.domain.errors import ConfigError, DataError
 from culturebias.domain.summary import RunSummary

@@ -144,7 +144,7 @@ def run_sweep(
 ) -> SweepResult:
     from culturebias.bootstrap.api import benchmark_names, run_evaluation
     from culturebias.bootstrap.container import SharedModel
-    from culturebias.bootstrap.output_folder import check_output_folder, make_output_folder
+    from culturebias.adapters.output_folder import check_output_folder, make_output_folder
 
     sweep = load_plan(plan)
     names = benchmark_names(sweep.benchmarks)
@@ -162,7 +162,7 @@ def run_sweep(
     per_pair = {(m, b): s.for_benchmark(b, names) for m, s in settings.items() for b in names}
     on_ray = any(s.run.executor == "ray" for s in settings.values())
     if on_ray:
-        from culturebias.bootstrap.ray_sweep import check_cluster, run_pairs_on_ray
+        from culturebias.bootstrap.sweep_pairs import check_cluster, run_pairs_on_ray
 
         check_cluster(sweep.ray)
     make_output_folder(out_dir)
@@ -213,7 +213,7 @@ def run_sweep(
 
 
 def _compare(result: SweepResult, benchmark: str, out_dir: Path, store: Path) -> SweepComparison:
-    from culturebias.bootstrap.comparison import compare_runs
+    from culturebias.application.compare_runs import compare_runs
 
     runs = [p.run_id for p in result.pairs if p.benchmark == benchmark and p.status == "finished" and p.run_id]
     if len(runs) < 2:

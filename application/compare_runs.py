@@ -15,7 +15,7 @@ from culturebias.adapters.reports.html.comparison_report import HtmlComparisonRe
 from culturebias.adapters.reports.html.run_report import WithHtml
 from culturebias.application.compare import ComparisonResult, compare_summaries
 from culturebias.bootstrap.api import load_summary, open_store, summary_from_dict
-from culturebias.bootstrap.report_items import compared_items
+from culturebias.application.compared_items import compared_items
 from culturebias.bootstrap.settings import StoreSettings
 from culturebias.domain.errors import DataError
 from culturebias.domain.summary import RunSummary

@@ -43,7 +43,7 @@ def run_pairs_on_ray(
     """Run every unfinished pair of ``result`` (a ``SweepResult``) as a Ray task, updating it as each ends."""
     from culturebias.adapters.ray.sweep import PairDone, PairTask, run_pairs
     from culturebias.bootstrap.api import open_store
-    from culturebias.bootstrap.output_folder import make_output_folder
+    from culturebias.adapters.output_folder import make_output_folder
 
     pending = [p for p in result.pairs if p.status != "finished"]
     for pair in pending:

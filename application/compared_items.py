@@ -16,8 +16,8 @@ from culturebias.domain.audit import ItemRecord
 from culturebias.domain.errors import ConfigError, DataError
 from culturebias.domain.summary import RunSummary
 
-if TYPE_CHECKING:  # bootstrap.comparison imports this module
-    from culturebias.bootstrap.comparison import RunRef, StoreRef
+if TYPE_CHECKING:  # application.compare_runs imports this module
+    from culturebias.application.compare_runs import RunRef, StoreRef
 
 
 def _read(store_ref: StoreRef, run_id: str) -> list[ItemRecord] | None:

@@ -1,0 +1,1 @@
+"""CBBQ's own use cases (its template expander)."""

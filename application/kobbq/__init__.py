@@ -1,0 +1,1 @@
+"""KoBBQ's own use cases (its template expander)."""
