@@ -26,7 +26,7 @@ from culturebias.adapters.datasets.kobbq_files import KoBBQFiles
 from culturebias.adapters.datasets.libra_files import LibraFiles
 from culturebias.adapters.datasets.mcbe_files import McBEFiles
 from culturebias.adapters.replay import AnswerFile
-from culturebias.adapters.scripted.backend import ScriptedScorer, ScriptedTemplater
+from culturebias.testing.scripted import ScriptedScorer, ScriptedTemplater
 from culturebias.adapters.datasets.twbias_files import TWBiasFiles
 from culturebias.bootstrap.cli import main
 from culturebias.domain.errors import DataError

@@ -107,7 +107,7 @@ def test_json_logs_on_demand(capsys):
 
 
 def test_judge_replies_are_stored_for_resume(tmp_path, monkeypatch):
-    from culturebias.adapters.scripted.backend import ScriptedGenerator
+    from culturebias.testing.scripted import ScriptedGenerator
     from culturebias.domain.requests import ChatMessage
     from culturebias.domain.runs import RunManifest
     from culturebias.ports.judging import JudgeRequest

@@ -6,7 +6,7 @@ import functools
 
 import pytest
 
-from culturebias.adapters.scripted.backend import ScriptedGenerator, ScriptedScorer
+from culturebias.testing.scripted import ScriptedGenerator, ScriptedScorer
 from culturebias.application.mcbe.compare import cells as cells_of_any
 from culturebias.domain.mcbe.comparison import cells, compare_mcbe, correlation, friedman
 from culturebias.domain.mcbe.summary import McBESummary

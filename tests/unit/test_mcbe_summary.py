@@ -9,7 +9,7 @@ import pytest
 from pydantic import ValidationError
 
 from culturebias.adapters.judge import GeneratorJudge
-from culturebias.adapters.scripted.backend import ScriptedGenerator, ScriptedScorer
+from culturebias.testing.scripted import ScriptedGenerator, ScriptedScorer
 from culturebias.application.mcbe.service import INVALID_COUNTS
 from culturebias.domain.mcbe.instances import BEI, McBEDataset
 from culturebias.domain.mcbe.options import TASKS
