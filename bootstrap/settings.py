@@ -23,7 +23,7 @@ from pydantic_settings import (
 )
 
 from culturebias.adapters.model_options import EMBEDDED_DEFAULT_MODEL, ModelOptions  # noqa: F401
-from culturebias.adapters.ray.options import RayOptions as RaySettings
+from culturebias.domain.ray_options import RayOptions as RaySettings
 from culturebias.domain.errors import ConfigError, UnknownNameError
 from culturebias.domain.sampling import SamplingSettings
 

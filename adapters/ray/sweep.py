@@ -17,7 +17,7 @@ from typing import Any, Callable, Sequence
 
 import ray
 
-from culturebias.adapters.ray.options import RayOptions
+from culturebias.domain.ray_options import RayOptions
 from culturebias.adapters.ray.cluster import check_resources, connect
 from culturebias.adapters.ray.store import RemoteStore, host_store
 
