@@ -143,7 +143,7 @@ def run_evaluation(
         report=container.report() if out_dir is not None else None,
         out_dir=out_dir,
         config=settings.redacted(),
-        config_fingerprint=fingerprint(identity := settings.resume_identity(container.cache_dir())),
+        config_fingerprint=fingerprint(identity := settings.resume_identity(container.model_weights())),
         resume=resume,
         identity=identity,
         repeats=settings.run.repeats,

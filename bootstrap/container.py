@@ -14,7 +14,7 @@ from dependency_injector import containers, providers
 from culturebias.application.context import Lazy, ModelPorts, RunContext
 from culturebias.application.recorded_ports import RecordedGenerator, RunProgress
 from culturebias.bootstrap.registry import registry
-from culturebias.adapters.model_options import ModelOptions
+from culturebias.domain.model_options import ModelOptions
 from culturebias.bootstrap.settings import ModelSettings, Settings
 from culturebias.domain.errors import ConfigError
 
@@ -76,6 +76,13 @@ def build_judge_generator(settings: Settings, model_backend: Any, cache_dir: Pat
     return backend.generator()
 
 
+def read_model_weights(model: ModelOptions, cache_dir: Path) -> dict[str, str] | None:
+    """The sizes and hashes of the weights ``model.*`` names, for the run's resume identity (None: not local)."""
+    from culturebias.adapters.hf.weights_fingerprint import model_weights_identity
+
+    return model_weights_identity(model, cache_dir)
+
+
 def build_judge(settings: Settings, generator: Any):
     from culturebias.adapters.judge import GeneratorJudge
 
@@ -125,6 +132,7 @@ class Container(containers.DeclarativeContainer):
 
     # The model backend loads lazily: only when a protocol first asks for a port.
     model_options = providers.Singleton(lambda settings: settings.model.backend_options(), settings)
+    model_weights = providers.Singleton(read_model_weights, model_options, cache_dir)
     model_backend = providers.Singleton(build_executor_backend, settings, model_options, cache_dir)
     judge_generator = providers.Singleton(build_judge_generator, settings, model_backend, cache_dir)
 

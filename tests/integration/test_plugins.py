@@ -28,7 +28,7 @@ PLUGIN = textwrap.dedent(
 
     from pydantic import BaseModel, ConfigDict
 
-    from culturebias.adapters.model_options import ModelOptions
+    from culturebias.domain.model_options import ModelOptions
     from culturebias.adapters.stores.memory_store import MemoryResultStore
     from culturebias.bootstrap.registry import BackendDescriptor, BenchmarkDescriptor, StoreDescriptor
     from culturebias.domain.identity import ModelIdentity
