@@ -110,6 +110,15 @@ def build_report(benchmark: str, settings: Settings, store: Any = None):
     return WithHtml(registry().benchmark(benchmark).report_writer()(), HtmlRunReport(items))
 
 
+def build_comparison_report(items: Any):
+    """comparison.md, then comparison.html beside it (drill-down to the compared runs' stored ``items``)."""
+    from culturebias.adapters.reports.comparison_report import ComparisonReport
+    from culturebias.adapters.reports.html.comparison_report import HtmlComparisonReport
+    from culturebias.adapters.reports.html.run_report import WithHtml
+
+    return WithHtml(ComparisonReport(), HtmlComparisonReport(items))
+
+
 def build_options(benchmark: str, settings: Settings):
     return settings.protocol_options(benchmark)
 

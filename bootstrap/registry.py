@@ -75,7 +75,8 @@ class BenchmarkDescriptor:
     data_licence: str
     bundled_data: bool  # runs with no data.path on data that ships with culturebias
     data_note: str = ""
-    # ``expand(options_dict, data_path, out_path) -> int`` for ``culturebias expand``.
+    # ``expand(options_dict, templates, write) -> int`` for ``culturebias expand``: ``templates`` is
+    # ``dataset_source.template_files(data.path)``, ``write`` takes the rows (JSON objects) and counts them.
     expander: str | Callable[..., int] | None = None
 
     def service_class(self) -> type:
@@ -188,7 +189,7 @@ BENCHMARKS: tuple[BenchmarkDescriptor, ...] = (
         data_licence="CC BY-SA 4.0",
         bundled_data=True,
         data_note="four categories bundled; point data.path at the full data",
-        expander="culturebias.application.kobbq.expand:expand_cbbq",
+        expander="culturebias.application.cbbq.expand:expand_cbbq",
     ),
     BenchmarkDescriptor(
         name="mcbe",

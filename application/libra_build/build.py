@@ -1,111 +1,22 @@
-"""Wiring of ``culturebias build libra``: files read, components opened from settings, the build run."""
+"""``culturebias build libra``: LIBRA triplets built from a local corpus into a folder ``culturebias run libra`` reads.
+
+The files are read and the components opened through ports that bootstrap wires
+(``bootstrap/libra_build_wiring.py``); bad input is refused before anything is written.
+"""
 
 from __future__ import annotations
 
-import importlib.util
 import json
 from pathlib import Path
-from typing import Literal, Mapping, Sequence
+from typing import Callable, Sequence
 
-from pydantic import BaseModel, ConfigDict, Field
-
-from culturebias.application.libra_build.service import STEPS, BuildReport, Components, LibraBuild, import_review
+from culturebias.application.libra_build.service import BuildReport, Components, LibraBuild, import_review
 from culturebias.application.out_folder import FolderLock
-from culturebias.domain.errors import ConfigError
-from culturebias.domain.libra_build.component_options import ClustererOptions, ExpanderOptions
 from culturebias.domain.libra_build.topics import TopicClusters
-from culturebias.ports.dataset_building import KeywordExpander, TopicClusterer
+from culturebias.ports.libra_build_steps import BuildInputs, ReviewSheets
 
-BUILD_EXTRA = "pip install 'culturebias[build]'"
-
-
-class BuildSettings(BaseModel):
-    """``--set key=value``: expander/clusterer name a component spec of ``libra_build_components``, or ``none``."""
-
-    model_config = ConfigDict(extra="forbid")
-
-    seed: int = 0
-    expander: str = "default"
-    clusterer: str = "default"
-    embedder: str = "minilm"
-    cleaner: Literal["rules", "classifier"] = "rules"
-    perturber: Literal["table", "embedding"] = "table"
-    # The default components' own options: --set expand.similarity_threshold=0.7, --set cluster.mapping=llm.
-    expand: ExpanderOptions = Field(default_factory=ExpanderOptions)
-    cluster: ClustererOptions = Field(default_factory=ClustererOptions)
-    # The LLM that maps clusters to social groups (and, with cluster.summary=llm, summarises them), through
-    # the Generator port of the hf backend: a model.path (`embedded:smollm2-135m-instruct`, a folder, a hub
-    # id in the cache) or "none" (clusters map to groups by keyword overlap).
-    llm: str = "none"
-    # Official definitions the user gives (a glossary.jsonl as `culturebias run libra` reads it); they win
-    # over definitions the build finds in the corpus.
-    glossary: str | None = None
-
-
-def _settings(values: Mapping[str, object] | None) -> BuildSettings:
-    try:
-        return BuildSettings.model_validate(dict(values or {}))
-    except ValueError as error:  # pydantic's ValidationError: names the key and what was wrong
-        raise ConfigError(f"culturebias build libra --set: {error}") from None
-
-
-def _generator(settings: BuildSettings):
-    """The Generator port of the configured mapping LLM, or None."""
-    if settings.llm == "none":
-        return None
-    from culturebias.bootstrap.container import build_model_backend, default_cache_dir
-    from culturebias.bootstrap.settings import ModelSettings, Settings
-
-    options = ModelSettings.model_validate({"backend": "hf", "path": settings.llm}).backend_options()
-    return build_model_backend(options, default_cache_dir(Settings())).generator()
-
-
-def _user_glossary(path: str | None) -> dict[str, str]:
-    if path is None:
-        return {}
-    from culturebias.adapters.datasets.libra_files import parse_glossary
-    from culturebias.adapters.datasets.text_files import decode_text
-
-    file = Path(path).expanduser()
-    if not file.is_file():
-        raise ConfigError(f"glossary={path}: no such file")
-    entries = parse_glossary(str(file), decode_text(file.read_bytes(), str(file)))
-    return {entry.term: entry.definition for entry in entries}
-
-
-def _components(settings: BuildSettings, steps: Sequence[str], expander, clusterer) -> Components:
-    from culturebias.adapters.libra_corpus.steps import CsvXlsxSheets, EmbeddingPerturber, RuleCleaner, TablePerturber
-
-    needs = {"expand": expander is None and settings.expander != "none",
-             "cluster": clusterer is None and settings.clusterer != "none"}
-    if any(needs[s] for s in steps if s in needs):
-        from culturebias.adapters import libra_build_components as factories
-        from culturebias.adapters.embeddings import open_embedder
-
-        embedder = open_embedder(settings.embedder)
-        try:
-            if "expand" in steps and needs["expand"]:
-                expander = factories.open_expander(settings.expander, embedder=embedder, options=settings.expand)
-            if "cluster" in steps and needs["cluster"]:
-                clusterer = factories.open_clusterer(
-                    settings.clusterer, embedder=embedder, generator=_generator(settings), options=settings.cluster
-                )
-        except ImportError as missing:
-            raise ConfigError(f"the expand and cluster steps need the build extra: {BUILD_EXTRA} ({missing})") from None
-    cleaner = RuleCleaner()
-    if settings.cleaner == "classifier":
-        if importlib.util.find_spec("sklearn") is None:
-            raise ConfigError(f"cleaner=classifier needs scikit-learn: {BUILD_EXTRA}")
-        from culturebias.adapters.sklearn_relevance.classifier import ClassifierCleaner
-
-        cleaner = ClassifierCleaner(seed=settings.seed)
-    perturber = TablePerturber()
-    if settings.perturber == "embedding":
-        from culturebias.adapters.embeddings import open_embedder
-
-        perturber = EmbeddingPerturber(open_embedder(settings.embedder))
-    return Components(cleaner=cleaner, perturber=perturber, sheets=CsvXlsxSheets(),
-                      expander=expander, clusterer=clusterer)
+# Writes the build's report.md (and its figure) into the folder; returns the files written.
+ReportWriter = Callable[[Path, BuildReport, TopicClusters | None], list[Path]]
 
 
 def build_libra(
@@ -113,38 +24,33 @@ def build_libra(
     seeds: str | Path,
     out: str | Path,
     *,
-    steps: Sequence[str] | str = STEPS,
-    resume: bool = False,
-    text_field: str = "text",
-    settings: BuildSettings | Mapping[str, object] | None = None,
-    expander: KeywordExpander | None = None,
-    clusterer: TopicClusterer | None = None,
+    steps: Sequence[str],
+    resume: bool,
+    text_field: str,
+    seed: int,
+    glossary: str | None,
+    inputs: BuildInputs,
+    components: Callable[[], Components],
+    write_report: ReportWriter,
 ) -> BuildReport:
     """Build LIBRA triplets from a local corpus into ``out`` (a valid ``data.path`` for ``culturebias run libra``)."""
-    from culturebias.adapters.libra_corpus.files import read_corpus, read_seeds
-    from culturebias.adapters.reports.libra_build_report import write_build_report
-
-    typed = settings if isinstance(settings, BuildSettings) else _settings(settings)
-    wanted = [s.strip() for s in steps.split(",")] if isinstance(steps, str) else list(steps)
-    groups, antonyms = read_seeds(seeds)  # bad input is refused before anything is written
-    documents = read_corpus(corpus, text_field=text_field)
-    glossary = _user_glossary(typed.glossary)
-    components = _components(typed, wanted, expander, clusterer)
+    groups, antonyms = inputs.read_seeds(seeds)  # bad input is refused before anything is written
+    documents = inputs.read_corpus(corpus, text_field=text_field)
+    definitions = inputs.read_glossary(glossary) if glossary is not None else {}
+    parts = components()
     folder = Path(out)
     folder.mkdir(parents=True, exist_ok=True)
     with FolderLock(folder):
-        build = LibraBuild(folder, components, seed=typed.seed)
-        report = build.build(documents, groups, antonyms, steps=wanted, resume=resume, glossary=glossary)
+        build = LibraBuild(folder, parts, seed=seed)
+        report = build.build(documents, groups, antonyms, steps=list(steps), resume=resume, glossary=definitions)
         stored = folder / "steps" / "cluster.json"
         clusters = TopicClusters.model_validate(json.loads(stored.read_text("utf-8"))["result"]) if stored.exists() else None
-        write_build_report(folder, report, clusters)
+        write_report(folder, report, clusters)
     return report
 
 
-def import_libra_review(out: str | Path, sheet: str | Path) -> dict[str, int]:
+def import_libra_review(out: str | Path, sheet: str | Path, sheets: ReviewSheets) -> dict[str, int]:
     """Apply an edited review sheet (CSV or XLSX) to ``out``'s triplets.jsonl, every row validated first."""
-    from culturebias.adapters.libra_corpus.steps import CsvXlsxSheets
-
     folder = Path(out)
     with FolderLock(folder):
-        return import_review(folder, Path(sheet), CsvXlsxSheets())
+        return import_review(folder, Path(sheet), sheets)
