@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING, Any
 import structlog
 
 from culturebias.adapters.hf.scorer import HFScorer
-from culturebias.adapters.local_backend import LocalBackend, ModelKind, score_provenance
+from culturebias.adapters.hf.local_backend import LocalBackend, ModelKind, score_provenance
 from culturebias.adapters.model_options import LocalModelOptions
 from culturebias.adapters.onnx.model import OnnxModel, settled_options
 from culturebias.adapters.onnx.options import OnnxOptions
