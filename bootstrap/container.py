@@ -119,14 +119,6 @@ def build_comparison_report(items: Any):
     return WithHtml(ComparisonReport(), HtmlComparisonReport(items))
 
 
-def build_options(benchmark: str, settings: Settings):
-    return settings.protocol_options(benchmark)
-
-
-def build_service(benchmark: str, settings: Settings):
-    return registry().benchmark(benchmark).service_class()(build_options(benchmark, settings))
-
-
 class Container(containers.DeclarativeContainer):
     settings = providers.Dependency(instance_of=Settings)
     out_dir = providers.Object(None)
@@ -137,7 +129,6 @@ class Container(containers.DeclarativeContainer):
     progress = providers.Singleton(build_progress, settings)
     source = providers.Factory(build_source, benchmark, settings)
     report = providers.Factory(build_report, benchmark, settings, store)
-    service = providers.Factory(build_service, benchmark, settings)
 
     # The model backend loads lazily: only when a protocol first asks for a port.
     model_options = providers.Singleton(lambda settings: settings.model.backend_options(), settings)

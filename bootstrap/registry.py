@@ -398,10 +398,3 @@ def registry() -> Registry:
         if _default is None:
             _default = Registry().discover_plugins()
         return _default
-
-
-def reset_registry() -> None:
-    """Forget discovered plugins (tests that install one, hosts that install one at run time)."""
-    global _default
-    with _lock:
-        _default = None

@@ -140,11 +140,6 @@ def redact_value(value: Any, secrets: Iterable[str] = ()) -> Any:
     return value
 
 
-def redact_url(url: str) -> str:
-    """A URL without the password of its userinfo and without secret query values."""
-    return redact_text(url)
-
-
 def url_secrets(url: str) -> list[str]:
     """The credentials written into a URL (userinfo password, secret-named query values), to scrub wherever they echo."""
     from urllib.parse import parse_qsl, unquote, urlsplit

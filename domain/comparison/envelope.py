@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections import Counter
 from collections.abc import Sequence
-from typing import ClassVar, Generic, TypeVar
+from typing import Generic, TypeVar
 
 from pydantic import BaseModel, Field, SerializeAsAny
 
@@ -59,8 +59,6 @@ class Comparison(Block, Generic[BodyT]):
     data_fingerprints: list[str]  # distinct fingerprints, in run order (one unless a mismatch was allowed)
     notes: list[str] = Field(default_factory=list)
     body: SerializeAsAny[BodyT]
-
-    benchmark_name: ClassVar[str] = ""
 
     def labels(self) -> list[str]:
         return [run.label for run in self.runs]

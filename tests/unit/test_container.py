@@ -77,7 +77,7 @@ def test_unknown_backend_store_and_benchmark_are_named(tmp_path):
     with pytest.raises(ConfigError, match="unknown store 'mongodb'"):
         container(tmp_path, "store.backend=mongodb")
     with pytest.raises(ConfigError, match="unknown benchmark"):
-        container(tmp_path, benchmark="nope").service()
+        container(tmp_path, benchmark="nope").source()
 
 
 def test_the_judge_follows_the_model_unless_configured(tmp_path):
