@@ -1,4 +1,8 @@
-"""Contract of the Generator port (PROTOCOLS §0.3), for every adapter in culturebias.testing.backend_factories.GENERATORS."""
+"""Contract of the Generator port (PROTOCOLS §0.3), for every adapter in culturebias.testing.backend_factories.GENERATORS.
+
+A plugin runs it on its own generator by importing this module's tests and overriding ``make``: a fixture
+giving ``factory(batch_size=...)`` that builds the generator.
+"""
 
 from __future__ import annotations
 

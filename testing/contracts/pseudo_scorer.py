@@ -1,4 +1,8 @@
-"""The PseudoLoglikelihoodScorer contract (PROTOCOLS §0.2), for every adapter in culturebias.testing.backend_factories.PSEUDO_SCORERS."""
+"""The PseudoLoglikelihoodScorer contract (PROTOCOLS §0.2), for every adapter in culturebias.testing.backend_factories.PSEUDO_SCORERS.
+
+A plugin runs it on its own pseudo-scorer by importing this module's tests and overriding ``scorer``
+(a fixture giving the pseudo-scorer).
+"""
 
 from __future__ import annotations
 

@@ -3,6 +3,9 @@
 Stores whose descriptor says ``durable=False`` skip the tests of what survives
 the process (reopening, a killed writer). The PostgreSQL store runs against a
 real server started on 127.0.0.1 for the session, one fresh database per test.
+A plugin runs it on its own store by importing this module's tests and overriding
+``descriptor`` (a fixture giving its ``StoreDescriptor``) and, for a store that
+needs more than ``StoreSettings(backend=name)``, ``store_settings``.
 """
 
 from __future__ import annotations

@@ -1,4 +1,7 @@
-"""Sampling (model.sampling) through every generator adapter: seeded, and a reply independent of its batch."""
+"""Sampling (model.sampling) through every generator adapter: seeded, and a reply independent of its batch.
+
+A plugin runs it on its own generator as the generator suite: by overriding ``make``.
+"""
 
 from __future__ import annotations
 

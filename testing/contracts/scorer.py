@@ -1,4 +1,8 @@
-"""Contract of the LoglikelihoodScorer port (PROTOCOLS §0.1), for every adapter in culturebias.testing.backend_factories.SCORERS."""
+"""Contract of the LoglikelihoodScorer port (PROTOCOLS §0.1), for every adapter in culturebias.testing.backend_factories.SCORERS.
+
+A plugin runs it on its own scorer by importing this module's tests and overriding ``make``: a fixture
+giving ``factory(batch_size=...)`` that builds the scorer.
+"""
 
 from __future__ import annotations
 
