@@ -17,8 +17,8 @@ from culturebias.ports.comparison import ComparisonReportWriter
 from culturebias.ports.results import ResultStore
 from culturebias.ports.run_archive import RunArchive, RunRef, StoreRef
 
-# The comparison's report writers, given the stored items of the compared runs (for a drill-down).
-ComparisonReports = Callable[[ItemsOf], ComparisonReportWriter]
+# The comparison's report writers, given the compared benchmark and the stored items of its runs (for a drill-down).
+ComparisonReports = Callable[[str, ItemsOf], ComparisonReportWriter]
 
 
 def _from_store(run_id: str, store: ResultStore, where: str, archive: RunArchive) -> RunSummary:
@@ -68,7 +68,8 @@ def compare_runs(
 ) -> ComparisonResult:
     summaries = load_runs(runs, store, archive)
     out_dir = Path(out).expanduser() if out is not None else None
-    report = reports(compared_items(runs, summaries, store, archive))
+    benchmark = summaries[0].benchmark if summaries else ""  # compare_summaries refuses fewer than two runs
+    report = reports(benchmark, compared_items(runs, summaries, store, archive))
     return compare_summaries(
         summaries,
         out_dir=out_dir,

@@ -110,7 +110,7 @@ def build_report(benchmark: str, settings: Settings, store: Any = None):
     return WithHtml(registry().benchmark(benchmark).report_writer()(), HtmlRunReport(items))
 
 
-def build_comparison_report(items: Any):
+def build_comparison_report(benchmark: str, items: Any):
     """comparison.md, then comparison.html beside it (drill-down to the compared runs' stored ``items``)."""
     from culturebias.adapters.reports.comparison_report import ComparisonReport
     from culturebias.adapters.reports.html.comparison_report import HtmlComparisonReport
