@@ -13,11 +13,12 @@ from __future__ import annotations
 import json
 from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from dependency_injector import providers
 from pydantic import BaseModel, ValidationError
 
+from culturebias.adapters.output_folder import check_output_folder, check_writable_store, make_output_folder
 from culturebias.application.run_benchmark import RunRequest, RunResult, run_benchmark
 from culturebias.bootstrap.container import (
     SharedModel,
@@ -27,7 +28,6 @@ from culturebias.bootstrap.container import (
     make_container,
     make_context_factory,
 )
-from culturebias.adapters.output_folder import check_output_folder, check_writable_store, make_output_folder
 from culturebias.bootstrap.registry import BackendDescriptor, BenchmarkDescriptor, StoreDescriptor, registry
 from culturebias.bootstrap.settings import (
     DataSettings,
@@ -45,6 +45,9 @@ from culturebias.domain.runs import RunManifest
 from culturebias.domain.summary import RunSummary, check_schema_version, parse_summary
 from culturebias.ports.progress import ProgressEvent
 from culturebias.ports.results import ResultStore
+
+if TYPE_CHECKING:
+    from culturebias.application.compare import ComparisonResult
 
 SectionInput = BaseModel | Mapping[str, Any] | None
 
@@ -476,7 +479,7 @@ def compare_runs(
     out: str | Path | None = None,
     store: StoreSettings | Mapping[str, Any] | str | Path | ResultStore | None = None,
     allow_data_mismatch: bool = False,
-) -> Any:
+) -> ComparisonResult:
     """``compare`` with what it wrote: the ``ComparisonResult`` (comparison, comparison.json, report files)."""
     from culturebias.application.compare_runs import compare_runs as compare_
 
