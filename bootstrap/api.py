@@ -13,14 +13,21 @@ from __future__ import annotations
 import json
 from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from dependency_injector import providers
 from pydantic import BaseModel, ValidationError
 
+from culturebias.adapters.output_folder import check_output_folder, check_writable_store, make_output_folder
 from culturebias.application.run_benchmark import RunRequest, RunResult, run_benchmark
-from culturebias.bootstrap.container import SharedModel, build_source, build_store, make_container, make_context_factory
-from culturebias.bootstrap.output_folder import check_output_folder, check_writable_store, make_output_folder
+from culturebias.bootstrap.container import (
+    SharedModel,
+    build_comparison_report,
+    build_source,
+    build_store,
+    make_container,
+    make_context_factory,
+)
 from culturebias.bootstrap.registry import BackendDescriptor, BenchmarkDescriptor, StoreDescriptor, registry
 from culturebias.bootstrap.settings import (
     DataSettings,
@@ -38,6 +45,9 @@ from culturebias.domain.runs import RunManifest
 from culturebias.domain.summary import RunSummary, check_schema_version, parse_summary
 from culturebias.ports.progress import ProgressEvent
 from culturebias.ports.results import ResultStore
+
+if TYPE_CHECKING:
+    from culturebias.application.compare import ComparisonResult
 
 SectionInput = BaseModel | Mapping[str, Any] | None
 
@@ -143,7 +153,7 @@ def run_evaluation(
         report=container.report() if out_dir is not None else None,
         out_dir=out_dir,
         config=settings.redacted(),
-        config_fingerprint=fingerprint(identity := settings.resume_identity(container.cache_dir())),
+        config_fingerprint=fingerprint(identity := settings.resume_identity(container.model_weights())),
         resume=resume,
         identity=identity,
         repeats=settings.run.repeats,
@@ -399,6 +409,22 @@ def _store_at(path: Path, must_exist: bool = False) -> ResultStore:
     raise ConfigError(f"no result store at {path} (expected a .sqlite file, a JSONL store folder or a run folder)")
 
 
+class _Archive:
+    """``ports.run_archive.RunArchive`` of the facade: what ``open_store``, ``load_summary`` and ``summary_from_dict`` do."""
+
+    def open_store(self, store: Any, *, must_exist: bool = False) -> ResultStore:
+        return open_store(store, must_exist=must_exist)
+
+    def load_summary(self, path: str | Path) -> RunSummary:
+        return load_summary(path)
+
+    def summary_from_dict(self, payload: Mapping[str, Any], where: str = "summary") -> RunSummary:
+        return summary_from_dict(payload, where)
+
+
+ARCHIVE = _Archive()
+
+
 def list_runs(store: StoreSettings | Mapping[str, Any] | str | Path | ResultStore, benchmark: str | None = None) -> list[RunManifest]:
     """Every run a store holds (oldest first), with status and, for a failed run, why it failed.
 
@@ -445,9 +471,28 @@ def compare(
     values; ``allow_data_mismatch=True`` compares across data versions and the
     comparison says so. Loads no model.
     """
-    from culturebias.bootstrap.comparison import compare_runs
-
     return compare_runs(runs, out=out, store=store, allow_data_mismatch=allow_data_mismatch).comparison
+
+
+def compare_runs(
+    runs: Sequence[RunSummary | str | Path],
+    *,
+    out: str | Path | None = None,
+    store: StoreSettings | Mapping[str, Any] | str | Path | ResultStore | None = None,
+    allow_data_mismatch: bool = False,
+) -> ComparisonResult:
+    """``compare`` with what it wrote: the ``ComparisonResult`` (comparison, comparison.json, report files)."""
+    from culturebias.application.compare_runs import compare_runs as compare_
+
+    return compare_(
+        runs,
+        out=out,
+        store=store,
+        allow_data_mismatch=allow_data_mismatch,
+        archive=ARCHIVE,
+        reports=build_comparison_report,
+        comparers=lambda benchmark: registry().benchmark(benchmark).comparer(),
+    )
 
 
 def samples(
@@ -465,9 +510,9 @@ def samples(
     ``item_id``, ``meta.<field>`` (or the bare metadata name), ``score.<name>``; a
     field no record has is a ``ConfigError``. Reads the store only; loads no model.
     """
-    from culturebias.bootstrap.samples import load_samples
+    from culturebias.application.samples import load_samples
 
-    return load_samples(run_ref, where, limit, store)
+    return load_samples(run_ref, where, limit, store, archive=ARCHIVE)
 
 
 def export_samples(
@@ -481,9 +526,10 @@ def export_samples(
 ) -> int:
     """Write a run's item records to ``path`` as ``csv``, ``parquet`` (needs the ``export`` extra) or ``jsonl``:
     one flat row per item, metadata as ``meta.<field>`` columns (pandas-ready). Returns the rows written."""
-    from culturebias.bootstrap.samples import export_samples as export
+    from culturebias.adapters.table_files import ItemTables
+    from culturebias.application.samples import export_samples as export
 
-    return export(run, path, format, where=where, limit=limit, store=store)
+    return export(run, path, format, where=where, limit=limit, store=store, archive=ARCHIVE, tables=ItemTables())
 
 
 def leaderboard(
@@ -532,14 +578,30 @@ def sweep(
     with its error in ``out/sweep.json`` while the others run; ``resume=True`` skips finished
     pairs and continues unfinished ones. Returns the typed ``SweepResult`` (``.ok`` when every pair finished).
     """
-    from culturebias.bootstrap.sweep import run_sweep
+    from culturebias.adapters.output_folder import LocalOutputFolders
+    from culturebias.application.sweep import STORE_FILE, load_plan, run_sweep
+    from culturebias.bootstrap.sweep_pairs import pair_executor, pair_settings
 
-    return run_sweep(plan, out=out, resume=resume, progress_bar=progress_bar)
+    loaded = load_plan(plan)
+    names = benchmark_names(loaded.benchmarks)
+    out_dir = Path(out).expanduser()
+    folders = LocalOutputFolders()
+    folders.check(out_dir)
+    store = out_dir / STORE_FILE
+    per_pair = pair_settings(loaded, names, store, make_settings)
+    executor = pair_executor(loaded, per_pair, store, evaluate=run_evaluation, archive=ARCHIVE, progress_bar=progress_bar)
+
+    def compare_(runs: list[str], folder: Path, runs_store: Path) -> Path:
+        return compare_runs(runs, out=folder, store=runs_store).comparison_path
+
+    return run_sweep(
+        loaded, names, out_dir, resume=resume, executor=executor, folders=folders, archive=ARCHIVE, compare=compare_
+    )
 
 
 def build_libra(corpus: str | Path, seeds: str | Path, out: str | Path, **options: Any):
-    """Build LIBRA triplets from a local corpus (``culturebias build libra``); see ``bootstrap.libra_build.build_libra``
+    """Build LIBRA triplets from a local corpus (``culturebias build libra``); see ``bootstrap.libra_build_wiring.build_libra``
     for the options (steps, resume, text_field, settings, expander, clusterer). Returns the typed ``BuildReport``."""
-    from culturebias.bootstrap.libra_build import build_libra as run_build
+    from culturebias.bootstrap.libra_build_wiring import build_libra as run_build
 
     return run_build(corpus, seeds, out, **options)

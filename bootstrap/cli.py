@@ -287,11 +287,14 @@ def _expand(args) -> int:
     from culturebias.bootstrap.registry import registry
     from culturebias.bootstrap.settings import load_settings
 
+    from culturebias.adapters.table_files import JsonlRows
+
     settings = load_settings(args.config, args.assignments)  # the expander has its own protocol keys
-    expand = registry().benchmark(args.dataset).expand_function()
+    descriptor = registry().benchmark(args.dataset)
+    expand = descriptor.expand_function()
     if expand is None:
         raise ConfigError(f"{args.dataset} has no template expander")
-    count = expand(settings.protocol, settings.data.path, args.out)
+    count = expand(settings.protocol, descriptor.source_class().template_files(settings.data.path), JsonlRows(args.out))
     print(f"{count} items written to {args.out}")
     return 0
 
@@ -322,7 +325,7 @@ def _runs(args) -> int:
 def _sweep(args) -> int:
     from culturebias.bootstrap.api import make_settings, sweep
     from culturebias.bootstrap.logging import configure_logging
-    from culturebias.bootstrap.sweep import load_plan
+    from culturebias.application.sweep import load_plan
 
     run = make_settings(run=load_plan(args.file).run or None).run
     configure_logging(run.log_format, run.log_level)
@@ -338,7 +341,7 @@ def _sweep(args) -> int:
 
 
 def _compare(args) -> int:
-    from culturebias.bootstrap.comparison import compare_runs
+    from culturebias.bootstrap.api import compare_runs
 
     result = compare_runs(args.runs, out=args.out, store=args.store, allow_data_mismatch=args.allow_data_mismatch)
     print(f"comparison: {result.comparison_path}")

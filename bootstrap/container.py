@@ -14,7 +14,7 @@ from dependency_injector import containers, providers
 from culturebias.application.context import Lazy, ModelPorts, RunContext
 from culturebias.application.recorded_ports import RecordedGenerator, RunProgress
 from culturebias.bootstrap.registry import registry
-from culturebias.adapters.model_options import ModelOptions
+from culturebias.domain.model_options import ModelOptions
 from culturebias.bootstrap.settings import ModelSettings, Settings
 from culturebias.domain.errors import ConfigError
 
@@ -76,6 +76,13 @@ def build_judge_generator(settings: Settings, model_backend: Any, cache_dir: Pat
     return backend.generator()
 
 
+def read_model_weights(model: ModelOptions, cache_dir: Path) -> dict[str, str] | None:
+    """The sizes and hashes of the weights ``model.*`` names, for the run's resume identity (None: not local)."""
+    from culturebias.adapters.hf.weights_fingerprint import model_weights_identity
+
+    return model_weights_identity(model, cache_dir)
+
+
 def build_judge(settings: Settings, generator: Any):
     from culturebias.adapters.judge import GeneratorJudge
 
@@ -105,12 +112,17 @@ def build_report(benchmark: str, settings: Settings, store: Any = None):
     return WithHtml(descriptor.report_writer()(), html)
 
 
-def build_options(benchmark: str, settings: Settings):
-    return settings.protocol_options(benchmark)
+def build_comparison_report(benchmark: str, items: Any):
+    """comparison.md, then comparison.html beside it (drill-down to the compared runs' stored ``items``)."""
+    from culturebias.adapters.reports.comparison_report import ComparisonReport
+    from culturebias.adapters.reports.html.comparison_report import HtmlComparisonReport
+    from culturebias.adapters.reports.html.run_report import WithHtml
 
-
-def build_service(benchmark: str, settings: Settings):
-    return registry().benchmark(benchmark).service_class()(build_options(benchmark, settings))
+    descriptor = registry().benchmark(benchmark)
+    return WithHtml(
+        ComparisonReport(descriptor.title, descriptor.comparison_sections_function()),
+        HtmlComparisonReport(items, title=descriptor.title),
+    )
 
 
 class Container(containers.DeclarativeContainer):
@@ -123,10 +135,10 @@ class Container(containers.DeclarativeContainer):
     progress = providers.Singleton(build_progress, settings)
     source = providers.Factory(build_source, benchmark, settings)
     report = providers.Factory(build_report, benchmark, settings, store)
-    service = providers.Factory(build_service, benchmark, settings)
 
     # The model backend loads lazily: only when a protocol first asks for a port.
     model_options = providers.Singleton(lambda settings: settings.model.backend_options(), settings)
+    model_weights = providers.Singleton(read_model_weights, model_options, cache_dir)
     model_backend = providers.Singleton(build_executor_backend, settings, model_options, cache_dir)
     judge_generator = providers.Singleton(build_judge_generator, settings, model_backend, cache_dir)
 

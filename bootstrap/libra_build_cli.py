@@ -1,4 +1,4 @@
-"""``culturebias build libra``: a thin layer over ``bootstrap.libra_build``."""
+"""``culturebias build libra``: a thin layer over ``bootstrap.libra_build_wiring``."""
 
 from __future__ import annotations
 
@@ -32,7 +32,7 @@ def add_parsers(sub) -> None:
 
 
 def build_command(args: argparse.Namespace) -> int:
-    from culturebias.bootstrap.libra_build import build_libra, import_libra_review
+    from culturebias.bootstrap.libra_build_wiring import build_libra, import_libra_review
 
     if args.import_review is not None:
         counts = import_libra_review(args.out, args.import_review)

@@ -99,7 +99,8 @@ class BenchmarkDescriptor:
     # ``sections(comparison, out_dir) -> (Markdown sections, figures)`` of comparison.md, the benchmark's
     # cross-model views with their interval figures; without it, the headline table and bars.
     comparison_sections: str | Sections = "culturebias.adapters.reports.headline_sections:headline_sections"
-    # ``expand(options_dict, data_path, out_path) -> int`` for ``culturebias expand``.
+    # ``expand(options_dict, templates, write) -> int`` for ``culturebias expand``: ``templates`` is
+    # ``dataset_source.template_files(data.path)``, ``write`` takes the rows (JSON objects) and counts them.
     expander: str | Callable[..., int] | None = None
     # Named presets for ``--preset`` (``domain.presets.Preset``) that are this benchmark's protocol.
     presets: str | tuple[Preset, ...] = ()
@@ -259,7 +260,7 @@ BENCHMARKS: tuple[BenchmarkDescriptor, ...] = (
         comparison_sections="culturebias.adapters.reports.comparison_bbq:kobbq_sections",
         data_licence="MIT",
         bundled_data=True,
-        expander="culturebias.bootstrap.expand:expand_kobbq",
+        expander="culturebias.application.kobbq.expand:expand_kobbq",
     ),
     BenchmarkDescriptor(
         name="cbbq",
@@ -279,7 +280,7 @@ BENCHMARKS: tuple[BenchmarkDescriptor, ...] = (
         data_licence="CC BY-SA 4.0",
         bundled_data=True,
         data_note="four categories bundled; point data.path at the full data",
-        expander="culturebias.bootstrap.expand:expand_cbbq",
+        expander="culturebias.application.cbbq.expand:expand_cbbq",
     ),
     BenchmarkDescriptor(
         name="mcbe",
@@ -499,10 +500,3 @@ def registry() -> Registry:
         if _default is None:
             _default = Registry().discover_plugins()
         return _default
-
-
-def reset_registry() -> None:
-    """Forget discovered plugins (tests that install one, hosts that install one at run time)."""
-    global _default
-    with _lock:
-        _default = None

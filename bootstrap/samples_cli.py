@@ -56,12 +56,12 @@ def table(records: list[ItemRecord]) -> str:
 
 
 def samples_command(args) -> int:
-    from culturebias.bootstrap.samples import load_samples
+    from culturebias.bootstrap.api import samples
     from culturebias.domain.errors import ConfigError
 
     if args.format not in ("table", "jsonl"):
         raise ConfigError(f"unknown --format {args.format!r} for samples (choose one of: table, jsonl)")
-    records = load_samples(args.run, parse_filters(args.filters), args.limit, args.store)
+    records = samples(args.run, parse_filters(args.filters), args.limit, store=args.store)
     if args.format == "jsonl":
         for record in records:
             print(json.dumps(record.model_dump(mode="json"), ensure_ascii=False))
@@ -72,7 +72,7 @@ def samples_command(args) -> int:
 
 
 def export_command(args) -> int:
-    from culturebias.bootstrap.samples import export_samples
+    from culturebias.bootstrap.api import export_samples
 
     rows = export_samples(args.run, args.out, args.format, where=parse_filters(args.filters), limit=args.limit, store=args.store)
     print(f"{rows} item(s) written to {args.out}")

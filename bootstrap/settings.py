@@ -22,9 +22,10 @@ from pydantic_settings import (
     TomlConfigSettingsSource,
 )
 
-from culturebias.adapters.model_options import EMBEDDED_DEFAULT_MODEL, ModelOptions  # noqa: F401
-from culturebias.adapters.ray.options import RayOptions as RaySettings
+from culturebias.domain.model_options import EMBEDDED_DEFAULT_MODEL, ModelOptions  # noqa: F401
+from culturebias.domain.ray_options import RayOptions as RaySettings
 from culturebias.domain.errors import ConfigError, UnknownNameError
+from culturebias.domain.redaction import redact_dsn, redact_value
 from culturebias.domain.sampling import SamplingSettings
 
 SECRET_KEYS = frozenset({"api_key"})
@@ -216,26 +217,21 @@ class Settings(BaseSettings):
         if data["model"].get("api_key"):
             data["model"]["api_key"] = "**redacted**"
         if data["store"].get("dsn"):
-            from culturebias.adapters.stores.postgres_store import redact_dsn
-
             data["store"]["dsn"] = redact_dsn(data["store"]["dsn"])
-        from culturebias.domain.redaction import redact_value
 
         # Every string, wherever a credential was written into it (URL userinfo, key-like query
         # parameters, secret-named keys), not only the fields known to hold one.
         return redact_value(data)
 
-    def resume_identity(self, cache_dir: Path | None = None) -> dict[str, Any]:
+    def resume_identity(self, model_weights: dict[str, str] | None = None) -> dict[str, Any]:
         """The part of the configuration that changes the numbers: it decides which run ``--resume`` continues.
 
         Where results go (``store``) and how a run shows progress, logs or reports
         (``run.*`` except ``seed`` and ``chunk_size``, which decides what a backend
         batches together) do not count. ``model.*`` (batch size, padding, prefix
         reuse, ...) does, and so does ``model_weights``: the sizes and hashes of a
-        local model's weight files (cached in ``cache_dir`` by mtime).
+        local model's weight files, which the caller reads (``adapters.hf.weights_fingerprint``).
         """
-        from culturebias.adapters.hf.weights_fingerprint import model_weights_identity
-
         config = self.redacted()
         # Where requests run (``ray.*``) changes no score beyond the float32 last bits that batch composition moves:
         # a local run and a Ray run resume each other.
@@ -249,9 +245,8 @@ class Settings(BaseSettings):
             identity["model"].pop("sampling", None)
         if self.run.repeats != 1:
             identity["run"]["repeats"] = self.run.repeats
-        weights = model_weights_identity(self.model.backend_options(), cache_dir)
-        if weights:
-            identity["model_weights"] = weights
+        if model_weights:
+            identity["model_weights"] = model_weights
         return identity
 
     def protocol_options(self, benchmark: str, selected: list[str] | None = None) -> BaseModel:

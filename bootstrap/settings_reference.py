@@ -74,7 +74,7 @@ def model_keys(prefix: str, model: type[BaseModel], owner: str = "", skip: froze
 
 def setting_keys() -> list[SettingKey]:
     """Every key: common sections, each backend's own model.* keys, each benchmark's protocol.* keys."""
-    from culturebias.adapters.model_options import ModelOptions
+    from culturebias.domain.model_options import ModelOptions
     from culturebias.bootstrap.registry import BackendDescriptor, BenchmarkDescriptor, registry
     from culturebias.bootstrap.settings import Settings
 

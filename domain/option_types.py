@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from typing import Annotated, Any
 
 from pydantic import BeforeValidator
@@ -26,3 +26,13 @@ def nonempty_subset(name: str, value: list[str], allowed: Sequence[str]) -> list
     if unknown or not value:
         raise ValueError(f"{name} must be a non-empty subset of {list(allowed)}, got {value}")
     return list(dict.fromkeys(value))
+
+
+def option_list(options: Mapping[str, Any], name: str) -> list[str] | None:
+    """``options[name]`` as texts (given as a comma-separated text or a list); None when it is not set."""
+    value = options.get(name)
+    if value is None:
+        return None
+    if isinstance(value, str):
+        return [v.strip() for v in value.split(",") if v.strip()]
+    return [str(v).strip() for v in value]

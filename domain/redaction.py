@@ -140,11 +140,6 @@ def redact_value(value: Any, secrets: Iterable[str] = ()) -> Any:
     return value
 
 
-def redact_url(url: str) -> str:
-    """A URL without the password of its userinfo and without secret query values."""
-    return redact_text(url)
-
-
 def url_secrets(url: str) -> list[str]:
     """The credentials written into a URL (userinfo password, secret-named query values), to scrub wherever they echo."""
     from urllib.parse import parse_qsl, unquote, urlsplit
@@ -156,3 +151,24 @@ def url_secrets(url: str) -> list[str]:
         return []
     found += [value for name, value in parse_qsl(parts.query) if value and is_secret_name(name)]
     return found
+
+
+_URL_PASSWORD = re.compile(r"^(?P<head>[A-Za-z][A-Za-z0-9+.-]*://[^:@/?#]*:)(?P<secret>[^@/?#]*)(?=@)")
+_QUERY_PASSWORD = re.compile(r"(?P<head>[?&]password=)(?P<secret>[^&#]*)", re.IGNORECASE)
+_KEYWORD_PASSWORD = re.compile(r"(?P<head>\bpassword\s*=\s*)(?P<secret>'(?:[^'\\]|\\.)*'|[^\s']+)", re.IGNORECASE)
+
+
+def redact_dsn(dsn: str) -> str:
+    """The DSN with any password in it (URL userinfo, ``?password=``, ``password=...``) replaced."""
+    if "://" in dsn:
+        dsn = _URL_PASSWORD.sub(lambda m: m["head"] + REDACTED, dsn)
+        return _QUERY_PASSWORD.sub(lambda m: m["head"] + REDACTED, dsn)
+    return _KEYWORD_PASSWORD.sub(lambda m: m["head"] + REDACTED, dsn)
+
+
+def dsn_secrets(dsn: str) -> list[str]:
+    """The password values written into a DSN, to scrub from any message that might echo them."""
+    found = []
+    for pattern in (_URL_PASSWORD, _QUERY_PASSWORD, _KEYWORD_PASSWORD):
+        found.extend(m["secret"].strip("'") for m in pattern.finditer(dsn))
+    return [s for s in found if s]

@@ -160,8 +160,6 @@ class RunSummary(Block):
     notes: list[str] = Field(default_factory=list)
     details: SerializeAsAny[BaseModel]
 
-    benchmark_name: ClassVar[str] = ""
-
     def to_json(self) -> str:
         return self.model_dump_json(indent=2)
 

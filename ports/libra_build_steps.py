@@ -39,3 +39,19 @@ class ReviewSheets(Protocol):
     def write(self, folder: Path, rows: list[dict[str, str]]) -> list[Path]: ...
 
     def read(self, path: Path) -> list[tuple[int, dict[str, str]]]: ...
+
+
+class BuildInputs(Protocol):
+    """The build's input files: corpus, seeds and the user's own glossary, each refused with its file and row when bad."""
+
+    def read_corpus(self, path: str | Path, *, text_field: str = "text") -> list[tuple[str, str]]:
+        """(document id, text) of every document of a .txt/.jsonl/.csv file or a folder of them."""
+        ...
+
+    def read_seeds(self, path: str | Path) -> tuple[list[SeedGroup], dict[str, str]]:
+        """The seed groups and the antonyms of a JSON or TOML seeds file."""
+        ...
+
+    def read_glossary(self, path: str | Path) -> dict[str, str]:
+        """term -> definition of a glossary.jsonl."""
+        ...

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Set up culturebias on a fresh machine: a virtual environment in .venv with the
 # package (editable) and every backend (extra "all"), and the embedded models.
-#   --test   the test tools too (pytest, pytest-bdd, jsonschema), as .ci/run asks.
+#   --test   the test tools too (pytest, pytest-bdd, jsonschema, import-linter), as .ci/run asks.
 # A lighter install takes only the extras a team runs: pip install 'culturebias[api]'.
 set -euo pipefail
 cd "$(dirname "$0")/.."

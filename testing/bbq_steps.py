@@ -15,7 +15,7 @@ from typing import Any, Callable
 
 from pytest_bdd import given, parsers, then
 
-from culturebias.adapters.scripted.backend import ScriptedGenerator, ScriptedPseudoScorer, ScriptedScorer
+from culturebias.testing.scripted import ScriptedGenerator, ScriptedPseudoScorer, ScriptedScorer
 from culturebias.application.context import RunContext
 from culturebias.domain.bbq.answer_order import shown_order
 from culturebias.domain.bbq.keys import AnswerKey

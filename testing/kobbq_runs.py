@@ -17,7 +17,7 @@ from pathlib import Path
 from typing import Any
 
 from culturebias.adapters.kobbq.files import KoBBQFiles
-from culturebias.adapters.scripted.backend import ScriptedGenerator
+from culturebias.testing.scripted import ScriptedGenerator
 from culturebias.application.run_benchmark import RunResult
 from culturebias.domain.bbq.answer_order import shown_order
 from culturebias.domain.bbq.keys import AnswerKey

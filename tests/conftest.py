@@ -7,6 +7,9 @@ from pathlib import Path
 
 import pytest
 
+# The contract suites live in the package (a plugin's tests import them too); their asserts explain failures as a test's do.
+pytest.register_assert_rewrite("culturebias.testing.contracts")
+
 REPO_ROOT = Path(__file__).resolve().parents[1]
 SHARED_DATA = REPO_ROOT.parent / "shared" / "data"
 

@@ -27,7 +27,7 @@ from pathlib import Path
 from culturebias.adapters.datasets.csv_table import read_table
 from culturebias.domain.cbbq.bias import TwinResolver, derive
 from culturebias.domain.bbq.model import BBQDataset, QAItem
-from culturebias.domain.errors import DataError, MissingDataError
+from culturebias.domain.errors import ConfigError, DataError, MissingDataError
 from culturebias.domain.fingerprint import fingerprint_bytes
 from culturebias.domain.skips import SkippedRow
 
@@ -148,8 +148,37 @@ def load_category(root: Path, category: str) -> tuple[list[QAItem], list[Skipped
     return items, skips, methods, unresolved
 
 
+class CBBQTemplates:
+    """``ports.template_files.CBBQTemplateFiles``: the question templates of the CBBQ folder ``path``, or the bundled ones."""
+
+    conditions = tuple(CONDITION_FOLDERS)
+
+    def __init__(self, path: str | None):
+        self.root = BUNDLED if path is None else Path(path).expanduser()
+        if not self.root.is_dir():
+            raise ConfigError(f"CBBQ folder {self.root} does not exist")
+
+    def categories(self) -> list[str]:
+        return categories_in(self.root)
+
+    def rows(self, category: str, condition: str) -> tuple[list[dict[str, str]], list[dict[str, str]]] | None:
+        files = {p.name: p for p in template_files(self.root, category, condition)}
+        if not files:
+            return None
+
+        def read(name: str) -> list[dict[str, str]]:
+            return [row for _, row in read_csv(files[name], ())] if name in files else []
+
+        return read("templates_generate_neg.csv"), read("templates_generate_nonneg.csv")
+
+
 class CBBQFiles:
-    """DatasetSource of CBBQ: ``CBBQFiles(path)``; ``path=None`` = the four bundled categories."""
+    """DatasetSource of CBBQ: ``CBBQFiles(path)``; ``path=None`` = the four bundled categories.
+
+    ``CBBQFiles.template_files(path)`` reads the templates ``culturebias expand cbbq`` expands.
+    """
+
+    template_files = CBBQTemplates
 
     def __init__(self, path: str | None):
         self.bundled = path is None

@@ -6,7 +6,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from culturebias.adapters.hf.options import HFOptions
-from culturebias.adapters.local_backend import LocalBackend
+from culturebias.adapters.hf.local_backend import LocalBackend
 
 if TYPE_CHECKING:
     from culturebias.adapters.hf.generator import HFGenerator

@@ -29,7 +29,7 @@ from culturebias.adapters.hf.loading import (
     source_weights,
     tokenizer_fingerprint,
 )
-from culturebias.adapters.local_backend import score_provenance
+from culturebias.adapters.hf.local_backend import score_provenance
 from culturebias.adapters.model_options import LocalModelOptions
 from culturebias.domain.errors import ConfigError, DataError
 from culturebias.ports.recording import BatchSink

@@ -30,7 +30,7 @@ from typing import Any, Iterator, Sequence
 import structlog
 
 from culturebias.adapters.hf.loading import LoadedModel
-from culturebias.adapters.local_backend import score_provenance
+from culturebias.adapters.hf.local_backend import score_provenance
 from culturebias.adapters.model_options import LocalModelOptions
 from culturebias.adapters.hf.prefix_tree import TreeRow, common_prefix_length, pack_rows
 from culturebias.adapters.hf.scoring_head import scoring_head

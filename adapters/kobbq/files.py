@@ -205,8 +205,23 @@ HOW_TO = (
 )
 
 
+class KoBBQTemplates:
+    """``ports.template_files.KoBBQTemplateFiles``: the templates file at ``path`` (or in that folder), or the bundled one."""
+
+    def __init__(self, path: str | None):
+        self.path = templates_path(path)
+
+    def rows(self) -> list[dict[str, str]]:
+        return read_templates(self.path)
+
+
 class KoBBQFiles:
-    """DatasetSource of KoBBQ: ``KoBBQFiles(path)``; ``path=None`` = the bundled test split."""
+    """DatasetSource of KoBBQ: ``KoBBQFiles(path)``; ``path=None`` = the bundled test split.
+
+    ``KoBBQFiles.template_files(path)`` reads the templates ``culturebias expand kobbq`` expands.
+    """
+
+    template_files = KoBBQTemplates
 
     def __init__(self, path: str | None):
         self.bundled = path is None
@@ -268,3 +283,4 @@ def templates_path(path: str | None) -> Path:
 
 def read_templates(path: Path) -> list[dict[str, str]]:
     return [row for _, row in read_tsv(path, ("Category", "ID", "version", "Names"))]
+

@@ -11,8 +11,9 @@ from typing import Any, Iterator
 
 from culturebias.adapters.datasets.csv_table import parse_table
 from culturebias.adapters.datasets.jsonl_rows import jsonl_records
+from culturebias.adapters.libra.files import parse_glossary
 from culturebias.adapters.datasets.text_files import decode_text
-from culturebias.domain.errors import DataError
+from culturebias.domain.errors import ConfigError, DataError
 from culturebias.domain.libra_build.keywords import SeedGroup
 
 CORPUS_SUFFIXES = (".txt", ".jsonl", ".csv")
@@ -129,3 +130,25 @@ def read_sheet(path: str | Path) -> Iterator[tuple[int, dict[str, str]]]:
     if missing:
         raise DataError("missing column", file=name, row=1, field=missing[0])
     yield from records
+
+
+def read_glossary(path: str | Path) -> dict[str, str]:
+    """term -> definition of a glossary.jsonl as ``culturebias run libra`` reads it (the user's official definitions)."""
+    file = Path(path).expanduser()
+    if not file.is_file():
+        raise ConfigError(f"glossary={path}: no such file")
+    entries = parse_glossary(str(file), decode_text(file.read_bytes(), str(file)))
+    return {entry.term: entry.definition for entry in entries}
+
+
+class CorpusFiles:
+    """``ports.libra_build_steps.BuildInputs`` on local files."""
+
+    def read_corpus(self, path: str | Path, *, text_field: str = "text") -> list[tuple[str, str]]:
+        return read_corpus(path, text_field=text_field)
+
+    def read_seeds(self, path: str | Path) -> tuple[list[SeedGroup], dict[str, str]]:
+        return read_seeds(path)
+
+    def read_glossary(self, path: str | Path) -> dict[str, str]:
+        return read_glossary(path)

@@ -10,38 +10,27 @@ CPU (logged). ``model.dtype``: float32, or float16 on CUDA only.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 import structlog
 
 from culturebias.adapters.hf.scorer import HFScorer
-from culturebias.adapters.local_backend import LocalBackend, ModelKind, score_provenance
+from culturebias.adapters.hf.local_backend import LocalBackend, ModelKind, score_provenance
 from culturebias.adapters.model_options import LocalModelOptions
+from culturebias.adapters.onnx.model import OnnxModel, settled_options
 from culturebias.adapters.onnx.options import OnnxOptions
 from culturebias.domain.errors import ConfigError
 from culturebias.domain.identity import ModelIdentity
 
 if TYPE_CHECKING:
     from culturebias.adapters.hf.generator import HFGenerator
-    from culturebias.adapters.hf.loading import LoadedModel, ModelSource
+    from culturebias.adapters.hf.loading import LoadedModel
     from culturebias.adapters.onnx.masked import OnnxMaskedScorer
 
 log = structlog.get_logger("culturebias.onnx")
 
 DTYPES = ("float32", "float16")
-
-
-@dataclass
-class OnnxModel:
-    """A loaded ONNX model: the session facade, tokenizer, where it runs, and who it is."""
-
-    model: Any  # OrtCausalLM or OrtMaskedLM
-    tokenizer: Any
-    device: str  # the onnxruntime device: "cpu" or "cuda:N"
-    source: ModelSource
-    identity: ModelIdentity
 
 
 def _torch_dtype(name: str):
@@ -124,16 +113,6 @@ def hf_loaded(loaded: OnnxModel, options: LocalModelOptions) -> LoadedModel:
     from culturebias.adapters.hf.loading import LoadedModel
 
     return LoadedModel(loaded.model, loaded.tokenizer, "cpu", options.dtype, loaded.source, loaded.identity)
-
-
-def settled_options(loaded: OnnxModel, options: LocalModelOptions) -> LocalModelOptions:
-    """``options`` with model.batch_size=auto resolved for the session's device (the number used is the number recorded)."""
-    if options.batch_size != "auto":
-        return options
-    from culturebias.adapters.hf.batch_size import auto_batch_size
-
-    found = auto_batch_size(loaded.model, loaded.device, max_length=options.max_length, inputs_on="cpu")
-    return options.model_copy(update={"batch_size": found})
 
 
 class OnnxScorer(HFScorer):

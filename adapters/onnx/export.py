@@ -46,6 +46,7 @@ from typing import Any
 
 import structlog
 
+from culturebias.adapters.onnx.graph_inputs import SCORE_INPUTS, additive_mask
 from culturebias.domain.errors import ConfigError
 from culturebias.domain.fingerprint import fingerprint
 
@@ -57,7 +58,6 @@ META_FILE = "export.json"
 MODEL_FILE = "model.onnx"
 # The export check: ONNX Runtime's logits against torch's, relative to the logits' scale, per dtype.
 CHECK_TOLERANCE = {"float32": 1e-4, "float16": 2e-2}
-SCORE_INPUTS = ["score_positions", "score_rows", "score_targets"]
 SCORE_OUTPUTS = ["score_logprobs", "score_greedy"]
 
 
@@ -250,8 +250,6 @@ def _tolerance(model: Any) -> float:
 
 def _mask4d(model: Any, mask, past_length: int, length: int):
     import torch
-
-    from culturebias.adapters.onnx.runtime import additive_mask
 
     dtype = torch.empty((), dtype=next(model.parameters()).dtype).numpy().dtype
     return torch.from_numpy(additive_mask(mask.numpy(), past_length, length, dtype))

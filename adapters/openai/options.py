@@ -6,7 +6,7 @@ from typing import Literal
 
 from pydantic import Field, SecretStr
 
-from culturebias.adapters.model_options import BoundaryRule, ModelOptions
+from culturebias.domain.model_options import BoundaryRule, ModelOptions
 
 
 class OpenAIOptions(ModelOptions):

@@ -19,7 +19,7 @@ from pathlib import Path
 from typing import Any, Callable, Sequence
 
 from culturebias.adapters.ray.cluster import check_resources, connect
-from culturebias.adapters.ray.options import RayOptions
+from culturebias.domain.ray_options import RayOptions
 from culturebias.adapters.ray.pool import PoolSettings, ReplicaPool
 from culturebias.adapters.ray.replica import PortInfo
 from culturebias.adapters.ray.sharding import plan_shards

@@ -13,37 +13,28 @@ import socket
 import tempfile
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Callable, Sequence
+from typing import Any, Callable, Mapping, Sequence
 
 import ray
 
-from culturebias.adapters.ray.options import RayOptions
+from culturebias.domain.ray_options import RayOptions
 from culturebias.adapters.ray.cluster import check_resources, connect
 from culturebias.adapters.ray.store import RemoteStore, host_store
+from culturebias.ports.sweeps import PairOutcome, PairTask
 
 # run_one(benchmark, settings, resume, store, out) -> run id; it writes the pair's files into ``out``.
 PairRunner = Callable[[str, Any, bool, Any, Path], str]
 
 
 @dataclass(frozen=True)
-class PairTask:
+class _RemotePair:
     model: str
     benchmark: str
     settings: Any
     resume: bool
 
 
-@dataclass(frozen=True)
-class PairDone:
-    model: str
-    benchmark: str
-    run_id: str | None
-    files: dict[str, bytes]  # relative path -> content, from the task's output folder
-    error: str | None
-    worker: str  # pid@host of the process that ran the pair
-
-
-def _run_pair(run_one: PairRunner, task: PairTask, host: Any) -> PairDone:
+def _run_pair(run_one: PairRunner, task: _RemotePair, host: Any) -> PairOutcome:
     store = RemoteStore(host)
     worker = f"{os.getpid()}@{socket.gethostname()}"
     with tempfile.TemporaryDirectory(prefix="culturebias-pair-") as folder:
@@ -54,15 +45,40 @@ def _run_pair(run_one: PairRunner, task: PairTask, host: Any) -> PairDone:
         except Exception as failure:  # noqa: BLE001  one pair's failure is recorded; the others run
             run_id, error = (store.runs[-1] if store.runs else None), f"{type(failure).__name__}: {failure}"
         files = {str(p.relative_to(out)): p.read_bytes() for p in sorted(out.rglob("*")) if p.is_file()} if out.is_dir() else {}
-    return PairDone(task.model, task.benchmark, run_id, files, error, worker)
+    return PairOutcome(task.model, task.benchmark, run_id, error, worker, files)
+
+
+class RayPairs:
+    """PairExecutor of ``run.executor = "ray"``: every pair at once as a Ray task (Ray queues what does not fit).
+
+    ``settings`` holds each (model, benchmark) pair's settings, handed to ``run_one`` in its task;
+    ``open_store`` opens the sweep's store on the driver.
+    """
+
+    def __init__(self, options: RayOptions, settings: Mapping[tuple[str, str], Any], run_one: PairRunner, open_store: Callable[[], Any]):
+        self._options = options
+        self._settings = settings
+        self._run_one = run_one
+        self._open_store = open_store
+
+    def run(self, tasks: Sequence[PairTask], on_start: Callable[[PairTask], None], on_done: Callable[[PairOutcome], None]) -> None:
+        for task in tasks:
+            on_start(task)
+        run_pairs(
+            [_RemotePair(t.model, t.benchmark, self._settings[(t.model, t.benchmark)], t.resume) for t in tasks],
+            self._run_one,
+            self._open_store,
+            self._options,
+            on_done,
+        )
 
 
 def run_pairs(
-    tasks: Sequence[PairTask],
+    tasks: Sequence[_RemotePair],
     run_one: PairRunner,
     open_store: Callable[[], Any],
     options: RayOptions,
-    on_done: Callable[[PairDone], None],
+    on_done: Callable[[PairOutcome], None],
 ) -> None:
     """Every task at once on the cluster (Ray queues what does not fit); ``on_done`` on the driver as each ends."""
     if not tasks:
@@ -80,7 +96,7 @@ def run_pairs(
                 try:
                     done = ray.get(ref)
                 except ray.exceptions.RayError as error:  # the task's process died more often than Ray retries
-                    done = PairDone(task.model, task.benchmark, None, {}, f"{type(error).__name__}: {error}", "")
+                    done = PairOutcome(task.model, task.benchmark, None, f"{type(error).__name__}: {error}", "", {})
                 on_done(done)
     finally:
         ray.kill(host)

@@ -20,15 +20,14 @@ from __future__ import annotations
 
 import json
 import os
-import re
 import threading
 from pathlib import Path
 from typing import Any, Callable, Mapping, Protocol, TypeVar
 
 from culturebias.domain.errors import ConfigError, CultureBiasError
+from culturebias.domain.redaction import REDACTED, dsn_secrets, redact_dsn
 from culturebias.domain.runs import RunManifest, StageProgress, utc_now
 
-REDACTED = "**redacted**"
 T = TypeVar("T")
 
 # Any constant both sides agree on: concurrent schema creators queue on it.
@@ -74,19 +73,6 @@ class PostgresConnectError(ConfigError):
 
 class PostgresStoreError(CultureBiasError):
     """A PostgreSQL store operation failed after the store was opened (e.g. the connection was lost)."""
-
-
-_URL_PASSWORD = re.compile(r"^(?P<head>[A-Za-z][A-Za-z0-9+.-]*://[^:@/?#]*:)(?P<secret>[^@/?#]*)(?=@)")
-_QUERY_PASSWORD = re.compile(r"(?P<head>[?&]password=)(?P<secret>[^&#]*)", re.IGNORECASE)
-_KEYWORD_PASSWORD = re.compile(r"(?P<head>\bpassword\s*=\s*)(?P<secret>'(?:[^'\\]|\\.)*'|[^\s']+)", re.IGNORECASE)
-
-
-def redact_dsn(dsn: str) -> str:
-    """The DSN with any password in it (URL userinfo, ``?password=``, ``password=...``) replaced."""
-    if "://" in dsn:
-        dsn = _URL_PASSWORD.sub(lambda m: m["head"] + REDACTED, dsn)
-        return _QUERY_PASSWORD.sub(lambda m: m["head"] + REDACTED, dsn)
-    return _KEYWORD_PASSWORD.sub(lambda m: m["head"] + REDACTED, dsn)
 
 
 class PostgresSettings(Protocol):
@@ -135,7 +121,7 @@ class PostgresResultStore:
     # -- connection --------------------------------------------------------
     def _redact(self, text: str) -> str:
         text = text.replace(self._dsn, self.where)
-        for secret in (self._password, *_dsn_secrets(self._dsn)):
+        for secret in (self._password, *dsn_secrets(self._dsn)):
             if secret:
                 text = text.replace(secret, REDACTED)
         return text
@@ -318,14 +304,6 @@ class PostgresResultStore:
     def close(self) -> None:
         with self._lock:
             self._conn.close()
-
-
-def _dsn_secrets(dsn: str) -> list[str]:
-    """The password values written into a DSN, to scrub from any message that might echo them."""
-    found = []
-    for pattern in (_URL_PASSWORD, _QUERY_PASSWORD, _KEYWORD_PASSWORD):
-        found.extend(m["secret"].strip("'") for m in pattern.finditer(dsn))
-    return [s for s in found if s]
 
 
 def open_store(path: str | Path | None, settings: PostgresSettings | None) -> PostgresResultStore:

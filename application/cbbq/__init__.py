@@ -1,1 +1,1 @@
-"""CBBQ (China): its protocol service on the shared BBQ core (application/bbq)."""
+"""CBBQ (China): its protocol service and template expander, on the shared BBQ core (application/bbq)."""

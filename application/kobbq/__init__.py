@@ -1,1 +1,1 @@
-"""KoBBQ (Korea): its protocol service on the shared BBQ core (application/bbq)."""
+"""KoBBQ (Korea): its protocol service and template expander, on the shared BBQ core (application/bbq)."""

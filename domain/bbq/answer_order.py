@@ -10,7 +10,7 @@ the three orders; they differ in which order is called 1 and 2.
 
 from __future__ import annotations
 
-from typing import Literal, Sequence
+from typing import Literal
 
 PermutationScheme = Literal["cyclic", "circulant"]
 
@@ -24,7 +24,3 @@ def shown_order(n_options: int, permutation: int, scheme: PermutationScheme = "c
     if scheme == "circulant":
         return tuple((permutation - position) % n_options for position in range(n_options))
     raise ValueError(f"unknown permutation scheme {scheme!r}")
-
-
-def shown_options(options: Sequence[str], order: Sequence[int]) -> tuple[str, ...]:
-    return tuple(options[i] for i in order)

@@ -17,6 +17,8 @@ option texts after Unicode case folding and whitespace normalisation.
 
 from __future__ import annotations
 
+import math
+
 import re
 import unicodedata
 from typing import Sequence
@@ -132,3 +134,8 @@ def parse_choice(text: str, letters: Sequence[str], options: Sequence[str]) -> i
             return position
     expressed = set(_answer_expressions(stripped, letters, options))
     return expressed.pop() if len(expressed) == 1 else None
+
+
+def ratio(numerator: float, denominator: float) -> float:
+    """A share, NaN where nothing was counted (a metric undefined for the run)."""
+    return numerator / denominator if denominator else math.nan

@@ -148,8 +148,6 @@ class KoBBQSummary(RunSummary):
     counts: KoBBQCounts
     details: KoBBQDetails
 
-    benchmark_name: ClassVar[str] = "kobbq"
-
 
 # -- CBBQ -------------------------------------------------------------------------
 class CBBQAnswerCounts(Block):
@@ -261,5 +259,3 @@ class CBBQSummary(RunSummary):
     metrics: CBBQMetrics
     counts: CBBQCounts
     details: CBBQDetails
-
-    benchmark_name: ClassVar[str] = "cbbq"

@@ -6,7 +6,7 @@ Every cell is a ``CBBQScores`` block exactly as the run's summary holds it.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import ClassVar, Literal
+from typing import Literal
 
 from culturebias.domain.bbq.summary import CBBQConditionBlock, CBBQScores, CBBQSummary, Weights
 from culturebias.domain.comparison.envelope import Comparison
@@ -26,7 +26,6 @@ class CBBQComparisonBody(Block):
 
 class CBBQComparison(Comparison[CBBQComparisonBody]):
     benchmark: Literal["cbbq"] = "cbbq"
-    benchmark_name: ClassVar[str] = "cbbq"
 
 
 def compare_cbbq(labels: Sequence[str], summaries: Sequence[CBBQSummary]) -> tuple[CBBQComparisonBody, list[str]]:

@@ -17,7 +17,7 @@ from __future__ import annotations
 import math
 from typing import Iterable
 
-from culturebias.domain.kobbq.metrics import ratio
+from culturebias.domain.bbq.answers import ratio
 from culturebias.domain.bbq.model import Answer, AnswerClass
 from culturebias.domain.bbq.summary import CBBQAnswerCounts
 

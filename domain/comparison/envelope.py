@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections import Counter
 from collections.abc import Sequence
-from typing import ClassVar, Generic, TypeVar
+from typing import Generic, TypeVar
 
 from pydantic import BaseModel, Field, SerializeAsAny
 
@@ -64,8 +64,6 @@ class Comparison(Block, Generic[BodyT]):
     headline_metrics: list[HeadlineMetric] = Field(default_factory=list)
     headlines: dict[str, dict[str, HeadlineValue]] = Field(default_factory=dict)
     body: SerializeAsAny[BodyT]
-
-    benchmark_name: ClassVar[str] = ""
 
     def labels(self) -> list[str]:
         return [run.label for run in self.runs]

@@ -20,7 +20,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Mapping, Sequence
-from typing import ClassVar, Literal
+from typing import Literal
 
 from culturebias.domain.kobbq.metrics import KOBBQ_METRICS
 from culturebias.domain.bbq.statistics import one_way_anova, rank_sum
@@ -71,7 +71,6 @@ class KoBBQComparisonBody(Block):
 
 class KoBBQComparison(Comparison[KoBBQComparisonBody]):
     benchmark: Literal["kobbq"] = "kobbq"
-    benchmark_name: ClassVar[str] = "kobbq"
 
 
 # -- samples ------------------------------------------------------------------------------

@@ -16,6 +16,7 @@ from __future__ import annotations
 import math
 from typing import Iterable
 
+from culturebias.domain.bbq.answers import ratio
 from culturebias.domain.bbq.model import Answer, AnswerClass
 from culturebias.domain.bbq.summary import DiffBiasBounds, KoBBQAnswerCounts
 
@@ -45,10 +46,6 @@ def count_answers(answers: Iterable[Answer]) -> KoBBQAnswerCounts:
         counts[f"n_{context}"] += 1
         counts[f"n_{context}{_SUFFIX[answer_class]}"] += 1
     return KoBBQAnswerCounts(**counts)
-
-
-def ratio(numerator: float, denominator: float) -> float:
-    return numerator / denominator if denominator else math.nan
 
 
 def kobbq_scores(counts: KoBBQAnswerCounts) -> dict[str, float]:

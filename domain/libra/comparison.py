@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import ClassVar, Literal
+from typing import Literal
 
 from culturebias.domain.comparison.envelope import Comparison
 from culturebias.domain.libra.summary import LibraScoresBlock, LibraSummary, ModelType
@@ -22,7 +22,6 @@ class LibraComparisonBody(Block):
 
 class LibraComparison(Comparison[LibraComparisonBody]):
     benchmark: Literal["libra"] = "libra"
-    benchmark_name: ClassVar[str] = "libra"
 
 
 def compare_libra(labels: Sequence[str], summaries: Sequence[LibraSummary]) -> tuple[LibraComparisonBody, list[str]]:

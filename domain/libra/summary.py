@@ -140,7 +140,5 @@ class LibraSummary(RunSummary):
     counts: LibraCounts
     details: LibraDetails
 
-    benchmark_name: ClassVar[str] = "libra"
-
 
 LibraOutcome = ProtocolOutcome[LibraMetrics, LibraCounts, LibraDetails]

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Sequence
-from typing import ClassVar, Literal
+from typing import Literal
 
 from culturebias.domain.comparison.envelope import Comparison
 from culturebias.domain.comparison.significance import model_pairs
@@ -57,7 +57,6 @@ class McBEComparisonBody(Block):
 
 class McBEComparison(Comparison[McBEComparisonBody]):
     benchmark: Literal["mcbe"] = "mcbe"
-    benchmark_name: ClassVar[str] = "mcbe"
 
 
 def cells(summary: McBESummary) -> dict[str, float | None]:

@@ -10,7 +10,7 @@ BEI of a category) is written as null.
 
 from __future__ import annotations
 
-from typing import Any, ClassVar, Generic, Literal, TypeVar
+from typing import Any, Generic, Literal, TypeVar
 
 from pydantic import ConfigDict, SerializerFunctionWrapHandler, model_serializer
 
@@ -242,8 +242,6 @@ class McBESummary(RunSummary):
     metrics: McBEMetrics
     counts: McBECounts
     details: McBEDetails
-
-    benchmark_name: ClassVar[str] = "mcbe"
 
 
 McBEOutcome = ProtocolOutcome[McBEMetrics, McBECounts, McBEDetails]

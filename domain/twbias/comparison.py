@@ -10,7 +10,7 @@ model's ethnicity origin × reference matrices (Figs. 4/5).
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import ClassVar, Literal
+from typing import Literal
 
 from culturebias.domain.comparison.envelope import Comparison
 from culturebias.domain.summary import Block, Count, Number
@@ -57,7 +57,6 @@ class TWBiasComparisonBody(Block):
 
 class TWBiasComparison(Comparison[TWBiasComparisonBody]):
     benchmark: Literal["twbias"] = "twbias"
-    benchmark_name: ClassVar[str] = "twbias"
 
 
 def headline(group: GroupBlock) -> HeadlineCell:

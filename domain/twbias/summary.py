@@ -101,7 +101,6 @@ class TWBiasMetrics(OmittedWhenNone):
     ethnicity_matrix: EthnicityMatrixBlock | None = None
 
 
-
 class TWBiasCounts(Block):
     sentences_loaded: Count
     sentences_evaluated: Count
@@ -131,5 +130,3 @@ class TWBiasSummary(RunSummary):
     metrics: TWBiasMetrics
     counts: TWBiasCounts
     details: TWBiasDetails
-
-    benchmark_name: ClassVar[str] = "twbias"

@@ -12,7 +12,7 @@ from __future__ import annotations
 import pytest
 
 from culturebias.adapters.judge import GeneratorJudge
-from culturebias.adapters.scripted.backend import ScriptedGenerator
+from culturebias.testing.scripted import ScriptedGenerator
 from culturebias.application.libra.knowledge import judge_request
 from culturebias.application.mcbe.analysis import bias_analysis
 from culturebias.domain.libra.judging import JUDGE_REMINDER

@@ -12,7 +12,7 @@ import pytest
 from pytest_bdd import given, parsers, scenarios, then, when
 
 from culturebias.adapters.cbbq.files import CBBQFiles
-from culturebias.adapters.scripted.backend import ScriptedGenerator, ScriptedScorer, ScriptedTemplater
+from culturebias.testing.scripted import ScriptedGenerator, ScriptedScorer, ScriptedTemplater
 from culturebias.application.cbbq.service import CBBQService
 from culturebias.domain.cbbq import prompts as cbbq_prompts
 from culturebias.domain.bbq.keys import AnswerKey

@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 from pytest_bdd import given, parsers, scenarios, then, when
 
-from culturebias.bootstrap.libra_build import build_libra, import_libra_review
+from culturebias.bootstrap.libra_build_wiring import build_libra, import_libra_review
 
 scenarios("libra_build.feature")
 

@@ -14,7 +14,7 @@ from culturebias.adapters.libra.files import LibraFiles, triplet_from_fields
 from culturebias.adapters.libra.stereoset_files import load_stereoset
 from culturebias.adapters.embeddings import BagOfWordsEmbedder
 from culturebias.application.libra.likelihood import DESCRIPTIONS
-from culturebias.adapters.scripted.backend import ScriptedGenerator, ScriptedPseudoScorer, ScriptedScorer
+from culturebias.testing.scripted import ScriptedGenerator, ScriptedPseudoScorer, ScriptedScorer
 from culturebias.domain.errors import DataError
 from culturebias.domain.libra.metrics import eicat
 from culturebias.domain.libra.stereoset import StereoSetData

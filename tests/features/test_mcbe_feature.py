@@ -6,7 +6,7 @@ import pytest
 from pytest_bdd import given, parsers, scenarios, then, when
 
 from culturebias.adapters.judge import GeneratorJudge
-from culturebias.adapters.scripted.backend import ScriptedGenerator, ScriptedScorer
+from culturebias.testing.scripted import ScriptedGenerator, ScriptedScorer
 from culturebias.adapters.stores.sqlite_store import SQLiteResultStore
 from culturebias.domain.mcbe.instances import BEI, McBEDataset, split_words
 from culturebias.domain.mcbe.summary import McBEItem, McBESummary

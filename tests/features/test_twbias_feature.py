@@ -8,7 +8,7 @@ import pytest
 from pytest_bdd import given, parsers, scenarios, then, when
 from scipy import stats
 
-from culturebias.adapters.scripted.backend import ScriptedScorer, ScriptedTemplater
+from culturebias.testing.scripted import ScriptedScorer, ScriptedTemplater
 from culturebias.adapters.stores.sqlite_store import SQLiteResultStore
 from culturebias.application.twbias.service import TWBiasOutcome, TWBiasService
 from culturebias.domain.requests import ChatMessage

@@ -12,7 +12,7 @@ import pytest
 
 import culturebias
 from culturebias.adapters.judge import GeneratorJudge
-from culturebias.adapters.scripted.backend import ScriptedGenerator, ScriptedScorer, ScriptedTemplater
+from culturebias.testing.scripted import ScriptedGenerator, ScriptedScorer, ScriptedTemplater
 from culturebias.adapters.stores.jsonl_store import JsonlResultStore
 from culturebias.adapters.stores.sqlite_store import SQLiteResultStore
 from culturebias.bootstrap.cli import main
@@ -245,7 +245,7 @@ def test_libra_records_the_three_sentences_and_their_likelihoods(runs):
 
 
 def test_cbbq_masked_records_each_option_sentence_and_its_pseudo_loglikelihood(tmp_path):
-    from culturebias.adapters.scripted.backend import ScriptedPseudoScorer
+    from culturebias.testing.scripted import ScriptedPseudoScorer
 
     # the longer the scored span, the likelier (any deterministic rule will do)
     scorer = ScriptedPseudoScorer(lambda text, start, end: float(end - start))

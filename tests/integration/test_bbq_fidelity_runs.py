@@ -5,7 +5,7 @@ from __future__ import annotations
 import shutil
 
 from culturebias.adapters.kobbq.files import BUNDLED, REFERENCE_PREFIX
-from culturebias.adapters.scripted.backend import ScriptedGenerator, ScriptedScorer
+from culturebias.testing.scripted import ScriptedGenerator, ScriptedScorer
 from culturebias.domain.bbq.keys import AnswerKey
 from culturebias.testing.context import run_with_fakes
 

@@ -7,7 +7,7 @@ from pathlib import Path
 import pytest
 
 from culturebias.adapters.kobbq.files import KoBBQFiles
-from culturebias.adapters.scripted.backend import ScriptedGenerator, ScriptedScorer, ScriptedTemplater
+from culturebias.testing.scripted import ScriptedGenerator, ScriptedScorer, ScriptedTemplater
 from culturebias.adapters.stores.sqlite_store import SQLiteResultStore
 from culturebias.domain.bbq.answer_order import shown_order
 from culturebias.domain.bbq.keys import AnswerKey

@@ -11,7 +11,7 @@ from __future__ import annotations
 import pytest
 
 from culturebias.adapters.cbbq.files import CBBQFiles
-from culturebias.adapters.scripted.backend import ScriptedGenerator
+from culturebias.testing.scripted import ScriptedGenerator
 from culturebias.domain.bbq.answer_order import shown_order
 from culturebias.domain.bbq.keys import AnswerKey
 from culturebias.testing.bbq_steps import biased

@@ -21,7 +21,7 @@ torch = pytest.importorskip("torch")
 pytestmark = pytest.mark.slow  # two tiny-model runs and two browser sessions: about a minute on 2 cores
 
 from culturebias.bootstrap.cli import main  # noqa: E402
-from culturebias.bootstrap.comparison import compare_runs  # noqa: E402
+from culturebias.bootstrap.api import compare_runs  # noqa: E402
 from culturebias.testing.tiny_models import cached_tiny_causal_lm  # noqa: E402
 
 LIMIT = 8  # two KoBBQ samples of age-001: every context type

@@ -19,7 +19,7 @@ from culturebias.adapters.embeddings import BagOfWordsEmbedder
 from culturebias.adapters.openai.backend import create_backend
 from culturebias.adapters.openai.client import Backoff
 from culturebias.adapters.openai.options import OpenAIOptions
-from culturebias.adapters.scripted.backend import ScriptedGenerator, ScriptedScorer
+from culturebias.testing.scripted import ScriptedGenerator, ScriptedScorer
 from culturebias.adapters.stores.memory_store import MemoryResultStore
 from culturebias.adapters.stores.sqlite_store import SQLiteResultStore
 from culturebias.domain.libra.options import LibraOptions

@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from culturebias.adapters.judge import GeneratorJudge
-from culturebias.adapters.scripted.backend import ScriptedGenerator, ScriptedScorer
+from culturebias.testing.scripted import ScriptedGenerator, ScriptedScorer
 from culturebias.domain.errors import ConfigError
 from culturebias.domain.mcbe.instances import BEI, McBEDataset
 from culturebias.domain.mcbe.options import McBEOptions

@@ -38,7 +38,7 @@ transformers = pytest.importorskip("transformers")
 
 from culturebias.adapters.mcbe.files import McBEFiles  # noqa: E402
 from culturebias.adapters.hf.options import HFOptions  # noqa: E402
-from culturebias.adapters.scripted.backend import ScriptedGenerator  # noqa: E402
+from culturebias.testing.scripted import ScriptedGenerator  # noqa: E402
 from culturebias.adapters.stores.sqlite_store import SQLiteResultStore  # noqa: E402
 from culturebias.application.mcbe.service import McBEService  # noqa: E402
 from culturebias.domain.mcbe.options import McBEOptions  # noqa: E402

@@ -11,7 +11,7 @@ import math
 import pytest
 
 from culturebias.adapters.judge import GeneratorJudge
-from culturebias.adapters.scripted.backend import ScriptedGenerator, ScriptedScorer
+from culturebias.testing.scripted import ScriptedGenerator, ScriptedScorer
 from culturebias.adapters.stores.sqlite_store import SQLiteResultStore
 from culturebias.domain.errors import ConfigError
 from culturebias.domain.mcbe.instances import BEI, McBEDataset

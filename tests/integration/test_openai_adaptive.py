@@ -19,7 +19,7 @@ from culturebias.adapters.openai.backend import create_backend
 from culturebias.adapters.openai.client import Backoff, ServerUnavailableError
 from culturebias.adapters.openai.options import OpenAIOptions
 from culturebias.adapters.progress import NullProgress
-from culturebias.adapters.scripted.backend import ScriptedGenerator, ScriptedScorer
+from culturebias.testing.scripted import ScriptedGenerator, ScriptedScorer
 from culturebias.adapters.stores.sqlite_store import SQLiteResultStore
 from culturebias.application.recorded_ports import RecordedGenerator
 from culturebias.domain.requests import ChatMessage, GenerationRequest

@@ -9,7 +9,7 @@ import pytest
 
 from culturebias.adapters.openai.truth_probe import COUNTING
 from culturebias.testing.openai_server import CharacterTokenSource, OpenAITestServer
-from culturebias.adapters.scripted.backend import ScriptedGenerator, ScriptedScorer
+from culturebias.testing.scripted import ScriptedGenerator, ScriptedScorer
 from culturebias.bootstrap.cli import main
 
 SECRET = "sk-live-7c1d0e9f3b2a4c5d"

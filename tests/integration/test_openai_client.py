@@ -17,7 +17,7 @@ import structlog
 from culturebias.adapters.openai.backend import create_backend
 from culturebias.adapters.openai.client import ApiError, Backoff
 from culturebias.testing.openai_server import CharacterTokenSource, OpenAITestServer
-from culturebias.adapters.scripted.backend import ScriptedGenerator, ScriptedScorer
+from culturebias.testing.scripted import ScriptedGenerator, ScriptedScorer
 from culturebias.adapters.openai.options import OpenAIOptions
 from culturebias.domain.errors import CapabilityError, ConfigError
 from culturebias.domain.requests import ChatMessage, GenerationParams, GenerationRequest, LoglikelihoodRequest

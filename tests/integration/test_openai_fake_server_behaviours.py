@@ -9,7 +9,7 @@ from __future__ import annotations
 import json
 import urllib.request
 
-from culturebias.adapters.scripted.backend import ScriptedGenerator, ScriptedScorer
+from culturebias.testing.scripted import ScriptedGenerator, ScriptedScorer
 from culturebias.testing.openai_server import CharacterTokenSource, OpenAITestServer
 
 

@@ -23,7 +23,7 @@ from culturebias.adapters.openai.client import ApiError, Backoff, InvalidReplyEr
 from culturebias.adapters.openai.echo_logprobs import check_echo
 from culturebias.adapters.openai.options import OpenAIOptions
 from culturebias.adapters.openai.request_cache import RequestCacheError
-from culturebias.adapters.scripted.backend import ScriptedGenerator, ScriptedScorer
+from culturebias.testing.scripted import ScriptedGenerator, ScriptedScorer
 from culturebias.domain.errors import CapabilityError
 from culturebias.domain.requests import ChatMessage, GenerationRequest, GenerationResult, LoglikelihoodRequest
 from culturebias.testing.openai_server import CharacterTokenSource, OpenAITestServer

@@ -15,7 +15,7 @@ from culturebias.adapters.embeddings import BagOfWordsEmbedder
 from culturebias.adapters.openai.backend import create_backend
 from culturebias.adapters.openai.client import Backoff, ServerUnavailableError
 from culturebias.adapters.openai.options import OpenAIOptions
-from culturebias.adapters.scripted.backend import ScriptedGenerator, ScriptedScorer
+from culturebias.testing.scripted import ScriptedGenerator, ScriptedScorer
 from culturebias.adapters.stores.memory_store import MemoryResultStore
 from culturebias.application.bbq.answering import resolve_mode
 from culturebias.domain.errors import CapabilityError

@@ -17,16 +17,11 @@ from pathlib import Path
 
 import pytest
 
-from culturebias.adapters.stores.postgres_store import (
-    REDACTED,
-    PostgresConnectError,
-    PostgresResultStore,
-    PostgresStoreError,
-    redact_dsn,
-)
+from culturebias.adapters.stores.postgres_store import PostgresConnectError, PostgresResultStore, PostgresStoreError
 from culturebias.bootstrap.cli import main
 from culturebias.bootstrap.settings import StoreSettings, load_settings
 from culturebias.domain.errors import ConfigError
+from culturebias.domain.redaction import REDACTED, redact_dsn
 from culturebias.domain.runs import RunManifest
 from culturebias.testing.postgres_server import PostgresServer, postgres_server, postgres_store_settings  # noqa: F401
 

@@ -303,7 +303,7 @@ def test_importing_culturebias_does_not_import_ray():
     import subprocess
 
     code = (
-        "import sys, culturebias, culturebias.bootstrap.container, culturebias.bootstrap.sweep, culturebias.bootstrap.cli\n"
+        "import sys, culturebias, culturebias.bootstrap.container, culturebias.application.sweep, culturebias.bootstrap.cli\n"
         "print('ray' in sys.modules)\n"
     )
     assert subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout.strip() == "False"

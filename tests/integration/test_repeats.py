@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from culturebias.adapters.scripted.backend import ScriptedGenerator
+from culturebias.testing.scripted import ScriptedGenerator
 from culturebias.adapters.stores.sqlite_store import SQLiteResultStore
 from culturebias.bootstrap.cli import main
 from culturebias.domain.mcbe.instances import BEI, McBEDataset, split_words

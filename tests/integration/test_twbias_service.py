@@ -10,7 +10,7 @@ import pytest
 from scipy import stats
 
 from culturebias.adapters.twbias.report import TWBiasReport
-from culturebias.adapters.scripted.backend import ScriptedScorer, ScriptedTemplater
+from culturebias.testing.scripted import ScriptedScorer, ScriptedTemplater
 from culturebias.adapters.stores.sqlite_store import SQLiteResultStore
 from culturebias.application.run_benchmark import RunResult
 from culturebias.application.twbias.service import TWBiasPlan, TWBiasService

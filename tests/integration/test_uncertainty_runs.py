@@ -10,7 +10,7 @@ import pytest
 
 from culturebias.adapters.cbbq.files import CBBQFiles
 from culturebias.adapters.kobbq.files import KoBBQFiles
-from culturebias.adapters.scripted.backend import ScriptedGenerator
+from culturebias.testing.scripted import ScriptedGenerator
 from culturebias.testing.benchmarks import headline
 from culturebias.testing.context import run_with_fakes
 
@@ -71,7 +71,7 @@ def mcbe_model(request, prompt: str) -> str:
 
 
 def test_mcbe_run_writes_instance_intervals_for_the_overall_and_each_task():
-    from culturebias.adapters.scripted.backend import ScriptedScorer
+    from culturebias.testing.scripted import ScriptedScorer
     from culturebias.domain.mcbe.instances import BEI, McBEDataset
 
     beis = tuple(
@@ -106,7 +106,7 @@ class NothingIsLocal:
 def test_libra_run_writes_triplet_intervals_and_an_undefined_metric_gets_none():
     from culturebias.adapters.libra.files import LibraFiles
     from culturebias.adapters.embeddings import BagOfWordsEmbedder
-    from culturebias.adapters.scripted.backend import ScriptedScorer
+    from culturebias.testing.scripted import ScriptedScorer
 
     triplets = LibraFiles(None).load()
     summary = run_with_fakes(
@@ -148,7 +148,7 @@ def twbias_dataset():
 
 
 def test_twbias_run_writes_sentence_pair_intervals_for_each_specification():
-    from culturebias.adapters.scripted.backend import ScriptedScorer, ScriptedTemplater
+    from culturebias.testing.scripted import ScriptedScorer, ScriptedTemplater
 
     data, originals = twbias_dataset()
 

@@ -85,7 +85,7 @@ def test_stored_payload_is_redacted():
 
 def test_importing_culturebias_and_its_cli_imports_no_table_library():
     code = (
-        "import sys, culturebias, culturebias.bootstrap.cli, culturebias.bootstrap.samples\n"
+        "import sys, culturebias, culturebias.bootstrap.cli, culturebias.application.samples\n"
         "culturebias.samples, culturebias.export_samples, culturebias.ItemRecord\n"
         "print(','.join(m for m in ('pyarrow', 'pandas') if m in sys.modules))\n"
     )

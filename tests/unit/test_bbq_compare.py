@@ -8,7 +8,7 @@ import math
 import pytest
 from scipy import stats
 
-from culturebias.adapters.scripted.backend import ScriptedGenerator
+from culturebias.testing.scripted import ScriptedGenerator
 from culturebias.domain.cbbq.comparison import compare_cbbq
 from culturebias.domain.kobbq.comparison import (
     TESTED_METRICS,

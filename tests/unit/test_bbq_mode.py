@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from culturebias.adapters.scripted.backend import ScriptedGenerator, ScriptedScorer, ScriptedTemplater
+from culturebias.testing.scripted import ScriptedGenerator, ScriptedScorer, ScriptedTemplater
 from culturebias.application.bbq.answering import plan_answers
 from culturebias.application.bbq.service import answering_block, plan_notes
 from culturebias.application.bbq.mode import PAPERS_GENERATED
@@ -56,7 +56,7 @@ def test_auto_with_neither_capability_is_a_capability_error():
 
 
 def test_masked_mode_for_an_encoder_and_not_with_chain_of_thought():
-    from culturebias.adapters.scripted.backend import ScriptedPseudoScorer
+    from culturebias.testing.scripted import ScriptedPseudoScorer
     from culturebias.domain.errors import ConfigError
 
     encoder = fake_context(pseudo_scorer=ScriptedPseudoScorer(lambda text, start, end: 0.0))
@@ -80,7 +80,7 @@ def test_best_option_is_the_best_mean_per_token():
 
 def test_kobbq_in_masked_mode_uses_each_prompts_unknown_wording(tmp_path):
     from culturebias.adapters.kobbq.files import KoBBQFiles
-    from culturebias.adapters.scripted.backend import ScriptedPseudoScorer
+    from culturebias.testing.scripted import ScriptedPseudoScorer
     from culturebias.testing.context import run_with_fakes
 
     prompts = KoBBQFiles(None).load().prompts

@@ -11,7 +11,7 @@ from typing import Any
 import pytest
 
 from culturebias.adapters.reports.bbq_report import BBQReport
-from culturebias.adapters.scripted.backend import ScriptedGenerator
+from culturebias.testing.scripted import ScriptedGenerator
 from culturebias.domain.bbq.summary import CBBQSummary, KoBBQSummary
 from culturebias.testing.context import run_with_fakes
 

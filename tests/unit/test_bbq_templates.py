@@ -182,13 +182,17 @@ def test_cbbq_expansion_reproduces_the_released_instance_files(cbbq_data, catego
 
 
 def test_expand_command_writes_jsonl(tmp_path):
-    from culturebias.bootstrap.expand import expand_cbbq, expand_kobbq
+    from culturebias.adapters.cbbq.files import CBBQTemplates
+    from culturebias.adapters.kobbq.files import KoBBQTemplates
+    from culturebias.adapters.table_files import JsonlRows
+    from culturebias.application.cbbq.expand import expand_cbbq
+    from culturebias.application.kobbq.expand import expand_kobbq
 
     settings = load_settings(assignments=["protocol.categories=sexual_orientation"])
-    n = expand_cbbq(settings.protocol, settings.data.path, tmp_path / "cbbq.jsonl")
+    n = expand_cbbq(settings.protocol, CBBQTemplates(settings.data.path), JsonlRows(tmp_path / "cbbq.jsonl"))
     lines = (tmp_path / "cbbq.jsonl").read_text(encoding="utf-8").splitlines()
     assert n == len(lines) == 1120  # 560 ambiguous + 560 disambiguated
     assert json.loads(lines[0])["category"] == "sexual_orientation"
     settings = load_settings(assignments=["protocol.versions=c,d"])
-    n = expand_kobbq(settings.protocol, settings.data.path, tmp_path / "kobbq.jsonl")
+    n = expand_kobbq(settings.protocol, KoBBQTemplates(settings.data.path), JsonlRows(tmp_path / "kobbq.jsonl"))
     assert n == 480  # the race/ethnicity templates' c and d versions

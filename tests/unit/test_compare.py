@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 
 import culturebias
-from culturebias.adapters.scripted.backend import ScriptedGenerator
+from culturebias.testing.scripted import ScriptedGenerator
 from culturebias.adapters.stores.sqlite_store import SQLiteResultStore
 from culturebias.application.compare import build_comparison as build_with
 from culturebias.bootstrap.registry import registry

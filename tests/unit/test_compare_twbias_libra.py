@@ -6,7 +6,7 @@ import functools
 
 import pytest
 
-from culturebias.adapters.scripted.backend import ScriptedScorer
+from culturebias.testing.scripted import ScriptedScorer
 from culturebias.domain.libra.comparison import compare_libra
 from culturebias.domain.libra.summary import LibraSummary
 from culturebias.domain.twbias.comparison import compare_twbias

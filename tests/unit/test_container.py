@@ -10,7 +10,7 @@ import pytest
 
 from culturebias.adapters.stores.jsonl_store import JsonlResultStore
 from culturebias.adapters.stores.sqlite_store import SQLiteResultStore
-from culturebias.adapters.model_options import ModelOptions
+from culturebias.domain.model_options import ModelOptions
 from culturebias.bootstrap import registry as registry_module
 from culturebias.bootstrap.container import make_container, make_context_factory
 from culturebias.bootstrap.settings import load_settings
@@ -77,7 +77,7 @@ def test_unknown_backend_store_and_benchmark_are_named(tmp_path):
     with pytest.raises(ConfigError, match="unknown store 'mongodb'"):
         container(tmp_path, "store.backend=mongodb")
     with pytest.raises(ConfigError, match="unknown benchmark"):
-        container(tmp_path, benchmark="nope").service()
+        container(tmp_path, benchmark="nope").source()
 
 
 def test_the_judge_follows_the_model_unless_configured(tmp_path):
@@ -107,7 +107,7 @@ def test_json_logs_on_demand(capsys):
 
 
 def test_judge_replies_are_stored_for_resume(tmp_path, monkeypatch):
-    from culturebias.adapters.scripted.backend import ScriptedGenerator
+    from culturebias.testing.scripted import ScriptedGenerator
     from culturebias.domain.requests import ChatMessage
     from culturebias.domain.runs import RunManifest
     from culturebias.ports.judging import JudgeRequest
@@ -131,3 +131,15 @@ def test_judge_replies_are_stored_for_resume(tmp_path, monkeypatch):
     assert first[0].value == again[0].value == 7
     assert len(asked) == 1, "a resumed run does not ask the judge again"
     assert len(c.store().load_results("r", "generation")) == 1
+
+
+def test_the_resume_identity_holds_the_weights_the_container_reads(tmp_path):
+    folder = tmp_path / "model"
+    folder.mkdir()
+    (folder / "config.json").write_text("{}", encoding="utf-8")
+    (folder / "model.safetensors").write_bytes(b"w" * 10)
+    made = container(tmp_path, f"model.path={folder}", f"run.cache_dir={tmp_path / 'cache'}")
+    identity = made.settings().resume_identity(made.model_weights())
+    assert set(identity["model_weights"]) == {"config.json", "model.safetensors"}
+    hub = container(tmp_path, "model.path=org/some-hub-model")
+    assert "model_weights" not in hub.settings().resume_identity(hub.model_weights())

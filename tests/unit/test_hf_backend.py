@@ -14,7 +14,7 @@ from culturebias.domain.errors import CapabilityError, ConfigError
 def test_importing_the_hf_modules_loads_no_torch_or_transformers():
     modules = ["backend", "loading", "embedded", "tokens", "scorer", "generator", "templater", "masked", "options"]
     code = "; ".join(f"import culturebias.adapters.hf.{m}" for m in modules)
-    code += "; import culturebias.adapters.local_backend; import culturebias.testing.tiny_models"
+    code += "; import culturebias.adapters.hf.local_backend; import culturebias.testing.tiny_models"
     code += "; import sys; print(sorted(m for m in ('torch', 'transformers', 'tokenizers') if m in sys.modules))"
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
     assert out.strip() == "[]"
@@ -33,7 +33,7 @@ def test_masked_kind_offers_no_causal_ports(tmp_path):
 
 def test_the_local_backends_share_one_capability_check_and_build_each_port_once(tmp_path):
     from culturebias.adapters.hf.backend import create_backend
-    from culturebias.adapters.local_backend import LocalBackend
+    from culturebias.adapters.hf.local_backend import LocalBackend
     from culturebias.adapters.onnx.backend import create_backend as create_onnx
     from culturebias.adapters.onnx.options import OnnxOptions
 
@@ -59,7 +59,7 @@ def test_the_local_backends_share_one_capability_check_and_build_each_port_once(
 
 
 def test_score_provenance_of_local_scorers():
-    from culturebias.adapters.local_backend import score_provenance
+    from culturebias.adapters.hf.local_backend import score_provenance
 
     options = HFOptions(dtype="bfloat16", batch_size=3, boundary_rule="authors")
     provenance = score_provenance("onnx", options, device="cuda:0")

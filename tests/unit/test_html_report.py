@@ -120,7 +120,7 @@ def test_drill_matching_prefers_the_named_dimension_and_skips_metric_names():
 def replayed(tmp_path_factory):
     pytest.importorskip("culturebias.domain.audit")
     import culturebias
-    from culturebias.bootstrap.comparison import compare_runs
+    from culturebias.bootstrap.api import compare_runs
     from test_bbq_cli import kobbq_replay
 
     root = tmp_path_factory.mktemp("html")

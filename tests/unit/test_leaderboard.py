@@ -7,7 +7,7 @@ import json
 import pytest
 
 import culturebias
-from culturebias.adapters.scripted.backend import ScriptedGenerator
+from culturebias.testing.scripted import ScriptedGenerator
 from culturebias.adapters.stores.sqlite_store import SQLiteResultStore
 from culturebias.bootstrap.api import benchmarks
 from culturebias.bootstrap.cli import main

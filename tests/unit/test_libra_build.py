@@ -13,7 +13,7 @@ import pytest
 from culturebias.adapters.libra.files import LibraFiles
 from culturebias.adapters.libra_corpus.steps import TablePerturber
 from culturebias.bootstrap.cli import main
-from culturebias.bootstrap.libra_build import build_libra, import_libra_review
+from culturebias.bootstrap.libra_build_wiring import build_libra, import_libra_review
 from culturebias.domain.errors import ConfigError, DataError
 from culturebias.testing.libra_build_components import CooccurrenceExpander, FirstWordClusterer
 
@@ -201,7 +201,7 @@ def test_without_the_build_extra_the_cluster_step_names_the_pip_command(tmp_path
 def test_building_imports_no_heavy_library():
     code = (
         "import sys, tempfile, culturebias, culturebias.bootstrap.cli\n"
-        "from culturebias.bootstrap.libra_build import build_libra\n"
+        "from culturebias.bootstrap.libra_build_wiring import build_libra\n"
         f"build_libra({str(CORPUS)!r}, {str(SEEDS)!r}, tempfile.mkdtemp(), settings={{'expander': 'none', 'clusterer': 'none'}})\n"
         "print(','.join(m for m in ('umap', 'sklearn', 'mlxtend', 'torch') if m in sys.modules))\n"
     )

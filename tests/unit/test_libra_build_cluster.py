@@ -9,7 +9,7 @@ import pytest
 
 from culturebias.adapters.embeddings import open_embedder
 from culturebias.adapters.libra_build_components import open_clusterer
-from culturebias.adapters.scripted.backend import ScriptedGenerator
+from culturebias.testing.scripted import ScriptedGenerator
 from culturebias.domain.libra_build.component_options import ClustererOptions
 from culturebias.domain.libra_build.group_mapping import parse_mapping_reply
 

@@ -10,7 +10,7 @@ import pytest
 from culturebias.adapters.libra.files import LibraFiles, triplet_from_fields
 from culturebias.adapters.embeddings import BagOfWordsEmbedder
 from culturebias.adapters.libra.report import FIGURE
-from culturebias.adapters.scripted.backend import ScriptedGenerator, ScriptedPseudoScorer, ScriptedScorer
+from culturebias.testing.scripted import ScriptedGenerator, ScriptedPseudoScorer, ScriptedScorer
 from culturebias.application.libra.service import LibraService
 from culturebias.domain.errors import CapabilityError, ConfigError
 from culturebias.domain.libra.options import LibraOptions

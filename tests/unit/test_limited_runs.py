@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from culturebias.adapters.reports.markdown import header_section
-from culturebias.adapters.scripted.backend import ScriptedScorer
+from culturebias.testing.scripted import ScriptedScorer
 from culturebias.bootstrap.registry import BenchmarkDescriptor, registry
 from culturebias.domain.summary import RunLimit, run_limit
 from culturebias.domain.twbias.options import TWBiasOptions

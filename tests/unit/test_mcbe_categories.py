@@ -54,7 +54,7 @@ def test_a_category_outside_the_twelve_is_kept_under_its_name_and_named():
 
 
 def test_a_summary_with_earlier_labels_compares_under_the_papers_keys():
-    from culturebias.adapters.scripted.backend import ScriptedGenerator, ScriptedScorer
+    from culturebias.testing.scripted import ScriptedGenerator, ScriptedScorer
     from culturebias.domain.mcbe.comparison import cells
     from culturebias.domain.mcbe.instances import BEI, McBEDataset
     from culturebias.testing.context import run_with_fakes

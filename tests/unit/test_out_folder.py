@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from culturebias.adapters.scripted.backend import ScriptedScorer
+from culturebias.testing.scripted import ScriptedScorer
 from culturebias.adapters.stores.sqlite_store import SQLiteResultStore
 from culturebias.application import run_benchmark as orchestration
 from culturebias.application.out_folder import JOURNAL_FILE, LOCK_FILE, FolderLock

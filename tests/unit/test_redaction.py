@@ -136,3 +136,11 @@ def test_console_logs_are_redacted_too():
         structlog.reset_defaults()
     assert "CONSOLESECRET" not in buffer.getvalue() and R in buffer.getvalue()
 
+
+
+def test_a_dsn_password_is_redacted_in_every_form_and_found_to_scrub():
+    from culturebias.domain.redaction import REDACTED, dsn_secrets, redact_dsn
+
+    assert redact_dsn("postgresql://me:s3cret@db:5432/x?password=two") == f"postgresql://me:{REDACTED}@db:5432/x?password={REDACTED}"
+    assert redact_dsn("host=db password='s p' user=me") == f"host=db password={REDACTED} user=me"
+    assert set(dsn_secrets("postgresql://me:s3cret@db/x?password=two")) == {"s3cret", "two"}

@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 from pydantic import BaseModel
 
-from culturebias.adapters.model_options import ModelOptions
+from culturebias.domain.model_options import ModelOptions
 from culturebias.bootstrap.registry import (
     BACKENDS,
     BENCHMARKS,

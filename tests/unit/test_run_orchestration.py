@@ -10,7 +10,7 @@ from typing import Literal
 import pytest
 from pydantic import BaseModel
 
-from culturebias.adapters.scripted.backend import ScriptedScorer, ScriptedTemplater
+from culturebias.testing.scripted import ScriptedScorer, ScriptedTemplater
 from culturebias.adapters.stores.sqlite_store import SQLiteResultStore
 from culturebias.application.context import RunContext
 from culturebias.application.run_benchmark import RunRequest, run_benchmark

@@ -8,7 +8,7 @@ import pytest
 
 from culturebias.testing.benchmarks import comparer, comparison_report
 from culturebias.adapters.reports.intervals import bounds, ci_cells, error_bars, legend, with_ci
-from culturebias.adapters.scripted.backend import ScriptedGenerator
+from culturebias.testing.scripted import ScriptedGenerator
 from culturebias.application.compare import compare_summaries
 from culturebias.domain.uncertainty import Interval, mean_interval
 from culturebias.testing.context import run_with_fakes

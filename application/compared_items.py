@@ -9,22 +9,20 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 from pathlib import Path
-from typing import TYPE_CHECKING
 
 from culturebias.application.audit import stored_items
 from culturebias.domain.audit import ItemRecord
 from culturebias.domain.errors import ConfigError, DataError
 from culturebias.domain.summary import RunSummary
+from culturebias.ports.run_archive import RunArchive, RunRef, StoreRef
 
-if TYPE_CHECKING:  # bootstrap.comparison imports this module
-    from culturebias.bootstrap.comparison import RunRef, StoreRef
+# run id -> the stored item records of that compared run, or None.
+ItemsOf = Callable[[str], list[ItemRecord] | None]
 
 
-def _read(store_ref: StoreRef, run_id: str) -> list[ItemRecord] | None:
-    from culturebias.bootstrap.api import open_store
-
+def _read(store_ref: StoreRef, run_id: str, archive: RunArchive) -> list[ItemRecord] | None:
     try:
-        store = open_store(store_ref, must_exist=True)
+        store = archive.open_store(store_ref, must_exist=True)
     except (ConfigError, DataError, OSError):
         return None
     try:
@@ -35,8 +33,8 @@ def _read(store_ref: StoreRef, run_id: str) -> list[ItemRecord] | None:
 
 
 def compared_items(
-    runs: Sequence[RunRef], summaries: Sequence[RunSummary], store: StoreRef | None = None
-) -> Callable[[str], list[ItemRecord] | None]:
+    runs: Sequence[RunRef], summaries: Sequence[RunSummary], store: StoreRef | None, archive: RunArchive
+) -> ItemsOf:
     """run id → the stored item records of that compared run, or None."""
     where: dict[str, StoreRef] = {}
     for run, summary in zip(runs, summaries):
@@ -49,6 +47,6 @@ def compared_items(
             where[summary.run_id] = store
 
     def items(run_id: str) -> list[ItemRecord] | None:
-        return _read(where[run_id], run_id) if run_id in where else None
+        return _read(where[run_id], run_id, archive) if run_id in where else None
 
     return items

@@ -1,32 +1,26 @@
-"""Wiring of ``culturebias samples`` / ``export`` and ``culturebias.samples`` / ``export_samples``.
+"""A run's per-item audit trail: ``culturebias samples`` / ``export`` and ``culturebias.samples`` / ``export_samples``.
 
 A run is named as ``compare`` names one: an output folder, its summary.json, or
 a run id in a store. Reads the store only (stage ``items``); no model port is
-built. Exports are pandas-ready: one flat row per item, metadata as
-``meta.<field>`` columns, numbers as ``score.<name>`` columns. Parquet needs
-pyarrow (the ``export`` extra), imported only when a parquet file is written.
+built. Exports go through an ``ItemTableWriter`` (``adapters/table_files.py``).
 """
 
 from __future__ import annotations
 
-import csv
 import json
-import os
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
 
 from culturebias.application.audit import stored_items
 from culturebias.application.out_folder import JOURNAL_FILE
-from culturebias.bootstrap.api import open_store
-from culturebias.bootstrap.comparison import RunRef, StoreRef
-from culturebias.domain.audit import BASE_COLUMNS, META_PREFIX, SCORE_PREFIX, ItemRecord, columns, flat_record, matches
+from culturebias.domain.audit import META_PREFIX, SCORE_PREFIX, ItemRecord, matches
 from culturebias.domain.errors import ConfigError, DataError
 from culturebias.domain.summary import RunSummary
+from culturebias.ports.exports import ItemTableWriter
 from culturebias.ports.results import ResultStore
+from culturebias.ports.run_archive import RunArchive, RunRef, StoreRef
 
-EXPORT_FORMATS = ("csv", "parquet", "jsonl")
 FILTERABLE = ("benchmark", "item_id", "prompt", "answer", "parsed", "outcome", "correct")
 
 
@@ -64,15 +58,15 @@ def _folder_run_id(folder: Path, store: ResultStore) -> str:
     raise DataError(f"no summary.json names the run, and the store holds {len(runs)} runs ({listed}): name one by its id with --store", file=str(folder))
 
 
-def _open(run: RunRef, store: StoreRef | None) -> tuple[ResultStore, ResolvedRun]:
+def _open(run: RunRef, store: StoreRef | None, archive: RunArchive) -> tuple[ResultStore, ResolvedRun]:
     if isinstance(run, RunSummary):
         if store is None:
             raise DataError("a summary object names its run, not its store: pass store=", file=run.run_id)
-        return open_store(store, must_exist=True), ResolvedRun(run.run_id, str(store))
+        return archive.open_store(store, must_exist=True), ResolvedRun(run.run_id, str(store))
     path = Path(run).expanduser()
     if path.exists():
         folder = path if path.is_dir() else path.parent
-        opened = open_store(store if store is not None else folder, must_exist=True)
+        opened = archive.open_store(store if store is not None else folder, must_exist=True)
         try:
             run_id = _summary_run_id(path) if path.is_file() and path.suffix == ".json" else _folder_run_id(folder, opened)
         except BaseException:
@@ -84,7 +78,9 @@ def _open(run: RunRef, store: StoreRef | None) -> tuple[ResultStore, ResolvedRun
         raise DataError(
             "no such run folder or summary.json (to name a run id, give the store: --store PATH / store=)", file=str(run)
         )
-    return open_store(store, must_exist=True), ResolvedRun(str(run), str(store) if isinstance(store, (str, Path)) else "the result store")
+    return archive.open_store(store, must_exist=True), ResolvedRun(
+        str(run), str(store) if isinstance(store, (str, Path)) else "the result store"
+    )
 
 
 def _check_fields(records: Sequence[ItemRecord], where: Mapping[str, str]) -> None:
@@ -103,12 +99,17 @@ def _check_fields(records: Sequence[ItemRecord], where: Mapping[str, str]) -> No
 
 
 def load_samples(
-    run: RunRef, where: Mapping[str, str] | None = None, limit: int | None = None, store: StoreRef | None = None
+    run: RunRef,
+    where: Mapping[str, str] | None = None,
+    limit: int | None = None,
+    store: StoreRef | None = None,
+    *,
+    archive: RunArchive,
 ) -> list[ItemRecord]:
     """The run's item records (in recorded order) that match every ``field=value`` of ``where``, at most ``limit``."""
     if limit is not None and limit < 0:
         raise ConfigError(f"limit must be 0 or more, got {limit}")
-    opened, resolved = _open(run, store)
+    opened, resolved = _open(run, store, archive)
     try:
         if opened.get_run(resolved.run_id) is None:
             raise DataError(f"no run {resolved.run_id!r} in the store", file=resolved.where)
@@ -123,80 +124,6 @@ def load_samples(
     return found[:limit] if limit is not None else found
 
 
-# -- export ----------------------------------------------------------------------------
-
-
-def _check_format(format: str) -> str:
-    if format not in EXPORT_FORMATS:
-        raise ConfigError(f"unknown export format {format!r} (choose one of: {', '.join(EXPORT_FORMATS)})")
-    return format
-
-
-def _replace_atomically(path: Path, write) -> None:
-    path.parent.mkdir(parents=True, exist_ok=True)
-    temporary = path.with_name(f".{path.name}.tmp-{os.getpid()}")
-    try:
-        write(temporary)
-        os.replace(temporary, path)
-    finally:
-        temporary.unlink(missing_ok=True)
-
-
-def _csv(path: Path, names: list[str], rows: list[dict[str, Any]]) -> None:
-    with path.open("w", encoding="utf-8", newline="") as handle:
-        writer = csv.DictWriter(handle, fieldnames=names, extrasaction="raise")
-        writer.writeheader()
-        writer.writerows(rows)
-
-
-def _jsonl(path: Path, names: list[str], rows: list[dict[str, Any]]) -> None:
-    with path.open("w", encoding="utf-8") as handle:
-        for row in rows:
-            handle.write(json.dumps({name: row.get(name) for name in names}, ensure_ascii=False) + "\n")
-
-
-def _column_type(values: list[Any]) -> str:
-    present = [v for v in values if v is not None]
-    if present and all(isinstance(v, bool) for v in present):
-        return "bool"
-    if present and all(isinstance(v, int) and not isinstance(v, bool) for v in present):
-        return "int"
-    if present and all(isinstance(v, (int, float)) and not isinstance(v, bool) for v in present):
-        return "float"
-    return "string"
-
-
-def _parquet(path: Path, names: list[str], rows: list[dict[str, Any]]) -> None:
-    try:
-        import pyarrow as pa
-        import pyarrow.parquet as pq
-    except ImportError:
-        raise ConfigError("parquet export needs pyarrow: pip install 'culturebias[export]'") from None
-    arrow_types = {"bool": pa.bool_(), "int": pa.int64(), "float": pa.float64(), "string": pa.string()}
-    arrays = []
-    for name in names:
-        values = [row.get(name) for row in rows]
-        kind = _column_type(values)
-        if kind == "string":  # a column mixing kinds (a metadata field that is a number in some items) is text
-            values = [None if v is None else v if isinstance(v, str) else json.dumps(v) for v in values]
-        elif kind == "float":
-            values = [None if v is None else float(v) for v in values]
-        arrays.append(pa.array(values, type=arrow_types[kind]))
-    pq.write_table(pa.Table.from_arrays(arrays, names=names), path)
-
-
-WRITERS = {"csv": _csv, "jsonl": _jsonl, "parquet": _parquet}
-
-
-def export_records(records: Sequence[ItemRecord], out: str | Path, format: str) -> int:
-    """Write the records as a flat table; returns how many rows were written."""
-    writer = WRITERS[_check_format(format)]
-    names = columns(records) if records else list(BASE_COLUMNS)
-    rows = [flat_record(r) for r in records]
-    _replace_atomically(Path(out).expanduser(), lambda path: writer(path, names, rows))
-    return len(rows)
-
-
 def export_samples(
     run: RunRef,
     out: str | Path,
@@ -205,6 +132,10 @@ def export_samples(
     where: Mapping[str, str] | None = None,
     limit: int | None = None,
     store: StoreRef | None = None,
+    archive: RunArchive,
+    tables: ItemTableWriter,
 ) -> int:
-    _check_format(format)
-    return export_records(load_samples(run, where, limit, store), out, format)
+    """Write the run's matching item records to ``out`` as a ``format`` table; returns the rows written."""
+    if format not in tables.formats:  # before the store is read
+        raise ConfigError(f"unknown export format {format!r} (choose one of: {', '.join(tables.formats)})")
+    return tables.write(load_samples(run, where, limit, store, archive=archive), Path(out).expanduser(), format)

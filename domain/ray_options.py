@@ -1,4 +1,4 @@
-"""``ray.*``: the typed settings of ``run.executor=ray`` (no ray import here: bootstrap validates them without it)."""
+"""``ray.*``: the typed settings of ``run.executor=ray`` (pure: bootstrap validates them without ray installed)."""
 
 from __future__ import annotations
 

@@ -45,3 +45,13 @@ def check_writable_store(location: Path | None) -> None:
                 f"result store {location} is not writable by this user ({target}); "
                 "set store.path or choose another --out"
             )
+
+
+class LocalOutputFolders:
+    """``ports.output_folders.OutputFolders`` on this machine's file system."""
+
+    def check(self, path: Path) -> None:
+        check_output_folder(path)
+
+    def make(self, path: Path) -> None:
+        make_output_folder(path)

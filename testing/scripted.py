@@ -1,4 +1,7 @@
-"""Scripted scorer, templater and generator.
+"""Scripted scorer, templater and generator: test doubles of the model ports, no model behind them.
+
+They pass the same contract suites as ``hf`` and let the Gherkin features specify metric
+behaviour with given numbers.
 
 ``ScriptedScorer(rule)`` calls ``rule(context, continuation) -> float`` for the
 log-probability of each request; token counts are character counts (each

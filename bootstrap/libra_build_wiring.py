@@ -1,19 +1,20 @@
-"""Wiring of ``culturebias build libra``: files read, components opened from settings, the build run."""
+"""``culturebias build libra`` wired: ``--set`` settings validated, components opened, files read by adapters.
+
+The build itself is ``application/libra_build/build.py``.
+"""
 
 from __future__ import annotations
 
 import importlib.util
-import json
 from pathlib import Path
 from typing import Literal, Mapping, Sequence
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from culturebias.application.libra_build.service import STEPS, BuildReport, Components, LibraBuild, import_review
-from culturebias.application.out_folder import FolderLock
+from culturebias.application.libra_build import build
+from culturebias.application.libra_build.service import STEPS, BuildReport, Components
 from culturebias.domain.errors import ConfigError
 from culturebias.domain.libra_build.component_options import ClustererOptions, ExpanderOptions
-from culturebias.domain.libra_build.topics import TopicClusters
 from culturebias.ports.dataset_building import KeywordExpander, TopicClusterer
 
 BUILD_EXTRA = "pip install 'culturebias[build]'"
@@ -58,19 +59,6 @@ def _generator(settings: BuildSettings):
 
     options = ModelSettings.model_validate({"backend": "hf", "path": settings.llm}).backend_options()
     return build_model_backend(options, default_cache_dir(Settings())).generator()
-
-
-def _user_glossary(path: str | None) -> dict[str, str]:
-    if path is None:
-        return {}
-    from culturebias.adapters.libra.files import parse_glossary
-    from culturebias.adapters.datasets.text_files import decode_text
-
-    file = Path(path).expanduser()
-    if not file.is_file():
-        raise ConfigError(f"glossary={path}: no such file")
-    entries = parse_glossary(str(file), decode_text(file.read_bytes(), str(file)))
-    return {entry.term: entry.definition for entry in entries}
 
 
 def _components(settings: BuildSettings, steps: Sequence[str], expander, clusterer) -> Components:
@@ -120,31 +108,31 @@ def build_libra(
     expander: KeywordExpander | None = None,
     clusterer: TopicClusterer | None = None,
 ) -> BuildReport:
-    """Build LIBRA triplets from a local corpus into ``out`` (a valid ``data.path`` for ``culturebias run libra``)."""
-    from culturebias.adapters.libra_corpus.files import read_corpus, read_seeds
+    """Build LIBRA triplets from a local corpus into ``out`` (a valid ``data.path`` for ``culturebias run libra``).
+
+    ``expander`` and ``clusterer`` replace the components ``settings`` name."""
+    from culturebias.adapters.libra_corpus.files import CorpusFiles
     from culturebias.adapters.reports.libra_build_report import write_build_report
 
     typed = settings if isinstance(settings, BuildSettings) else _settings(settings)
     wanted = [s.strip() for s in steps.split(",")] if isinstance(steps, str) else list(steps)
-    groups, antonyms = read_seeds(seeds)  # bad input is refused before anything is written
-    documents = read_corpus(corpus, text_field=text_field)
-    glossary = _user_glossary(typed.glossary)
-    components = _components(typed, wanted, expander, clusterer)
-    folder = Path(out)
-    folder.mkdir(parents=True, exist_ok=True)
-    with FolderLock(folder):
-        build = LibraBuild(folder, components, seed=typed.seed)
-        report = build.build(documents, groups, antonyms, steps=wanted, resume=resume, glossary=glossary)
-        stored = folder / "steps" / "cluster.json"
-        clusters = TopicClusters.model_validate(json.loads(stored.read_text("utf-8"))["result"]) if stored.exists() else None
-        write_build_report(folder, report, clusters)
-    return report
+    return build.build_libra(
+        corpus,
+        seeds,
+        out,
+        steps=wanted,
+        resume=resume,
+        text_field=text_field,
+        seed=typed.seed,
+        glossary=typed.glossary,
+        inputs=CorpusFiles(),
+        components=lambda: _components(typed, wanted, expander, clusterer),
+        write_report=write_build_report,
+    )
 
 
 def import_libra_review(out: str | Path, sheet: str | Path) -> dict[str, int]:
     """Apply an edited review sheet (CSV or XLSX) to ``out``'s triplets.jsonl, every row validated first."""
     from culturebias.adapters.libra_corpus.steps import CsvXlsxSheets
 
-    folder = Path(out)
-    with FolderLock(folder):
-        return import_review(folder, Path(sheet), CsvXlsxSheets())
+    return build.import_libra_review(out, sheet, CsvXlsxSheets())

@@ -14,6 +14,10 @@ A sweep file (TOML) or dict::
 Every pair runs into ``OUT/results.sqlite``. A pair that fails is recorded with
 its error and the others go on; ``OUT/sweep.json`` lists each pair's status and
 run id and is rewritten after every pair, so a killed sweep resumes from it.
+
+Bootstrap wires the pairs' settings and their executor (this process, or Ray tasks
+with ``run.executor = "ray"``); this module decides what runs, records how each
+pair ended and compares the finished runs.
 """
 
 from __future__ import annotations
@@ -22,14 +26,17 @@ import re
 import tomllib
 from collections.abc import Mapping
 from pathlib import Path
-from typing import Any, Literal
+from typing import Any, Callable, Literal, Sequence
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from culturebias.application.out_folder import write_text_atomically
 from culturebias.domain.errors import ConfigError, CultureBiasError, ResumeMismatchError
-from culturebias.bootstrap.settings import RaySettings
+from culturebias.domain.ray_options import RayOptions
 from culturebias.domain.redaction import redact_text
+from culturebias.ports.output_folders import OutputFolders
+from culturebias.ports.run_archive import RunArchive
+from culturebias.ports.sweeps import PairEvaluator, PairExecutor, PairOutcome, PairTask
 
 SWEEP_FILE = "sweep.json"
 STORE_FILE = "results.sqlite"
@@ -47,7 +54,7 @@ class SweepPlan(BaseModel):
     data: dict[str, Any] = Field(default_factory=dict)
     judge: dict[str, Any] = Field(default_factory=dict)
     run: dict[str, Any] = Field(default_factory=dict)
-    ray: RaySettings = Field(default_factory=RaySettings)  # with run.executor = "ray": each pair a Ray task
+    ray: RayOptions = Field(default_factory=RayOptions)  # with run.executor = "ray": each pair a Ray task
 
     def model_names(self) -> list[str]:
         names = []
@@ -126,104 +133,111 @@ def load_plan(plan: str | Path | Mapping[str, Any]) -> SweepPlan:
     return parsed
 
 
-def _pair_settings(plan: SweepPlan, model: Mapping[str, Any], store: Path):
-    from culturebias.bootstrap.api import make_settings
-
-    return make_settings(
-        model={k: v for k, v in model.items() if k != "name"},
-        data=plan.data or None,
-        options=plan.protocol,
-        judge=plan.judge or None,
-        run=plan.run or None,
-        store={"backend": "sqlite", "path": str(store)},
-    )
+# Compares finished runs (ids in the store) into a folder; returns the comparison.json written.
+Compare = Callable[[list[str], Path, Path], Path]
 
 
 def run_sweep(
-    plan: str | Path | Mapping[str, Any], *, out: str | Path, resume: bool = False, progress_bar: bool = False
+    sweep: SweepPlan,
+    names: list[str],
+    out_dir: Path,
+    *,
+    resume: bool,
+    executor: PairExecutor,
+    folders: OutputFolders,
+    archive: RunArchive,
+    compare: Compare,
 ) -> SweepResult:
-    from culturebias.bootstrap.api import benchmark_names, run_evaluation
-    from culturebias.bootstrap.container import SharedModel
-    from culturebias.bootstrap.output_folder import check_output_folder, make_output_folder
+    """Run the plan's unfinished pairs into ``out_dir/results.sqlite``, then compare each benchmark's finished runs.
 
-    sweep = load_plan(plan)
-    names = benchmark_names(sweep.benchmarks)
-    out_dir = Path(out).expanduser()
-    check_output_folder(out_dir)
+    ``names`` are the plan's benchmarks as registered; every pair's settings were checked when
+    ``executor`` was built. With ``resume`` a pair finished in the store is skipped and an unfinished one continues.
+    """
     store = out_dir / STORE_FILE
-    # Every model's settings and every benchmark's options are checked before the first pair runs.
-    settings = {}
-    for name, model in zip(sweep.model_names(), sweep.models):
-        try:
-            settings[name] = _pair_settings(sweep, model, store)
-            settings[name].model.backend_options()
-        except ConfigError as error:
-            raise ConfigError(f"sweep: model {name!r}: {error}") from None
-    per_pair = {(m, b): s.for_benchmark(b, names) for m, s in settings.items() for b in names}
-    on_ray = any(s.run.executor == "ray" for s in settings.values())
-    if on_ray:
-        from culturebias.bootstrap.ray_sweep import check_cluster, run_pairs_on_ray
-
-        check_cluster(sweep.ray)
-    make_output_folder(out_dir)
+    folders.make(out_dir)
     before = _previous(out_dir) if resume else {}
     result = SweepResult(
         out=str(out_dir),
         store=str(store),
-        pairs=[SweepPair(model=m, benchmark=b, out=str(out_dir / m / b)) for m in settings for b in names],
+        pairs=[SweepPair(model=m, benchmark=b, out=str(out_dir / m / b)) for m in sweep.model_names() for b in names],
     )
     for pair in result.pairs:
         done = before.get((pair.model, pair.benchmark))
-        if done is not None and done.status == "finished" and done.run_id and _finished_in(store, done.run_id):
+        if done is not None and done.status == "finished" and done.run_id and _finished_in(archive, store, done.run_id):
             pair.status, pair.run_id, pair.worker = "finished", done.run_id, done.worker
         elif done is not None:
             pair.run_id = done.run_id  # the unfinished run --resume continues
     _save(out_dir, result)
 
-    if on_ray:
-        run_pairs_on_ray(sweep.ray, result, per_pair, store, resume=resume, save=lambda: _save(out_dir, result))
-    for model in [] if on_ray else settings:
-        shared = SharedModel()  # one model load for all its benchmarks
-        for pair in (p for p in result.pairs if p.model == model and p.status != "finished"):
-            pair.status, pair.error = "running", None
-            _save(out_dir, result)
-            pair_settings = per_pair[(model, pair.benchmark)]
-            earlier = _run_ids(store, pair.benchmark)
-            try:
-                try:
-                    outcome = run_evaluation(
-                        pair.benchmark, pair_settings, out=pair.out, resume=resume, progress_bar=progress_bar, shared_model=shared
-                    )
-                except ResumeMismatchError:
-                    # The store's unfinished run of this benchmark is another pair's, or this pair's settings changed.
-                    outcome = run_evaluation(
-                        pair.benchmark, pair_settings, out=pair.out, resume=False, progress_bar=progress_bar, shared_model=shared
-                    )
-            except Exception as error:  # noqa: BLE001  one model's failure is recorded; the others run
-                pair.status, pair.error = "failed", redact_text(f"{type(error).__name__}: {error}")
-                new = _run_ids(store, pair.benchmark) - earlier
-                pair.run_id = new.pop() if len(new) == 1 else pair.run_id  # else the resumed run, or none was created
-            else:
-                pair.status, pair.run_id = "finished", outcome.run_id
-            _save(out_dir, result)
+    def started(task: PairTask) -> None:
+        pair = result.pair(task.model, task.benchmark)
+        pair.status, pair.error = "running", None
+        _save(out_dir, result)
 
-    result.comparisons = [_compare(result, benchmark, out_dir, store) for benchmark in names]
+    def finished(outcome: PairOutcome) -> None:
+        pair = result.pair(outcome.model, outcome.benchmark)
+        if outcome.files is not None:  # a pair run elsewhere: its files go where a local run writes them
+            folder = Path(pair.out)
+            folders.make(folder)
+            for name, content in outcome.files.items():
+                (folder / name).parent.mkdir(parents=True, exist_ok=True)
+                (folder / name).write_bytes(content)
+        pair.worker = outcome.worker
+        pair.run_id = outcome.run_id or pair.run_id  # a failed resume keeps the run it continued
+        if outcome.error is None:
+            pair.status = "finished"
+        else:
+            pair.status, pair.error = "failed", redact_text(outcome.error)
+        _save(out_dir, result)
+
+    tasks = [PairTask(p.model, p.benchmark, Path(p.out), resume) for p in result.pairs if p.status != "finished"]
+    executor.run(tasks, started, finished)
+    result.comparisons = [_compare(result, benchmark, out_dir, store, compare) for benchmark in names]
     _save(out_dir, result)
     return result
 
 
-def _compare(result: SweepResult, benchmark: str, out_dir: Path, store: Path) -> SweepComparison:
-    from culturebias.bootstrap.comparison import compare_runs
+def run_pair(evaluate: Callable[[bool], str], resume: bool) -> str:
+    """One pair's run id: ``evaluate(resume)``, and a new run where the store's unfinished run is not this pair's."""
+    try:
+        return evaluate(resume)
+    except ResumeMismatchError:
+        # The store's unfinished run of this benchmark is another pair's, or this pair's settings changed.
+        return evaluate(False)
 
+
+class LocalPairs:
+    """The executor of ``run.executor = "local"``: pairs one after another in this process."""
+
+    def __init__(self, evaluate: PairEvaluator, archive: RunArchive, store: Path):
+        self._evaluate = evaluate
+        self._archive = archive
+        self._store = store
+
+    def run(self, tasks: Sequence[PairTask], on_start: Callable[[PairTask], None], on_done: Callable[[PairOutcome], None]) -> None:
+        for task in tasks:
+            on_start(task)
+            earlier = _run_ids(self._archive, self._store, task.benchmark)
+            try:
+                run_id = run_pair(lambda resume: self._evaluate(task.model, task.benchmark, task.out, resume), task.resume)
+            except Exception as error:  # noqa: BLE001  one model's failure is recorded; the others run
+                new = _run_ids(self._archive, self._store, task.benchmark) - earlier
+                # The run the failed pair added; else the resumed run, or none was created.
+                on_done(PairOutcome(task.model, task.benchmark, new.pop() if len(new) == 1 else None, f"{type(error).__name__}: {error}"))
+            else:
+                on_done(PairOutcome(task.model, task.benchmark, run_id))
+
+
+def _compare(result: SweepResult, benchmark: str, out_dir: Path, store: Path, compare: Compare) -> SweepComparison:
     runs = [p.run_id for p in result.pairs if p.benchmark == benchmark and p.status == "finished" and p.run_id]
     if len(runs) < 2:
         return SweepComparison(benchmark=benchmark, status="skipped", runs=runs, reason="fewer than two finished runs")
     folder = out_dir / f"comparison-{benchmark}"
     try:
-        written = compare_runs(runs, out=folder, store=store)
+        written = compare(runs, folder, store)
     except CultureBiasError as error:
         return SweepComparison(benchmark=benchmark, status="failed", runs=runs, reason=redact_text(str(error)))
-    return SweepComparison(benchmark=benchmark, status="written", runs=runs, path=str(written.comparison_path))
+    return SweepComparison(benchmark=benchmark, status="written", runs=runs, path=str(written))
 
 
 def _previous(out_dir: Path) -> dict[tuple[str, str], SweepPair]:
@@ -237,12 +251,10 @@ def _previous(out_dir: Path) -> dict[tuple[str, str], SweepPair]:
     return {(p.model, p.benchmark): p for p in stored.pairs}
 
 
-def _finished_in(store: Path, run_id: str) -> bool:
+def _finished_in(archive: RunArchive, store: Path, run_id: str) -> bool:
     if not store.is_file():
         return False
-    from culturebias.bootstrap.api import open_store
-
-    opened = open_store(store, must_exist=True)
+    opened = archive.open_store(store, must_exist=True)
     try:
         manifest = opened.get_run(run_id)
         return manifest is not None and manifest.status == "finished"
@@ -250,13 +262,11 @@ def _finished_in(store: Path, run_id: str) -> bool:
         opened.close()
 
 
-def _run_ids(store: Path, benchmark: str) -> set[str]:
+def _run_ids(archive: RunArchive, store: Path, benchmark: str) -> set[str]:
     """The ids of the benchmark's runs in the store: a failed pair's run is the one it added."""
     if not store.is_file():
         return set()
-    from culturebias.bootstrap.api import open_store
-
-    opened = open_store(store, must_exist=True)
+    opened = archive.open_store(store, must_exist=True)
     try:
         return {m.run_id for m in opened.find_runs(benchmark)}
     finally:

@@ -1,32 +1,27 @@
-"""Wiring of ``culturebias compare`` and ``culturebias.compare``: runs named by folder, file or id, to typed summaries.
+"""``culturebias compare`` and ``culturebias.compare``: runs named by folder, file or id, to typed summaries, compared.
 
-Reads stored results only: summary.json files and result stores. No model
-port is built, so no model runtime is imported.
+Reads stored results only: summary.json files and result stores, through a
+``RunArchive``. No model port is built, so no model runtime is imported.
 """
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Sequence
 from pathlib import Path
-from typing import Any
 
-from culturebias.adapters.reports.comparison_report import ComparisonReport
-from culturebias.adapters.reports.html.comparison_report import HtmlComparisonReport
-from culturebias.adapters.reports.html.run_report import WithHtml
-from culturebias.application.compare import ComparisonResult, compare_summaries
-from culturebias.bootstrap.api import load_summary, open_store, summary_from_dict
-from culturebias.bootstrap.report_items import compared_items
-from culturebias.bootstrap.settings import StoreSettings
-from culturebias.bootstrap.registry import registry
+from culturebias.application.compare import Comparer, ComparisonResult, compare_summaries
+from culturebias.application.compared_items import ItemsOf, compared_items
 from culturebias.domain.errors import ConfigError, DataError
 from culturebias.domain.summary import RunSummary
+from culturebias.ports.comparison import ComparisonReportWriter
 from culturebias.ports.results import ResultStore
+from culturebias.ports.run_archive import RunArchive, RunRef, StoreRef
 
-RunRef = RunSummary | str | Path
-StoreRef = StoreSettings | Mapping[str, Any] | str | Path | ResultStore
+# The comparison's report writers, given the compared benchmark and the stored items of its runs (for a drill-down).
+ComparisonReports = Callable[[str, ItemsOf], ComparisonReportWriter]
 
 
-def _from_store(run_id: str, store: ResultStore, where: str) -> RunSummary:
+def _from_store(run_id: str, store: ResultStore, where: str, archive: RunArchive) -> RunSummary:
     manifest = store.get_run(run_id)
     if manifest is None:
         raise DataError(f"no run {run_id!r} in the store", file=where)
@@ -36,12 +31,12 @@ def _from_store(run_id: str, store: ResultStore, where: str) -> RunSummary:
     payload = store.load_summary(run_id)
     if payload is None:
         raise DataError(f"run {run_id} has no stored summary", file=where)
-    return summary_from_dict(payload, where=f"{where} (run {run_id})")
+    return archive.summary_from_dict(payload, where=f"{where} (run {run_id})")
 
 
-def load_runs(runs: Sequence[RunRef], store: StoreRef | None = None) -> list[RunSummary]:
+def load_runs(runs: Sequence[RunRef], store: StoreRef | None, archive: RunArchive) -> list[RunSummary]:
     """Each run as its typed summary: a summary object, a run folder or summary.json, or a run id in ``store``."""
-    opened = open_store(store, must_exist=True) if store is not None else None
+    opened = archive.open_store(store, must_exist=True) if store is not None else None
     where = str(store) if isinstance(store, (str, Path)) else "the result store"
     try:
         summaries = []
@@ -49,9 +44,9 @@ def load_runs(runs: Sequence[RunRef], store: StoreRef | None = None) -> list[Run
             if isinstance(run, RunSummary):
                 summaries.append(run)
             elif Path(run).expanduser().exists():
-                summaries.append(load_summary(run))
+                summaries.append(archive.load_summary(run))
             elif opened is not None:
-                summaries.append(_from_store(str(run), opened, where))
+                summaries.append(_from_store(str(run), opened, where, archive))
             else:
                 raise DataError(
                     "no such run folder or summary.json (to name a run id, give the store: --store PATH / store=)", file=str(run)
@@ -68,20 +63,20 @@ def compare_runs(
     out: str | Path | None = None,
     store: StoreRef | None = None,
     allow_data_mismatch: bool = False,
+    archive: RunArchive,
+    reports: ComparisonReports,
+    comparers: Callable[[str], Comparer],
 ) -> ComparisonResult:
-    summaries = load_runs(runs, store)
-    out_dir = Path(out).expanduser() if out is not None else None
-    # comparison.md, then comparison.html beside it (drill-down to the compared runs' stored items)
+    """``comparers(benchmark)`` and ``reports(benchmark, items)`` are the compared benchmark's own (its descriptor's)."""
+    summaries = load_runs(runs, store, archive)
     if not summaries:
         raise ConfigError("nothing to compare: name at least two runs")
-    descriptor = registry().benchmark(summaries[0].benchmark)
-    report = WithHtml(
-        ComparisonReport(descriptor.title, descriptor.comparison_sections_function()),
-        HtmlComparisonReport(compared_items(runs, summaries, store), title=descriptor.title),
-    )
+    out_dir = Path(out).expanduser() if out is not None else None
+    benchmark = summaries[0].benchmark
+    report = reports(benchmark, compared_items(runs, summaries, store, archive))
     return compare_summaries(
         summaries,
-        descriptor.comparer(),
+        comparers(benchmark),
         out_dir=out_dir,
         report=report if out_dir is not None else None,
         allow_data_mismatch=allow_data_mismatch,
