@@ -136,6 +136,7 @@ def _unwrap(annotation: object) -> list[object]:
 
 
 def _child(annotation: object, part: str) -> list[object]:
+    # ``Any`` below is a value read from annotations (an untyped dict or property), not an annotation.
     found: list[object] = []
     for candidate in _unwrap(annotation):
         origin = get_origin(candidate)

@@ -66,7 +66,7 @@ class OmittedWhenNone(Block):
 
     # No return annotation: with one, the JSON Schema of the block would be that annotation's, not its fields'.
     @model_serializer(mode="wrap")
-    def _omit_none(self, handler: SerializerFunctionWrapHandler):  # type: ignore[no-untyped-def]  # see above
+    def _omit_none(self, handler: SerializerFunctionWrapHandler):  # type: ignore[no-untyped-def]  # return unannotated on purpose (above)
         data = handler(self)
         for key in self.omitted_when_none:
             if key in data and data[key] is None:
@@ -90,7 +90,7 @@ class ModelBlock(Block):
 
     # No return annotation: with one, the JSON Schema of the block would be that annotation's, not its fields'.
     @model_serializer(mode="wrap")
-    def _only_the_ports_built(self, handler: SerializerFunctionWrapHandler):  # type: ignore[no-untyped-def]  # see above
+    def _only_the_ports_built(self, handler: SerializerFunctionWrapHandler):  # type: ignore[no-untyped-def]  # return unannotated on purpose (above)
         return {key: value for key, value in handler(self).items() if value is not None}
 
     def roles(self) -> dict[str, ModelIdentity]:

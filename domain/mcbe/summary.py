@@ -28,7 +28,7 @@ class SparseBlock(Block):
 
     # No return annotation: with one, the JSON Schema of the block would be that annotation's, not its fields'.
     @model_serializer(mode="wrap")
-    def _only_set_fields(self, handler: SerializerFunctionWrapHandler):  # type: ignore[no-untyped-def]  # see above
+    def _only_set_fields(self, handler: SerializerFunctionWrapHandler):  # type: ignore[no-untyped-def]  # return unannotated on purpose (above)
         data = handler(self)
         return {key: value for key, value in data.items() if key in self.model_fields_set}
 
