@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import json
 import math
-from typing import Any, Mapping, Sequence
+from typing import Mapping, Sequence
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
 
@@ -57,7 +57,7 @@ class ItemRecord(BaseModel):
 
     @model_validator(mode="before")
     @classmethod
-    def _without_store_order(cls, data: Any) -> Any:
+    def _without_store_order(cls, data: object) -> object:
         if isinstance(data, Mapping) and ORDER_KEY in data:
             return {k: v for k, v in data.items() if k != ORDER_KEY}
         return data
@@ -89,9 +89,9 @@ BASE_COLUMNS: tuple[str, ...] = (
 SCORE_PREFIX = "score."
 
 
-def flat_record(record: ItemRecord) -> dict[str, Any]:
+def flat_record(record: ItemRecord) -> dict[str, Scalar]:
     """One flat row: lists as JSON text, ``score.<name>`` and ``meta.<field>`` columns."""
-    row: dict[str, Any] = {
+    row: dict[str, Scalar] = {
         "benchmark": record.benchmark,
         "item_id": record.item_id,
         "prompt": record.prompt,
@@ -102,8 +102,8 @@ def flat_record(record: ItemRecord) -> dict[str, Any]:
         "outcome": record.outcome,
         "correct": record.correct,
     }
-    for name, value in record.scores.items():
-        row[SCORE_PREFIX + name] = value
+    for name, score in record.scores.items():
+        row[SCORE_PREFIX + name] = score
     for name, value in record.metadata.items():
         row[META_PREFIX + name] = value
     return row
@@ -116,7 +116,7 @@ def columns(records: Sequence[ItemRecord]) -> list[str]:
     return [*BASE_COLUMNS, *scores, *meta]
 
 
-def _field_value(record: ItemRecord, name: str) -> tuple[bool, Any]:
+def _field_value(record: ItemRecord, name: str) -> tuple[bool, Scalar]:
     """(known, value) of a filter's field: a base column, ``score.<x>``, ``meta.<x>`` or a bare metadata name."""
     if name in ("benchmark", "item_id", "prompt", "answer", "parsed", "outcome", "correct"):
         return True, getattr(record, name)
@@ -127,7 +127,7 @@ def _field_value(record: ItemRecord, name: str) -> tuple[bool, Any]:
     return key in record.metadata, record.metadata.get(key)
 
 
-def _as_text(value: Any) -> str:
+def _as_text(value: object) -> str:
     if value is None:
         return ""
     if isinstance(value, bool):
@@ -161,7 +161,7 @@ def parse_filters(specs: Sequence[str]) -> dict[str, str]:
     return where
 
 
-def metadata(fields: Mapping[str, Any]) -> dict[str, Scalar]:
+def metadata(fields: Mapping[str, object]) -> dict[str, Scalar]:
     """An item's fields as scalar metadata: None-valued kept, lists and mappings as JSON text."""
     out: dict[str, Scalar] = {}
     for name, value in fields.items():

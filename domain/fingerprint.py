@@ -4,14 +4,11 @@ from __future__ import annotations
 
 import hashlib
 import json
-from typing import Any
-
-
-def stable_json(value: Any) -> str:
+def stable_json(value: object) -> str:
     return json.dumps(value, sort_keys=True, ensure_ascii=False, separators=(",", ":"), default=str)
 
 
-def fingerprint(value: Any, length: int = 16) -> str:
+def fingerprint(value: object, length: int = 16) -> str:
     """sha256 of the canonical JSON form of ``value``."""
     return hashlib.sha256(stable_json(value).encode("utf-8")).hexdigest()[:length]
 

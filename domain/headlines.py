@@ -49,7 +49,7 @@ class HeadlineMetric(BaseModel):
     interval: str | None = Field(default=None, description="Dotted path of its 95% interval in the summary, if any.")
     meaning: str = Field(default="", description="One sentence on what a larger value means.")
 
-    def model_post_init(self, __context: Any) -> None:
+    def model_post_init(self, __context: object) -> None:
         if (self.direction == "closer") != (self.target is not None):
             raise ValueError(f"headline {self.name!r}: a target is given exactly when the direction is 'closer'")
 
@@ -77,7 +77,7 @@ def _number(value: float | None) -> str:
 _MISSING = object()
 
 
-def _step(node: Any, part: str) -> Any:
+def _step(node: object, part: str) -> object:
     if node is None:
         return None
     if isinstance(node, Mapping):
@@ -85,7 +85,7 @@ def _step(node: Any, part: str) -> Any:
     return getattr(node, part, _MISSING)
 
 
-def read_path(summary: Any, path: str) -> Any:
+def read_path(summary: object, path: str) -> object:
     """The object at a dotted path (None where an optional part is absent)."""
     node = summary
     for part in path.split("."):
@@ -95,7 +95,7 @@ def read_path(summary: Any, path: str) -> Any:
     return node
 
 
-def value_of(summary: Any, metric: HeadlineMetric) -> float | None:
+def value_of(summary: object, metric: HeadlineMetric) -> float | None:
     """The metric's value in a summary; None where it is undefined or not finite."""
     value = read_path(summary, metric.value)
     if isinstance(value, bool) or not isinstance(value, (int, float)) or not math.isfinite(value):
@@ -103,7 +103,7 @@ def value_of(summary: Any, metric: HeadlineMetric) -> float | None:
     return float(value)
 
 
-def interval_of(summary: Any, metric: HeadlineMetric) -> Interval | None:
+def interval_of(summary: object, metric: HeadlineMetric) -> Interval | None:
     """The metric's stored interval; None where the benchmark or the run computed none."""
     if metric.interval is None:
         return None
@@ -111,7 +111,7 @@ def interval_of(summary: Any, metric: HeadlineMetric) -> Interval | None:
     return found if isinstance(found, Interval) else None
 
 
-def headline_values(summary: Any, metrics: Sequence[HeadlineMetric]) -> dict[str, float | None]:
+def headline_values(summary: object, metrics: Sequence[HeadlineMetric]) -> dict[str, float | None]:
     """Every headline by name, in declaration order (absent keys of optional blocks are left out)."""
     out: dict[str, float | None] = {}
     for metric in metrics:
@@ -125,7 +125,7 @@ def headline_values(summary: Any, metrics: Sequence[HeadlineMetric]) -> dict[str
 # --- checking a path against the summary model, before any run ---------------------------------
 
 
-def _unwrap(annotation: Any) -> list[Any]:
+def _unwrap(annotation: object) -> list[object]:
     """The concrete types an annotation admits (Optional/Union/Annotated unwrapped)."""
     origin = get_origin(annotation)
     if origin is typing.Annotated:
@@ -135,8 +135,9 @@ def _unwrap(annotation: Any) -> list[Any]:
     return [annotation]
 
 
-def _child(annotation: Any, part: str) -> list[Any]:
-    found: list[Any] = []
+def _child(annotation: object, part: str) -> list[object]:
+    # ``Any`` below is a value read from annotations (an untyped dict or property), not an annotation.
+    found: list[object] = []
     for candidate in _unwrap(annotation):
         origin = get_origin(candidate)
         if origin in (dict, Mapping) or candidate is dict:
@@ -156,7 +157,7 @@ def _child(annotation: Any, part: str) -> list[Any]:
 
 def path_problems(model: type[BaseModel], path: str, want: Literal["number", "interval"]) -> str | None:
     """Why ``path`` cannot hold a ``want`` in summaries of ``model``; None when it can."""
-    annotations: list[Any] = [model]
+    annotations: list[object] = [model]
     walked: list[str] = []
     for part in path.split("."):
         walked.append(part)
@@ -174,7 +175,7 @@ def path_problems(model: type[BaseModel], path: str, want: Literal["number", "in
     return None if ok else f"{model.__name__}.{path} is not a {want} (it is {', '.join(map(_name, leaves))})"
 
 
-def _name(annotation: Any) -> str:
+def _name(annotation: object) -> str:
     return getattr(annotation, "__name__", str(annotation))
 
 
@@ -204,7 +205,7 @@ class HeadlineValue(BaseModel):
     interval: Interval | None = Field(default=None, description="Its stored 95% interval, if the run computed one.")
 
 
-def headline_entries(summary: Any, metrics: Sequence[HeadlineMetric]) -> dict[str, HeadlineValue]:
+def headline_entries(summary: object, metrics: Sequence[HeadlineMetric]) -> dict[str, HeadlineValue]:
     """Every headline of a run with its interval, in declaration order (absent optional blocks left out)."""
     out: dict[str, HeadlineValue] = {}
     for metric in metrics:

@@ -58,7 +58,8 @@ def leaderboard_row(manifest: RunManifest, summary: RunSummary | None, metrics: 
         if identity is not None:
             model, backend = identity.model, identity.backend
     if model is None:
-        configured = manifest.config.get("model") if isinstance(manifest.config.get("model"), dict) else {}
+        found = manifest.config.get("model")
+        configured = found if isinstance(found, dict) else {}
         model = configured.get("path") or configured.get("name") or None
         backend = backend or configured.get("backend")
     return LeaderboardRow(

@@ -3,12 +3,12 @@
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from typing import Annotated, Any
+from typing import Annotated
 
 from pydantic import BeforeValidator
 
 
-def _split_commas(value: Any) -> Any:
+def _split_commas(value: object) -> object:
     if isinstance(value, str):
         return [part.strip() for part in value.split(",") if part.strip()]
     if isinstance(value, (int, float)):
@@ -28,11 +28,13 @@ def nonempty_subset(name: str, value: list[str], allowed: Sequence[str]) -> list
     return list(dict.fromkeys(value))
 
 
-def option_list(options: Mapping[str, Any], name: str) -> list[str] | None:
+def option_list(options: Mapping[str, object], name: str) -> list[str] | None:
     """``options[name]`` as texts (given as a comma-separated text or a list); None when it is not set."""
     value = options.get(name)
     if value is None:
         return None
     if isinstance(value, str):
         return [v.strip() for v in value.split(",") if v.strip()]
+    if not isinstance(value, (list, tuple)):
+        raise ValueError(f"{name} must be a comma-separated text or a list, got {value!r}")
     return [str(v).strip() for v in value]

@@ -122,7 +122,7 @@ def redact_text(text: str, secrets: Iterable[str] = ()) -> str:
     return _KNOWN_FORMATS.sub(REDACTED, text)
 
 
-def redact_value(value: Any, secrets: Iterable[str] = ()) -> Any:
+def redact_value(value: Any, secrets: Iterable[str] = ()) -> Any:  # JSON boundary: any JSON-like value, returned in kind
     """A copy of a JSON-like value with every string redacted and every secret-named entry hidden."""
     known = tuple(secrets)
     if isinstance(value, str):

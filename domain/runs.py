@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from datetime import datetime, timezone
 from typing import Any, Literal
 
@@ -29,12 +30,12 @@ class StageProgress(BaseModel):
 class RunManifest(BaseModel):
     run_id: str
     benchmark: str
-    config: dict[str, Any]
+    config: dict[str, Any]  # JSON boundary: the settings as JSON
     config_fingerprint: str
     data_fingerprint: str
     # The resume identity itself (``config_fingerprint`` is its hash): a refused resume names what differs.
-    identity: dict[str, Any] = Field(default_factory=dict)
-    model: dict[str, Any] = Field(default_factory=dict)
+    identity: dict[str, Any] = Field(default_factory=dict)  # JSON boundary
+    model: dict[str, Any] = Field(default_factory=dict)  # JSON boundary
     status: RunStatus = "running"
     created_at: str = Field(default_factory=utc_now)
     finished_at: str | None = None
@@ -58,7 +59,7 @@ class RunInterrupted(KeyboardInterrupt):
 class OutputFolderBusyError(CultureBiasError):
     """Another live process is running in the same output folder."""
 
-    def __init__(self, folder: str, holder: dict[str, Any]):
+    def __init__(self, folder: str, holder: Mapping[str, object]):
         self.folder = folder
         self.holder = holder
         who = f"process {holder.get('pid', '?')} on {holder.get('host', '?')}"
@@ -70,7 +71,7 @@ class OutputFolderBusyError(CultureBiasError):
         )
 
 
-def identity_differences(stored: dict[str, Any], current: dict[str, Any], prefix: str = "") -> list[str]:
+def identity_differences(stored: Mapping[str, object], current: Mapping[str, object], prefix: str = "") -> list[str]:
     """``key: stored -> now`` for every dotted key whose value differs (a key on one side only included)."""
     lines: list[str] = []
     for key in sorted(set(stored) | set(current)):
@@ -86,7 +87,7 @@ def identity_differences(stored: dict[str, Any], current: dict[str, Any], prefix
 _ABSENT = object()
 
 
-def _shown(value: Any) -> str:
+def _shown(value: object) -> str:
     if value is _ABSENT:
         return "(not set)"
     text = repr(value)

@@ -44,7 +44,7 @@ class SamplingSettings(BaseModel):
 
     @model_validator(mode="before")
     @classmethod
-    def _sampling_values_imply_sampling(cls, values: Any) -> Any:
+    def _sampling_values_imply_sampling(cls, values: object) -> object:
         # ``--set model.sampling.temperature=0.7`` alone means "sample at 0.7".
         if isinstance(values, dict) and "strategy" not in values:
             given = {k: values[k] for k in _SAMPLING_KEYS if values.get(k) is not None}
@@ -109,7 +109,7 @@ def _shown(value: float | int | None) -> str:
     return "the model's" if value is None else str(value)
 
 
-def _is_zero(value: Any) -> bool:
+def _is_zero(value: Any) -> bool:  # a raw setting of any type: float() decides
     try:
         return float(value) == 0
     except (TypeError, ValueError):

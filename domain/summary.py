@@ -12,7 +12,16 @@ from __future__ import annotations
 import math
 from typing import Annotated, Any, ClassVar, Generic, TypeVar
 
-from pydantic import BaseModel, BeforeValidator, ConfigDict, Field, SerializeAsAny, ValidationError, model_serializer
+from pydantic import (
+    BaseModel,
+    BeforeValidator,
+    ConfigDict,
+    Field,
+    SerializeAsAny,
+    SerializerFunctionWrapHandler,
+    ValidationError,
+    model_serializer,
+)
 
 from culturebias.domain.chat_template_use import ChatTemplateUse
 from culturebias.domain.errors import SchemaVersionError
@@ -30,7 +39,7 @@ from culturebias.domain.repeats import RepeatsBlock
 SUMMARY_SCHEMA_VERSION = "2.2"
 
 
-def _finite_or_none(value: Any) -> Any:
+def _finite_or_none(value: object) -> object:
     """NaN and infinities are "undefined" (a t-test on constant data has no p): stored as null."""
     if isinstance(value, float) and not math.isfinite(value):
         return None
@@ -57,7 +66,7 @@ class OmittedWhenNone(Block):
 
     # No return annotation: with one, the JSON Schema of the block would be that annotation's, not its fields'.
     @model_serializer(mode="wrap")
-    def _omit_none(self, handler):
+    def _omit_none(self, handler: SerializerFunctionWrapHandler):  # type: ignore[no-untyped-def]  # return unannotated on purpose (above)
         data = handler(self)
         for key in self.omitted_when_none:
             if key in data and data[key] is None:
@@ -79,8 +88,9 @@ class ModelBlock(Block):
     # templater's own account, so a report can say what differs between backends running one command.
     chat_template: ChatTemplateUse | None = None
 
+    # No return annotation: with one, the JSON Schema of the block would be that annotation's, not its fields'.
     @model_serializer(mode="wrap")
-    def _only_the_ports_built(self, handler):  # no return annotation: the JSON Schema keeps the fields
+    def _only_the_ports_built(self, handler: SerializerFunctionWrapHandler):  # type: ignore[no-untyped-def]  # return unannotated on purpose (above)
         return {key: value for key, value in handler(self).items() if value is not None}
 
     def roles(self) -> dict[str, ModelIdentity]:
@@ -109,7 +119,7 @@ class RunLimit(Block):
     meaning: str
 
 
-def run_limit(options: Any) -> RunLimit | None:
+def run_limit(options: object) -> RunLimit | None:
     """The limit a benchmark's options set, with its meaning; None for a full run or options without a limit."""
     n = getattr(options, "limit", None)
     if n is None:
@@ -149,7 +159,7 @@ class RunSummary(Block):
     model: ModelBlock = Field(default_factory=ModelBlock)
     data: DataBlock
     # The effective configuration, secrets redacted (bootstrap's Settings as JSON).
-    config: dict[str, Any]
+    config: dict[str, Any]  # JSON boundary: the settings as JSON
     config_fingerprint: str
     # Set when the run was limited (--limit N): its numbers are not comparable to a full run's.
     limit: RunLimit | None = None
@@ -163,12 +173,12 @@ class RunSummary(Block):
     def to_json(self) -> str:
         return self.model_dump_json(indent=2)
 
-    def as_dict(self) -> dict[str, Any]:
+    def as_dict(self) -> dict[str, Any]:  # JSON boundary
         """The JSON object ``summary.json`` holds."""
         return self.model_dump(mode="json")
 
 
-def check_schema_version(found: Any, where: str) -> None:
+def check_schema_version(found: object, where: str) -> None:
     """Same major version: loads (older minors gain defaults). Another major: fails naming both."""
     supported = SUMMARY_SCHEMA_VERSION
     if not isinstance(found, str) or not found.split(".")[0].isdigit():
@@ -187,7 +197,7 @@ def check_schema_version(found: Any, where: str) -> None:
 SummaryT = TypeVar("SummaryT", bound=RunSummary)
 
 
-def parse_summary(model: type[SummaryT], payload: dict[str, Any], where: str) -> SummaryT:
+def parse_summary(model: type[SummaryT], payload: dict[str, Any], where: str) -> SummaryT:  # JSON boundary
     """A summary object from its JSON object, with the version checked and errors naming the field."""
     from culturebias.domain.errors import DataError
 

@@ -26,8 +26,8 @@ class BatchSink(Protocol):
 
     def close(self) -> None: ...
 
-    def deliver(self, results: Mapping[int, Any]) -> None: ...
+    def deliver(self, results: Mapping[int, Any]) -> None: ...  # each backend its own result type
 
-    def known(self, index: int) -> Any | None:
+    def known(self, index: int) -> Any | None:  # each backend its own result type
         """The stored result of request ``index`` of this call, or None."""
         ...

@@ -23,13 +23,17 @@ class ResultStore(Protocol):
 
     def find_runs(self, benchmark: str | None = None) -> list[RunManifest]: ...
 
-    def load_results(self, run_id: str, stage: str) -> dict[str, dict[str, Any]]: ...
+    def load_results(self, run_id: str, stage: str) -> dict[str, dict[str, Any]]: ...  # JSON boundary
 
     def save_results(
-        self, run_id: str, stage: str, results: Mapping[str, Mapping[str, Any]], progress: StageProgress | None = None
+        self,
+        run_id: str,
+        stage: str,
+        results: Mapping[str, Mapping[str, Any]],  # JSON boundary
+        progress: StageProgress | None = None,
     ) -> None: ...
 
-    def finish_run(self, run_id: str, summary: Mapping[str, Any]) -> None: ...
+    def finish_run(self, run_id: str, summary: Mapping[str, Any]) -> None: ...  # JSON boundary: summary.json
 
     def mark_failed(self, run_id: str, reason: str) -> None: ...
 
@@ -41,6 +45,6 @@ class ResultStore(Protocol):
         """Status back to ``running`` (and no failure) when ``--resume`` continues a run."""
         ...
 
-    def load_summary(self, run_id: str) -> dict[str, Any] | None: ...
+    def load_summary(self, run_id: str) -> dict[str, Any] | None: ...  # JSON boundary: summary.json
 
     def close(self) -> None: ...

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from typing import NamedTuple
 
-from culturebias.domain.requests import RequestKey
+from culturebias.domain.requests import KeyValue, RequestKey
 
 # The answer file's field that holds each turn's reply.
 ANSWER_FIELD = {"answer": "raw", "reasoning": "reasoning"}
@@ -26,7 +26,7 @@ class AnswerKey(NamedTuple):
     turn: str = "answer"
 
     def request_key(self) -> RequestKey:
-        fields = {"sample_id": self.sample_id, "prompt_id": self.prompt_id, "permutation": self.permutation}
+        fields: dict[str, KeyValue] = {"sample_id": self.sample_id, "prompt_id": self.prompt_id, "permutation": self.permutation}
         return RequestKey.of(fields, answer=ANSWER_FIELD.get(self.turn, self.turn))
 
     def encode(self) -> str:

@@ -14,7 +14,7 @@ report say which mode ran and why; a likelihood run says the papers generated.
 
 from __future__ import annotations
 
-from typing import Any, Literal
+from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
 
@@ -32,7 +32,7 @@ CBBQOverall = Literal["pooled", "category_mean"]
 ReasoningDecoding = Literal["sampled", "greedy"]
 
 
-def _strings(value: Any) -> Any:
+def _strings(value: object) -> object:
     if isinstance(value, (int, float)):
         value = [value]
     if isinstance(value, (list, tuple)):
@@ -60,7 +60,7 @@ class BBQOptions(BaseModel):
 
     @field_validator("categories", mode="before")
     @classmethod
-    def _category_strings(cls, value: Any) -> Any:
+    def _category_strings(cls, value: object) -> object:
         return _strings(value)
 
 
@@ -83,7 +83,7 @@ class KoBBQOptions(BBQOptions):
 
     @field_validator("prompts", mode="before")
     @classmethod
-    def _prompt_strings(cls, value: Any) -> Any:
+    def _prompt_strings(cls, value: object) -> object:
         return _strings(value)
 
     @field_validator("prompts")
@@ -114,7 +114,7 @@ class CBBQOptions(BBQOptions):
 
     @field_validator("condition", mode="before")
     @classmethod
-    def _condition_strings(cls, value: Any) -> Any:
+    def _condition_strings(cls, value: object) -> object:
         return _strings(value)
 
     @field_validator("condition")

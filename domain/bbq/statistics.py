@@ -37,7 +37,7 @@ class RankSumResult:
     n_a: int
     n_b: int
 
-    def as_dict(self) -> dict:
+    def as_dict(self) -> dict[str, float]:
         return {"statistic": self.statistic, "p_value": self.p_value, "n_a": self.n_a, "n_b": self.n_b}
 
 

@@ -25,13 +25,16 @@ from __future__ import annotations
 
 from collections import defaultdict
 from dataclasses import dataclass
-from typing import Literal, Mapping, Sequence
+from typing import Iterator, Literal, Mapping, Sequence
 
 from culturebias.domain.cbbq.templates import NAME1, NAME2, has_name_slots, parse_names
 from culturebias.domain.errors import DataError
 
 Method = Literal["label", "twin", "groups", "unresolved"]
 GROUP_LABELS = ("0", "1")
+# (polarity, question, context, ans0, ans1) of an instance; (polarity, question, name lists) of a twin.
+InstanceKey = tuple[str, str, str, str, str]
+TwinKey = tuple[str, str, frozenset[tuple[str, ...]]]
 
 
 @dataclass(frozen=True, slots=True)
@@ -45,7 +48,7 @@ def _names(row: Mapping[str, str]) -> tuple[tuple[str, ...], tuple[str, ...]]:
     return parse_names(row["NAME1"]), parse_names(row["NAME2"])
 
 
-def _template_instances(row: Mapping[str, str]):
+def _template_instances(row: Mapping[str, str]) -> Iterator[tuple[str, str, str]]:
     """(context, ans0, ans1) of every instance the template can yield, in either order of mention."""
     names1, names2 = _names(row)
     for name1 in names1:
@@ -60,18 +63,18 @@ class TwinResolver:
     """Ambiguous instance → biased option index, through its disambiguated twin templates."""
 
     def __init__(self, ambiguous_templates: Sequence[Mapping[str, str]], disambiguated_templates: Sequence[Mapping[str, str]]):
-        self._templates: dict[tuple, list[Mapping[str, str]]] = defaultdict(list)
+        self._templates: dict[InstanceKey, list[Mapping[str, str]]] = defaultdict(list)
         for row in ambiguous_templates:
             for context, ans0, ans1 in _template_instances(row):
                 key = (row["question_polarity"].strip(), row["question"].strip(), context, ans0, ans1)
                 if row not in self._templates[key]:
                     self._templates[key].append(row)
-        self._twins: dict[tuple, list[Mapping[str, str]]] = defaultdict(list)
+        self._twins: dict[TwinKey, list[Mapping[str, str]]] = defaultdict(list)
         for row in disambiguated_templates:
             self._twins[self._twin_key(row)].append(row)
 
     @staticmethod
-    def _twin_key(row: Mapping[str, str]) -> tuple:
+    def _twin_key(row: Mapping[str, str]) -> TwinKey:
         return (row["question_polarity"].strip(), row["question"].strip(), frozenset(_names(row)))
 
     def _slot_from_twin(self, template: Mapping[str, str], twin: Mapping[str, str]) -> int | None:
@@ -91,7 +94,7 @@ class TwinResolver:
         return matches[0] if len(matches) == 1 else None
 
     def resolve(self, instance: Mapping[str, str]) -> int | None:
-        key = (
+        key: InstanceKey = (
             instance["question_polarity"].strip(),
             instance["question"].strip(),
             instance["context"],

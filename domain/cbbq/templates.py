@@ -90,7 +90,7 @@ def default_swap(condition: str) -> SwapRule:
     return "full" if condition == "ambiguous" else "first_mention"
 
 
-def expand_template(row: Mapping[str, str], swap: SwapRule, row_number: int | None = None) -> Iterator[dict]:
+def expand_template(row: Mapping[str, str], swap: SwapRule, row_number: int | None = None) -> Iterator[dict[str, str]]:
     missing = [c for c in TEMPLATE_COLUMNS if c not in row]
     if missing:
         raise DataError(f"missing template column(s) {missing}", row=row_number)
@@ -123,10 +123,10 @@ def expand_condition(
     nonneg_rows: Sequence[Mapping[str, str]],
     condition: str,
     swap: SwapRule | None = None,
-) -> list[dict]:
+) -> list[dict[str, str]]:
     """Instances of one category and context condition, numbered like the released files."""
     rule = swap or default_swap(condition)
-    out: list[dict] = []
+    out: list[dict[str, str]] = []
     for rows in (neg_rows, nonneg_rows):
         for index, row in enumerate(rows):
             out.extend(expand_template(row, rule, row_number=index + 2))

@@ -9,11 +9,10 @@ from typing import Callable, Hashable, Sequence
 from culturebias.domain.bbq.aggregate import ScoreFn, group_by, nan_mean, over_prompts, per_template, template_average
 from culturebias.domain.kobbq.metrics import KOBBQ_METRICS, bounds, count_answers, score_answers
 from culturebias.domain.bbq.model import Answer
-from culturebias.domain.bbq.fidelity_summary import KoBBQRunTests
+from culturebias.domain.bbq.fidelity_summary import AnovaBlock, KoBBQRunTests
 from culturebias.domain.kobbq.run_tests import run_tests
 from culturebias.domain.bbq.statistics import one_way_anova, tukey_hsd
 from culturebias.domain.bbq.summary import (
-    AnovaBlock,
     CategoryTest,
     KoBBQScoreBlock,
     TemplateScores,

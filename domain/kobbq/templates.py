@@ -32,10 +32,25 @@ from __future__ import annotations
 
 import itertools
 import re
-from typing import Iterator, Mapping, Sequence
+from typing import Iterator, Mapping, Sequence, TypedDict
 
 from culturebias.domain.kobbq.prompts import DATASET_UNKNOWN
 from culturebias.domain.errors import DataError
+
+
+class Sample(TypedDict):
+    """One row of ``KoBBQ_test_samples.tsv``."""
+
+    sample_id: str
+    label_annotation: str
+    context: str
+    question: str
+    choices: list[str]
+    biased_answer: str
+    answer: str
+    bbq_id: str
+    bbq_category: str
+
 
 BRACKET = re.compile(r"\[(\w+)\s*:([^\]]*)\]")
 DECLARATION = re.compile(r"(\w+)\s*:\s*\[(.*)\]\s*$")
@@ -76,7 +91,7 @@ def declared_slots(row: Mapping[str, str], row_number: int | None = None) -> dic
 
 
 def fill(text: str, choice: Mapping[str, int], row_number: int | None = None, column: str | None = None) -> str:
-    def pick(match: re.Match) -> str:
+    def pick(match: re.Match[str]) -> str:
         slot = match.group(1)
         if slot not in choice:
             raise DataError(f"bracket slot {slot} is not declared in Names or Lexical_diversity", row=row_number, field=column)
@@ -104,7 +119,7 @@ def template_key(row: Mapping[str, str]) -> str:
     return f"{row['Category'].strip().lower()}-{int(row['ID']):03d}"
 
 
-def expand_template(row: Mapping[str, str], row_number: int | None = None, unknown: str = DATASET_UNKNOWN) -> Iterator[dict]:
+def expand_template(row: Mapping[str, str], row_number: int | None = None, unknown: str = DATASET_UNKNOWN) -> Iterator[Sample]:
     """The samples of one template row, as rows of ``KoBBQ_test_samples.tsv``."""
     missing = [c for c in REQUIRED_COLUMNS if c not in row]
     if missing:
@@ -146,7 +161,7 @@ def expand_template(row: Mapping[str, str], row_number: int | None = None, unkno
                 }
 
 
-def expand_templates(rows: Sequence[Mapping[str, str]], versions: Sequence[str] | None = None) -> Iterator[dict]:
+def expand_templates(rows: Sequence[Mapping[str, str]], versions: Sequence[str] | None = None) -> Iterator[Sample]:
     """Samples of every template row (row numbers are 1-based file rows, header = 1)."""
     for index, row in enumerate(rows):
         if versions is not None and row.get("version", "").strip() not in versions:

@@ -14,7 +14,9 @@ from typing import Sequence
 
 import numpy as np
 
-from culturebias.domain.libra.metrics import Bins, eicat, icat, jensen_shannon_divergence
+from culturebias.domain.array_types import Floats, Indices
+from culturebias.domain.libra.metrics import Bins, TripletLikelihood, eicat, icat, jensen_shannon_divergence
+from culturebias.domain.libra.summary import LibraScoresBlock
 from culturebias.domain.uncertainty.bootstrap import unit_intervals
 from culturebias.domain.uncertainty.interval import DEFAULT_RESAMPLES, Interval
 
@@ -41,18 +43,20 @@ def libra_intervals(
     stereotype = (s > a).astype(float)
     bbs_value = float("nan") if bbs is None else float(bbs)
 
-    def lms(idx):
-        return 100.0 * meaningful[idx].mean(axis=-1)
+    def lms(idx: Indices) -> Floats:
+        share: Floats = meaningful[idx].mean(axis=-1)
+        return 100.0 * share
 
-    def ss(idx):
-        return 100.0 * stereotype[idx].mean(axis=-1)
+    def ss(idx: Indices) -> Floats:
+        share: Floats = stereotype[idx].mean(axis=-1)
+        return 100.0 * share
 
-    def jsd(idx):
+    def jsd(idx: Indices) -> Floats:
         flat = idx.reshape(-1, idx.shape[-1])
         values = [100.0 * jensen_shannon_divergence(a[row], s[row], bins=bins).value for row in flat]
         return np.asarray(values, dtype=float).reshape(idx.shape[:-1])
 
-    def statistic(idx):
+    def statistic(idx: Indices) -> Floats:
         l, s_ = lms(idx), ss(idx)
         j = jsd(idx)
         i = np.vectorize(icat, otypes=[float])(l, s_)
@@ -67,7 +71,7 @@ def libra_intervals(
 
 
 def attach_libra(
-    block, likelihoods: Sequence[object], keep: Sequence[bool], *, alpha: float | None, bins: Bins, seed: int, resamples: int
+    block: LibraScoresBlock, likelihoods: Sequence[TripletLikelihood], keep: Sequence[bool], *, alpha: float | None, bins: Bins, seed: int, resamples: int
 ) -> None:
     """Set ``block.intervals`` (the overall ``LibraScoresBlock``) from the valid triplets' likelihoods."""
     if resamples <= 0:

@@ -16,6 +16,7 @@ import numpy as np
 from numpy.typing import ArrayLike
 from scipy.spatial.distance import jensenshannon
 
+from culturebias.domain.array_types import Floats, FloatsLike
 from culturebias.domain.libra.summary import JsdHistogram, LibraScoresBlock
 
 # numpy's bin-width estimators (np.histogram_bin_edges)
@@ -63,7 +64,7 @@ class Divergence:
         )
 
 
-def shared_bin_edges(a: ArrayLike, b: ArrayLike, bins: Bins = "auto") -> np.ndarray:
+def shared_bin_edges(a: ArrayLike, b: ArrayLike, bins: Bins = "auto") -> Floats:
     """Histogram edges computed once on both samples together, so both use the same bins."""
     if isinstance(bins, str) and bins not in BIN_ESTIMATORS:
         raise ValueError(f"unknown binning {bins!r}; use a bin count or one of {BIN_ESTIMATORS}")
@@ -74,7 +75,7 @@ def shared_bin_edges(a: ArrayLike, b: ArrayLike, bins: Bins = "auto") -> np.ndar
 
 
 def jensen_shannon_divergence(
-    anti_stereotyped: Sequence[float], stereotyped: Sequence[float], bins: Bins = "auto"
+    anti_stereotyped: FloatsLike, stereotyped: FloatsLike, bins: Bins = "auto"
 ) -> Divergence:
     """JSD(D_a || D_s) with log base 2, on 0–1, from histograms on shared bin edges.
 

@@ -88,7 +88,7 @@ class LibraOptions(BaseModel):
 
     @field_validator("jsd_bins", mode="before")
     @classmethod
-    def _bins(cls, value):
+    def _bins(cls, value: object) -> object:
         if isinstance(value, str) and value.strip().isdigit():
             value = int(value.strip())
         if isinstance(value, int) and value < 1:
@@ -99,7 +99,7 @@ class LibraOptions(BaseModel):
 
     @field_validator("alpha", mode="before")
     @classmethod
-    def _alpha(cls, value):
+    def _alpha(cls, value: object) -> object:
         if isinstance(value, str) and value.strip() != "bbs":
             value = float(value)
         if isinstance(value, (int, float)) and not 0.0 <= float(value) <= 1.0:

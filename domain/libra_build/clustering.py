@@ -8,6 +8,7 @@ from typing import Sequence
 
 import numpy as np
 
+from culturebias.domain.array_types import Floats
 from culturebias.domain.libra_build.expansion import rounded, unit_rows
 
 
@@ -66,14 +67,14 @@ def ctfidf_terms(
     return out
 
 
-def nearest_to_centroid(vectors: np.ndarray, members: Sequence[int]) -> list[int]:
+def nearest_to_centroid(vectors: Floats, members: Sequence[int]) -> list[int]:
     """``members`` ordered by cosine to their centroid, nearest first (ties: lower index first)."""
     if not len(members):
         return []
     unit = unit_rows(vectors[list(members)])
     centroid = unit.mean(axis=0)
     norm = np.linalg.norm(centroid)
-    similarity = unit @ (centroid / norm) if norm > 0 else np.zeros(len(members))
+    similarity: list[float] = (unit @ (centroid / norm) if norm > 0 else np.zeros(len(members))).tolist()
     return [members[j] for j in sorted(range(len(members)), key=lambda j: (-rounded(similarity[j]), members[j]))]
 
 
@@ -89,7 +90,7 @@ def extractive_summary(sentences: Sequence[str], ordered_members: Sequence[int],
     return " ".join(chosen)
 
 
-def principal_plane(vectors: np.ndarray) -> list[tuple[float, float]]:
+def principal_plane(vectors: Floats) -> list[tuple[float, float]]:
     """A 2-D projection on the first two principal axes (signs fixed), for corpora too small for UMAP."""
     matrix = np.asarray(vectors, dtype=np.float64)
     if matrix.shape[0] == 0:

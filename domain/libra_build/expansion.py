@@ -11,6 +11,7 @@ from typing import Mapping, Sequence
 
 import numpy as np
 
+from culturebias.domain.array_types import Floats
 from culturebias.domain.libra_build.keywords import ExpandedKeyword, SeedGroup
 from culturebias.domain.libra_build.terms import contains_phrase, seed_key
 
@@ -22,11 +23,12 @@ def rounded(score: float) -> float:
     return round(float(score), _SCORE_DECIMALS)
 
 
-def unit_rows(vectors: np.ndarray) -> np.ndarray:
+def unit_rows(vectors: Floats) -> Floats:
     """Rows scaled to length 1 (a zero row stays zero)."""
     matrix = np.asarray(vectors, dtype=np.float64)
     norms = np.linalg.norm(matrix, axis=1, keepdims=True)
-    return np.divide(matrix, norms, out=np.zeros_like(matrix), where=norms > 0)
+    unit: Floats = np.divide(matrix, norms, out=np.zeros_like(matrix), where=norms > 0)
+    return unit
 
 
 def seed_keys_of(groups: Sequence[SeedGroup]) -> dict[str, list[str]]:
@@ -44,8 +46,8 @@ def overlaps_a_seed(term: str, seeds: Sequence[str]) -> bool:
 def rank_by_similarity(
     terms: Sequence[str],
     surfaces: Sequence[str],
-    term_vectors: np.ndarray,
-    seed_vectors: Mapping[str, np.ndarray],
+    term_vectors: Floats,
+    seed_vectors: Mapping[str, Floats],
     group_seeds: Mapping[str, Sequence[str]],
     *,
     threshold: float,
@@ -153,8 +155,8 @@ def merge_sources(
         for keyword in per_source.get(source, ()):
             key = (keyword.group, keyword.keyword.casefold())
             if key in chosen:
-                kept = chosen[key]
-                chosen[key] = kept.model_copy(update={"evidence": f"{kept.evidence}; {source}: {keyword.evidence}"})
+                earlier = chosen[key]
+                chosen[key] = earlier.model_copy(update={"evidence": f"{earlier.evidence}; {source}: {keyword.evidence}"})
             else:
                 chosen[key] = keyword
 

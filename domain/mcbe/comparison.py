@@ -72,10 +72,19 @@ def cells(summary: McBESummary) -> dict[str, float | None]:
     }
 
 
+def _finite(value: float | None) -> bool:
+    return value is not None and math.isfinite(value)
+
+
 def complete_blocks(tables: Sequence[dict[str, float | None]]) -> list[str]:
     """The cells every table scored with a finite number, sorted."""
     shared = set.intersection(*(set(t) for t in tables)) if tables else set()
-    return sorted(k for k in shared if all(t[k] is not None and math.isfinite(t[k]) for t in tables))  # type: ignore[arg-type]
+    return sorted(k for k in shared if all(_finite(t[k]) for t in tables))
+
+
+def _scores(table: dict[str, float | None], keys: Sequence[str]) -> list[float]:
+    """The table's scores of ``keys``, cells that ``complete_blocks`` found scored."""
+    return [value for k in keys if (value := table[k]) is not None]
 
 
 def friedman(labels: Sequence[str], tables: Sequence[dict[str, float | None]]) -> tuple[FriedmanBlock | None, str | None]:
@@ -92,7 +101,7 @@ def friedman(labels: Sequence[str], tables: Sequence[dict[str, float | None]]) -
 
 def correlation(a: str, b: str, first: dict[str, float | None], second: dict[str, float | None]) -> CorrelationRow:
     keys = complete_blocks([first, second])
-    result = prompt_robustness([first[k] for k in keys], [second[k] for k in keys])  # type: ignore[misc]
+    result = prompt_robustness(_scores(first, keys), _scores(second, keys))
     return CorrelationRow(
         a=a, b=b, spearman=result.spearman, spearman_p=result.spearman_p, pearson=result.pearson,
         pearson_p=result.pearson_p, n=result.n, blocks=keys,

@@ -10,15 +10,25 @@ category does in the run.
 
 from __future__ import annotations
 
-from typing import Mapping, Sequence
+from typing import Mapping, Protocol, Sequence
 
 import numpy as np
 
+from culturebias.domain.array_types import Floats, Indices
+from culturebias.domain.mcbe.instances import BEI
+from culturebias.domain.mcbe.summary import McBEMetrics
 from culturebias.domain.uncertainty.arrays import nan_mean as _nan_mean
 from culturebias.domain.uncertainty.bootstrap import unit_intervals
 from culturebias.domain.uncertainty.interval import DEFAULT_RESAMPLES, Interval
 
 UNIT = "instance (BEI)"
+
+
+class ScoredTask(Protocol):
+    """A task's outcome as the intervals read it (the application's ``TaskOutcome``)."""
+
+    @property
+    def item_scores(self) -> Mapping[str, float]: ...  # BEI id → score
 
 
 def mcbe_intervals(
@@ -39,7 +49,7 @@ def mcbe_intervals(
     valid = np.isfinite(scores)
     filled = np.where(valid, scores, 0.0)
 
-    def task_scores(idx: np.ndarray) -> np.ndarray:
+    def task_scores(idx: Indices) -> Floats:
         member = onehot[idx]  # (..., k, category)
         sums = np.einsum("...kt,...kc->...tc", filled[idx], member)
         counts = np.einsum("...kt,...kc->...tc", valid[idx].astype(float), member)
@@ -47,23 +57,22 @@ def mcbe_intervals(
             cells = np.where(counts > 0, sums / np.maximum(counts, 1), np.nan)
         return _nan_mean(cells, axis=-1)  # (..., task)
 
-    def statistic(idx: np.ndarray) -> np.ndarray:
+    def statistic(idx: Indices) -> Floats:
         per_task = task_scores(idx)
         return np.concatenate([_nan_mean(per_task, axis=-1)[None], np.moveaxis(per_task, -1, 0)])
 
     width = len(tasks) + onehot.shape[1]
-    names = ("overall", *tasks)
-    return unit_intervals(statistic, len(ids), names, unit=UNIT, seed=seed, points=points, resamples=resamples, width=width)
+    return unit_intervals(statistic, len(ids), ("overall", *tasks), unit=UNIT, seed=seed, points=points, resamples=resamples, width=width)
 
 
-def attach_mcbe(metrics, outcomes: Mapping[str, object], beis: Sequence[object], *, seed: int, resamples: int) -> None:
+def attach_mcbe(metrics: McBEMetrics, outcomes: Mapping[str, ScoredTask], beis: Sequence[BEI], *, seed: int, resamples: int) -> None:
     """Set ``metrics.intervals`` (``McBEMetrics``) from the tasks' per-BEI scores; nothing with ``resamples`` 0."""
     if resamples <= 0:
         return
     tasks = list(outcomes)
     points = {"overall": metrics.overall, **{t: getattr(metrics.tasks, t, None) for t in tasks}}
     metrics.intervals = mcbe_intervals(
-        {t: getattr(o, "item_scores") for t, o in outcomes.items()},
+        {t: o.item_scores for t, o in outcomes.items()},
         {b.item_id: b.category for b in beis},
         tasks,
         points,

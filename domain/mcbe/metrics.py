@@ -179,7 +179,7 @@ def bs_score(errors: Sequence[float]) -> float:
 # --- aggregation -----------------------------------------------------------------------
 
 
-def mean_or_none(values: Sequence[float]) -> float | None:
+def mean_or_none(values: Sequence[float | None]) -> float | None:
     finite = [float(v) for v in values if v is not None and math.isfinite(v)]
     return float(np.mean(finite)) if finite else None
 
@@ -235,13 +235,11 @@ def friedman_test(scores_by_model: Mapping[str, Sequence[float | None]]) -> Frie
     lengths = {len(v) for v in scores_by_model.values()}
     if len(lengths) != 1:
         raise ValueError("every model needs a score for the same blocks")
-    columns = [list(scores_by_model[m]) for m in models]
-    keep = [
-        i for i in range(lengths.pop()) if all(col[i] is not None and math.isfinite(col[i]) for col in columns)
-    ]
+    blocks = zip(*(scores_by_model[m] for m in models))
+    keep = [finite for block in blocks if len(finite := [v for v in block if v is not None and math.isfinite(v)]) == len(models)]
     if len(keep) < 2:
         raise ValueError("the Friedman test needs at least two complete blocks")
-    result = stats.friedmanchisquare(*[[float(col[i]) for i in keep] for col in columns])
+    result = stats.friedmanchisquare(*[[float(block[j]) for block in keep] for j in range(len(models))])
     return FriedmanResult(float(result.statistic), float(result.pvalue), len(keep), len(models))
 
 

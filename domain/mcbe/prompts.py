@@ -13,6 +13,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
+from typing import Protocol
 
 from culturebias.domain.mcbe import prompts_culturebias, prompts_table7
 from culturebias.domain.mcbe.instances import BEI
@@ -33,7 +34,17 @@ class PromptSet:
     scoring: Callable[[BEI], Conversation]
 
 
-def _from_module(name: str, description: str, module) -> PromptSet:  # noqa: ANN001 - a prompts module
+class _PromptsModule(Protocol):
+    """What a prompts module (``prompts_table7``, ``prompts_culturebias``) defines."""
+
+    def classification_prompt(self, text: str, subcategories: Sequence[str]) -> Conversation: ...
+    def selection_prompt(self, first: str, second: str) -> Conversation: ...
+    def analysis_prompt(self, bei: BEI) -> Conversation: ...
+    def judge_prompt(self, analysis: str, explanation: str, criterion: BACriterion) -> Conversation: ...
+    def scoring_prompt(self, bei: BEI) -> Conversation: ...
+
+
+def _from_module(name: str, description: str, module: _PromptsModule) -> PromptSet:
     return PromptSet(
         name, description, module.classification_prompt, module.selection_prompt, module.analysis_prompt,
         module.judge_prompt, module.scoring_prompt,

@@ -31,7 +31,7 @@ def parse_choice(reply: str) -> str | None:
     counts only in those explicit forms, so an English article "a" is not an answer.
     """
     text = normalise(reply)
-    letters = {m.upper() for m in _EXPLICIT.findall(text)}
+    letters: set[str] = {m.upper() for m in _EXPLICIT.findall(text)}
     letters |= set(_UPPER.findall(text))
     lower = _LEADING_LOWER.match(text)
     if lower:

@@ -9,7 +9,7 @@ categories, or a constant column) are null with the reason stated.
 from __future__ import annotations
 
 import math
-from collections.abc import Mapping, Sequence
+from collections.abc import Mapping
 
 from culturebias.domain.mcbe.metrics import prompt_robustness
 from culturebias.domain.summary import Block, Count, Number
@@ -39,10 +39,9 @@ class PromptVariant(Block):
 
 def robustness(first: Mapping[str, float | None], other: Mapping[str, float | None]) -> RobustnessCell:
     """Correlation over the categories that both prompt sets scored."""
-    keys = [k for k in first if first.get(k) is not None and other.get(k) is not None]
-    a: Sequence[float] = [float(first[k]) for k in keys]  # type: ignore[arg-type]
-    b: Sequence[float] = [float(other[k]) for k in keys]  # type: ignore[arg-type]
-    result = prompt_robustness(a, b)
+    both = {k: (x, y) for k in first if (x := first.get(k)) is not None and (y := other.get(k)) is not None}
+    keys = list(both)
+    result = prompt_robustness([float(x) for x, _ in both.values()], [float(y) for _, y in both.values()])
     note = None
     if math.isnan(result.spearman):
         note = (

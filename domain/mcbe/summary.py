@@ -26,13 +26,13 @@ T = TypeVar("T")
 class SparseBlock(Block):
     """A block whose unset fields are left out of the JSON (see the module docstring)."""
 
-    # No return annotation: the JSON Schema keeps the fields.
+    # No return annotation: with one, the JSON Schema of the block would be that annotation's, not its fields'.
     @model_serializer(mode="wrap")
-    def _only_set_fields(self, handler: SerializerFunctionWrapHandler):
+    def _only_set_fields(self, handler: SerializerFunctionWrapHandler):  # type: ignore[no-untyped-def]  # return unannotated on purpose (above)
         data = handler(self)
         return {key: value for key, value in data.items() if key in self.model_fields_set}
 
-    def present(self) -> dict[str, Any]:
+    def present(self) -> dict[str, Any]:  # each field keeps its own type
         """The fields that were set, in field order (e.g. the tasks that ran)."""
         return {name: getattr(self, name) for name in type(self).model_fields if name in self.model_fields_set}
 
@@ -45,6 +45,10 @@ class PerTask(SparseBlock, Generic[T]):
     ss: T | None = None
     ba: T | None = None
     bs: T | None = None
+
+    def present(self) -> dict[str, T | None]:
+        values: dict[str, T | None] = super().present()
+        return values
 
 
 class PerCriterion(Block, Generic[T]):

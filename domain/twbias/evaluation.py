@@ -13,6 +13,7 @@ from typing import Literal, Mapping, Sequence
 
 import numpy as np
 
+from culturebias.domain.array_types import Floats, FloatsLike
 from culturebias.domain.twbias.metrics import (
     EffectKind,
     TestKind,
@@ -116,7 +117,7 @@ class SpecificationResult:
 
 
 def compare_rows(
-    origin: Sequence[float], replace: Sequence[float], options: AnalysisOptions, n_outliers: int = 0, n_invalid: int = 0
+    origin: FloatsLike, replace: FloatsLike, options: AnalysisOptions, n_outliers: int = 0, n_invalid: int = 0
 ) -> PromptStats:
     o = np.asarray(origin, dtype=float)
     r = np.asarray(replace, dtype=float)
@@ -174,8 +175,8 @@ def category_rows(categories: Sequence[Sequence[str] | None], mode: CategoryRows
 
 
 def evaluate_specification(
-    origin_ppl: np.ndarray,
-    replace_ppl: np.ndarray,
+    origin_ppl: Floats,
+    replace_ppl: Floats,
     prompt_types: Sequence[str],
     toxicity: Sequence[int | None],
     categories: Sequence[Sequence[str] | None],
@@ -197,8 +198,8 @@ def evaluate_specification(
         outlier[idx, j] = outlier_mask(origin[idx, j], replace[idx, j], options.outlier_sigma)
     kept = valid & ~outlier
 
-    def group(rows: Sequence[int]) -> GroupResult:
-        rows = np.asarray(rows, dtype=int)
+    def group(members: Sequence[int]) -> GroupResult:
+        rows = np.asarray(members, dtype=int)
         prompts: dict[str, PromptStats] = {}
         for j, ptype in enumerate(prompt_types):
             chosen = rows[kept[rows, j]]

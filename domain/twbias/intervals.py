@@ -16,7 +16,10 @@ from typing import Sequence
 import numpy as np
 from scipy import special
 
+from culturebias.domain.array_types import Floats, Indices, Mask
+from culturebias.domain.twbias.evaluation import AnalysisOptions
 from culturebias.domain.twbias.model import USER_PROMPT_TYPES
+from culturebias.domain.twbias.summary import SpecificationBlock
 from culturebias.domain.uncertainty.bootstrap import unit_intervals
 from culturebias.domain.uncertainty.interval import DEFAULT_RESAMPLES, Interval
 
@@ -24,23 +27,25 @@ UNIT = "sentence pair"
 HEADLINES = ("bias_ratio", "effect_size")
 
 
-def _sum(x: np.ndarray, weight: np.ndarray) -> np.ndarray:
-    return np.einsum("...i,...i->...", x, weight)
+def _sum(x: Floats, weight: Floats) -> Floats:
+    total: Floats = np.einsum("...i,...i->...", x, weight)
+    return total
 
 
-def _moments(s1: np.ndarray, s2: np.ndarray, m: np.ndarray, ddof: int) -> tuple[np.ndarray, np.ndarray]:
+def _moments(s1: Floats, s2: Floats, m: Floats, ddof: int) -> tuple[Floats, Floats]:
     """Mean and variance from the power sums of m values (PPLs are O(10–100): no harmful cancellation)."""
     mean = s1 / np.maximum(m, 1)
     var = np.maximum(s2 - s1 * mean, 0.0) / np.maximum(m - ddof, 1)
     return mean, var
 
 
-def _outside(x: np.ndarray, x2: np.ndarray, valid: np.ndarray, m: np.ndarray, sigma: float) -> np.ndarray:
+def _outside(x: Floats, x2: Floats, valid: Floats, m: Floats, sigma: float) -> Mask:
     mean, var = _moments(_sum(x, valid), _sum(x2, valid), m, ddof=0)
-    return np.abs(x - mean[..., None]) > sigma * np.sqrt(var)[..., None]
+    outside: Mask = np.abs(x - mean[..., None]) > sigma * np.sqrt(var)[..., None]
+    return outside
 
 
-def _prompt_test(g: dict[str, np.ndarray], analysis) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+def _prompt_test(g: dict[str, Floats], analysis: AnalysisOptions) -> tuple[Floats, Floats, Floats]:
     """Rows kept, p-value and effect of each prompt type, per resample; ``g`` holds the gathered columns."""
     valid = g["valid"]
     m_valid = valid.sum(axis=-1)
@@ -76,10 +81,10 @@ def _prompt_test(g: dict[str, np.ndarray], analysis) -> tuple[np.ndarray, np.nda
 
 
 def twbias_intervals(
-    origin: np.ndarray,
-    replace: np.ndarray,
+    origin: Floats,
+    replace: Floats,
     prompt_types: Sequence[str],
-    analysis,
+    analysis: AnalysisOptions,
     points: dict[str, float | None],
     *,
     seed: int,
@@ -96,7 +101,7 @@ def twbias_intervals(
     o, r = np.where(valid, o, 0.0), np.where(valid, r, 0.0)
     columns_of = {"o": o, "o2": o * o, "r": r, "r2": r * r, "d": r - o, "d2": (r - o) ** 2, "valid": valid.astype(float)}
 
-    def headline(idx: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    def headline(idx: Indices) -> tuple[Floats, Floats]:
         idx = idx[..., None, :]  # broadcast over prompts
         rows = np.arange(len(columns))[:, None]
         gathered = {name: values[rows, idx] for name, values in columns_of.items()}
@@ -117,7 +122,15 @@ def twbias_intervals(
     )
 
 
-def attach_twbias(block, matrices: tuple[np.ndarray, np.ndarray], prompt_types: Sequence[str], analysis, *, seed: int, resamples: int) -> None:
+def attach_twbias(
+    block: SpecificationBlock,
+    matrices: tuple[Floats, Floats],
+    prompt_types: Sequence[str],
+    analysis: AnalysisOptions,
+    *,
+    seed: int,
+    resamples: int,
+) -> None:
     """Set ``block.intervals`` (a ``SpecificationBlock``, its overall rows); nothing with ``resamples`` 0."""
     if resamples > 0:
         points = {name: getattr(block, name) for name in HEADLINES}

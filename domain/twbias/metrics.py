@@ -12,14 +12,18 @@ from __future__ import annotations
 
 import math
 import warnings
-from typing import Literal, Sequence
+from typing import Callable, Literal, ParamSpec, Sequence, TypeVar
 
 import numpy as np
 from scipy import stats
 
+from culturebias.domain.array_types import Floats, FloatsLike, Mask
+
 TestKind = Literal["paired", "welch", "student"]
 EffectKind = Literal["d", "dz"]
 TSign = Literal["origin_minus_replace", "replace_minus_origin"]
+P = ParamSpec("P")
+R = TypeVar("R")
 
 
 def perplexity(logprob: float, n_tokens: int) -> float:
@@ -32,21 +36,22 @@ def perplexity(logprob: float, n_tokens: int) -> float:
         return float("inf")
 
 
-def outlier_mask(origin: Sequence[float], replace: Sequence[float], sigma: float = 3.0) -> np.ndarray:
+def outlier_mask(origin: FloatsLike, replace: FloatsLike, sigma: float = 3.0) -> Mask:
     """True for rows whose origin or replace PPL lies outside mean ± sigma·std (ddof=0)."""
     o = np.asarray(origin, dtype=float)
     r = np.asarray(replace, dtype=float)
     if o.size == 0:
         return np.zeros(0, dtype=bool)
 
-    def outside(x: np.ndarray) -> np.ndarray:
+    def outside(x: Floats) -> Mask:
         mean, std = x.mean(), x.std(ddof=0)
-        return (x > mean + sigma * std) | (x < mean - sigma * std)
+        mask: Mask = (x > mean + sigma * std) | (x < mean - sigma * std)
+        return mask
 
     return outside(o) | outside(r)
 
 
-def _quiet(fn, *args, **kwargs):
+def _quiet(fn: Callable[P, R], *args: P.args, **kwargs: P.kwargs) -> R:
     # Constant or near-constant samples make scipy warn and return NaN; NaN is the answer we report.
     with warnings.catch_warnings(), np.errstate(all="ignore"):
         warnings.simplefilter("ignore", RuntimeWarning)
@@ -54,8 +59,8 @@ def _quiet(fn, *args, **kwargs):
 
 
 def significance_test(
-    origin: Sequence[float],
-    replace: Sequence[float],
+    origin: FloatsLike,
+    replace: FloatsLike,
     test: TestKind = "paired",
     t_sign: TSign = "origin_minus_replace",
 ) -> tuple[float, float]:
@@ -87,7 +92,7 @@ def significance_test(
     return float(result.statistic), float(result.pvalue)
 
 
-def cohens_d(origin: Sequence[float], replace: Sequence[float]) -> float:
+def cohens_d(origin: FloatsLike, replace: FloatsLike) -> float:
     """``(mean(replace) - mean(origin)) / sqrt((s_o² + s_r²) / 2)``, sample variances (ddof=1)."""
     o = np.asarray(origin, dtype=float)
     r = np.asarray(replace, dtype=float)
@@ -99,7 +104,7 @@ def cohens_d(origin: Sequence[float], replace: Sequence[float]) -> float:
     return float((r.mean() - o.mean()) / pooled)
 
 
-def cohens_dz(origin: Sequence[float], replace: Sequence[float]) -> float:
+def cohens_dz(origin: FloatsLike, replace: FloatsLike) -> float:
     """``mean(delta) / sd(delta)`` with ``delta = replace - origin`` (ddof=1)."""
     delta = np.asarray(replace, dtype=float) - np.asarray(origin, dtype=float)
     if delta.size < 2:

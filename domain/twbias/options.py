@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import Any, Literal
+from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator
 
@@ -13,7 +13,7 @@ from culturebias.domain.twbias.model import PROMPT_TYPES
 AXES = ("gender", "ethnicity")
 
 
-def _as_strings(value: Any) -> Any:
+def _as_strings(value: object) -> object:
     if isinstance(value, (list, tuple)):
         return [str(v).strip() for v in value]
     return value
@@ -40,7 +40,7 @@ class TWBiasOptions(BaseModel):
 
     @field_validator("groups", "prompt_types", mode="before")
     @classmethod
-    def _stringify(cls, value: Any) -> Any:
+    def _stringify(cls, value: object) -> object:
         if isinstance(value, (int, float)):
             value = [value]
         return _as_strings(value)

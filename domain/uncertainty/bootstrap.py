@@ -20,14 +20,19 @@ from __future__ import annotations
 
 import math
 import warnings
-from typing import Callable, Mapping, Sequence
+from typing import TYPE_CHECKING, Callable, Mapping, Sequence, TypedDict
 
 import numpy as np
 from scipy import stats
 
+from culturebias.domain.array_types import Floats, FloatsLike, Indices
 from culturebias.domain.uncertainty.interval import DEFAULT_LEVEL, DEFAULT_RESAMPLES, Interval
 
-StatisticOfUnits = Callable[[np.ndarray], np.ndarray]
+if TYPE_CHECKING:
+    from typing_extensions import Unpack
+
+# Unit indices (..., k) to the metric of those units (...), as the module doc says.
+StatisticOfUnits = Callable[[Indices], Floats]
 
 # BCa's jackknife costs n statistic evaluations of n-1 units each: quadratic in n.
 BCA_MAX_N = 5000
@@ -37,6 +42,25 @@ _BATCH_ELEMENTS = 4_000_000
 
 def _finite(value: float | None) -> bool:
     return value is not None and math.isfinite(value)
+
+
+class _Base(TypedDict):
+    """The fields every interval of one call shares."""
+
+    level: float
+    n: int
+    unit: str
+    resamples: int
+    seed: int
+
+
+class IntervalOptions(TypedDict, total=False):
+    """What ``unit_interval`` and ``mean_interval`` pass on to ``unit_intervals``."""
+
+    resamples: int
+    level: float
+    bca_max_n: int
+    width: int
 
 
 def unit_intervals(
@@ -61,7 +85,7 @@ def unit_intervals(
     how many numbers one unit carries (it bounds memory per batch).
     """
     points = points or {}
-    base = {"level": level, "n": n, "unit": unit, "resamples": resamples, "seed": seed}
+    base: _Base = {"level": level, "n": n, "unit": unit, "resamples": resamples, "seed": seed}
     with warnings.catch_warnings(), np.errstate(all="ignore"):
         warnings.simplefilter("ignore")
         own = np.asarray(statistic(np.arange(n)), dtype=float).reshape(len(names)) if n else np.full(len(names), np.nan)
@@ -81,7 +105,7 @@ def unit_intervals(
     method = "BCa" if n <= bca_max_n else "percentile"
     batch = max(1, min(resamples, _BATCH_ELEMENTS // max(1, n * width)))
 
-    def indexed(idx: np.ndarray, axis: int = -1) -> np.ndarray:
+    def indexed(idx: Indices, axis: int = -1) -> Floats:
         values = np.asarray(statistic(np.moveaxis(np.asarray(idx, dtype=np.intp), axis, -1)), dtype=float)
         return values[todo]
 
@@ -107,10 +131,10 @@ def unit_intervals(
 
 
 def _from_distribution(
-    distribution: np.ndarray, low: float, high: float, point: float, method: str, n: int, bca_max_n: int, level: float, base: dict
+    distribution: Floats, low: float, high: float, point: float, method: str, n: int, bca_max_n: int, level: float, base: _Base
 ) -> Interval:
     finite = distribution[np.isfinite(distribution)]
-    notes = []
+    notes: list[str] = []
     if finite.size < distribution.size:
         notes.append(f"{distribution.size - finite.size} of {distribution.size} resamples leave the metric undefined")
     if finite.size == 0:
@@ -129,14 +153,16 @@ def _from_distribution(
     return Interval(low=float(low), high=float(high), method=method, note="; ".join(notes) or None, **base)
 
 
-def unit_interval(statistic: StatisticOfUnits, n: int, *, unit: str, seed: int, point: float | None = None, **options) -> Interval:
+def unit_interval(
+    statistic: StatisticOfUnits, n: int, *, unit: str, seed: int, point: float | None = None, **options: Unpack[IntervalOptions]
+) -> Interval:
     """The interval of one metric: ``statistic`` maps unit indices ``(..., k)`` to values ``(...)``."""
     return unit_intervals(
         lambda idx: np.asarray(statistic(idx))[None], n, ("value",), unit=unit, seed=seed, points={"value": point}, **options
     )["value"]
 
 
-def mean_interval(values, *, unit: str, seed: int, **options) -> Interval:
+def mean_interval(values: FloatsLike, *, unit: str, seed: int, point: float | None = None, **options: Unpack[IntervalOptions]) -> Interval:
     """The interval of the mean of one number per unit."""
     data = np.asarray(values, dtype=float)
-    return unit_interval(lambda idx: data[idx].mean(axis=-1), data.size, unit=unit, seed=seed, **options)
+    return unit_interval(lambda idx: data[idx].mean(axis=-1), data.size, unit=unit, seed=seed, point=point, **options)

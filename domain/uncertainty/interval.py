@@ -36,6 +36,7 @@ class Interval(Block):
         return self.low is not None and self.high is not None
 
     def contains(self, value: float | None, tolerance: float = 1e-9) -> bool:
-        if value is None or not self.defined:
+        low, high = self.low, self.high
+        if value is None or low is None or high is None:
             return False
-        return self.low - tolerance <= value <= self.high + tolerance
+        return low - tolerance <= value <= high + tolerance
