@@ -168,7 +168,7 @@ def redact_dsn(dsn: str) -> str:
 
 def dsn_secrets(dsn: str) -> list[str]:
     """The password values written into a DSN, to scrub from any message that might echo them."""
-    found = []
+    found: list[str] = []
     for pattern in (_URL_PASSWORD, _QUERY_PASSWORD, _KEYWORD_PASSWORD):
         found.extend(m["secret"].strip("'") for m in pattern.finditer(dsn))
     return [s for s in found if s]
