@@ -23,6 +23,7 @@ a file the system refuses to read or write (exit 1).
 from __future__ import annotations
 
 import argparse
+from typing import Any
 import contextlib
 import json
 import os
@@ -149,10 +150,30 @@ def _parser() -> argparse.ArgumentParser:
     from culturebias.bootstrap.samples_cli import add_parsers as add_sample_parsers
 
     add_sample_parsers(sub)  # samples, export
-    from culturebias.bootstrap.libra_build_cli import add_parsers as add_build_parsers
-
-    add_build_parsers(sub)  # build libra
+    _add_build_parsers(sub)  # build <benchmark>, one per benchmark whose descriptor has a builder
     return parser
+
+
+def _builders() -> list[tuple[str, Any]]:
+    from culturebias.bootstrap.registry import BenchmarkDescriptor, registry, resolve
+
+    return [
+        (d.name, resolve(d.builder))
+        for d in registry().benchmarks.all()
+        if isinstance(d, BenchmarkDescriptor) and d.builder is not None
+    ]
+
+
+def _add_build_parsers(sub: Any) -> None:
+    build = sub.add_parser("build", help="build a benchmark's dataset from a local corpus")
+    kinds = build.add_subparsers(dest="dataset", required=True)
+    for name, builder in _builders():
+        builder.add_parser(kinds, name)
+
+
+def _build(args: argparse.Namespace) -> int:
+    builder = dict(_builders())[args.dataset]
+    return int(builder.build_command(args))
 
 
 RUN_DESCRIPTION = """\
@@ -364,9 +385,7 @@ def main(argv: list[str] | None = None) -> int:
     from culturebias.bootstrap.samples_cli import export_command, samples_command
 
     handlers.update(samples=samples_command, export=export_command)
-    from culturebias.bootstrap.libra_build_cli import build_command
-
-    handlers.update(build=build_command)
+    handlers.update(build=_build)
     try:
         with _sigterm_interrupts():
             return handlers[args.command](args)

@@ -1,22 +1,22 @@
-"""``culturebias build libra``: a thin layer over ``bootstrap.libra_build_wiring``."""
+"""``culturebias build <benchmark>`` for LIBRA's dataset-building pipeline: a thin layer over
+``bootstrap.libra_build_wiring``. LIBRA's descriptor names it as its ``builder``."""
 
 from __future__ import annotations
 
 import argparse
 from pathlib import Path
+from types import SimpleNamespace
 
 from culturebias.application.libra_build.service import STEPS
 from culturebias.domain.errors import ConfigError
 
 
-def add_parsers(sub) -> None:
-    build = sub.add_parser("build", help="build a dataset from a local corpus (libra)")
-    kinds = build.add_subparsers(dest="dataset", required=True)
+def add_parser(kinds: argparse._SubParsersAction, name: str) -> None:  # type: ignore[type-arg]  # argparse's private generic
     libra = kinds.add_parser(
-        "libra",
+        name,
         help="LIBRA triplets from a local corpus (PROTOCOLS §4 construction)",
         description="Build triplets.jsonl, glossary.jsonl, review.csv/.xlsx and report.md in --out; "
-        "the folder is a data.path for `culturebias run libra`.",
+        f"the folder is a data.path for `culturebias run {name}`.",
     )
     libra.add_argument("--corpus", type=Path, help="a .txt/.jsonl/.csv file or a folder of them")
     libra.add_argument("--seeds", type=Path, help="JSON or TOML: group -> keywords or {category, keywords, anti}")
@@ -39,7 +39,7 @@ def build_command(args: argparse.Namespace) -> int:
         print(", ".join(f"{k} {v}" for k, v in sorted(counts.items())) or "no rows")
         return 0
     if args.corpus is None or args.seeds is None:
-        raise ConfigError("culturebias build libra needs --corpus and --seeds (or --import-review SHEET)")
+        raise ConfigError(f"culturebias build {args.dataset} needs --corpus and --seeds (or --import-review SHEET)")
     settings: dict[str, object] = {}
     for item in args.assignments:
         key, sep, value = item.partition("=")
@@ -58,3 +58,7 @@ def build_command(args: argparse.Namespace) -> int:
                          text_field=args.text_field, settings=settings)
     print(f"{report.candidates} triplets ({report.not_perturbable} hits not perturbable) in {args.out}")
     return 0
+
+
+# What LIBRA's descriptor names as its ``builder``.
+BUILDER = SimpleNamespace(add_parser=add_parser, build_command=build_command)

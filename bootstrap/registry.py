@@ -102,6 +102,9 @@ class BenchmarkDescriptor:
     # ``expand(options_dict, templates, write) -> int`` for ``culturebias expand``: ``templates`` is
     # ``dataset_source.template_files(data.path)``, ``write`` takes the rows (JSON objects) and counts them.
     expander: str | Callable[..., int] | None = None
+    # ``culturebias build <name>``: a module with ``add_parser(subparsers, name)`` and ``build_command(args)``
+    # for a benchmark that builds its dataset from a local corpus.
+    builder: str | None = None
     # Named presets for ``--preset`` (``domain.presets.Preset``) that are this benchmark's protocol.
     presets: str | tuple[Preset, ...] = ()
 
@@ -158,7 +161,7 @@ def benchmark_problems(descriptor: BenchmarkDescriptor) -> list[str]:
         headlines = descriptor.headline_metrics()
         for part in ("service", "options", "dataset_source", "report", "comparison_sections"):
             resolve(getattr(descriptor, part))
-        for part in ("compare", "comparison", "expander", "presets"):
+        for part in ("compare", "comparison", "expander", "presets", "builder"):
             if getattr(descriptor, part):
                 resolve(getattr(descriptor, part))
     except PluginError as error:
@@ -315,6 +318,7 @@ BENCHMARKS: tuple[BenchmarkDescriptor, ...] = (
         compare="culturebias.domain.libra.comparison:compare_libra",
         comparison="culturebias.domain.libra.comparison:LibraComparison",
         comparison_sections="culturebias.adapters.libra.comparison_report:libra_sections",
+        builder="culturebias.bootstrap.libra_build_cli:BUILDER",
         data_licence="CC BY 4.0 (embedded fixture written for culturebias)",
         bundled_data=True,
         data_note="embedded fixture; point data.path at the full data",
