@@ -19,11 +19,11 @@ reported (``TWBiasDataset.skips``).
 
 from __future__ import annotations
 
-import ast
 import json
 from pathlib import Path
 
 from culturebias.adapters.datasets.csv_table import read_table
+from culturebias.adapters.datasets.python_literal import LiteralSyntaxError, parse_literal
 from culturebias.adapters.datasets.text_files import read_text
 from culturebias.domain.errors import DataError, MissingDataError
 from culturebias.domain.fingerprint import fingerprint_bytes
@@ -307,11 +307,11 @@ def _toxicity(cell: str, rel: str, line: int, skips: list[SkippedRow]) -> int | 
 
 
 def _target_attributes(cell: str, rel: str, line: int, skips: list[SkippedRow]) -> tuple[TargetAttribute, ...] | None:
-    """Parse the Python-literal list of (target, attribute-or-None) pairs, never with eval."""
+    """Parse the Python-literal list of (target, attribute-or-None) pairs, never with eval (nor ``ast``)."""
     field = "T-A Combination"
     try:
-        parsed = ast.literal_eval(cell.strip())
-    except (ValueError, SyntaxError, TypeError, MemoryError, RecursionError):
+        parsed = parse_literal(cell)
+    except LiteralSyntaxError:
         parsed = None
     if not isinstance(parsed, (list, tuple)):
         skips.append(
