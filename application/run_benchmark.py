@@ -223,6 +223,9 @@ def _model_block(ctx: RunContext) -> dict[str, Any]:
             provenance = getattr(port, "provenance", None)
             if provenance is not None:
                 block[f"{name}_provenance"] = provenance.model_dump()
+            findings = getattr(port, "probe_findings", None) if name == "scorer" else None
+            if findings:
+                block["scorer_probe"] = dict(findings)
             use = getattr(port, "template_use", None) if name == "templater" else None
             if use is not None:
                 block["chat_template"] = use.model_dump()
