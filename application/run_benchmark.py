@@ -152,8 +152,15 @@ def run_benchmark(request: RunRequest, make_context: Callable[[str], RunContext]
     folder = OutputFolder(request.out_dir)
     with folder.lock:
         folder.remove_leftovers()
-        _repair(folder, request)
+        repaired = _repair(folder, request)
+        if repaired is not None and request.resume and _same_job(repaired.summary, request):
+            log.info("--resume: the folder's run had finished; its files are written from the store, nothing is scored again", run_id=repaired.run_id)
+            return repaired
         return _run(request, make_context, folder)
+
+
+def _same_job(summary: RunSummary, request: RunRequest) -> bool:
+    return summary.config_fingerprint == request.config_fingerprint and summary.data.fingerprint == request.source.fingerprint()
 
 
 def _run(request: RunRequest, make_context: Callable[[str], RunContext], folder: OutputFolder | None) -> RunResult:
@@ -243,21 +250,25 @@ def _write_outputs(folder: OutputFolder | None, request: RunRequest, summary: Ru
     return summary_path, reports
 
 
-def _repair(folder: OutputFolder, request: RunRequest) -> None:
-    """Write the files of a run that finished in the store but was killed before they were written."""
+def _repair(folder: OutputFolder, request: RunRequest) -> RunResult | None:
+    """Write the files of a run that finished in the store but was killed before they were written
+    (from its stored summary: nothing is scored). The repaired run, or None."""
     entry = folder.journal()
     run_id = entry.get("run_id")
     if entry.get("state") != "running" or not run_id or entry.get("benchmark") != request.benchmark:
-        return
+        return None
     stored = request.store.get_run(run_id)
     payload = request.store.load_summary(run_id) if stored is not None and stored.status == "finished" else None
     if payload is None:
-        return
+        return None
     log.info("writing the files of a finished run that a kill left unwritten", run_id=run_id)
     try:
-        _write_outputs(folder, request, request.summary_model.model_validate(payload))
+        summary = request.summary_model.model_validate(payload)
+        summary_path, reports = _write_outputs(folder, request, summary)
     except Exception as error:  # never let an old run's files stop a new run
         log.warning("could not write the files of an earlier finished run", run_id=run_id, error=str(error))
+        return None
+    return RunResult(run_id, summary_path, reports, summary)
 
 
 def _model_block(ctx: RunContext) -> dict[str, Any]:
