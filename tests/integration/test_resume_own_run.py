@@ -33,14 +33,6 @@ from culturebias.testing.postgres_server import postgres_server, postgres_store_
 WAIT_S = 180  # a bound on waiting for a subprocess on a loaded machine, never a timing assumption
 
 
-@pytest.fixture(autouse=True)
-def _restore_logging():
-    yield
-    import structlog
-
-    structlog.reset_defaults()
-
-
 @pytest.fixture
 def server():
     generator = ScriptedGenerator(lambda request, prompt: "A")
