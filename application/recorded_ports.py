@@ -7,10 +7,16 @@ rendered chat template.
 A call's new requests go to the port in chunks of ``run.chunk_size`` (what the
 backend batches together is decided within a chunk, exactly as before). A
 backend that delivers results batch by batch (``ports.recording.BatchSink``) has
-them committed every ``run.commit_seconds``; any other backend's are committed
-when its chunk returns. Whatever was computed is committed before an exception
-(Ctrl-C, SIGTERM, an error) leaves the call, so a kill loses at most the work
-since the last commit, and ``--resume`` recomputes nothing that is stored.
+them committed once ``run.commit_seconds`` have passed since the last commit or
+once 2 % of the stage's results are waiting (``COMMIT_SHARE``), whichever comes
+first: on a fast model a chunk is scored in less than ``commit_seconds``, and a
+short run keeps its share too. Any other backend's are committed when its chunk
+returns. Whatever was computed is committed before an exception (Ctrl-C,
+SIGTERM, an error) leaves the call, so a kill loses at most the work since the
+last commit, and ``--resume`` recomputes nothing that is stored.
+
+The progress bar counts what is stored, not what was computed: the share it
+shows is the share a kill keeps.
 
 Before a chunk is computed its request keys are stored as a plan (stage
 ``<stage>.plan``). A resumed call first completes any planned chunk that was cut
@@ -43,6 +49,8 @@ Req = TypeVar("Req")
 Res = TypeVar("Res")
 
 DEFAULT_COMMIT_SECONDS = 2.0
+# Results of a stage waiting to be committed, as a share of the stage's results: at most this many wait.
+COMMIT_SHARE = 0.02
 PLAN_SUFFIX = ".plan"
 
 
@@ -79,9 +87,15 @@ class RunProgress:
     def stored(self, stage: str, keys: Sequence[str]) -> None:
         self._done.setdefault(stage, set()).update(keys)
 
+    def total(self, stage: str) -> int:
+        return len(self._asked.get(stage, ()))
+
 
 class _Chunk:
-    """The sink a port receives for one chunk: collects results and commits them by time."""
+    """The sink a port receives for one chunk: collects results and commits them by time and by share.
+
+    The port's own ``advance`` calls count what it computed; the bar moves by what is committed.
+    """
 
     def __init__(self, owner: "_Recorded", keys: list[str], results: dict[str, Any], task: ProgressTask):
         self._owner = owner
@@ -93,7 +107,7 @@ class _Chunk:
 
     # -- BatchSink ------------------------------------------------------------
     def advance(self, n: int = 1) -> None:
-        self._task.advance(n)
+        """Computed, not yet stored: the bar waits for the commit."""
 
     def close(self) -> None:
         pass
@@ -104,7 +118,9 @@ class _Chunk:
     def deliver(self, results: Mapping[int, Any]) -> None:
         for index, result in results.items():
             self.add(self._keys[index], result)
-        if self._owner._clock() - self._last_commit >= self._owner._commit_seconds:
+        owner = self._owner
+        waiting = max(1, int(COMMIT_SHARE * owner._run_progress.total(owner.stage)))
+        if len(self._pending) >= waiting or owner._clock() - self._last_commit >= owner._commit_seconds:
             self.commit()
 
     # -- the call's side ------------------------------------------------------
@@ -116,6 +132,7 @@ class _Chunk:
     def commit(self) -> None:
         if self._pending:
             self._owner._save(self._pending)
+            self._task.advance(len(self._pending))  # the bar shows what a kill now keeps
             self._pending = {}
         self._last_commit = self._owner._clock()
 

@@ -4,9 +4,12 @@
    remove temporary files a killed run left, and repair a run that finished in
    the store but was killed before its files were written;
 2. fingerprint the data and the configuration;
-3. open a new run, or with ``resume`` the newest unfinished run of the same
-   benchmark, configuration and data (a differing one is refused, naming the
-   settings that differ); an earlier run's files in the folder move to
+3. open a new run, or with ``resume`` the unfinished run this output folder
+   recorded (its journal), else the newest unfinished run of the same
+   benchmark, configuration and data in the store that no live process holds
+   (a differing one is refused, naming the settings that differ); the run's
+   lease (``run_lease.py``) is taken, so no other process resumes it while this
+   one writes it; an earlier run's files in the folder move to
    ``previous/<run_id>/``;
 4. let the service check the backend's capabilities and return its frozen plan, before anything is scored;
 5. run the service with that plan (its ports store every result as it goes);
@@ -30,10 +33,11 @@ import culturebias
 from culturebias.application.context import RunContext
 from culturebias.application.out_folder import OutputFolder, write_text_atomically  # noqa: F401  (re-exported)
 from culturebias.application.repeats import run_repeats
+from culturebias.application.run_lease import DEFAULT_LEASE_SECONDS, LeaseRule, RunLeaseKeeper
 from culturebias.domain.errors import ResumeMismatchError
 from culturebias.domain.headlines import HeadlineMetric
 from culturebias.domain.redaction import redact_text
-from culturebias.domain.runs import RunManifest, identity_differences, utc_now
+from culturebias.domain.runs import RunInUseError, RunManifest, identity_differences, utc_now
 from culturebias.domain.summary import SUMMARY_SCHEMA_VERSION, RunSummary, run_limit
 from culturebias.ports.datasets import DatasetSource
 from culturebias.ports.reporting import ReportWriter
@@ -61,6 +65,8 @@ class RunRequest:
     identity: dict[str, Any] | None = None
     # run.repeats: the service runs this many times in this run, repeat i sampling with seed + i.
     repeats: int = 1
+    # run.lease_seconds: a run whose writer's heartbeat is older than this is free to resume.
+    lease_seconds: float = DEFAULT_LEASE_SECONDS
 
 
 @dataclass
@@ -71,8 +77,10 @@ class RunResult:
     summary: RunSummary
 
 
-def _open_run(request: RunRequest, data_fingerprint: str) -> RunManifest:
+def _open_run(request: RunRequest, data_fingerprint: str, folder_run_id: str | None) -> tuple[RunManifest, RunLeaseKeeper]:
+    """The run to write and this process's lease on it. ``folder_run_id``: the run the output folder recorded."""
     store = request.store
+    rule = LeaseRule(stale_seconds=request.lease_seconds)
     if request.resume:
         candidates = [m for m in store.find_runs(request.benchmark) if m.status != "finished"]
         matching = [
@@ -80,13 +88,26 @@ def _open_run(request: RunRequest, data_fingerprint: str) -> RunManifest:
             for m in candidates
             if m.config_fingerprint == request.config_fingerprint and m.data_fingerprint == data_fingerprint
         ]
-        if matching:
-            manifest = max(matching, key=lambda m: m.created_at)
-            log.info("resuming run", run_id=manifest.run_id, stored_since=manifest.created_at, progress=manifest.progress_text())
-            if manifest.status != "running":
-                store.mark_running(manifest.run_id)
-            return manifest
-        if candidates:
+        own = next((m for m in candidates if m.run_id == folder_run_id), None)
+        if own is not None:  # the folder's own run first: never another folder's, while it has one
+            if own not in matching:
+                raise ResumeMismatchError(_mismatch(own, request, data_fingerprint))
+            keeper = RunLeaseKeeper(store, own.run_id, rule)
+            holder = keeper.acquire()
+            if holder is not None:
+                raise RunInUseError(
+                    own.run_id, holder, "--resume continues the run this output folder recorded and never writes a run "
+                    "another process holds: wait for it to finish, or stop it (then --resume, or `culturebias runs "
+                    "--mark-interrupted` where it is left running)",
+                )
+            return _resumed(store, own), keeper
+        for manifest in sorted(matching, key=lambda m: m.created_at, reverse=True):
+            keeper = RunLeaseKeeper(store, manifest.run_id, rule)
+            holder = keeper.acquire()
+            if holder is None:
+                return _resumed(store, manifest), keeper
+            log.info("not resuming a run that another live process writes", run_id=manifest.run_id, holder=holder.text())
+        if candidates and not matching:
             raise ResumeMismatchError(_mismatch(max(candidates, key=lambda m: m.created_at), request, data_fingerprint))
         log.info("nothing to resume; starting a new run")
     manifest = RunManifest(
@@ -98,6 +119,15 @@ def _open_run(request: RunRequest, data_fingerprint: str) -> RunManifest:
         identity=request.identity or {},
     )
     store.create_run(manifest)
+    keeper = RunLeaseKeeper(store, manifest.run_id, rule)
+    keeper.acquire()  # a new run id: nobody else holds it
+    return manifest, keeper
+
+
+def _resumed(store: ResultStore, manifest: RunManifest) -> RunManifest:
+    log.info("resuming run", run_id=manifest.run_id, stored_since=manifest.created_at, progress=manifest.progress_text())
+    if manifest.status != "running":
+        store.mark_running(manifest.run_id)
     return manifest
 
 
@@ -125,14 +155,38 @@ def run_benchmark(request: RunRequest, make_context: Callable[[str], RunContext]
     folder = OutputFolder(request.out_dir)
     with folder.lock:
         folder.remove_leftovers()
-        _repair(folder, request)
+        repaired = _repair(folder, request)
+        if repaired is not None and request.resume and _same_job(repaired.summary, request):
+            log.info("--resume: the folder's run had finished; its files are written from the store, nothing is scored again", run_id=repaired.run_id)
+            return repaired
         return _run(request, make_context, folder)
+
+
+def _same_job(summary: RunSummary, request: RunRequest) -> bool:
+    return summary.config_fingerprint == request.config_fingerprint and summary.data.fingerprint == request.source.fingerprint()
 
 
 def _run(request: RunRequest, make_context: Callable[[str], RunContext], folder: OutputFolder | None) -> RunResult:
     data_fingerprint = request.source.fingerprint()
     dataset = request.source.load()
-    manifest = _open_run(request, data_fingerprint)
+    journal = folder.journal() if folder is not None else {}
+    folder_run_id = journal.get("run_id") if journal.get("benchmark") == request.benchmark else None
+    manifest, keeper = _open_run(request, data_fingerprint, folder_run_id)
+    try:
+        return _write_run(request, make_context, folder, manifest, keeper, data_fingerprint, dataset)
+    finally:
+        keeper.release()
+
+
+def _write_run(
+    request: RunRequest,
+    make_context: Callable[[str], RunContext],
+    folder: OutputFolder | None,
+    manifest: RunManifest,
+    keeper: RunLeaseKeeper,
+    data_fingerprint: str,
+    dataset: Any,
+) -> RunResult:
     if folder is not None:
         folder.lock.describe(run_id=manifest.run_id)
         folder.set_aside(keep_run_id=manifest.run_id)
@@ -166,14 +220,17 @@ def _run(request: RunRequest, make_context: Callable[[str], RunContext], folder:
                     "details": outcome.details,
                 }
             )
+            keeper.check()  # a run another process took over is finished by that process, not here
             # The store first: a kill before the files are written is repaired by the next run in the folder.
             request.store.finish_run(manifest.run_id, summary.as_dict())
         except KeyboardInterrupt as stop:
-            request.store.mark_interrupted(manifest.run_id, str(stop) or "interrupted by SIGINT (Ctrl-C)")
+            if not keeper.lost:
+                request.store.mark_interrupted(manifest.run_id, str(stop) or "interrupted by SIGINT (Ctrl-C)")
             log.warning("run interrupted; what was computed is stored, continue with --resume", progress=_progress(request, manifest))
             raise
         except BaseException as error:
-            request.store.mark_failed(manifest.run_id, redact_text(f"{type(error).__name__}: {error}"))
+            if not keeper.lost:
+                request.store.mark_failed(manifest.run_id, redact_text(f"{type(error).__name__}: {error}"))
             raise
         summary_path, reports = _write_outputs(folder, request, summary)
         log.info("run finished", summary=str(summary_path) if summary_path else "in the store")
@@ -197,21 +254,25 @@ def _write_outputs(folder: OutputFolder | None, request: RunRequest, summary: Ru
     return summary_path, reports
 
 
-def _repair(folder: OutputFolder, request: RunRequest) -> None:
-    """Write the files of a run that finished in the store but was killed before they were written."""
+def _repair(folder: OutputFolder, request: RunRequest) -> RunResult | None:
+    """Write the files of a run that finished in the store but was killed before they were written
+    (from its stored summary: nothing is scored). The repaired run, or None."""
     entry = folder.journal()
     run_id = entry.get("run_id")
     if entry.get("state") != "running" or not run_id or entry.get("benchmark") != request.benchmark:
-        return
+        return None
     stored = request.store.get_run(run_id)
     payload = request.store.load_summary(run_id) if stored is not None and stored.status == "finished" else None
     if payload is None:
-        return
+        return None
     log.info("writing the files of a finished run that a kill left unwritten", run_id=run_id)
     try:
-        _write_outputs(folder, request, request.summary_model.model_validate(payload))
+        summary = request.summary_model.model_validate(payload)
+        summary_path, reports = _write_outputs(folder, request, summary)
     except Exception as error:  # never let an old run's files stop a new run
         log.warning("could not write the files of an earlier finished run", run_id=run_id, error=str(error))
+        return None
+    return RunResult(run_id, summary_path, reports, summary)
 
 
 def _model_block(ctx: RunContext) -> dict[str, Any]:
@@ -227,6 +288,9 @@ def _model_block(ctx: RunContext) -> dict[str, Any]:
             provenance = getattr(port, "provenance", None)
             if provenance is not None:
                 block[f"{name}_provenance"] = provenance.model_dump()
+            findings = getattr(port, "probe_findings", None) if name == "scorer" else None
+            if findings:
+                block["scorer_probe"] = dict(findings)
             use = getattr(port, "template_use", None) if name == "templater" else None
             if use is not None:
                 block["chat_template"] = use.model_dump()

@@ -20,6 +20,7 @@ from pydantic import BaseModel, ValidationError
 
 from culturebias.adapters.output_folder import check_output_folder, check_writable_store, make_output_folder
 from culturebias.application.run_benchmark import RunRequest, RunResult, run_benchmark
+from culturebias.application.run_lease import DEFAULT_LEASE_SECONDS, LeaseRule, mark_left_run_interrupted
 from culturebias.bootstrap.container import (
     SharedModel,
     build_comparison_report,
@@ -158,6 +159,7 @@ def run_evaluation(
         identity=identity,
         repeats=settings.run.repeats,
         headlines=descriptor.headline_metrics(),
+        lease_seconds=settings.run.lease_seconds,
     )
     try:
         return run_benchmark(request, make_context_factory(container))
@@ -438,6 +440,19 @@ def list_runs(store: StoreSettings | Mapping[str, Any] | str | Path | ResultStor
             opened.close()
 
 
+def mark_interrupted(
+    store: StoreSettings | Mapping[str, Any] | str | Path | ResultStore, run_id: str, lease_seconds: float = DEFAULT_LEASE_SECONDS
+) -> RunManifest:
+    """Mark a run that a process which is gone left ``running`` as ``interrupted``, so it shows as what it is;
+    ``--resume`` continues it either way. Refused (``RunInUseError``) while a live process writes it."""
+    opened = open_store(store, must_exist=True)
+    try:
+        return mark_left_run_interrupted(opened, run_id, LeaseRule(stale_seconds=lease_seconds))
+    finally:
+        if opened is not store:
+            opened.close()
+
+
 def benchmarks() -> list[BenchmarkDescriptor]:
     return [d for d in registry().benchmarks.all() if isinstance(d, BenchmarkDescriptor)]
 
@@ -533,16 +548,20 @@ def export_samples(
 
 
 def leaderboard(
-    store: StoreSettings | Mapping[str, Any] | str | Path | ResultStore, benchmark: str | None = None
+    store: StoreSettings | Mapping[str, Any] | str | Path | ResultStore,
+    benchmark: str | None = None,
+    lease_seconds: float = DEFAULT_LEASE_SECONDS,
 ) -> list[Any]:
     """The runs of a store as leaderboard rows (oldest first): model, benchmark, status, progress,
-    the benchmark's headline metrics (its descriptor's ``headlines``) and why a run failed.
+    the benchmark's headline metrics (its descriptor's ``headlines``), why a run failed,
+    and for an unfinished run the process writing it and whether it is alive (``run.lease_seconds``).
 
     Reading never creates a store: a path where none is raises ``ConfigError``.
     """
     from culturebias.domain.errors import CultureBiasError
     from culturebias.domain.leaderboard import leaderboard_row
 
+    rule = LeaseRule(stale_seconds=lease_seconds)
     opened = open_store(store, must_exist=True)
     try:
         rows = []
@@ -552,7 +571,7 @@ def leaderboard(
                 summary = summary_from_dict(payload, where=f"run {manifest.run_id}") if payload is not None else None
             except CultureBiasError:  # a summary this version cannot read: listed without its numbers
                 summary = None
-            rows.append(leaderboard_row(manifest, summary, _headlines_of(manifest.benchmark)))
+            rows.append(leaderboard_row(manifest, summary, _headlines_of(manifest.benchmark), rule.is_live(manifest.lease)))
         return rows
     finally:
         if opened is not store:

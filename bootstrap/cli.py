@@ -4,7 +4,7 @@
     culturebias list [--format text|json]
     culturebias schema BENCHMARK
     culturebias expand kobbq|cbbq --out FILE [--set data.path=...]
-    culturebias runs [--out DIR | --store PATH] [--format text|json]
+    culturebias runs [--out DIR | --store PATH] [--format text|json] [--mark-interrupted RUN_ID]
     culturebias compare RUN... --out DIR [--store PATH] [--allow-data-mismatch]
     culturebias sweep FILE.toml [--out DIR] [--resume]
     culturebias samples RUN [--store PATH] [--filter FIELD=VALUE ...] [--limit N] [--format table|jsonl]
@@ -14,7 +14,7 @@ Exit codes: 0 success; 1 another culturebias error; 2 configuration (also bad
 command-line usage); 3 input data; 4 a backend lacks a needed capability;
 5 a model could not be loaded; 6 ``--resume`` found a run with another
 configuration or data; 7 a plugin failed to load; 8 another process is running
-in the --out folder; 130 interrupted by Ctrl-C (SIGINT), 143 stopped by SIGTERM
+in the --out folder, or writing the run; 130 interrupted by Ctrl-C (SIGINT), 143 stopped by SIGTERM
 (what was computed is stored and the run is marked interrupted: continue it
 with --resume). A deliberate error prints one line, never a traceback; so does
 a file the system refuses to read or write (exit 1).
@@ -43,13 +43,14 @@ from culturebias.domain.errors import (
     ResumeMismatchError,
 )
 from culturebias.domain.redaction import redact_text
-from culturebias.domain.runs import OutputFolderBusyError, RunInterrupted
+from culturebias.domain.runs import OutputFolderBusyError, RunInterrupted, RunInUseError
 
 # Most specific first: the first matching type decides the exit code.
 EXIT_CODES: tuple[tuple[type[CultureBiasError], int, str], ...] = (
     (ResumeMismatchError, 6, "resume mismatch"),
     (PluginError, 7, "plugin"),
     (OutputFolderBusyError, 8, "output folder in use"),
+    (RunInUseError, 8, "run in use"),
     (MissingDataError, 3, "data"),
     (ConfigError, 2, "configuration"),
     (DataError, 3, "data"),
@@ -133,6 +134,12 @@ def _parser() -> argparse.ArgumentParser:
     runs.add_argument("--out", type=Path, default=None, help="output folder whose store to read")
     runs.add_argument("--store", type=Path, default=None, help="a .sqlite file or a JSONL store folder")
     runs.add_argument("--format", choices=("text", "json"), default="text")
+    runs.add_argument(
+        "--mark-interrupted",
+        metavar="RUN_ID",
+        default=None,
+        help="mark a run left running by a process that is gone as interrupted (refused while a live process writes it)",
+    )
     config_options(runs)
 
     compare = sub.add_parser("compare", help="compare finished runs of one benchmark: comparison.json and comparison.md")
@@ -321,18 +328,23 @@ def _expand(args) -> int:
 
 
 def _runs(args) -> int:
-    from culturebias.bootstrap.api import leaderboard, open_configured_store, open_store
+    from culturebias.bootstrap.api import leaderboard, mark_interrupted, open_configured_store, open_store
     from culturebias.bootstrap.settings import load_settings
 
+    settings = load_settings(args.config, args.assignments)
     # Listing never creates a store: a mistyped --out or --store is an error, not a new empty database.
     if args.store is not None:
         store = open_store(args.store, must_exist=True)
     elif args.out is not None and not args.assignments and not args.config:
         store = open_store(args.out, must_exist=True)
     else:
-        store = open_configured_store(load_settings(args.config, args.assignments), args.out, must_exist=True)
+        store = open_configured_store(settings, args.out, must_exist=True)
     try:
-        rows = leaderboard(store)
+        if args.mark_interrupted is not None:
+            marked = mark_interrupted(store, args.mark_interrupted, settings.run.lease_seconds)
+            print(f"{marked.run_id}\t{marked.status}\t{marked.failure or ''}")
+            return 0
+        rows = leaderboard(store, lease_seconds=settings.run.lease_seconds)
     finally:
         store.close()
     if args.format == "json":

@@ -158,6 +158,9 @@ class RunSettings(BaseModel):
     chunk_size: int = Field(2048, ge=1)  # requests per backend call (its batches are planned within one)
     # A backend that delivers batch by batch has its results committed at least this often.
     commit_seconds: float = Field(2.0, ge=0)
+    # A run's writer renews its lease in the store every quarter of this; a lease not renewed for this
+    # long (or held by a process on this host that is gone) is stale, and --resume may take the run.
+    lease_seconds: float = Field(60.0, gt=0)
     cache_dir: str | None = None  # converted/exported models; default ~/.cache/culturebias
     report: Literal["markdown", "none"] = "markdown"
     # The run is executed this many times, repeat i sampling with seed + i (application/repeats.py).

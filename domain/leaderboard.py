@@ -11,7 +11,7 @@ from collections.abc import Sequence
 from pydantic import BaseModel, Field
 
 from culturebias.domain.headlines import HeadlineMetric, headline_values
-from culturebias.domain.runs import RunManifest, RunStatus, StageProgress
+from culturebias.domain.runs import RunLease, RunManifest, RunStatus, StageProgress
 from culturebias.domain.summary import RunSummary
 
 Headline = dict[str, float | None]
@@ -35,6 +35,14 @@ class LeaderboardRow(BaseModel):
     progress: dict[str, StageProgress] = Field(default_factory=dict)
     headline: Headline = Field(default_factory=dict)
     failure: str | None = None
+    # The process writing an unfinished run, and whether it is alive (its lease not stale).
+    holder: RunLease | None = None
+    holder_live: bool | None = None
+
+    def holder_text(self) -> str:
+        if self.holder is None:
+            return ""
+        return f"held by {self.holder.text()}" + ("" if self.holder_live else ", stale: the process is gone")
 
     def text(self) -> str:
         """One tab-separated line: run id and status first (scripts cut on them)."""
@@ -42,15 +50,22 @@ class LeaderboardRow(BaseModel):
         metrics = " ".join(f"{k}={'-' if v is None else f'{v:.3f}'}" for k, v in self.headline.items())
         progress = ", ".join(f"{stage} {p.done}/{p.total}" for stage, p in sorted(self.progress.items()))
         fields = [self.run_id, self.status, self.benchmark, model, self.created_at, f"data={self.data_fingerprint}"]
-        return "\t".join([*fields, *(part for part in (progress, metrics, self.failure or "") if part)])
+        return "\t".join([*fields, *(part for part in (progress, metrics, self.holder_text(), self.failure or "") if part)])
 
 
 # The port whose model a run evaluates, first found wins (the judge and templater only serve it).
 EVALUATED_ROLES = ("generator", "scorer", "pseudo_scorer")
 
 
-def leaderboard_row(manifest: RunManifest, summary: RunSummary | None, metrics: Sequence[HeadlineMetric] = ()) -> LeaderboardRow:
-    """A run's row: model and headline from its typed summary when it finished, else from its configuration."""
+def leaderboard_row(
+    manifest: RunManifest,
+    summary: RunSummary | None,
+    metrics: Sequence[HeadlineMetric] = (),
+    holder_live: bool | None = None,
+) -> LeaderboardRow:
+    """A run's row: model and headline (``metrics``, its benchmark's declared ones) from its typed summary when it
+    finished, else from its configuration. ``holder_live``: whether the lease of an unfinished run is live (the
+    stale-lease rule is the caller's)."""
     model, backend = None, None
     if summary is not None:
         roles = summary.model.roles()
@@ -75,4 +90,6 @@ def leaderboard_row(manifest: RunManifest, summary: RunSummary | None, metrics: 
         progress=manifest.progress,
         headline=headline(summary, metrics) if summary is not None else {},
         failure=manifest.failure,
+        holder=manifest.lease if manifest.status != "finished" else None,
+        holder_live=holder_live if manifest.lease is not None and manifest.status != "finished" else None,
     )

@@ -6,7 +6,7 @@ from collections.abc import Mapping
 from datetime import datetime, timezone
 from typing import Any, Literal
 
-from pydantic import BaseModel, Field
+from pydantic import BaseModel, ConfigDict, Field
 
 from culturebias.domain.errors import CultureBiasError
 from culturebias.domain.summary import SUMMARY_SCHEMA_VERSION  # noqa: F401  (re-exported)
@@ -18,6 +18,34 @@ RunStatus = Literal["running", "finished", "failed", "interrupted"]
 
 def utc_now() -> str:
     return datetime.now(timezone.utc).isoformat(timespec="seconds")
+
+
+def utc_stamp(moment: datetime | None = None) -> str:
+    """A lease's time: UTC to the microsecond, in one format, so that stamps compare as strings."""
+    return (moment or datetime.now(timezone.utc)).astimezone(timezone.utc).strftime("%Y-%m-%dT%H:%M:%S.%fZ")
+
+
+class RunLease(BaseModel):
+    """Who is writing a run: one process, found by ``token``, alive while it renews ``heartbeat_at``.
+
+    A store keeps at most one lease per run; ``--resume`` never takes the run of a
+    lease that is live (``application/run_lease.py`` says when one is stale).
+    """
+
+    model_config = ConfigDict(frozen=True)
+
+    token: str
+    host: str
+    pid: int
+    acquired_at: str
+    heartbeat_at: str
+
+    def text(self) -> str:
+        return f"process {self.pid} on {self.host} (heartbeat {self.heartbeat_at})"
+
+    def gives_way(self, to: "RunLease", stale_before: str, replacing: str | None = None) -> bool:
+        """Whether this (held) lease may be replaced by ``to``: it is ``to``'s own, stale, or the one the caller found dead."""
+        return self.token == to.token or self.heartbeat_at < stale_before or (replacing is not None and self.token == replacing)
 
 
 class StageProgress(BaseModel):
@@ -41,6 +69,7 @@ class RunManifest(BaseModel):
     finished_at: str | None = None
     failure: str | None = None  # why a failed or interrupted run stopped
     progress: dict[str, StageProgress] = Field(default_factory=dict)  # per stage, saved with its results
+    lease: RunLease | None = None  # the process writing the run, as the store last heard from it
 
     def progress_text(self) -> str:
         """``loglikelihood 120/400, generation 0/10``; empty before anything was asked."""
@@ -69,6 +98,15 @@ class OutputFolderBusyError(CultureBiasError):
             f"output folder {folder} is in use by {who}{since}{run}; wait for it to finish, stop it, "
             "or choose another --out"
         )
+
+
+class RunInUseError(CultureBiasError):
+    """The run is being written by another live process (its lease in the store is not stale)."""
+
+    def __init__(self, run_id: str, lease: RunLease, what: str):
+        self.run_id = run_id
+        self.lease = lease
+        super().__init__(f"run {run_id} is being written by {lease.text()}; {what}")
 
 
 def identity_differences(stored: Mapping[str, object], current: Mapping[str, object], prefix: str = "") -> list[str]:

@@ -79,6 +79,8 @@ class ModelBlock(Block):
 
     scorer: ModelIdentity | None = None
     scorer_provenance: ScoreProvenance | None = None
+    # A served model's truth probe: what it measured, which boundary source it chose and why.
+    scorer_probe: dict[str, str] | None = None
     pseudo_scorer: ModelIdentity | None = None
     pseudo_scorer_provenance: ScoreProvenance | None = None
     generator: ModelIdentity | None = None

@@ -5,7 +5,9 @@ The recorded ports pass a ``BatchSink`` as the ``progress`` argument of
 batches internally checks ``isinstance(progress, BatchSink)`` and then
 
 - calls ``deliver({request index: result})`` as each batch is done, so the run
-  can commit by time, not only when the whole call returns;
+  can commit by time and by share of its results, not only when the whole call
+  returns (its ``advance`` calls are taken as computed work; the run's progress
+  bar counts what it has committed);
 - asks ``known(index)`` before running a batch: when every request of a batch
   has a known result (stored by an interrupted attempt at the same requests),
   it skips the batch and uses those results. Batches are planned from the whole

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any, Mapping, Protocol, runtime_checkable
 
-from culturebias.domain.runs import RunManifest, StageProgress
+from culturebias.domain.runs import RunLease, RunManifest, StageProgress
 
 
 @runtime_checkable
@@ -46,5 +46,22 @@ class ResultStore(Protocol):
         ...
 
     def load_summary(self, run_id: str) -> dict[str, Any] | None: ...  # JSON boundary: summary.json
+
+    def acquire_lease(self, run_id: str, lease: RunLease, stale_before: str, replacing: str | None = None) -> RunLease | None:
+        """Make ``lease`` the run's lease, unless another lease holds it: None when taken, else that holder.
+
+        Taken when the run has no lease, when the held one is ``lease``'s own (same token), when its
+        heartbeat is older than ``stale_before``, or when its token is ``replacing`` (a holder the caller
+        found dead).
+        """
+        ...
+
+    def renew_lease(self, run_id: str, token: str, heartbeat_at: str) -> bool:
+        """Move the heartbeat of the lease ``token`` holds; False when it holds the run no longer."""
+        ...
+
+    def release_lease(self, run_id: str, token: str) -> None:
+        """Drop the lease ``token`` holds (nothing if another holds the run now)."""
+        ...
 
     def close(self) -> None: ...

@@ -12,7 +12,9 @@ and ``/v1/models`` from
 
 Faults are injected per request, first in first out (``inject``); a fault with
 ``when="text"`` hits only a request whose body holds that text, so a test can
-aim at one request of a concurrent batch whatever order the batch arrives in.
+aim at one request of a concurrent batch whatever order the batch arrives in
+(``prompt=`` hits only a request whose prompt is exactly that text: a context
+echoed alone, not the texts that hold it).
 The truth probe's known-answer requests pass faults by unless one says
 ``probe=True``, and ``requests()`` leaves them out unless asked (``probe=True``).
 Transport faults: ``429`` (with ``Retry-After``), any other status code as text
@@ -36,12 +38,19 @@ prompt token's log-probability is null or NaN), ``no-logprobs``
 ``null-text`` (completions ``text: null``); a wrong reply, ``shift-by-one``
 (each prompt token scored from the logits one position late, the real
 llama-cpp-python bug for models without a BOS; ``state.late_logits`` makes every
-echo so), and
+echo so), ``short-logprobs`` (the server computed fewer tokens than the prompt
+holds and says so consistently: the token lists, their offsets,
+``usage.prompt_tokens`` and the echoed text all describe the prompt's first
+tokens, followed by the generated one; ``short_by=k`` leaves out the last k
+prompt tokens, else half of them), and
 ``dropped-split-character`` (the last non-ASCII prompt character's token text is
 empty and the offsets, counted from the texts, end short of the prompt). ``prompt_logprobs=False`` makes it
 omit prompt log-probabilities like a server without that capability, and
 ``offsets="per-token"`` makes it count offsets from tokens decoded one by one
 (replacement characters for partial UTF-8 bytes), like some engines do.
+
+``inject_every(kind, n)`` spoils every n-th request a fault of that kind may hit
+(in arrival order) until ``clear_every()``: one reply in five, say, for a whole run.
 
 Every served request is recorded (endpoint, body, Authorization header), so a
 test can count requests and check the key was sent.
@@ -162,7 +171,7 @@ class HFTokenSource:
 
 
 # a silently wrong reply (well-formed, plausible shape): only a known-answer probe can catch it
-WRONG_REPLIES = ("shift-by-one", "dropped-split-character")
+WRONG_REPLIES = ("shift-by-one", "dropped-split-character", "short-logprobs")
 # tokenising beside the OpenAI surface, at the server's root: llama-cpp-python's POST /extras/tokenize
 # {"input"} -> {"tokens"} and /extras/tokenize/count {"input"} -> {"count"}; vLLM's POST /tokenize
 # {"model", "prompt"} -> {"count", "max_model_len", "tokens"}
@@ -187,12 +196,16 @@ class Fault:
     message: str = "injected failure"  # the error message of a status fault
     together: int = 2  # "gate": the reply waits until this many requests are in flight
     probe: bool = False  # True: may hit the truth probe's requests too (else they pass it by)
+    short_by: int | None = None  # "short-logprobs": prompt tokens left out at the end (None: half of them)
+    prompt: str | None = None  # None: any request; else only one whose prompt (or input) is exactly this text
 
     def hits(self, endpoint: str, body_text: str, probe: bool = False) -> bool:
         # A tokenize route takes only a fault aimed at it by name: the faults model scoring and generation.
         if self.endpoint is None and (endpoint in TOKEN_COUNT_ROUTES or endpoint in TEMPLATE_ROUTES):
             return False
         if probe and not self.probe:
+            return False
+        if self.prompt is not None and self.prompt not in _prompt_values(body_text):
             return False
         return (self.endpoint is None or self.endpoint == endpoint) and (self.when is None or self.when in body_text)
 
@@ -219,6 +232,9 @@ class ServerState:
     tokenize_routes: bool = True  # False: a server with no tokenize route (404, like most hosted APIs)
     template_route: TemplateRoute = "apply-template"  # the chat template route it has (needs an HF tokenizer)
     faults: list[Fault] = field(default_factory=list)
+    # (fault, n): every n-th request the fault may hit gets a copy of it (``inject_every``)
+    recurring: list[tuple[Fault, int]] = field(default_factory=list)
+    recurring_seen: int = 0
     served: list[Served] = field(default_factory=list)
     in_flight: int = 0
     max_in_flight: int = 0
@@ -235,6 +251,11 @@ class ServerState:
             for i, fault in enumerate(self.faults):
                 if fault.hits(endpoint, text, is_probe(body)):
                     return self.faults.pop(i)
+            for fault, every in self.recurring:
+                if fault.hits(endpoint, text, is_probe(body)):
+                    self.recurring_seen += 1
+                    if self.recurring_seen % every == 0:
+                        return fault
         return None
 
     def _take_slot(self) -> bool:
@@ -354,7 +375,9 @@ class _Handler(BaseHTTPRequestHandler):
         except ValueError as error:
             self._error(400, str(error))
             return
-        if fault is not None and fault.kind in INVALID_REPLIES + ("dropped-split-character",):
+        if fault is not None and fault.kind == "short-logprobs" and endpoint == "completions":
+            _cut_short(reply, fault.short_by)
+        elif fault is not None and fault.kind in INVALID_REPLIES + ("dropped-split-character",):
             _spoil(reply, fault.kind)
         elif state.drop_split_characters and endpoint == "completions":
             _spoil(reply, "dropped-split-character")
@@ -415,6 +438,37 @@ def is_probe(body: Any) -> bool:
         return False
     text = next((body[k] for k in ("prompt", "input") if isinstance(body.get(k), str)), None)
     return text is not None and text in PROBE_PROMPTS
+
+
+def _prompt_values(body_text: str) -> tuple[str, ...]:
+    try:
+        body = json.loads(body_text)
+    except ValueError:
+        return ()
+    return tuple(body[k] for k in ("prompt", "input") if isinstance(body, dict) and isinstance(body.get(k), str))
+
+
+def _cut_short(reply: dict[str, Any], short_by: int | None) -> None:
+    """The reply of a server that computed only the prompt's first tokens, consistent in every part of it."""
+    choice = reply["choices"][0]
+    block = choice.get("logprobs")
+    if not block:
+        return
+    n = reply["usage"]["prompt_tokens"]
+    keep = max(1, n - short_by if short_by is not None else n // 2)
+    texts = block["tokens"]
+    generated = "".join(texts[n:])
+    prompt_length = len(choice["text"]) - len(generated)
+    shift = block["text_offset"][n - 1] + len(texts[n - 1]) - prompt_length  # a leading special token's length
+    for name in ("tokens", "token_logprobs", "top_logprobs", "text_offset"):
+        block[name] = block[name][:keep] + block[name][n:]
+    end = block["text_offset"][keep - 1] + len(block["tokens"][keep - 1])
+    for i in range(keep, len(block["tokens"])):  # the generated token follows the tokens computed
+        block["text_offset"][i] = end
+        end += len(block["tokens"][i])
+    choice["text"] = choice["text"][: block["text_offset"][keep - 1] + len(block["tokens"][keep - 1]) - shift] + generated
+    reply["usage"]["prompt_tokens"] = keep
+    reply["usage"]["total_tokens"] = keep + reply["usage"]["completion_tokens"]
 
 
 def _wait_for_company(state: ServerState, fault: Fault) -> None:
@@ -558,9 +612,20 @@ class OpenAITestServer:
         return f"http://{host}:{port}/v1"
 
     def inject(self, kind: str, times: int = 1, **options: Any) -> None:
-        """Queue ``times`` faults of ``kind`` (options: retry_after, delay_s, endpoint, when, message, together)."""
+        """Queue ``times`` faults of ``kind`` (options: retry_after, delay_s, endpoint, when, prompt, message, together,
+        probe, short_by)."""
         with self.state.lock:
             self.state.faults.extend(Fault(kind, **options) for _ in range(times))
+
+    def inject_every(self, kind: str, every: int, **options: Any) -> None:
+        """Spoil every ``every``-th request the fault may hit (counted in arrival order), until ``clear_every``."""
+        with self.state.lock:
+            self.state.recurring.append((Fault(kind, **options), every))
+
+    def clear_every(self) -> None:
+        with self.state.lock:
+            self.state.recurring.clear()
+            self.state.recurring_seen = 0
 
     def pending_faults(self) -> int:
         with self.state.lock:

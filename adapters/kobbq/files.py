@@ -27,7 +27,6 @@ whose sample id cannot be read, is left out and reported as a skip.
 
 from __future__ import annotations
 
-import ast
 from dataclasses import replace
 from pathlib import Path
 
@@ -35,6 +34,7 @@ from culturebias.domain.kobbq.prompts import DATASET_UNKNOWN, KoBBQDataset, KoBB
 from culturebias.domain.bbq.model import ContextPolarity, QAItem
 from culturebias.adapters.datasets.csv_table import read_table
 from culturebias.adapters.datasets.jsonl_rows import read_jsonl
+from culturebias.adapters.datasets.python_literal import LiteralSyntaxError, parse_literal
 from culturebias.domain.errors import DataError, MissingDataError
 from culturebias.domain.fingerprint import fingerprint_bytes
 from culturebias.domain.skips import SkippedRow
@@ -91,9 +91,11 @@ def parse_choices(value: object, file: str, row: int) -> list[str]:
         choices = value
     else:
         try:
-            choices = ast.literal_eval(str(value))
-        except (ValueError, SyntaxError):
-            raise DataError(f"choices is not a Python-literal list: {value!r}", file=file, row=row, field="choices") from None
+            choices = parse_literal(str(value))
+        except LiteralSyntaxError as error:
+            raise DataError(
+                f"choices is not a Python-literal list ({error}): {value!r}", file=file, row=row, field="choices"
+            ) from None
     if not isinstance(choices, (list, tuple)) or not all(isinstance(c, str) for c in choices):
         raise DataError(f"choices must be a list of strings, got {value!r}", file=file, row=row, field="choices")
     return [c.strip() for c in choices]

@@ -19,6 +19,13 @@
 counts for its prompt: -1 where the server leaves out the BOS it counts
 (llama-cpp-python), 0 where it lists what it counts (vLLM lists its BOS too).
 The truth probe finds it on ASCII texts, whose token texts can be trusted.
+``usage_offset`` is how many more prompt tokens a reply's ``usage`` counts than
+the tokenizer (0 on both servers; None where the server gives no usage): a
+reply counting another number computed another prompt (cut short) and is not
+used. ``exact_texts``: the server's token texts spelled every probe text
+exactly, so where texts must show that a reply covers its prompt (a context
+echo, or a tokenize route without usage), they must spell it exactly, with no
+split character allowed to be missing.
 """
 
 from __future__ import annotations
@@ -35,6 +42,8 @@ class BoundaryPlan:
     source: BoundarySource
     route: str | None = None  # the tokenize route's path, for ``tokenize``
     listed_offset: int = 0
+    usage_offset: int | None = None  # for ``tokenize``
+    exact_texts: bool = False
 
     def describe(self) -> str:
         """For the provenance of every score: how its boundary was placed."""

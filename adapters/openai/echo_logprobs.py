@@ -16,13 +16,27 @@ there and equally long, the tokens cover the prompt to its last character, and
 every prompt token after the first has a finite log-probability. The whole
 prompt is checked, not only the continuation, because one cached reply serves
 every split of the same text into context and continuation.
+
+A server may compute fewer tokens than the prompt holds and say so consistently
+(every list, ``usage.prompt_tokens`` and the offsets describe a shorter prompt).
+Where the texts or offsets are not trusted to place the boundary, coverage is
+still shown before a reply is used: by the server's own token count
+(``counted_prompt_tokens``: the tokenize route's count against ``usage``), or by
+the token texts reaching the prompt's last character (``echoed_prompt_tokens``),
+allowing for characters split across byte-level tokens that a server drops from
+its texts or writes as U+FFFD, or by offsets the server counts independently of
+its texts reaching the prompt's end. Where the truth probe found the server's
+texts exact (it drops no split character), they must spell the prompt exactly;
+on a server that drops them, a cut that removes only the byte tokens of a
+prompt's last split character leaves texts that a whole reply also gives, and
+every other cut is caught.
 """
 
 from __future__ import annotations
 
 import math
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, Sequence
 
 from culturebias.adapters.openai.client import InvalidReply
 from culturebias.domain.requests import LoglikelihoodResult
@@ -196,6 +210,105 @@ def listed_prompt_tokens(reply: dict[str, Any], count: int) -> PromptTokens:
         offsets = [0] * count
     values = [_logprob(lp["token_logprobs"][i], i, texts[i]) for i in range(count)]
     return PromptTokens(texts[:count], values, offsets, top[:count], 0)
+
+
+def reply_usage(reply: dict[str, Any]) -> int | None:
+    """``usage.prompt_tokens`` where the server gives it as a number."""
+    usage = reply.get("usage")
+    counted = usage.get("prompt_tokens") if isinstance(usage, dict) else None
+    return counted if isinstance(counted, int) and not isinstance(counted, bool) else None
+
+
+def _spells(texts: Sequence[str], prompt: str, tolerant: bool) -> bool:
+    if not tolerant:
+        return "".join(texts) == prompt
+    at = 0
+    allowance = 0  # characters that the split pieces seen since the last matched character may stand for
+    for text in texts:
+        if text == "":  # a piece of a split character, held back or dropped
+            allowance += 1
+        for char in text:
+            if char == "\ufffd":  # a piece of a split character, written as U+FFFD
+                allowance += 1
+                continue
+            while at < len(prompt) and prompt[at] != char and allowance > 0:
+                at += 1  # a split character the server dropped from its texts
+                allowance -= 1
+            if at >= len(prompt) or prompt[at] != char:
+                return False
+            at += 1
+            allowance = 0
+    return len(prompt) - at <= allowance
+
+
+def spells_prompt(texts: Sequence[str], prompt: str, tolerant: bool = True) -> bool:
+    """Whether token texts are the prompt's, to its last character.
+
+    Exactly, or after a special token the server lists first (vLLM's ``<s>``); ``tolerant``: also with
+    characters split across byte-level tokens dropped or written as U+FFFD where the texts show such a
+    split (an empty text or a U+FFFD stands in for at most one character each).
+    """
+    return _spells(texts, prompt, tolerant) or (len(texts) > 1 and _spells(texts[1:], prompt, tolerant))
+
+
+def reaches_prompt_end(reply: dict[str, Any], count: int, prompt: str, tolerant: bool = True) -> bool:
+    """Whether the first ``count`` listed tokens are the whole prompt: their texts spell it (``tolerant``: as
+    ``spells_prompt`` allows), or offsets the server counts apart from its texts (llama-cpp-python's
+    decoded-prefix lengths) reach its end."""
+    lp = reply["choices"][0]["logprobs"]
+    texts = [str(t) for t in lp["tokens"]]
+    if spells_prompt(texts[:count], prompt, tolerant):
+        return True
+    try:
+        offsets = [int(o) for o in lp["text_offset"]]
+    except (TypeError, ValueError):
+        return False
+    if all(offsets[i + 1] == offsets[i] + len(texts[i]) for i in range(len(offsets) - 1)):
+        return False  # offsets counted from the texts say nothing the texts do not
+    ends = {len(prompt), len(prompt) + len(texts[0])}  # a leading special token may be counted
+    following = offsets[count] if count < len(offsets) else None
+    return following in ends or offsets[count - 1] + len(texts[count - 1]) in ends
+
+
+def echoed_prompt_tokens(reply: dict[str, Any], prompt: str, tolerant: bool = True) -> PromptTokens:
+    """The prompt's listed tokens where no tokenizer counts them, shown to cover the whole prompt
+    (``tolerant``: by texts that may drop split characters, see ``spells_prompt``)."""
+    count = listed_prompt_count(reply, prompt)
+    tokens = listed_prompt_tokens(reply, count)
+    if not reaches_prompt_end(reply, count, prompt, tolerant):
+        raise LogprobsCutShort(
+            f"the reply's {count} prompt tokens ({_shown_texts(tokens.texts)}) do not reach the end of the prompt "
+            f"({len(prompt)} characters): its log-probabilities are cut short"
+        )
+    return tokens
+
+
+def counted_prompt_tokens(
+    reply: dict[str, Any], prompt: str, counted: int, listed_offset: int, usage_offset: int | None, tolerant: bool = True
+) -> PromptTokens:
+    """The prompt's listed tokens where the server's tokenizer counts ``counted`` for it, shown to cover it all.
+
+    ``usage_offset``: how many more tokens ``usage.prompt_tokens`` counts than the tokenizer (found by the
+    truth probe); None where the server gives no usable usage, and the texts or offsets must show it.
+    """
+    tokens = listed_prompt_tokens(reply, counted + listed_offset)
+    if usage_offset is not None:
+        usage = reply_usage(reply)
+        if usage != counted + usage_offset:
+            raise LogprobsCutShort(
+                f"the reply counts {usage} prompt tokens where the server's tokenizer counts {counted} "
+                f"(and {counted + usage_offset} in its usage on the probe texts): it computed another prompt"
+            )
+    elif not reaches_prompt_end(reply, counted + listed_offset, prompt, tolerant):
+        raise LogprobsCutShort(
+            f"the reply's {len(tokens.texts)} prompt tokens ({_shown_texts(tokens.texts)}) do not reach the end of the prompt"
+        )
+    return tokens
+
+
+def _shown_texts(texts: Sequence[str], limit: int = 60) -> str:
+    joined = "".join(texts)
+    return repr(joined if len(joined) <= limit else "…" + joined[-limit:])
 
 
 def listed_prompt_count(reply: dict[str, Any], prompt: str) -> int:

@@ -33,8 +33,8 @@ from culturebias.adapters.openai.echo_logprobs import (
     PromptTokens,
     check_echo,
     continuation_start as offsets_start,
-    listed_prompt_count,
-    listed_prompt_tokens,
+    counted_prompt_tokens,
+    echoed_prompt_tokens,
     prompt_tokens,
     score_tokens,
 )
@@ -71,6 +71,7 @@ class OpenAIScorer:
         self._boundary_rule = boundary_rule
         self._boundary_setting = boundary_source
         self._plan: BoundaryPlan | None = None
+        self._findings: dict[str, str] | None = None
         self._token_ids: TokenIds | None = None
         self._log = structlog.get_logger("culturebias.openai")
 
@@ -90,6 +91,11 @@ class OpenAIScorer:
             boundary_source=self._plan.describe() if self._plan is not None else self._boundary_setting,
         )
 
+    @property
+    def probe_findings(self) -> dict[str, str] | None:
+        """What the truth probe measured and why it placed boundaries as it does (None before it ran)."""
+        return dict(self._findings) if self._findings is not None else None
+
     def _body(self, prompt: str) -> dict[str, Any]:
         # max_tokens=1: several servers reject 0 (llama-cpp-python takes 0 as "until the context is full");
         # the generated token is dropped by counting the prompt's tokens.
@@ -102,6 +108,7 @@ class OpenAIScorer:
         probe = TruthProbe(self._client, self._root, self._model, self._boundary_setting, self._boundary_rule, self._body)
         outcome = probe.run()
         self._plan = outcome.plan
+        self._findings = outcome.findings
         self._token_ids = outcome.token_ids
         self._log.info("truth probe passed", server=probe.where, **{k.replace(" ", "_"): v for k, v in outcome.findings.items()})
 
@@ -193,12 +200,17 @@ class OpenAIScorer:
             echoes: dict[str, PromptTokens] = {}
             asked = [c for c in contexts if c]
 
+            tolerant = not plan.exact_texts
+
             def keep(context: str, reply: dict[str, Any] | None) -> None:
                 if reply is not None:
-                    echoes[context] = listed_prompt_tokens(reply, listed_prompt_count(reply, context))
+                    echoes[context] = echoed_prompt_tokens(reply, context, tolerant)
 
-            self._replies(asked, _check_listed, None, keep)
-            return _ContextEchoBoundaries(self._boundary_rule, echoes)
+            def whole(body: dict[str, Any], reply: dict[str, Any]) -> None:
+                echoed_prompt_tokens(reply, str(body.get("prompt", "")), tolerant)
+
+            self._replies(asked, whole, None, keep)
+            return _ContextEchoBoundaries(self._boundary_rule, echoes, tolerant)
         counts: dict[str, int] = {}
         if self._boundary_rule == "authors":  # a context's token count when tokenised alone
             asked = [c for c in contexts if c]
@@ -210,11 +222,6 @@ class OpenAIScorer:
             starts.tokens(str(body.get("prompt", "")), reply)
 
         return check
-
-
-def _check_listed(body: dict[str, Any], reply: dict[str, Any]) -> None:
-    prompt = str(body.get("prompt", ""))
-    listed_prompt_tokens(reply, listed_prompt_count(reply, prompt))
 
 
 class _Boundaries:
@@ -268,7 +275,10 @@ class _TokenIdBoundaries(_Boundaries):
         self.approximate = 0
 
     def tokens(self, prompt: str, reply: dict[str, Any]) -> PromptTokens:
-        return listed_prompt_tokens(reply, len(self._ids[prompt]) + self._plan.listed_offset)
+        plan = self._plan
+        return counted_prompt_tokens(
+            reply, prompt, len(self._ids[prompt]), plan.listed_offset, plan.usage_offset, not plan.exact_texts
+        )
 
     def start(self, request: LoglikelihoodRequest, prompt: str, reply: dict[str, Any], tokens: PromptTokens) -> int:
         start, exact = continuation_start(self._ids[request.context], self._ids[prompt], self._rule)
@@ -281,13 +291,14 @@ class _TokenIdBoundaries(_Boundaries):
 
 
 class _ContextEchoBoundaries(_Boundaries):
-    def __init__(self, rule: str, echoes: dict[str, PromptTokens]):
+    def __init__(self, rule: str, echoes: dict[str, PromptTokens], tolerant: bool):
         self._rule = rule
         self._echoes = echoes
+        self._tolerant = tolerant
         self.approximate = 0
 
     def tokens(self, prompt: str, reply: dict[str, Any]) -> PromptTokens:
-        return listed_prompt_tokens(reply, listed_prompt_count(reply, prompt))
+        return echoed_prompt_tokens(reply, prompt, self._tolerant)
 
     def start(self, request: LoglikelihoodRequest, prompt: str, reply: dict[str, Any], tokens: PromptTokens) -> int:
         if not request.context:

@@ -10,17 +10,27 @@ part-way leaves a line with no trailing newline, which readers ignore and the ne
 append truncates. A batch written as many lines could be cut between two complete
 lines, and its first half would read as committed. Files of the older layout (one
 ``{"key": .., "payload": ..}`` line per result) are still read.
+
+Run leases live in ``leases.json`` (run id → lease), rewritten whole through a
+renamed temporary file while ``leases.lock`` is held (``flock``), so processes
+sharing the folder take a run's lease one at a time.
 """
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import threading
+import uuid
 from pathlib import Path
-from typing import Any, Iterator, Mapping
+from typing import Any, Callable, Iterator, Mapping, TypeVar
 
-from culturebias.domain.runs import RunManifest, StageProgress, utc_now
+from culturebias.domain.runs import RunLease, RunManifest, StageProgress, utc_now
+
+T = TypeVar("T")
+LEASES = "leases.json"
+LEASES_LOCK = "leases.lock"
 
 
 class JsonlResultStore:
@@ -69,7 +79,7 @@ class JsonlResultStore:
     def create_run(self, manifest: RunManifest) -> None:
         self._append(self.root / "runs.jsonl", [{"event": "created", "run_id": manifest.run_id, "manifest": manifest.model_dump()}])
 
-    def _manifest(self, entry: dict[str, Any]) -> RunManifest:
+    def _manifest(self, entry: dict[str, Any], leases: dict[str, RunLease]) -> RunManifest:
         manifest = RunManifest.model_validate(entry["manifest"])
         return manifest.model_copy(
             update={
@@ -77,6 +87,7 @@ class JsonlResultStore:
                 "finished_at": entry.get("finished_at"),
                 "failure": entry.get("failure"),
                 "progress": self._progress(manifest.run_id),
+                "lease": leases.get(manifest.run_id),
             }
         )
 
@@ -93,10 +104,11 @@ class JsonlResultStore:
 
     def get_run(self, run_id: str) -> RunManifest | None:
         entry = self._runs().get(run_id)
-        return self._manifest(entry) if entry else None
+        return self._manifest(entry, self._read_leases()) if entry else None
 
     def find_runs(self, benchmark: str | None = None) -> list[RunManifest]:
-        manifests = [self._manifest(e) for e in self._runs().values()]
+        leases = self._read_leases()
+        manifests = [self._manifest(e, leases) for e in self._runs().values()]
         return sorted(
             (m for m in manifests if benchmark is None or m.benchmark == benchmark), key=lambda m: m.created_at
         )
@@ -145,8 +157,77 @@ class JsonlResultStore:
         entry = self._runs().get(run_id)
         return entry.get("summary") if entry else None
 
+    # -- leases ---------------------------------------------------------------
+    def _read_leases(self) -> dict[str, RunLease]:
+        try:
+            raw = json.loads((self.root / LEASES).read_text(encoding="utf-8"))
+        except (OSError, ValueError):
+            return {}
+        return {run_id: RunLease.model_validate(lease) for run_id, lease in raw.items()} if isinstance(raw, dict) else {}
+
+    def _with_leases(self, change: Callable[[dict[str, RunLease]], tuple[bool, T]]) -> T:
+        """``change(leases) -> (write, result)`` under the folder's lease lock; the file is rewritten when ``write``."""
+        with self._lock, _flocked(self.root / LEASES_LOCK):
+            leases = self._read_leases()
+            write, result = change(leases)
+            if write:
+                path = self.root / LEASES
+                tmp = path.with_name(f".{LEASES}.{uuid.uuid4().hex}.partial")
+                blob = json.dumps({k: v.model_dump() for k, v in leases.items()}, ensure_ascii=False).encode("utf-8")
+                with open(tmp, "wb") as handle:
+                    handle.write(blob)
+                    handle.flush()
+                    os.fsync(handle.fileno())
+                os.replace(tmp, path)
+            return result
+
+    def acquire_lease(self, run_id: str, lease: RunLease, stale_before: str, replacing: str | None = None) -> RunLease | None:
+        def take(leases: dict[str, RunLease]) -> tuple[bool, RunLease | None]:
+            held = leases.get(run_id)
+            if held is not None and not held.gives_way(lease, stale_before, replacing):
+                return False, held
+            leases[run_id] = lease
+            return True, None
+
+        return self._with_leases(take)
+
+    def renew_lease(self, run_id: str, token: str, heartbeat_at: str) -> bool:
+        def renew(leases: dict[str, RunLease]) -> tuple[bool, bool]:
+            held = leases.get(run_id)
+            if held is None or held.token != token:
+                return False, False
+            leases[run_id] = held.model_copy(update={"heartbeat_at": heartbeat_at})
+            return True, True
+
+        return self._with_leases(renew)
+
+    def release_lease(self, run_id: str, token: str) -> None:
+        def release(leases: dict[str, RunLease]) -> tuple[bool, None]:
+            if run_id in leases and leases[run_id].token == token:
+                del leases[run_id]
+                return True, None
+            return False, None
+
+        self._with_leases(release)
+
     def close(self) -> None:
         pass
+
+
+@contextlib.contextmanager
+def _flocked(path: Path) -> Iterator[None]:
+    """An exclusive ``flock`` on ``path`` (created if needed); only the thread lock where there is none."""
+    try:
+        import fcntl
+    except ImportError:  # not POSIX: processes sharing the folder are not kept apart
+        yield
+        return
+    fd = os.open(path, os.O_RDWR | os.O_CREAT, 0o666)
+    try:
+        fcntl.flock(fd, fcntl.LOCK_EX)
+        yield
+    finally:
+        os.close(fd)
 
 
 def _last_progress(path: Path) -> dict[str, Any] | None:

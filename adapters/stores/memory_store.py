@@ -11,7 +11,7 @@ import threading
 from pathlib import Path
 from typing import Any, Mapping
 
-from culturebias.domain.runs import RunManifest, StageProgress, utc_now
+from culturebias.domain.runs import RunLease, RunManifest, StageProgress, utc_now
 
 
 class MemoryResultStore:
@@ -21,6 +21,7 @@ class MemoryResultStore:
         self._runs: dict[str, RunManifest] = {}
         self._results: dict[tuple[str, str], dict[str, dict[str, Any]]] = {}
         self._summaries: dict[str, dict[str, Any]] = {}
+        self._leases: dict[str, RunLease] = {}
 
     def create_run(self, manifest: RunManifest) -> None:
         with self._lock:
@@ -28,13 +29,16 @@ class MemoryResultStore:
                 raise ValueError(f"run {manifest.run_id} already exists")
             self._runs[manifest.run_id] = manifest.model_copy(deep=True)
 
+    def _read(self, run: RunManifest) -> RunManifest:
+        return run.model_copy(deep=True, update={"lease": self._leases.get(run.run_id)})
+
     def get_run(self, run_id: str) -> RunManifest | None:
         run = self._runs.get(run_id)
-        return run.model_copy(deep=True) if run else None
+        return self._read(run) if run else None
 
     def find_runs(self, benchmark: str | None = None) -> list[RunManifest]:
         runs = [r for r in self._runs.values() if benchmark is None or r.benchmark == benchmark]
-        return [r.model_copy(deep=True) for r in sorted(runs, key=lambda r: r.created_at)]
+        return [self._read(r) for r in sorted(runs, key=lambda r: r.created_at)]
 
     def load_results(self, run_id: str, stage: str) -> dict[str, dict[str, Any]]:
         return copy.deepcopy(self._results.get((run_id, stage), {}))
@@ -72,6 +76,27 @@ class MemoryResultStore:
     def load_summary(self, run_id: str) -> dict[str, Any] | None:
         summary = self._summaries.get(run_id)
         return copy.deepcopy(summary) if summary is not None else None
+
+    def acquire_lease(self, run_id: str, lease: RunLease, stale_before: str, replacing: str | None = None) -> RunLease | None:
+        with self._lock:
+            held = self._leases.get(run_id)
+            if held is not None and not held.gives_way(lease, stale_before, replacing):
+                return held
+            self._leases[run_id] = lease
+            return None
+
+    def renew_lease(self, run_id: str, token: str, heartbeat_at: str) -> bool:
+        with self._lock:
+            held = self._leases.get(run_id)
+            if held is None or held.token != token:
+                return False
+            self._leases[run_id] = held.model_copy(update={"heartbeat_at": heartbeat_at})
+            return True
+
+    def release_lease(self, run_id: str, token: str) -> None:
+        with self._lock:
+            if run_id in self._leases and self._leases[run_id].token == token:
+                del self._leases[run_id]
 
     def close(self) -> None:
         pass

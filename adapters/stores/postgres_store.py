@@ -4,7 +4,9 @@ Several runs, from several processes or machines, may write one database at
 once: every row is keyed by its run id. The tables ``culturebias_runs``,
 ``culturebias_results`` and ``culturebias_progress`` live in the connection's
 schema (``options=-csearch_path=...`` in the DSN picks another) and are created on
-first use under an advisory lock, so concurrent first runs do not race; a role
+first use under an advisory lock, so concurrent first runs do not race
+(``culturebias_leases``, the process writing each run, is added to a database
+made by an older version the same way); a role
 that may not create tables works once they exist. Each ``save_results`` batch,
 with its progress, is one transaction: a killed writer leaves whole batches only.
 Payloads and summaries are kept as the same JSON text the SQLite store keeps, so
@@ -26,7 +28,7 @@ from typing import Any, Callable, Mapping, Protocol, TypeVar
 
 from culturebias.domain.errors import ConfigError, CultureBiasError
 from culturebias.domain.redaction import REDACTED, dsn_secrets, redact_dsn
-from culturebias.domain.runs import RunManifest, StageProgress, utc_now
+from culturebias.domain.runs import RunLease, RunManifest, StageProgress, utc_now
 
 T = TypeVar("T")
 
@@ -61,8 +63,11 @@ _SCHEMA = (
         total BIGINT NOT NULL,
         PRIMARY KEY (run_id, stage)
     )""",
+    # The process writing a run (domain.runs.RunLease as JSON text), taken under a row lock; NULL once
+    # released (an UPDATE: a role granted no DELETE can release it too).
+    "CREATE TABLE IF NOT EXISTS culturebias_leases (run_id TEXT PRIMARY KEY, lease TEXT)",
 )
-_TABLES = ("culturebias_runs", "culturebias_results", "culturebias_progress")
+_TABLES = ("culturebias_runs", "culturebias_results", "culturebias_progress", "culturebias_leases")
 
 _RUN_COLUMNS = "run_id, manifest, status, finished_at, failure"
 
@@ -196,15 +201,23 @@ class PostgresResultStore:
 
     def _manifests(self, conn, rows: list[tuple]) -> list[RunManifest]:
         progress: dict[str, dict[str, dict[str, int]]] = {}
+        leases: dict[str, Any] = {}
         if rows:
+            run_ids = [r[0] for r in rows]
             for run_id, stage, done, total in conn.execute(
-                "SELECT run_id, stage, done, total FROM culturebias_progress WHERE run_id = ANY(%s)", ([r[0] for r in rows],)
+                "SELECT run_id, stage, done, total FROM culturebias_progress WHERE run_id = ANY(%s)", (run_ids,)
             ):
                 progress.setdefault(run_id, {})[stage] = {"done": done, "total": total}
+            for run_id, lease in conn.execute(
+                "SELECT run_id, lease FROM culturebias_leases WHERE run_id = ANY(%s) AND lease IS NOT NULL", (run_ids,)
+            ):
+                leases[run_id] = json.loads(lease)
         manifests = []
         for run_id, manifest, status, finished_at, failure in rows:
             values = json.loads(manifest)
-            values.update(status=status, finished_at=finished_at, failure=failure, progress=progress.get(run_id, {}))
+            values.update(
+                status=status, finished_at=finished_at, failure=failure, progress=progress.get(run_id, {}), lease=leases.get(run_id)
+            )
             manifests.append(RunManifest.model_validate(values))
         return manifests
 
@@ -300,6 +313,50 @@ class PostgresResultStore:
             return json.loads(row[0]) if row and row[0] else None
 
         return self._run(f"reading the summary of run {run_id}", select)
+
+    def acquire_lease(self, run_id: str, lease: RunLease, stale_before: str, replacing: str | None = None) -> RunLease | None:
+        select = "SELECT lease FROM culturebias_leases WHERE run_id = %s FOR UPDATE"
+
+        def take(conn) -> RunLease | None:
+            with conn.transaction():
+                row = conn.execute(select, (run_id,)).fetchone()
+                if row is None:
+                    inserted = conn.execute(
+                        "INSERT INTO culturebias_leases (run_id, lease) VALUES (%s, %s) ON CONFLICT (run_id) DO NOTHING RETURNING run_id",
+                        (run_id, lease.model_dump_json()),
+                    ).fetchone()
+                    if inserted is not None:
+                        return None
+                    row = conn.execute(select, (run_id,)).fetchone()  # another process inserted it first
+                held = RunLease.model_validate_json(row[0]) if row[0] is not None else None
+                if held is not None and not held.gives_way(lease, stale_before, replacing):
+                    return held
+                conn.execute("UPDATE culturebias_leases SET lease = %s WHERE run_id = %s", (lease.model_dump_json(), run_id))
+                return None
+
+        return self._run(f"taking the lease of run {run_id}", take)
+
+    def renew_lease(self, run_id: str, token: str, heartbeat_at: str) -> bool:
+        def renew(conn) -> bool:
+            with conn.transaction():
+                row = conn.execute("SELECT lease FROM culturebias_leases WHERE run_id = %s FOR UPDATE", (run_id,)).fetchone()
+                held = RunLease.model_validate_json(row[0]) if row and row[0] is not None else None
+                if held is None or held.token != token:
+                    return False
+                renewed = held.model_copy(update={"heartbeat_at": heartbeat_at})
+                conn.execute("UPDATE culturebias_leases SET lease = %s WHERE run_id = %s", (renewed.model_dump_json(), run_id))
+                return True
+
+        return self._run(f"renewing the lease of run {run_id}", renew)
+
+    def release_lease(self, run_id: str, token: str) -> None:
+        def release(conn) -> None:
+            with conn.transaction():
+                row = conn.execute("SELECT lease FROM culturebias_leases WHERE run_id = %s FOR UPDATE", (run_id,)).fetchone()
+                if row and row[0] is not None and RunLease.model_validate_json(row[0]).token == token:
+                    conn.execute("UPDATE culturebias_leases SET lease = NULL WHERE run_id = %s", (run_id,))
+
+        self._run(f"releasing the lease of run {run_id}", release)
 
     def close(self) -> None:
         with self._lock:

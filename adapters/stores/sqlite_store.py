@@ -2,7 +2,8 @@
 
 Each ``save_results`` batch is one transaction, together with the stage's
 progress; WAL journaling keeps a killed process from leaving a half-written
-batch behind.
+batch behind. A run's lease (``run_leases``) is taken in a write transaction
+(``BEGIN IMMEDIATE``), so two processes sharing the file cannot both take it.
 """
 
 from __future__ import annotations
@@ -15,7 +16,7 @@ from pathlib import Path
 from typing import Any, Mapping
 
 from culturebias.domain.errors import DataError
-from culturebias.domain.runs import RunManifest, StageProgress, utc_now
+from culturebias.domain.runs import RunLease, RunManifest, StageProgress, utc_now
 
 _SCHEMA = """
 CREATE TABLE IF NOT EXISTS runs (
@@ -44,6 +45,10 @@ CREATE TABLE IF NOT EXISTS stage_progress (
 );
 """
 
+# Apart: a store written by an older version and opened read-only (a teammate's) has no such table and
+# cannot get one; it is read as holding no leases.
+_LEASES = "CREATE TABLE IF NOT EXISTS run_leases (run_id TEXT PRIMARY KEY, lease TEXT NOT NULL)"
+
 _RUN_COLUMNS = "run_id, manifest, status, finished_at, failure"
 
 
@@ -67,6 +72,10 @@ class SQLiteResultStore:
         except sqlite3.DatabaseError as error:
             self._db.close()
             raise DataError(f"not a culturebias SQLite result store ({error})", file=str(self.path)) from None
+        try:
+            self._db.execute(_LEASES)
+        except sqlite3.OperationalError:  # read-only: nothing is written to it, so nothing is leased
+            pass
 
     def _transaction(self):
         return _Transaction(self._db, self._lock)
@@ -93,11 +102,32 @@ class SQLiteResultStore:
                 found.setdefault(run_id, {})[stage] = StageProgress(done=done, total=total)
         return found
 
+    def _leases(self, run_ids: list[str]) -> dict[str, RunLease]:
+        if not run_ids:
+            return {}
+        try:
+            if len(run_ids) <= 500:
+                marks = ",".join("?" * len(run_ids))
+                rows = self._db.execute(f"SELECT run_id, lease FROM run_leases WHERE run_id IN ({marks})", run_ids).fetchall()
+            else:
+                rows = self._db.execute("SELECT run_id, lease FROM run_leases").fetchall()
+        except sqlite3.OperationalError:  # an older store opened read-only has no lease table
+            return {}
+        wanted = set(run_ids)
+        return {run_id: RunLease.model_validate_json(lease) for run_id, lease in rows if run_id in wanted}
+
     def _manifests(self, rows: list[tuple]) -> list[RunManifest]:
         progress = self._progress([row[0] for row in rows])
+        leases = self._leases([row[0] for row in rows])
         return [
             RunManifest.model_validate_json(manifest).model_copy(
-                update={"status": status, "finished_at": finished_at, "failure": failure, "progress": progress.get(run_id, {})}
+                update={
+                    "status": status,
+                    "finished_at": finished_at,
+                    "failure": failure,
+                    "progress": progress.get(run_id, {}),
+                    "lease": leases.get(run_id),
+                }
             )
             for run_id, manifest, status, finished_at, failure in rows
         ]
@@ -154,6 +184,31 @@ class SQLiteResultStore:
     def load_summary(self, run_id: str) -> dict[str, Any] | None:
         row = self._db.execute("SELECT summary FROM runs WHERE run_id = ?", (run_id,)).fetchone()
         return json.loads(row[0]) if row and row[0] else None
+
+    def acquire_lease(self, run_id: str, lease: RunLease, stale_before: str, replacing: str | None = None) -> RunLease | None:
+        with self._transaction() as db:
+            row = db.execute("SELECT lease FROM run_leases WHERE run_id = ?", (run_id,)).fetchone()
+            held = RunLease.model_validate_json(row[0]) if row else None
+            if held is not None and not held.gives_way(lease, stale_before, replacing):
+                return held
+            db.execute("INSERT OR REPLACE INTO run_leases (run_id, lease) VALUES (?, ?)", (run_id, lease.model_dump_json()))
+            return None
+
+    def renew_lease(self, run_id: str, token: str, heartbeat_at: str) -> bool:
+        with self._transaction() as db:
+            row = db.execute("SELECT lease FROM run_leases WHERE run_id = ?", (run_id,)).fetchone()
+            held = RunLease.model_validate_json(row[0]) if row else None
+            if held is None or held.token != token:
+                return False
+            renewed = held.model_copy(update={"heartbeat_at": heartbeat_at})
+            db.execute("UPDATE run_leases SET lease = ? WHERE run_id = ?", (renewed.model_dump_json(), run_id))
+            return True
+
+    def release_lease(self, run_id: str, token: str) -> None:
+        with self._transaction() as db:
+            row = db.execute("SELECT lease FROM run_leases WHERE run_id = ?", (run_id,)).fetchone()
+            if row and RunLease.model_validate_json(row[0]).token == token:
+                db.execute("DELETE FROM run_leases WHERE run_id = ?", (run_id,))
 
     def close(self) -> None:
         self._db.close()

@@ -14,16 +14,19 @@ files); extra columns are ignored. Files are read through ``csv_table`` (UTF-8,
 or Unicode with a byte order mark). A missing column, a file with a header and
 no rows, or one that cannot be decoded or parsed is a ``DataError``; a bad row,
 and a row repeating an earlier row's Sentence ID, is left out, counted and
-reported (``TWBiasDataset.skips``).
+reported (``TWBiasDataset.skips``). A row repeating an earlier row's sentence
+under another Sentence ID is kept and recorded (``TWBiasDataset.duplicates``):
+the run counts and reports it, or refuses it with
+``protocol.duplicate_sentences=refuse``.
 """
 
 from __future__ import annotations
 
-import ast
 import json
 from pathlib import Path
 
 from culturebias.adapters.datasets.csv_table import read_table
+from culturebias.adapters.datasets.python_literal import LiteralSyntaxError, parse_literal
 from culturebias.adapters.datasets.text_files import read_text
 from culturebias.domain.errors import DataError, MissingDataError
 from culturebias.domain.fingerprint import fingerprint_bytes
@@ -79,11 +82,12 @@ class TWBiasFiles:
 
     def load(self) -> TWBiasDataset:
         skips: list[SkippedRow] = []
+        duplicates: list[SkippedRow] = []
         axes: dict[str, AxisData] = {}
         for axis, folder in self._axis_folders().items():
-            axes[axis] = self._load_axis(axis, folder, skips)
+            axes[axis] = self._load_axis(axis, folder, skips, duplicates)
         prompts = self._load_prompts()
-        return TWBiasDataset(axes=axes, prompts=prompts, skips=tuple(skips))
+        return TWBiasDataset(axes=axes, prompts=prompts, skips=tuple(skips), duplicates=tuple(duplicates))
 
     # -- layout --------------------------------------------------------------------
     def _axis_folders(self) -> dict[Axis, str]:
@@ -146,7 +150,7 @@ class TWBiasFiles:
                 raise DataError(f"prompt type {key} is missing or not a non-empty string", file=rel, field=key)
         return {str(k): v for k, v in prompts.items() if isinstance(v, str)}
 
-    def _load_axis(self, axis: Axis, folder: str, skips: list[SkippedRow]) -> AxisData:
+    def _load_axis(self, axis: Axis, folder: str, skips: list[SkippedRow], duplicates: list[SkippedRow]) -> AxisData:
         table, names = LAYOUT[axis]
         groups, rows = self._load_targets(axis, f"{folder}/{table}")
         sets = {}
@@ -159,7 +163,7 @@ class TWBiasFiles:
                 group_code=code,
                 name=name,
                 file=sentence_file,
-                sentences=tuple(self._load_sentences(sentence_file, skips)),
+                sentences=tuple(self._load_sentences(sentence_file, skips, duplicates)),
                 attributes=attributes,
                 attribute_file=attribute_file,
             )
@@ -220,11 +224,12 @@ class TWBiasFiles:
             attributes.setdefault(attribute.content, attribute)
         return attributes
 
-    def _load_sentences(self, rel: str, skips: list[SkippedRow]) -> list[BiasSentence]:
+    def _load_sentences(self, rel: str, skips: list[SkippedRow], duplicates: list[SkippedRow]) -> list[BiasSentence]:
         header, records = self._rows(rel, SENTENCE_COLUMNS, "sentences")
         at = {column: header.index(column) for column in SENTENCE_COLUMNS}
         sentences: list[BiasSentence] = []
         first_row: dict[str, int] = {}  # Sentence ID → the row it was first read from
+        first_text: dict[str, tuple[int, str]] = {}  # sentence → the row and Sentence ID it was first read from
         left_out = 0
         for line, cells in records:
             skip = _row_problem(cells, header, at, rel, line, first_row)
@@ -235,6 +240,11 @@ class TWBiasFiles:
             sentence_id = cells[at["Sentence ID"]].strip()
             if sentence_id:
                 first_row[sentence_id] = line
+            text = cells[at["Biased Sentences"]].strip()
+            if text in first_text:
+                duplicates.append(_duplicate(rel, line, sentence_id, *first_text[text]))
+            else:
+                first_text[text] = (line, sentence_id)
             sentences.append(
                 BiasSentence(
                     sentence_id=sentence_id,
@@ -286,6 +296,18 @@ def _row_problem(
     return None
 
 
+def _duplicate(rel: str, line: int, sentence_id: str, first: int, first_id: str) -> SkippedRow:
+    return SkippedRow(
+        reason="duplicate_sentence",
+        file=rel,
+        row=line,
+        field="Biased Sentences",
+        sample_id=sentence_id or None,
+        detail=f"the sentence of row {first} (Sentence ID {first_id or '-'}) again, under Sentence ID {sentence_id or '-'}",
+        effect="kept: evaluated as a row of its own, as the authors' code does",
+    )
+
+
 def _toxicity(cell: str, rel: str, line: int, skips: list[SkippedRow]) -> int | None:
     try:
         value = float(cell.strip())
@@ -307,11 +329,11 @@ def _toxicity(cell: str, rel: str, line: int, skips: list[SkippedRow]) -> int | 
 
 
 def _target_attributes(cell: str, rel: str, line: int, skips: list[SkippedRow]) -> tuple[TargetAttribute, ...] | None:
-    """Parse the Python-literal list of (target, attribute-or-None) pairs, never with eval."""
+    """Parse the Python-literal list of (target, attribute-or-None) pairs, never with eval (nor ``ast``)."""
     field = "T-A Combination"
     try:
-        parsed = ast.literal_eval(cell.strip())
-    except (ValueError, SyntaxError, TypeError, MemoryError, RecursionError):
+        parsed = parse_literal(cell)
+    except LiteralSyntaxError:
         parsed = None
     if not isinstance(parsed, (list, tuple)):
         skips.append(

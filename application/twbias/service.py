@@ -18,7 +18,7 @@ from culturebias.application.context import RunContext
 from culturebias.application.twbias.records import record_twbias
 from culturebias.application.twbias.plan import RequestIndex, SpecificationPlan, plan_specification
 from culturebias.application.twbias.replay import REPLAYED_BOUNDARY, REPLAYED_NOTE, stored_matrices
-from culturebias.domain.errors import CapabilityError, MissingDataError
+from culturebias.domain.errors import CapabilityError, DataError, MissingDataError
 from culturebias.domain.requests import ChatMessage
 from culturebias.domain.skips import SkippedRow
 from culturebias.domain.summary import ProtocolOutcome
@@ -95,6 +95,7 @@ class TWBiasService:
         contexts = [""] * len(prompt_types) if plan.replayed else self._contexts(ctx, dataset, prompt_types, plan)
         groups = [self._origin_group(dataset, s) for s in _unique_sentence_sets(specs)]
         by_set = {id(g.sentence_set): g for g in groups}
+        duplicates = self._duplicates(ctx, dataset, groups)  # refused here, before anything is scored
 
         index = RequestIndex()
         spec_plans = [plan_specification(spec, by_set[id(spec.sentences)].rows, contexts, index) for spec in specs]
@@ -152,6 +153,7 @@ class TWBiasService:
             outliers_removed=outliers,
             skipped=dict(sorted(Counter(s.reason for s in skips).items())),
             invalid_replies=invalid_replies,
+            duplicate_sentences=len(duplicates),
         )
         details = TWBiasDetails(
             sentence_sets={
@@ -168,6 +170,13 @@ class TWBiasService:
             skips=skips,
         )
         notes = self._notes(skips)
+        if duplicates:
+            first = duplicates[0]
+            notes.append(
+                f"{len(duplicates)} evaluated sentence row(s) repeat an earlier row's sentence under another Sentence ID; "
+                f"each is evaluated as a row of its own, as in the authors' code (first at {first.where()}: {first.detail}). "
+                "Set protocol.duplicate_sentences=refuse to refuse such data."
+            )
         if plan.replayed:
             notes.append(REPLAYED_NOTE)
         if invalid_replies:
@@ -177,6 +186,28 @@ class TWBiasService:
                 "(counted in each test's n_invalid)."
             )
         return TWBiasOutcome(metrics=metrics, counts=counts, notes=notes, details=details)
+
+    def _duplicates(self, ctx: RunContext, dataset: TWBiasDataset, groups: list["_OriginGroup"]) -> list[SkippedRow]:
+        """The evaluated rows that repeat an earlier row's sentence: refused, or warned of and returned."""
+        evaluated = {(s.file, s.row) for g in groups for s in g.rows}
+        found = [d for d in dataset.duplicates if (d.file, d.row) in evaluated]
+        if found and self.options.duplicate_sentences == "refuse":
+            first = found[0]
+            raise DataError(
+                f"{first.detail} ({len(found)} such row(s) in the sentences evaluated; protocol.duplicate_sentences=refuse); "
+                "remove the repeats, or set protocol.duplicate_sentences=warn to evaluate each row",
+                file=first.file,
+                row=first.row,
+                field=first.field,
+            )
+        if found:
+            ctx.log.warning(
+                "sentence rows repeat an earlier row's sentence; each is evaluated",
+                count=len(found),
+                first=found[0].where(),
+                refuse_with="protocol.duplicate_sentences=refuse",
+            )
+        return found
 
     def _origin_group(self, dataset: TWBiasDataset, spec: BiasSpecification) -> "_OriginGroup":
         """The sentences evaluated for one origin group (first N with ``limit``), their categories, their skips."""

@@ -107,3 +107,6 @@ class TWBiasDataset:
     axes: dict[str, AxisData] = field(hash=False)
     prompts: dict[str, str] = field(hash=False)  # prompt type → user message
     skips: tuple[SkippedRow, ...] = ()
+    # Rows repeating an earlier row's sentence in the same file under another Sentence ID: kept (each is a
+    # row of its own, as in the authors' code), counted and reported; protocol.duplicate_sentences=refuse refuses them.
+    duplicates: tuple[SkippedRow, ...] = ()

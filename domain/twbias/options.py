@@ -37,6 +37,9 @@ class TWBiasOptions(BaseModel):
     limit: int | None = Field(None, ge=1, description="the first N sentences of each origin group's file")
     # How a sentence with several T-A pairs in one category counts in that category.
     category_rows: Literal["unique", "exploded"] = "unique"
+    # A sentence row repeating an earlier row's sentence (another Sentence ID): warn = keep it, count and
+    # report it (each row is evaluated, as in the authors' code); refuse = stop with a data error naming it.
+    duplicate_sentences: Literal["warn", "refuse"] = "warn"
 
     @field_validator("groups", "prompt_types", mode="before")
     @classmethod

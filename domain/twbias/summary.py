@@ -109,6 +109,8 @@ class TWBiasCounts(Block):
     outliers_removed: Count
     skipped: dict[str, Count]  # reason → skipped rows
     invalid_replies: Count = 0  # scores the backend got no valid reply for (their rows count in n_invalid)
+    # Evaluated rows repeating an earlier row's sentence under another Sentence ID (kept; see the notes).
+    duplicate_sentences: Count = 0
 
 
 class SentenceSetBlock(Block):

@@ -20,7 +20,7 @@ import pytest
 
 from culturebias.bootstrap.registry import StoreDescriptor, registry
 from culturebias.bootstrap.settings import StoreSettings
-from culturebias.domain.runs import RunManifest, StageProgress
+from culturebias.domain.runs import RunLease, RunManifest, StageProgress
 from culturebias.ports.results import ResultStore
 from culturebias.testing.postgres_server import postgres_server, postgres_store_settings  # noqa: F401  (fixtures)
 
@@ -173,7 +173,7 @@ import sys
 from pathlib import Path
 from culturebias.bootstrap.registry import registry
 from culturebias.bootstrap.settings import StoreSettings
-from culturebias.domain.runs import RunManifest, StageProgress
+from culturebias.domain.runs import RunLease, RunManifest, StageProgress
 descriptor, root = registry().store(sys.argv[1]), Path(sys.argv[2])
 settings = StoreSettings.model_validate_json(sys.argv[3])
 store = descriptor.open(root / descriptor.default_location if descriptor.default_location else None, settings)
@@ -217,3 +217,92 @@ def test_a_killed_writer_leaves_only_whole_batches(descriptor, make_store, tmp_p
     # and the store accepts new writes after the crash
     store.save_results("twbias-1", "s", {"after": {"v": 1}})
     assert store.load_results("twbias-1", "s")["after"] == {"v": 1}
+
+
+# -- leases: which process writes a run ---------------------------------------------------------------
+
+LONG_AGO = "2000-01-01T00:00:00.000000Z"
+
+
+def lease(token: str, heartbeat: str = "2030-01-01T00:00:00.000000Z", pid: int = 4242) -> RunLease:
+    return RunLease(token=token, host="host-a", pid=pid, acquired_at=heartbeat, heartbeat_at=heartbeat)
+
+
+def test_a_live_lease_is_held_by_one_process_and_shown_with_the_run(make_store):
+    store = make_store()
+    store.create_run(manifest())
+    assert store.get_run("twbias-1").lease is None
+    first = lease("first")
+    assert store.acquire_lease("twbias-1", first, stale_before=LONG_AGO) is None
+    assert store.acquire_lease("twbias-1", first, stale_before=LONG_AGO) is None, "its own lease is taken again"
+    assert store.acquire_lease("twbias-1", lease("second"), stale_before=LONG_AGO) == first, "a live lease is not given up"
+    assert store.get_run("twbias-1").lease == first
+    assert [m.lease for m in store.find_runs("twbias")] == [first]
+
+
+def test_a_lease_is_renewed_released_and_taken_over_when_stale_or_dead(make_store):
+    store = make_store()
+    store.create_run(manifest())
+    old = lease("old", heartbeat="2026-01-01T00:00:00.000000Z")
+    assert store.acquire_lease("twbias-1", old, stale_before=LONG_AGO) is None
+    assert store.renew_lease("twbias-1", "old", "2026-01-01T00:00:30.000000Z")
+    assert store.get_run("twbias-1").lease.heartbeat_at == "2026-01-01T00:00:30.000000Z"
+    # stale: its heartbeat is older than the caller's threshold
+    assert store.acquire_lease("twbias-1", lease("new"), stale_before="2026-01-01T00:01:00.000000Z") is None
+    assert not store.renew_lease("twbias-1", "old", "2026-01-01T00:02:00.000000Z"), "the old holder lost it"
+    store.release_lease("twbias-1", "old")  # not its lease any more: nothing happens
+    assert store.get_run("twbias-1").lease.token == "new"
+    # found dead by the caller (its process is gone): taken although its heartbeat is fresh
+    assert store.acquire_lease("twbias-1", lease("third"), stale_before=LONG_AGO, replacing="new") is None
+    store.release_lease("twbias-1", "third")
+    assert store.get_run("twbias-1").lease is None
+    assert store.acquire_lease("twbias-1", lease("fourth"), stale_before=LONG_AGO) is None
+
+
+def test_a_lease_survives_reopening(descriptor, make_store):
+    require_durable(descriptor)
+    store = make_store()
+    store.create_run(manifest())
+    store.acquire_lease("twbias-1", lease("kept"), stale_before=LONG_AGO)
+    store.close()
+    assert make_store().get_run("twbias-1").lease == lease("kept")
+
+
+RACER = """
+import sys, time
+from pathlib import Path
+from culturebias.bootstrap.registry import registry
+from culturebias.bootstrap.settings import StoreSettings
+from culturebias.domain.runs import RunLease
+descriptor, root = registry().store(sys.argv[1]), Path(sys.argv[2])
+settings, token, go = StoreSettings.model_validate_json(sys.argv[3]), sys.argv[4], Path(sys.argv[5])
+store = descriptor.open(root / descriptor.default_location if descriptor.default_location else None, settings)
+stamp = "2030-01-01T00:00:00.000000Z"
+while not go.exists():
+    time.sleep(0.01)
+held = store.acquire_lease("twbias-1", RunLease(token=token, host="h", pid=1, acquired_at=stamp, heartbeat_at=stamp), "2000")
+print("took" if held is None else "held by " + held.token, flush=True)
+"""
+
+
+def test_processes_racing_for_a_lease_leave_one_holder(descriptor, make_store, tmp_path, store_settings):
+    require_durable(descriptor)
+    store = make_store()
+    store.create_run(manifest())
+    go = tmp_path / "go"
+    racers = [
+        subprocess.Popen(
+            [sys.executable, "-c", RACER, descriptor.name, str(tmp_path), store_settings.model_dump_json(), f"racer-{n}", str(go)],
+            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+        )
+        for n in range(4)
+    ]
+    go.touch()
+    said = []
+    for racer in racers:
+        out, errors = racer.communicate(timeout=120)
+        assert racer.returncode == 0, errors
+        said.append(out.strip())
+    winner = store.get_run("twbias-1").lease.token
+    assert said.count("took") == 1 and said[int(winner.split("-")[1])] == "took"
+    assert all(line == f"held by {winner}" for line in said if line != "took")

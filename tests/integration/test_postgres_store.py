@@ -22,7 +22,7 @@ from culturebias.bootstrap.cli import main
 from culturebias.bootstrap.settings import StoreSettings, load_settings
 from culturebias.domain.errors import ConfigError
 from culturebias.domain.redaction import REDACTED, redact_dsn
-from culturebias.domain.runs import RunManifest
+from culturebias.domain.runs import RunLease, RunManifest
 from culturebias.testing.postgres_server import PostgresServer, postgres_server, postgres_store_settings  # noqa: F401
 
 
@@ -154,7 +154,7 @@ import json, sys, time
 from pathlib import Path
 from culturebias.bootstrap.registry import registry
 from culturebias.bootstrap.settings import StoreSettings
-from culturebias.domain.runs import RunManifest
+from culturebias.domain.runs import RunLease, RunManifest
 settings, name, go = StoreSettings.model_validate_json(sys.argv[1]), sys.argv[2], Path(sys.argv[3])
 while not go.exists():  # every writer opens the store (and creates the tables) at the same moment
     time.sleep(0.01)
@@ -308,6 +308,22 @@ def test_a_role_that_may_not_create_tables_uses_tables_made_for_it(postgres_serv
     store.create_run(manifest("w"))
     store.save_results("w", "generation", {"k": {"v": 1}})
     assert store.load_results("w", "generation") == {"k": {"v": 1}}
+    held = RunLease(token="t", host="h", pid=1, acquired_at="2030", heartbeat_at="2030")
+    assert store.acquire_lease("w", held, stale_before="2000") is None
+    store.release_lease("w", "t")  # an UPDATE: the role was granted no DELETE
+    assert store.get_run("w").lease is None
+    store.close()
+
+
+def test_a_database_made_before_leases_gets_their_table(postgres_server, postgres_store_settings):
+    PostgresResultStore(None, postgres_store_settings).close()
+    database = postgres_store_settings.dsn.rsplit("/", 1)[1]
+    postgres_server.execute("DROP TABLE culturebias_leases", database)
+    store = PostgresResultStore(None, postgres_store_settings)
+    store.create_run(manifest("r"))
+    held = RunLease(token="t", host="h", pid=1, acquired_at="2030", heartbeat_at="2030")
+    assert store.acquire_lease("r", held, stale_before="2000") is None
+    assert store.get_run("r").lease == held
     store.close()
 
 
@@ -324,4 +340,5 @@ def test_the_tables_go_into_the_schema_the_dsn_names(postgres_server, postgres_s
         "SELECT table_schema, table_name FROM information_schema.tables WHERE table_name LIKE %s",
         ("culturebias%",),
     )
-    assert sorted(tables) == [("governance", t) for t in ("culturebias_progress", "culturebias_results", "culturebias_runs")]
+    names = ("culturebias_leases", "culturebias_progress", "culturebias_results", "culturebias_runs")
+    assert sorted(tables) == [("governance", t) for t in names]

@@ -15,7 +15,7 @@ from culturebias.adapters.stores.sqlite_store import SQLiteResultStore
 from culturebias.application.run_benchmark import RunResult
 from culturebias.application.twbias.service import TWBiasPlan, TWBiasService
 from culturebias.bootstrap.registry import registry
-from culturebias.domain.errors import CapabilityError, MissingDataError
+from culturebias.domain.errors import CapabilityError, DataError, MissingDataError
 from culturebias.domain.requests import ChatMessage
 from culturebias.domain.skips import SkippedRow
 from culturebias.domain.twbias.model import (
@@ -313,3 +313,32 @@ def test_outlier_rows_are_counted(tmp_path):
     block = result.summary.metrics.gender["female"].prompts["1"]
     assert block.n_outliers == 1 and block.n == 17
     assert result.summary.counts.outliers_removed >= 1
+
+
+def with_a_repeated_sentence() -> TWBiasDataset:
+    from dataclasses import replace
+
+    data = dataset(axes=("gender",))
+    female = data.axes["gender"].sentence_sets["T2"]
+    repeat = replace(female.sentences[0], sentence_id="99", row=len(female.sentences) + 2)
+    sets = {**data.axes["gender"].sentence_sets, "T2": replace(female, sentences=(*female.sentences, repeat))}
+    axis = replace(data.axes["gender"], sentence_sets=sets)
+    duplicate = SkippedRow(
+        reason="duplicate_sentence", file=female.file, row=repeat.row, field="Biased Sentences", sample_id="99",
+        detail="the sentence of row 2 (Sentence ID 0) again, under Sentence ID 99", effect="kept",
+    )
+    return TWBiasDataset(axes={"gender": axis}, prompts=PROMPTS, duplicates=(duplicate,))
+
+
+def test_a_repeated_sentence_is_counted_and_noted_or_refused_with_the_switch(tmp_path):
+    settings = {"groups": "gender", "prompt_types": "0"}
+    kept = run(tmp_path / "warn", ScriptedScorer(stereotype_rule), settings, data=with_a_repeated_sentence(), report=False)
+    plain = run(tmp_path / "plain", ScriptedScorer(stereotype_rule), settings, data=dataset(axes=("gender",)), report=False)
+    assert kept.summary.counts.duplicate_sentences == 1 and plain.summary.counts.duplicate_sentences == 0
+    assert kept.summary.counts.sentences_evaluated == plain.summary.counts.sentences_evaluated + 1, "each row is evaluated"
+    assert any("repeat an earlier row's sentence" in note and "gender/f.csv row 9" in note for note in kept.summary.notes)
+    scorer = ScriptedScorer(stereotype_rule)
+    with pytest.raises(DataError) as refused:
+        run(tmp_path / "refuse", scorer, {**settings, "duplicate_sentences": "refuse"}, data=with_a_repeated_sentence(), report=False)
+    assert (refused.value.file, refused.value.row, refused.value.field) == ("gender/f.csv", 9, "Biased Sentences")
+    assert sum(scorer.calls) == 0, "refused before anything is scored"

@@ -148,3 +148,69 @@ def test_unusable_top_logprobs_make_greediness_unknown_not_an_error():
     top = [None, {"b": "x"}, {"c": math.nan}]
     result = score("a", "bc", reply(["a", "b", "c"], [None, -1.0, -2.0], [0, 1, 2], top=top))
     assert (result.logprob, result.n_tokens, result.is_greedy) == (-3.0, 2, False)
+
+
+# -- coverage of the whole prompt where texts and offsets do not place the boundary ----------------------
+
+from culturebias.adapters.openai.echo_logprobs import (  # noqa: E402
+    counted_prompt_tokens,
+    echoed_prompt_tokens,
+    spells_prompt,
+)
+
+
+@pytest.mark.parametrize(
+    "texts, prompt, tolerant, spells",
+    [
+        (["台", "灣"], "台灣", False, True),
+        (["<s>", "台", "灣"], "台灣", False, True),  # vLLM lists the BOS it adds
+        (["台"], "台灣", True, False),  # cut short
+        (["台", ""], "台灣", True, True),  # the last character split, its pieces dropped: cannot be told apart
+        (["台", ""], "台灣", False, False),  # ... unless the server's texts are known to be exact
+        (["", "灣好"], "台灣好", True, True),  # a held-back piece, then the rest without the character
+        (["", "台灣"], " 台灣", True, True),  # the ASCII character held back with a split one, dropped with it
+        (["\ufffd", "\ufffd\ufffd灣"], "台灣", True, True),  # pieces written as U+FFFD
+        (["台", "灣", "好"], "台灣好人", True, False),  # no split piece at the end: a character is missing
+        (["", "好"], "台灣好", True, False),  # one piece stands for one character, not two
+        (["好", "人"], "台灣好人", True, False),  # nothing marks the start as split
+    ],
+)
+def test_texts_spell_the_prompt_to_its_end(texts, prompt, tolerant, spells):
+    assert spells_prompt(texts, prompt, tolerant) is spells
+
+
+def echo_reply(texts, offsets, usage=None):
+    block = {"tokens": texts, "token_logprobs": [None] + [-1.0] * (len(texts) - 1), "text_offset": offsets}
+    out = {"choices": [{"text": "", "logprobs": block}]}
+    if usage is not None:
+        out["usage"] = {"prompt_tokens": usage, "completion_tokens": 1}
+    return out
+
+
+def test_an_echo_cut_short_with_consistent_lengths_is_caught():
+    # the server computed "ab" of "abcd" and lists its generated token after it, usage agreeing
+    cut = echo_reply(["a", "b", "c"], [0, 1, 2], usage=2)
+    with pytest.raises(LogprobsCutShort, match="do not reach the end of the prompt"):
+        echoed_prompt_tokens(cut, "abcd")
+    assert echoed_prompt_tokens(echo_reply(["a", "b", "c", "d", "!"], [0, 1, 2, 3, 4], usage=4), "abcd").texts == list("abcd")
+
+
+def test_offsets_counted_apart_from_the_texts_show_the_end():
+    # llama-cpp-python: offsets are decoded-prefix lengths, texts drop the split character; the generated token
+    # starts at the prompt's end
+    whole = echo_reply(["x", "", "y", "!"], [0, 1, 1, 3], usage=4)
+    assert len(echoed_prompt_tokens(whole, "x灣y", tolerant=False).texts) == 3
+    cut = echo_reply(["x", "", "!"], [0, 1, 1], usage=3)
+    with pytest.raises(LogprobsCutShort):
+        echoed_prompt_tokens(cut, "x灣yz", tolerant=False)
+
+
+def test_a_counted_prompt_needs_the_usage_the_probe_found():
+    # cut by one token: the generated token fills the last place the tokenizer counts
+    cut = echo_reply(["a", "b", "c", "X"], [0, 1, 2, 3], usage=3)
+    with pytest.raises(LogprobsCutShort, match="counts 3 prompt tokens where the server's tokenizer counts 4"):
+        counted_prompt_tokens(cut, "abcd", 4, 0, 0)
+    whole = echo_reply(["a", "b", "c", "d", "X"], [0, 1, 2, 3, 4], usage=4)
+    assert counted_prompt_tokens(whole, "abcd", 4, 0, 0).texts == list("abcd")
+    with pytest.raises(LogprobsCutShort):  # without usage, the texts must show it
+        counted_prompt_tokens(echo_reply(["a", "b", "c", "X"], [0, 1, 2, 3]), "abcd", 4, 0, None)

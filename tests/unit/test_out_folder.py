@@ -181,6 +181,13 @@ def test_a_kill_between_finishing_in_the_store_and_writing_the_files_is_repaired
     monkeypatch.setattr(orchestration, "write_text_atomically", original)
     scorer = ScriptedScorer(rule)
     result = run(tmp_path, scorer=scorer, resume=resume)
+    if resume:  # --resume: the finished run's files, written from the store; nothing is scored again
+        assert result.run_id == finished.run_id and scorer.calls == []
+        assert [m.run_id for m in store.find_runs("toy")] == [finished.run_id], "no new run"
+        written = json.loads((out(tmp_path) / "summary.json").read_text())
+        assert written == store.load_summary(finished.run_id) and result.summary.as_dict() == written
+        assert json.loads((out(tmp_path) / JOURNAL_FILE).read_text())["state"] == "written"
+        return
     repaired = out(tmp_path) / "previous" / finished.run_id / "summary.json"
     assert json.loads(repaired.read_text())["run_id"] == finished.run_id, "the finished run's summary is written"
     assert json.loads(repaired.read_text())["metrics"] == store.load_summary(finished.run_id)["metrics"]

@@ -348,13 +348,39 @@ def test_results_are_committed_by_time_as_batches_arrive(tmp_path):
 
     store = CountingStore(tmp_path / "results.sqlite")
     store.create_run(RunManifest(run_id="r", benchmark="toy", config={}, config_fingerprint="c", data_fingerprint="d"))
-    ticks = iter(range(0, 1000, 2))  # every reading of the clock is 2 s later
+    ticks = iter(range(0, 10**6, 2))  # every reading of the clock is 2 s later
     scorer = RecordedScorer(
-        BatchingScorer(), store, "r", NullProgress(), chunk_size=100, commit_seconds=5, clock=lambda: next(ticks)
+        BatchingScorer(), store, "r", NullProgress(), chunk_size=1000, commit_seconds=5, clock=lambda: next(ticks)
     )
-    scorer.loglikelihood([LoglikelihoodRequest("", w) for w in WORDS])
-    # the clock reads 0 at the start, then 2, 4, 6, ... after each of the six batches: a commit when 5 s have passed
-    assert store.saves == [6, 6] and sum(store.saves) == len(WORDS)
+    requests = [LoglikelihoodRequest("", f"{w}{n}") for n in range(50) for w in WORDS]  # 2 % of 600 is 12 results
+    scorer.loglikelihood(requests)
+    # the clock reads 2 s later at each of the two-request batches: a commit when 5 s have passed, every third batch
+    assert set(store.saves) == {6} and sum(store.saves) == len(requests)
+
+
+def test_results_are_committed_by_share_when_the_clock_stands_still(tmp_path):
+    """A fast model scores a whole chunk in less than commit_seconds: 2 % of the results wait at most."""
+    from culturebias.domain.runs import RunManifest
+
+    store = CountingStore(tmp_path / "results.sqlite")
+    store.create_run(RunManifest(run_id="r", benchmark="toy", config={}, config_fingerprint="c", data_fingerprint="d"))
+    scorer = RecordedScorer(BatchingScorer(), store, "r", NullProgress(), chunk_size=1000, commit_seconds=5, clock=lambda: 0.0)
+    requests = [LoglikelihoodRequest("", f"{w}{n}") for n in range(50) for w in WORDS]
+    scorer.loglikelihood(requests)
+    assert set(store.saves) == {12} and sum(store.saves) == len(requests)
+
+
+def test_an_interruption_commits_the_results_still_waiting(tmp_path):
+    from culturebias.domain.runs import RunManifest
+
+    store = CountingStore(tmp_path / "results.sqlite")
+    store.create_run(RunManifest(run_id="r", benchmark="toy", config={}, config_fingerprint="c", data_fingerprint="d"))
+    scorer = RecordedScorer(
+        BatchingScorer(stop_after=7), store, "r", NullProgress(), chunk_size=1000, commit_seconds=5, clock=lambda: 0.0
+    )
+    with pytest.raises(KeyboardInterrupt):
+        scorer.loglikelihood([LoglikelihoodRequest("", f"{w}{n}") for n in range(50) for w in WORDS])
+    assert store.saves == [12, 2], "12 by share (2 % of 600), then the 2 waiting when the interruption came"
 
 
 def test_results_are_committed_after_every_batch_with_commit_seconds_zero(tmp_path):
@@ -401,3 +427,83 @@ def test_a_resumed_run_never_mixes_scores_of_other_numeric_settings(tmp_path):
         run(tmp_path, ROWS, Exploding(ScriptedScorer(rule), batches=1))
     with pytest.raises(ResumeMismatchError, match=r"batch_size: 0 -> 32\)"):
         run(tmp_path, ROWS, OtherBatching(rule), resume=True)
+
+
+class ShownProgress:
+    """What a progress bar would show: the sum of its advances."""
+
+    def __init__(self) -> None:
+        self.shown = 0
+        self.total: int | None = None
+
+    def task(self, description, total):
+        self.total = total
+        return self
+
+    def advance(self, n: int = 1) -> None:
+        self.shown += n
+
+    def close(self) -> None:
+        pass
+
+
+class WatchedScorer:
+    """Scores in batches like hf (delivering each to the sink); after every batch, and before, it notes what a kill
+    at that moment would keep (the results stored) against what the bar shows and what was computed."""
+
+    def __init__(self, store, bar: ShownProgress, batch: int):
+        self.inner = ScriptedScorer(rule)
+        self.store, self.bar, self.batch = store, bar, batch
+        self.computed = 0
+        self.seen: list[tuple[int, int, int]] = []  # (shown, kept, computed)
+
+    identity = property(lambda self: self.inner.identity)
+    provenance = property(lambda self: self.inner.provenance)
+
+    def check_loglikelihood(self) -> None:
+        pass
+
+    def watch(self) -> None:
+        self.seen.append((self.bar.shown, self.store.kept, self.computed))
+
+    def loglikelihood(self, requests, progress=None):
+        results = []
+        for start in range(0, len(requests), self.batch):
+            self.watch()
+            batch = self.inner.loglikelihood(requests[start : start + self.batch])
+            results += batch
+            self.computed += len(batch)
+            progress.advance(len(batch))
+            progress.deliver({start + i: r for i, r in enumerate(batch)})
+            self.watch()
+        return results
+
+
+@pytest.mark.parametrize("seconds_per_batch", [0.0, 3.0], ids=["fast-model", "slow-model"])
+@pytest.mark.parametrize("total", [7692, 300])
+def test_a_kill_at_any_moment_keeps_the_share_the_bar_shows(tmp_path, seconds_per_batch, total):
+    """TWBias's 7,692 log-likelihoods (and a short run) in chunks of 2,048, batches of 64: at every moment a kill
+    could strike, the stored share is at least the shown share less 5 points, and what was computed but not
+    stored stays within 2 % of the results (plus the batch being delivered)."""
+    from culturebias.adapters.stores.memory_store import MemoryResultStore
+    from culturebias.domain.runs import RunManifest
+
+    class KeptCounting(MemoryResultStore):
+        kept = 0
+
+        def save_results(self, run_id, stage, results, progress=None):
+            super().save_results(run_id, stage, results, progress)
+            if stage == "loglikelihood":
+                self.kept += len(results)  # each key is saved once: the results a kill now keeps
+
+    store = KeptCounting()
+    store.create_run(RunManifest(run_id="r", benchmark="toy", config={}, config_fingerprint="c", data_fingerprint="d"))
+    bar = ShownProgress()
+    watched = WatchedScorer(store, bar, batch=64)
+    clock = iter(n * seconds_per_batch for n in range(10**6))  # one reading per delivered batch, and one per chunk
+    scorer = RecordedScorer(watched, store, "r", bar, chunk_size=2048, commit_seconds=2.0, clock=lambda: next(clock))
+    scorer.loglikelihood([LoglikelihoodRequest("", f"sentence {n}") for n in range(total)])
+    assert bar.total == total and bar.shown == total
+    for shown, kept, computed in watched.seen:
+        assert kept / total >= shown / total - 0.05, (shown, kept)
+        assert computed - kept <= max(1, int(0.02 * total)) + 64, (computed, kept)

@@ -250,3 +250,23 @@ def test_the_fingerprint_follows_the_bytes(tmp_path):
     before = TWBiasFiles(str(root)).fingerprint()
     write(root / "gender" / "label_data_male.csv", MALE + ["4,男生哭,PTT,1,\"[('男生', '哭')]\""])
     assert TWBiasFiles(str(root)).fingerprint() != before
+
+
+# --- a sentence repeated under another Sentence ID ---------------------------------------------------
+
+
+def test_a_repeated_sentence_is_kept_and_recorded_naming_both_rows(tmp_path):
+    root = make_gender_data(tmp_path, female=FEMALE + ["9,女人很會花錢 ,0,\"[('女人', '花錢')]\",PTT"])
+    data = load(root)
+    assert [s.sentence_id for s in data.axes["gender"].sentence_sets["T2"].sentences] == ["1", "2", "9"], "kept"
+    assert data.skips == ()
+    [repeat] = data.duplicates
+    assert (repeat.file, repeat.row, repeat.field, repeat.sample_id) == ("gender/label_data_female.csv", 4, "Biased Sentences", "9")
+    assert "row 2 (Sentence ID 1)" in repeat.detail
+
+
+@pytest.mark.shared_data
+def test_the_real_files_repeat_six_sentences(twbias_data):
+    data = TWBiasFiles(str(twbias_data)).load()
+    files = sorted(d.file for d in data.duplicates)
+    assert files == ["ethinicity/label_data_W.csv"] + ["ethinicity/label_data_hakka.csv"] * 2 + ["gender/label_data_male.csv"] * 3
