@@ -17,12 +17,17 @@ registry, the DI container, the API and the CLI), ``testing`` (fakes and tiny
 models for tests).
 
 Importing this package never imports torch or any other heavy backend: the API
-is loaded on first use.
+is loaded on first use. Log events are standard ``logging`` records under the
+``culturebias`` logger, which has a ``NullHandler``: the host's logging
+configuration decides where they go (``culturebias.logs``).
 """
 
 from __future__ import annotations
 
+import logging as _logging
 from typing import Any
+
+_logging.getLogger("culturebias").addHandler(_logging.NullHandler())
 
 __version__ = "0.1.0"
 

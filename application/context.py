@@ -5,7 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any, Callable, Generic, TypeVar
 
-import structlog
+from culturebias.logs import get_logger
 
 from culturebias.application.audit import StoredItemLog
 from culturebias.application.recorded_ports import (
@@ -71,7 +71,7 @@ class RunContext:
     commit_seconds: float = DEFAULT_COMMIT_SECONDS
     # How far the run got per stage, shared by every recorded port of the run (the judge's included).
     run_progress: RunProgress = field(default_factory=RunProgress)
-    log: Any = field(default_factory=lambda: structlog.get_logger("culturebias"))
+    log: Any = field(default_factory=lambda: get_logger("culturebias"))
     # LIBRA's knowledge boundary opens these by spec: ``lexicons(spec, min_frequency)``
     # and ``embedders(spec)``; None where the caller wires none.
     lexicons: Callable[..., Lexicon] | None = None

@@ -22,11 +22,11 @@ import uuid
 from pathlib import Path
 from typing import Any, Iterable
 
-import structlog
+from culturebias.logs import get_logger
 
 from culturebias.domain.runs import OutputFolderBusyError, utc_now
 
-log = structlog.get_logger("culturebias.run")
+log = get_logger("culturebias.run")
 
 LOCK_FILE = ".culturebias.lock"
 JOURNAL_FILE = ".culturebias-outputs.json"

@@ -14,7 +14,7 @@ from collections.abc import Sequence
 from dataclasses import replace
 from typing import Any
 
-import structlog
+from culturebias.logs import get_logger
 
 from culturebias.application.context import RunContext
 from culturebias.domain.headlines import HeadlineMetric
@@ -22,7 +22,7 @@ from culturebias.domain.leaderboard import headline
 from culturebias.domain.repeats import RepeatsBlock, repeats_block
 from culturebias.domain.summary import RunSummary
 
-log = structlog.get_logger("culturebias.run")
+log = get_logger("culturebias.run")
 
 
 def run_repeats(

@@ -29,6 +29,8 @@ from typing import Any, Callable
 
 import structlog
 
+from culturebias.logs import get_logger
+
 import culturebias
 from culturebias.application.context import RunContext
 from culturebias.application.out_folder import OutputFolder, write_text_atomically  # noqa: F401  (re-exported)
@@ -43,7 +45,7 @@ from culturebias.ports.datasets import DatasetSource
 from culturebias.ports.reporting import ReportWriter
 from culturebias.ports.results import ResultStore
 
-log = structlog.get_logger("culturebias.run")
+log = get_logger("culturebias.run")
 
 
 @dataclass

@@ -2,7 +2,9 @@
 
 Embedding hosts call these; the CLI is a thin layer over the same functions.
 Nothing here calls ``sys.exit``, configures the host's logging (unless
-``configure_logging=True``) or draws on the terminal (unless ``progress_bar=True``);
+``configure_logging=True``) or draws on the terminal (unless ``progress_bar=True``):
+log events are ``logging`` records under ``culturebias`` (``culturebias.logs``), and the
+bars and warnings of the libraries a call uses go there too (``bootstrap/quiet.py``);
 errors are the typed ones of ``culturebias.errors``. Every evaluation builds its
 own container, so two evaluations in one process share no ports, models or stores;
 ``evaluate_many`` / ``run_evaluations`` share one model across their benchmarks on purpose.
@@ -10,6 +12,7 @@ own container, so two evaluations in one process share no ports, models or store
 
 from __future__ import annotations
 
+import contextlib
 import json
 from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
@@ -266,8 +269,9 @@ def evaluate(
     by default); without it nothing is written and results stay in memory, unless
     ``store`` says otherwise. ``store`` may also be a ResultStore object the host owns.
     """
-    resolved, store_object = _call_settings(settings, model, data, options, store, judge, run, configure_logging)
-    result = run_evaluation(benchmark, resolved, out=out, resume=resume, on_progress=on_progress, store=store_object)
+    with _embedded(configure_logging):
+        resolved, store_object = _call_settings(settings, model, data, options, store, judge, run, configure_logging)
+        result = run_evaluation(benchmark, resolved, out=out, resume=resume, on_progress=on_progress, store=store_object)
     return result.summary
 
 
@@ -298,11 +302,19 @@ def evaluate_many(
         key: value.model_dump() if isinstance(value, BaseModel) and key in names else value
         for key, value in (options or {}).items()
     }
-    resolved, store_object = _call_settings(
-        settings, model, data, sections if options is not None else None, store, judge, run, configure_logging
-    )
-    results = run_evaluations(names, resolved, out=out, resume=resume, on_progress=on_progress, store=store_object)
+    with _embedded(configure_logging):
+        resolved, store_object = _call_settings(
+            settings, model, data, sections if options is not None else None, store, judge, run, configure_logging
+        )
+        results = run_evaluations(names, resolved, out=out, resume=resume, on_progress=on_progress, store=store_object)
     return {name: result.summary for name, result in results.items()}
+
+
+def _embedded(configured: bool) -> contextlib.AbstractContextManager[None]:
+    """Third-party bars and warnings of the call into the ``culturebias`` logger, unless the host asked for our logging."""
+    from culturebias.bootstrap.quiet import quiet_call
+
+    return contextlib.nullcontext() if configured else quiet_call()
 
 
 def _call_settings(
@@ -486,7 +498,8 @@ def compare(
     values; ``allow_data_mismatch=True`` compares across data versions and the
     comparison says so. Loads no model.
     """
-    return compare_runs(runs, out=out, store=store, allow_data_mismatch=allow_data_mismatch).comparison
+    with _embedded(False):
+        return compare_runs(runs, out=out, store=store, allow_data_mismatch=allow_data_mismatch).comparison
 
 
 def compare_runs(
@@ -601,21 +614,22 @@ def sweep(
     from culturebias.application.sweep import STORE_FILE, load_plan, run_sweep
     from culturebias.bootstrap.sweep_pairs import pair_executor, pair_settings
 
-    loaded = load_plan(plan)
-    names = benchmark_names(loaded.benchmarks)
-    out_dir = Path(out).expanduser()
-    folders = LocalOutputFolders()
-    folders.check(out_dir)
-    store = out_dir / STORE_FILE
-    per_pair = pair_settings(loaded, names, store, make_settings)
-    executor = pair_executor(loaded, per_pair, store, evaluate=run_evaluation, archive=ARCHIVE, progress_bar=progress_bar)
+    with _embedded(progress_bar):  # the CLI's sweep (bars asked for) keeps its terminal output
+        loaded = load_plan(plan)
+        names = benchmark_names(loaded.benchmarks)
+        out_dir = Path(out).expanduser()
+        folders = LocalOutputFolders()
+        folders.check(out_dir)
+        store = out_dir / STORE_FILE
+        per_pair = pair_settings(loaded, names, store, make_settings)
+        executor = pair_executor(loaded, per_pair, store, evaluate=run_evaluation, archive=ARCHIVE, progress_bar=progress_bar)
 
-    def compare_(runs: list[str], folder: Path, runs_store: Path) -> Path:
-        return compare_runs(runs, out=folder, store=runs_store).comparison_path
+        def compare_(runs: list[str], folder: Path, runs_store: Path) -> Path:
+            return compare_runs(runs, out=folder, store=runs_store).comparison_path
 
-    return run_sweep(
-        loaded, names, out_dir, resume=resume, executor=executor, folders=folders, archive=ARCHIVE, compare=compare_
-    )
+        return run_sweep(
+            loaded, names, out_dir, resume=resume, executor=executor, folders=folders, archive=ARCHIVE, compare=compare_
+        )
 
 
 def build_libra(corpus: str | Path, seeds: str | Path, out: str | Path, **options: Any):
@@ -623,4 +637,5 @@ def build_libra(corpus: str | Path, seeds: str | Path, out: str | Path, **option
     for the options (steps, resume, text_field, settings, expander, clusterer). Returns the typed ``BuildReport``."""
     from culturebias.bootstrap.libra_build_wiring import build_libra as run_build
 
-    return run_build(corpus, seeds, out, **options)
+    with _embedded(False):
+        return run_build(corpus, seeds, out, **options)

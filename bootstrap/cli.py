@@ -398,6 +398,9 @@ def main(argv: list[str] | None = None) -> int:
 
     handlers.update(samples=samples_command, export=export_command)
     handlers.update(build=_build)
+    from culturebias.bootstrap.logging import configure_logging
+
+    configure_logging()  # console lines on stderr; `run` and `sweep` apply run.log_format and run.log_level
     try:
         with _sigterm_interrupts():
             return handlers[args.command](args)

@@ -1,6 +1,9 @@
-"""structlog set-up: readable console lines by default, JSON on demand, credentials never.
+"""The CLI's structlog set-up: readable console lines on stderr by default, JSON on demand, credentials never.
 
-``redact_secrets`` runs before the renderer: every value of every event goes
+An embedding host that calls nothing here gets culturebias's events as standard ``logging`` records
+(``culturebias.logs``).
+
+``redact_secrets`` (``culturebias.logs``) runs before the renderer: every value of every event goes
 through ``domain/redaction.py`` (URL userinfo, key-like query parameters and
 pairs, Authorization headers, DSN passwords, secret-named fields), so a log line
 cannot carry a key whichever module wrote it.
@@ -14,32 +17,9 @@ from typing import Any
 
 import structlog
 
-from culturebias.domain.redaction import REDACTED, is_secret_name, redact_text, redact_value
+from culturebias.logs import redact_secrets
 
-_PLAIN = (int, float, bool, type(None))
-_RENDERER_KEYS = frozenset({"exc_info", "stack_info"})  # the renderer formats these itself
-
-
-def _redacted(value: Any) -> Any:
-    if isinstance(value, (str, dict, list, tuple)):
-        return redact_value(value)
-    if isinstance(value, _PLAIN):
-        return value
-    text = str(value)  # what the renderer would print (exceptions, paths, models)
-    hidden = redact_text(text)
-    return hidden if hidden != text else value
-
-
-def redact_secrets(_logger: Any, _method: str, event_dict: dict[str, Any]) -> dict[str, Any]:
-    """structlog processor: the event with every credential in it replaced by ``**redacted**``."""
-    return {
-        key: value
-        if key in _RENDERER_KEYS
-        else REDACTED
-        if is_secret_name(key) and isinstance(value, str) and value
-        else _redacted(value)
-        for key, value in event_dict.items()
-    }
+__all__ = ["configure_logging", "redact_secrets"]
 
 
 class _StderrLogger:

@@ -19,11 +19,11 @@ import gc
 import inspect
 from typing import Any, Callable
 
-import structlog
+from culturebias.logs import get_logger
 
 from culturebias.domain.errors import ModelLoadError
 
-log = structlog.get_logger("culturebias.hf")
+log = get_logger("culturebias.hf")
 
 AUTO_START = 64  # lm-evaluation-harness's default largest batch
 CPU_BATCH = 16  # the default model.batch_size

@@ -14,7 +14,7 @@ from __future__ import annotations
 from collections import defaultdict
 from typing import Any, Sequence
 
-import structlog
+from culturebias.logs import get_logger
 
 from culturebias.adapters.hf.loading import LoadedModel
 from culturebias.adapters.hf.scorer import model_max_length
@@ -24,7 +24,7 @@ from culturebias.domain.requests import GenerationParams, GenerationRequest, Gen
 from culturebias.ports.templating import ChatTemplater
 from culturebias.adapters.hf.dedupe import stored_attempt, unique_requests
 
-log = structlog.get_logger("culturebias.hf")
+log = get_logger("culturebias.hf")
 
 # Turn-ending tokens of common chat formats: generation stops at any that the vocabulary has.
 END_OF_TURN_TOKENS = ("<|im_end|>", "<|eot_id|>", "<end_of_turn>", "<|end|>", "<|endoftext|>")

@@ -8,7 +8,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-import structlog
+from culturebias.logs import get_logger
 
 from culturebias.adapters.chat_templates import install as install_chat_template
 from culturebias.adapters.hf import embedded
@@ -16,7 +16,7 @@ from culturebias.adapters.model_options import DEVICE_NAMES, LocalModelOptions
 from culturebias.domain.errors import ConfigError, ModelLoadError
 from culturebias.domain.identity import ModelIdentity
 
-log = structlog.get_logger("culturebias.hf")
+log = get_logger("culturebias.hf")
 
 DTYPES = ("float32", "float16", "bfloat16")
 

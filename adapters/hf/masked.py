@@ -17,7 +17,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Iterator, Sequence
 
-import structlog
+from culturebias.logs import get_logger
 
 from culturebias.adapters.hf.batch_size import auto_batch_size
 from culturebias.adapters.hf.loading import (
@@ -36,7 +36,7 @@ from culturebias.ports.recording import BatchSink
 from culturebias.domain.identity import ModelIdentity, ScoreProvenance
 from culturebias.domain.requests import PseudoLoglikelihoodRequest, PseudoLoglikelihoodResult
 
-log = structlog.get_logger("culturebias.hf")
+log = get_logger("culturebias.hf")
 
 # Float logits held at once (rows × positions × vocabulary), per device kind.
 LOGITS_BUDGET = {"cpu": 2**25, "cuda": 2**28}

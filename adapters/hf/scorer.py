@@ -27,7 +27,7 @@ from collections import defaultdict
 from dataclasses import dataclass
 from typing import Any, Iterator, Sequence
 
-import structlog
+from culturebias.logs import get_logger
 
 from culturebias.adapters.hf.loading import LoadedModel
 from culturebias.adapters.hf.local_backend import score_provenance
@@ -39,7 +39,7 @@ from culturebias.domain.identity import ModelIdentity, ScoreProvenance
 from culturebias.domain.requests import LoglikelihoodRequest, LoglikelihoodResult
 from culturebias.adapters.hf.dedupe import stored_attempt, unique_requests
 
-log = structlog.get_logger("culturebias.hf")
+log = get_logger("culturebias.hf")
 
 # Upper bound on float32 logits held at once (elements): batches shrink for big vocabularies.
 LOGITS_BUDGET = 2**27

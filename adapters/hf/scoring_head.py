@@ -26,9 +26,9 @@ from __future__ import annotations
 import inspect
 from typing import Any
 
-import structlog
+from culturebias.logs import get_logger
 
-log = structlog.get_logger("culturebias.hf")
+log = get_logger("culturebias.hf")
 
 # Logits held at once by the split head (elements): 4 Mi float32 = 16 MiB, inside a server CPU's L3 cache.
 CHUNK_ELEMENTS = 2**22

@@ -16,11 +16,11 @@ import threading
 from pathlib import Path
 from typing import Any
 
-import structlog
+from culturebias.logs import get_logger
 
 from culturebias.domain.fingerprint import fingerprint
 
-log = structlog.get_logger("culturebias.hf")
+log = get_logger("culturebias.hf")
 
 CACHE_FILE = "weights-fingerprints.json"
 # Weights in every format transformers, ONNX and GGUF use, and the config that gives them their shape.

@@ -13,7 +13,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-import structlog
+from culturebias.logs import get_logger
 
 from culturebias.adapters.hf.scorer import HFScorer
 from culturebias.adapters.hf.local_backend import LocalBackend, ModelKind, score_provenance
@@ -28,7 +28,7 @@ if TYPE_CHECKING:
     from culturebias.adapters.hf.loading import LoadedModel
     from culturebias.adapters.onnx.masked import OnnxMaskedScorer
 
-log = structlog.get_logger("culturebias.onnx")
+log = get_logger("culturebias.onnx")
 
 DTYPES = ("float32", "float16")
 

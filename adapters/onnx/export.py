@@ -44,13 +44,13 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-import structlog
+from culturebias.logs import get_logger
 
 from culturebias.adapters.onnx.graph_inputs import SCORE_INPUTS, additive_mask
 from culturebias.domain.errors import ConfigError
 from culturebias.domain.fingerprint import fingerprint
 
-log = structlog.get_logger("culturebias.onnx")
+log = get_logger("culturebias.onnx")
 
 OPSET = 17
 EXPORT_VERSION = "4"  # 2: 4-D additive attention mask; 3: traced with eager attention; 4: scoring head in the graph

@@ -12,9 +12,9 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any, Sequence
 
-import structlog
+from culturebias.logs import get_logger
 
-log = structlog.get_logger("culturebias.onnx")
+log = get_logger("culturebias.onnx")
 
 CUDA = "CUDAExecutionProvider"
 CPU = "CPUExecutionProvider"

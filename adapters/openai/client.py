@@ -38,7 +38,7 @@ from datetime import datetime, timezone
 from typing import Any, Callable, Sequence
 from urllib.parse import unquote, urlsplit, urlunsplit
 
-import structlog
+from culturebias.logs import get_logger
 from pydantic import SecretStr
 
 from culturebias.adapters.openai.concurrency import Abandoned, AdaptiveLimit, Change, Outcome
@@ -189,7 +189,7 @@ class ApiClient:
         self.cache_mode = cache_mode
         self._backoff = backoff or Backoff()
         self._sleep = sleep
-        self._log = structlog.get_logger("culturebias.openai")
+        self._log = get_logger("culturebias.openai")
         self._httpx = httpx
         headers = {"Content-Type": "application/json"}
         if api_key is not None:

@@ -146,6 +146,31 @@ def test_the_api_leaves_the_hosts_logging_and_process_alone(tmp_path):
     assert "typed: ConfigError" in done.stdout and "same logging: True" in done.stdout
 
 
+def test_an_embedded_evaluation_writes_nothing_to_stdout_or_stderr_and_logs_to_the_hosts_file(tmp_path):
+    """The host logs to a file; evaluate() on a tiny hf model (transformers' bars and warnings included) stays silent."""
+    from culturebias.testing.tiny_models import cached_tiny_causal_lm
+
+    model = cached_tiny_causal_lm(arch="llama")  # built here: the host only loads it
+    host_log = tmp_path / "host.log"
+    code = textwrap.dedent(
+        f"""
+        import logging
+        logging.basicConfig(level=logging.INFO, filename={str(host_log)!r})
+        import culturebias
+        summary = culturebias.evaluate(
+            "kobbq", model={{"path": {str(model)!r}}}, options={{"limit": 2, "prompts": "1", "mode": "likelihood"}},
+            run={{"cache_dir": {str(tmp_path / "cache")!r}, "log_level": "debug"}}, out={str(tmp_path / "run")!r},
+        )
+        assert summary.counts.items == 2
+        """
+    )
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=600)
+    assert done.returncode == 0, done.stderr[-3000:]
+    assert (done.stdout, done.stderr) == ("", "")
+    logged = host_log.read_text(encoding="utf-8")
+    assert "INFO:culturebias.hf:loading model" in logged and "INFO:culturebias.run:run finished" in logged
+
+
 def test_two_evaluations_with_different_models_share_no_state(tmp_path):
     from culturebias.testing.tiny_models import cached_tiny_causal_lm
 
