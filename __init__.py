@@ -25,7 +25,7 @@ configuration decides where they go (``culturebias.logs``).
 from __future__ import annotations
 
 import logging as _logging
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 _logging.getLogger("culturebias").addHandler(_logging.NullHandler())
 
@@ -59,6 +59,37 @@ _API = {
 }
 
 __all__ = ["__version__", "errors", *_API]
+
+if TYPE_CHECKING:  # what the lazy names below are, for type checkers (the package ships py.typed)
+    from culturebias import errors as errors
+    from culturebias.bootstrap.api import (
+        backends as backends,
+        benchmarks as benchmarks,
+        build_libra as build_libra,
+        compare as compare,
+        evaluate as evaluate,
+        evaluate_many as evaluate_many,
+        export_samples as export_samples,
+        leaderboard as leaderboard,
+        list_runs as list_runs,
+        load_summary as load_summary,
+        samples as samples,
+        stores as stores,
+        summary_schema as summary_schema,
+        sweep as sweep,
+    )
+    from culturebias.bootstrap.settings import (
+        DataSettings as DataSettings,
+        JudgeSettings as JudgeSettings,
+        ModelSettings as ModelSettings,
+        RunSettings as RunSettings,
+        Settings as Settings,
+        StoreSettings as StoreSettings,
+    )
+    from culturebias.domain.audit import ItemRecord as ItemRecord
+    from culturebias.domain.runs import RunManifest as RunManifest
+    from culturebias.domain.summary import RunSummary as RunSummary
+    from culturebias.ports.progress import ProgressEvent as ProgressEvent
 
 
 def __getattr__(name: str) -> Any:

@@ -1,9 +1,17 @@
 """Every error culturebias raises on purpose, for hosts that embed it.
 
 ``CultureBiasError`` is the base; the CLI maps each kind to its exit code
-(``culturebias.bootstrap.cli.EXIT_CODES``).
+(``culturebias.bootstrap.cli.EXIT_CODES``). Importing this module imports no
+model runtime, HTTP client or database driver.
 """
 
+from culturebias.adapters.chat_templates import ChatTemplateError
+from culturebias.adapters.openai.client import ApiError, InvalidReplyError, ServerUnavailableError
+from culturebias.adapters.openai.request_cache import RequestCacheError
+from culturebias.adapters.openai.truth_probe import TruthProbeError
+from culturebias.adapters.ray.errors import RayClusterError, ReplicasLostError
+from culturebias.adapters.stores.postgres_store import PostgresConnectError, PostgresStoreError
+from culturebias.domain.comparison.envelope import ComparisonMismatchError
 from culturebias.domain.errors import (
     CapabilityError,
     ConfigError,
@@ -17,22 +25,31 @@ from culturebias.domain.errors import (
     SchemaVersionError,
     UnknownNameError,
 )
-from culturebias.domain.comparison.envelope import ComparisonMismatchError
 from culturebias.domain.runs import OutputFolderBusyError, RunInterrupted
 
 __all__ = [
+    "ApiError",
     "CapabilityError",
+    "ChatTemplateError",
     "ComparisonMismatchError",
     "ConfigError",
     "CultureBiasError",
     "DataError",
+    "InvalidReplyError",
     "MissingDataError",
-    "OutputFolderBusyError",
     "ModelLoadError",
+    "OutputFolderBusyError",
     "PluginError",
+    "PostgresConnectError",
+    "PostgresStoreError",
+    "RayClusterError",
     "ReplayMissingError",
+    "ReplicasLostError",
+    "RequestCacheError",
     "ResumeMismatchError",
     "RunInterrupted",
     "SchemaVersionError",
+    "ServerUnavailableError",
+    "TruthProbeError",
     "UnknownNameError",
 ]

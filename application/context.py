@@ -5,8 +5,6 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any, Callable, Generic, TypeVar
 
-from culturebias.logs import get_logger
-
 from culturebias.application.audit import StoredItemLog
 from culturebias.application.recorded_ports import (
     DEFAULT_COMMIT_SECONDS,
@@ -17,6 +15,7 @@ from culturebias.application.recorded_ports import (
 )
 from culturebias.domain.requests import GenerationParams
 from culturebias.domain.sampling import Decoding, SamplingSettings
+from culturebias.logs import get_logger
 from culturebias.ports.audit import ItemLog
 from culturebias.ports.generation import Generator
 from culturebias.ports.judging import Judge

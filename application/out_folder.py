@@ -22,9 +22,8 @@ import uuid
 from pathlib import Path
 from typing import Any, Iterable
 
-from culturebias.logs import get_logger
-
 from culturebias.domain.runs import OutputFolderBusyError, utc_now
+from culturebias.logs import get_logger
 
 log = get_logger("culturebias.run")
 

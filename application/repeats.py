@@ -14,13 +14,12 @@ from collections.abc import Sequence
 from dataclasses import replace
 from typing import Any
 
-from culturebias.logs import get_logger
-
 from culturebias.application.context import RunContext
 from culturebias.domain.headlines import HeadlineMetric
 from culturebias.domain.leaderboard import headline
 from culturebias.domain.repeats import RepeatsBlock, repeats_block
 from culturebias.domain.summary import RunSummary
+from culturebias.logs import get_logger
 
 log = get_logger("culturebias.run")
 

@@ -29,8 +29,6 @@ from typing import Any, Callable
 
 import structlog
 
-from culturebias.logs import get_logger
-
 import culturebias
 from culturebias.application.context import RunContext
 from culturebias.application.out_folder import OutputFolder, write_text_atomically  # noqa: F401  (re-exported)
@@ -41,6 +39,7 @@ from culturebias.domain.headlines import HeadlineMetric
 from culturebias.domain.redaction import redact_text
 from culturebias.domain.runs import RunInUseError, RunManifest, identity_differences, utc_now
 from culturebias.domain.summary import SUMMARY_SCHEMA_VERSION, RunSummary, run_limit
+from culturebias.logs import get_logger
 from culturebias.ports.datasets import DatasetSource
 from culturebias.ports.reporting import ReportWriter
 from culturebias.ports.results import ResultStore

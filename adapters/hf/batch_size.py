@@ -19,9 +19,8 @@ import gc
 import inspect
 from typing import Any, Callable
 
-from culturebias.logs import get_logger
-
 from culturebias.domain.errors import ModelLoadError
+from culturebias.logs import get_logger
 
 log = get_logger("culturebias.hf")
 

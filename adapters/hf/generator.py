@@ -14,13 +14,12 @@ from __future__ import annotations
 from collections import defaultdict
 from typing import Any, Sequence
 
-from culturebias.logs import get_logger
-
 from culturebias.adapters.hf.loading import LoadedModel
 from culturebias.adapters.hf.scorer import model_max_length
 from culturebias.adapters.model_options import LocalModelOptions
 from culturebias.domain.identity import ModelIdentity
 from culturebias.domain.requests import GenerationParams, GenerationRequest, GenerationResult
+from culturebias.logs import get_logger
 from culturebias.ports.templating import ChatTemplater
 from culturebias.adapters.hf.dedupe import stored_attempt, unique_requests
 

@@ -8,13 +8,12 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from culturebias.logs import get_logger
-
 from culturebias.adapters.chat_templates import install as install_chat_template
 from culturebias.adapters.hf import embedded
 from culturebias.adapters.model_options import DEVICE_NAMES, LocalModelOptions
 from culturebias.domain.errors import ConfigError, ModelLoadError
 from culturebias.domain.identity import ModelIdentity
+from culturebias.logs import get_logger
 
 log = get_logger("culturebias.hf")
 

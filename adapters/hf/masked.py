@@ -17,8 +17,6 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Iterator, Sequence
 
-from culturebias.logs import get_logger
-
 from culturebias.adapters.hf.batch_size import auto_batch_size
 from culturebias.adapters.hf.loading import (
     load_tokenizer,
@@ -32,6 +30,7 @@ from culturebias.adapters.hf.loading import (
 from culturebias.adapters.hf.local_backend import score_provenance
 from culturebias.adapters.model_options import LocalModelOptions
 from culturebias.domain.errors import ConfigError, DataError
+from culturebias.logs import get_logger
 from culturebias.ports.recording import BatchSink
 from culturebias.domain.identity import ModelIdentity, ScoreProvenance
 from culturebias.domain.requests import PseudoLoglikelihoodRequest, PseudoLoglikelihoodResult

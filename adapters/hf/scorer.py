@@ -27,8 +27,6 @@ from collections import defaultdict
 from dataclasses import dataclass
 from typing import Any, Iterator, Sequence
 
-from culturebias.logs import get_logger
-
 from culturebias.adapters.hf.loading import LoadedModel
 from culturebias.adapters.hf.local_backend import score_provenance
 from culturebias.adapters.model_options import LocalModelOptions
@@ -38,6 +36,7 @@ from culturebias.adapters.hf.tokens import RequestTokenizer, ScoredSequence
 from culturebias.domain.identity import ModelIdentity, ScoreProvenance
 from culturebias.domain.requests import LoglikelihoodRequest, LoglikelihoodResult
 from culturebias.adapters.hf.dedupe import stored_attempt, unique_requests
+from culturebias.logs import get_logger
 
 log = get_logger("culturebias.hf")
 

@@ -16,9 +16,8 @@ import threading
 from pathlib import Path
 from typing import Any
 
-from culturebias.logs import get_logger
-
 from culturebias.domain.fingerprint import fingerprint
+from culturebias.logs import get_logger
 
 log = get_logger("culturebias.hf")
 

@@ -13,8 +13,6 @@ from __future__ import annotations
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from culturebias.logs import get_logger
-
 from culturebias.adapters.hf.scorer import HFScorer
 from culturebias.adapters.hf.local_backend import LocalBackend, ModelKind, score_provenance
 from culturebias.adapters.model_options import LocalModelOptions
@@ -22,6 +20,7 @@ from culturebias.adapters.onnx.model import OnnxModel, settled_options
 from culturebias.adapters.onnx.options import OnnxOptions
 from culturebias.domain.errors import ConfigError
 from culturebias.domain.identity import ModelIdentity
+from culturebias.logs import get_logger
 
 if TYPE_CHECKING:
     from culturebias.adapters.hf.generator import HFGenerator

@@ -38,13 +38,13 @@ from datetime import datetime, timezone
 from typing import Any, Callable, Sequence
 from urllib.parse import unquote, urlsplit, urlunsplit
 
-from culturebias.logs import get_logger
 from pydantic import SecretStr
 
 from culturebias.adapters.openai.concurrency import Abandoned, AdaptiveLimit, Change, Outcome
 from culturebias.adapters.openai.request_cache import CacheMode, RequestCache, request_key
 from culturebias.domain.errors import CultureBiasError
 from culturebias.domain.redaction import redact_text, url_secrets
+from culturebias.logs import get_logger
 
 RETRYABLE_STATUS = {408, 409, 425, 429}
 OVERLOAD_STATUS = {429, 503, 504}  # the server says it is busy: fewer requests in flight, not only a retry
