@@ -186,20 +186,24 @@ class ReplayBackend:
         raise CapabilityError("replay", "pseudo-log-likelihood scoring")
 
 
-def create_backend(options: ReplayOptions, cache_dir: Path) -> ReplayBackend:
+def check_replay_path(options: ReplayOptions, cache_dir: Path | None = None) -> Path:
+    """``model.path``: an existing JSONL file of answers, or a folder of TWBias result CSVs (ConfigError otherwise)."""
     if not options.path:
         raise ConfigError(
             "model.backend=replay needs model.path=FILE, a JSONL file of answers, or model.path=DIR, one model's "
             "folder of TWBias result CSVs (see culturebias.adapters.replay)"
         )
     path = Path(options.path).expanduser()
-    if path.is_dir():
-        if not is_result_folder(path):
-            raise ConfigError(
-                f"replay folder {path} holds no TWBias result CSVs (<Origin>_<T-code>/*_output_<k>.csv); "
-                "model.path is a JSONL file of answers or one model's folder of TWBias results"
-            )
-        return TWBiasReplayBackend(path)
-    if not path.is_file():
+    if path.is_dir() and not is_result_folder(path):
+        raise ConfigError(
+            f"replay folder {path} holds no TWBias result CSVs (<Origin>_<T-code>/*_output_<k>.csv); "
+            "model.path is a JSONL file of answers or one model's folder of TWBias results"
+        )
+    if not path.exists():
         raise ConfigError(f"replay file {path} does not exist")
-    return ReplayBackend(path)
+    return path
+
+
+def create_backend(options: ReplayOptions, cache_dir: Path) -> ReplayBackend:
+    path = check_replay_path(options)
+    return TWBiasReplayBackend(path) if path.is_dir() else ReplayBackend(path)

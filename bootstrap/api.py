@@ -29,6 +29,7 @@ from culturebias.bootstrap.container import (
     build_comparison_report,
     build_source,
     build_store,
+    check_model_locations,
     make_container,
     make_context_factory,
 )
@@ -127,7 +128,7 @@ def run_evaluation(
     if out_dir is None and store is None and not settings.store.path and not settings.store.dsn:
         settings = settings.model_copy(update={"store": StoreSettings(backend="memory")})
     if store is None:
-        check_writable_store(store_location(settings, out_dir))
+        check_writable_store(store_location(settings, out_dir), settings.store.backend)
     container = make_container(benchmark, settings, out_dir)
     if shared_model is not None:
         shared_model.attach(container)
@@ -143,7 +144,11 @@ def run_evaluation(
         from culturebias.adapters.progress import NullProgress
 
         container.progress.override(providers.Object(NullProgress()))
+    # Before anything is written (output folder, store, manifest): the data read, the model's location checked.
     source = container.source()
+    if not isinstance(source, _ReadSource):
+        source = _ReadSource(source)
+    check_model_locations(settings, container.cache_dir())
     if settings.run.executor == "ray":
         container.model_backend()  # cluster reached, resources checked, every replica's model loaded: before anything is stored
     if out_dir is not None:

@@ -69,6 +69,18 @@ def judge_model_settings(settings: Settings) -> ModelOptions | None:
     return inherited.backend_options(keep_known_only=judge.backend not in (None, settings.model.backend))
 
 
+def check_model_locations(settings: Settings, cache_dir: Path) -> None:
+    """``model.path`` (and the judge's, where it has its own) checked before a run writes anything.
+
+    With ``run.executor=ray`` the paths are the cluster nodes', checked when the replicas load.
+    """
+    if settings.run.executor == "ray":
+        return
+    for options in (settings.model.backend_options(), judge_model_settings(settings)):
+        if options is not None:
+            registry().backend(options.backend).check_location(options, cache_dir)
+
+
 def build_judge_generator(settings: Settings, model_backend: Any, cache_dir: Path):
     """The generator the judge speaks through: the evaluated model's, unless ``judge.*`` names another."""
     judge_settings = judge_model_settings(settings)

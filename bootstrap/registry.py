@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import importlib
 import threading
+from pathlib import Path
 from dataclasses import dataclass, field
 from importlib import metadata
 from pathlib import Path
@@ -195,10 +196,17 @@ class BackendDescriptor:
     extra: str | None = None
     # Top-level modules the backend imports when it runs (located, not imported, before its factory is).
     requires: tuple[str, ...] = ()
+    # ``check(options, cache_dir)``: raises ConfigError / ModelLoadError when ``model.path`` cannot name a
+    # model, loading nothing; a run calls it before it writes anything (None: nothing to check up front).
+    location_check: str | Callable[..., Any] | None = None
 
     def create(self) -> Callable[..., Any]:
         require_modules(f"model.backend={self.name}", self.requires, self.extra)
         return resolve(self.factory)
+
+    def check_location(self, options: Any, cache_dir: Path) -> None:
+        if self.location_check is not None:
+            resolve(self.location_check)(options, cache_dir)
 
     def options_model(self) -> type[BaseModel]:
         return resolve(self.options)
@@ -336,6 +344,7 @@ BACKENDS: tuple[BackendDescriptor, ...] = (
         capabilities=LOCAL,
         extra="hf",
         requires=("torch", "transformers"),
+        location_check="culturebias.adapters.hf.model_location:check_model_location",
     ),
     BackendDescriptor(
         name="onnx",
@@ -345,6 +354,7 @@ BACKENDS: tuple[BackendDescriptor, ...] = (
         capabilities=LOCAL,
         extra="onnx",
         requires=("torch", "transformers", "onnxruntime", "onnx"),
+        location_check="culturebias.adapters.hf.model_location:check_model_location",
     ),
     BackendDescriptor(
         name="openai",
@@ -361,6 +371,7 @@ BACKENDS: tuple[BackendDescriptor, ...] = (
         factory="culturebias.adapters.replay:create_backend",
         options="culturebias.adapters.replay:ReplayOptions",
         capabilities=frozenset({"generate"}),
+        location_check="culturebias.adapters.replay:check_replay_path",
     ),
 )
 

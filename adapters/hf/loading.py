@@ -10,6 +10,7 @@ from typing import Any
 
 from culturebias.adapters.chat_templates import install as install_chat_template
 from culturebias.adapters.hf import embedded
+from culturebias.adapters.hf.model_location import resolve_hub_id
 from culturebias.adapters.model_options import DEVICE_NAMES, LocalModelOptions
 from culturebias.domain.errors import ConfigError, ModelLoadError
 from culturebias.domain.identity import ModelIdentity
@@ -29,6 +30,8 @@ class ModelSource:
     revision: str | None
     description: str
     is_local: bool
+    # A hub id loaded from the local hub cache alone: offline, or the hub could not be reached (model_location.py)
+    cache_only: bool = False
 
 
 def resolve_source(options: LocalModelOptions, cache_dir: Path) -> ModelSource:
@@ -54,8 +57,20 @@ def resolve_source(options: LocalModelOptions, cache_dir: Path) -> ModelSource:
         return ModelSource(str(local.resolve()), str(local.resolve()), options.revision, f"local model {local.name}", True)
     if local.exists() or path.startswith((".", "/", "~")):
         raise ConfigError(f"model.path {path!r} is not a model folder")
-    # A hub id such as "org/name": loaded by transformers (needs network or its hub cache).
-    return ModelSource(path, path, options.revision, f"hub model {path}", False)
+    # A hub id such as "org/name": resolved at once (a mistyped id fails here, not after minutes of retries),
+    # then loaded by transformers from the hub, or from its local cache alone.
+    cache_only = resolve_hub_id(path, options.revision)
+    return ModelSource(path, path, options.revision, f"hub model {path}", False, cache_only)
+
+
+def from_pretrained_options(options: LocalModelOptions, source: ModelSource) -> dict[str, Any]:
+    """The keyword arguments every ``from_pretrained`` of this source takes."""
+    common: dict[str, Any] = {"trust_remote_code": options.trust_remote_code}
+    if options.revision and not source.is_local:
+        common["revision"] = options.revision
+    if source.cache_only:
+        common["local_files_only"] = True
+    return common
 
 
 def _file_digest(path: Path) -> str:
@@ -204,9 +219,7 @@ def load_causal_lm(options: LocalModelOptions, cache_dir: Path) -> LoadedModel:
     device = resolve_device(options.device) if not device_map else "auto"
     dtype = resolve_dtype(options.dtype)
     source = resolve_source(options, cache_dir)
-    common: dict[str, Any] = {"trust_remote_code": options.trust_remote_code}
-    if options.revision and not source.is_local:
-        common["revision"] = options.revision
+    common = from_pretrained_options(options, source)
     log.info("loading model", model=source.name, location=source.location, dtype=options.dtype, device=device, device_map=device_map)
     tokenizer = load_tokenizer(options, source, common)
     # A built-in or file template replaces the tokenizer's own before the fingerprint below takes it in.

@@ -19,6 +19,7 @@ from typing import Any, Iterator, Sequence
 
 from culturebias.adapters.hf.batch_size import auto_batch_size
 from culturebias.adapters.hf.loading import (
+    from_pretrained_options,
     load_tokenizer,
     load_weights,
     resolve_device,
@@ -71,9 +72,7 @@ class HFMaskedScorer:
             raise ConfigError("model.kind=masked needs model.path set to a masked LM (a local folder or a hub id)")
         self._device = resolve_device(options.device)
         source = resolve_source(options, Path(cache_dir))
-        common: dict[str, Any] = {"trust_remote_code": options.trust_remote_code}
-        if options.revision and not source.is_local:
-            common["revision"] = options.revision
+        common = from_pretrained_options(options, source)
         log.info("loading masked LM", model=source.name, location=source.location, device=self._device)
         tokenizer = load_tokenizer(options, source, common)
         model = load_weights(AutoModelForMaskedLM, options, source, dtype=resolve_dtype(options.dtype), **common)

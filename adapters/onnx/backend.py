@@ -42,7 +42,14 @@ def load_onnx_model(options: LocalModelOptions, cache_dir: Path, kind: ModelKind
     import onnxruntime as ort
     from transformers import AutoConfig
 
-    from culturebias.adapters.hf.loading import load_tokenizer, load_weights, resolve_source, source_weights, tokenizer_fingerprint
+    from culturebias.adapters.hf.loading import (
+        from_pretrained_options,
+        load_tokenizer,
+        load_weights,
+        resolve_source,
+        source_weights,
+        tokenizer_fingerprint,
+    )
     from culturebias.adapters.onnx.export import OPSET, ensure_exported, export_folder, export_key
     from culturebias.adapters.onnx.providers import choose_providers, open_session
     from culturebias.adapters.onnx.runtime import OrtCausalLM, OrtMaskedLM, SessionRunner
@@ -52,9 +59,7 @@ def load_onnx_model(options: LocalModelOptions, cache_dir: Path, kind: ModelKind
     if options.dtype == "float16" and not choose_providers(options.device, ort.get_available_providers()).wants_cuda:
         raise ConfigError("model.dtype=float16 with model.backend=onnx needs the CUDA execution provider; use float32 on the CPU")
     source = resolve_source(options, Path(cache_dir))
-    common: dict[str, Any] = {"trust_remote_code": options.trust_remote_code}
-    if options.revision and not source.is_local:
-        common["revision"] = options.revision
+    common = from_pretrained_options(options, source)
     tokenizer = load_tokenizer(options, source, common)
     config = load_weights(AutoConfig, options, source, **common)
     fingerprint = tokenizer_fingerprint(tokenizer)

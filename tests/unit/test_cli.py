@@ -192,6 +192,7 @@ def test_an_environment_section_that_is_not_json_is_one_line(tmp_path, monkeypat
 )
 def test_an_output_folder_that_cannot_be_one_is_one_line_and_exit_code_2(out, fragment, tmp_path, capsys):
     (tmp_path / "a-file").write_text("x", encoding="utf-8")
+    (tmp_path / "none.jsonl").write_text("", encoding="utf-8")  # a replay file that exists: the folder is what fails
     target = out if out.startswith("/") else str(tmp_path / out)
     code = main(["run", "kobbq", "--out", target, "--limit", "1", "--set", "model.backend=replay",
                  "--set", f"model.path={tmp_path / 'none.jsonl'}"])  # fmt: skip
