@@ -9,11 +9,15 @@ prompt: ``timeout_s`` plus ``timeout_s_per_1k_chars`` per 1000 characters of
 the prompt (or of every chat message), since a server's prefill time grows
 with the prompt and queued requests wait for the whole of it.
 
-Retries: 429, 5xx, timeouts, connection errors, unreadable bodies and replies
-that fail the endpoint's validation (``check``: no text, log-probabilities
-missing, cut short or not finite) are retried at most ``max_retries`` times,
-waiting ``Retry-After`` when the server sends it and otherwise an exponential
-backoff with jitter. Other 4xx replies fail at once with the server's message.
+Retries: 429, 5xx, timeouts, a connection the server dropped mid-exchange,
+unreadable bodies and replies that fail the endpoint's validation (``check``: no
+text, log-probabilities missing, cut short or not finite) are retried at most
+``max_retries`` times, waiting ``Retry-After`` when the server sends it and
+otherwise an exponential backoff with jitter. A connection that cannot be made at
+all (refused: nothing listens on the port; a host name that does not resolve) is
+not retried: it raises ``ServerUnavailableError`` at once, so a run against a
+server that is not there stops within seconds with one error. Other 4xx replies
+fail at once with the server's message.
 When the retries run out, the last failure decides the error: an invalid reply
 raises ``InvalidReplyError`` (the generator and the scorer count such a lost
 reply; the capability probe raises it), anything else ``ServerUnavailableError``.
@@ -117,7 +121,7 @@ class _Failure:
     status: int | None = None
     invalid: bool = False  # a 200 whose reply failed the check (else a transport failure)
     overload: bool = False  # a timeout, 429 or 503/504: the server did not keep up
-    unreachable: bool = False  # no connection at all
+    unreachable: bool = False  # the connection broke (a refused one raises at once instead)
 
     @property
     def outcome(self) -> Outcome:
@@ -307,8 +311,12 @@ class ApiClient:
                 results[index] = self.post(endpoint, bodies[index], check, label=label, stop=stop)
             except InvalidReplyError as error:
                 if on_invalid is None:
+                    stop.set()
                     raise
                 on_invalid(index, error)
+            except ServerUnavailableError:
+                stop.set()  # at once, from this thread: a request waiting for a slot must not try a dead server too
+                raise
             if on_done is not None:
                 on_done(1)
             return index
@@ -434,6 +442,13 @@ class ApiClient:
             response = self._http.post(url, json=body, timeout=httpx.Timeout(timeout))
         except httpx.TimeoutException:
             return None, _Failure(f"timed out after {timeout:.3g} s", overload=True)
+        except httpx.ConnectError as error:  # refused or an unknown host: waiting will not make a server appear
+            reason = self._scrub(str(error).strip() or type(error).__name__)
+            raise ServerUnavailableError(
+                f"{self.public_base}/{endpoint}: cannot connect ({reason}). Check that the server is running and "
+                f"reachable at {self.public_base} (model.api_base); a connection that cannot be made is not retried",
+                endpoint=endpoint,
+            ) from None
         except httpx.TransportError as error:
             return None, _Failure(f"connection failed ({type(error).__name__})", unreachable=True)
         status = response.status_code
