@@ -13,7 +13,6 @@ from __future__ import annotations
 
 import logging
 import sys
-from typing import Any
 
 import structlog
 

@@ -18,7 +18,6 @@ import threading
 from pathlib import Path
 from dataclasses import dataclass, field
 from importlib import metadata
-from pathlib import Path
 from typing import Any, Callable, Generic, Literal, TypeVar
 
 from pydantic import BaseModel

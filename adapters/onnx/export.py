@@ -49,7 +49,6 @@ from culturebias.logs import get_logger
 from culturebias.adapters.onnx.graph_inputs import SCORE_INPUTS, additive_mask
 from culturebias.domain.errors import ConfigError
 from culturebias.domain.fingerprint import fingerprint
-from culturebias.logs import get_logger
 
 log = get_logger("culturebias.onnx")
 

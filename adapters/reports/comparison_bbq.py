@@ -7,7 +7,7 @@ from pathlib import Path
 from culturebias.adapters.reports.comparison_figures import grouped_bars, heat_map
 from culturebias.adapters.reports.comparison_intervals import CBBQ_METRICS, overall_interval_figures
 from culturebias.adapters.reports.intervals import any_intervals, ci_cells, ci_headers, pick, table_legend
-from culturebias.domain.bbq.intervals import CBBQ_HEADLINES, KOBBQ_HEADLINES
+from culturebias.domain.bbq.intervals import KOBBQ_HEADLINES
 from culturebias.adapters.reports.markdown import fmt, new_figure, save_figure, table
 from culturebias.domain.cbbq.comparison import HEATMAP_METRICS, CBBQComparison
 from culturebias.domain.kobbq.comparison import KoBBQComparison, KoBBQRow, RankSumRow, TukeyTest

@@ -31,7 +31,7 @@ from culturebias.domain.comparison.envelope import Comparison
 from culturebias.domain.comparison.significance import LEGEND, mark, model_pairs
 from culturebias.domain.comparison.tukey import tukey_pairs
 from culturebias.domain.errors import ConfigError
-from culturebias.domain.summary import Block, Count, Number
+from culturebias.domain.summary import Block
 from culturebias.domain.uncertainty.interval import Interval
 
 TESTED_METRICS = ("acc_amb", "acc_dis", "diff_bias_amb", "diff_bias_dis")
