@@ -143,6 +143,8 @@ class _Runs:
             baseline = self.load(c.baseline, "baseline")
         elif c.benchmark in self.baselines:
             baseline = self.baselines[c.benchmark]
+        elif self.baselines:  # a baseline of another benchmark
+            baseline = next(iter(self.baselines.values()))
         else:
             raise _err(c, f"compares with a baseline: give the baseline {c.benchmark} run (--baseline DIR)")
         ours, theirs = run.summary, baseline.summary

@@ -91,6 +91,9 @@ def parse_gherkin_policy(text: str, file: str = "<policy>") -> Policy:
                 continue  # free text describing the Feature
             raise _error(file, number, f"expected a step (Given/Then/And ...), a Scenario or a comment, found {line!r}")
         kind = STEP_KEYWORDS[keyword] or previous
+        if keyword == "*":  # any kind: the one its text is
+            found = match(rest.strip())
+            kind = found[0].keyword if found is not None else (previous or "then")
         if kind is None:
             raise _error(file, number, f"{keyword!r} continues a step, and there is none before it")
         if kind == "when":
@@ -104,13 +107,13 @@ def parse_gherkin_policy(text: str, file: str = "<policy>") -> Policy:
             _apply(scenarios[-1], kind, rest.strip(), file, number)
     if feature is None:
         raise _error(file, 1, "expected 'Feature: NAME'; the file has none")
-    criteria = [c for scenario in scenarios for c in scenario.named()]
-    if not criteria:
-        raise _error(file, 1, "no criterion: a Scenario needs a Then step (e.g. 'Then its diff_bias_amb is at most 0.05')")
     empty = next((s for s in scenarios if not s.criteria), None)
     if empty is not None:
         raise PolicyError(f"scenario {empty.name!r} states no criterion (no Then step)", file=file,
                           line=int(str(empty.source).rpartition(":")[2]))
+    criteria = [c for scenario in scenarios for c in scenario.named()]
+    if not criteria:
+        raise _error(file, 1, "no criterion: a Scenario needs a Then step (e.g. 'Then its diff_bias_amb is at most 0.05')")
     try:
         return Policy(name=feature, source=file, criteria=criteria)
     except ValidationError as error:

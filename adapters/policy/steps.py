@@ -74,6 +74,7 @@ class Step:
     pattern: str
     meaning: str
     apply: Apply
+    example: str  # a line of this step, which an unknown line is compared with
 
     @property
     def regex(self) -> re.Pattern[str]:
@@ -115,28 +116,32 @@ def _baseline(scenario: Scenario, groups: dict[str, Any], text: str, line: str |
 
 STEPS: tuple[Step, ...] = (
     Step("given", 'the {benchmark} run in "{folder}"', r'the (?P<benchmark>[\w-]+) run in "(?P<path>[^"]+)"',
-         "the run the scenario checks: a run folder or summary.json (relative to the current directory)", _run),
+         "the run the scenario checks: a run folder or summary.json (relative to the current directory)",
+         _run, 'the kobbq run in "runs/v2"'),
     Step("given", "the {benchmark} run", r"the (?P<benchmark>[\w-]+) run",
-         "the run given for that benchmark (culturebias check --run DIR)", _run),
+         "the run given for that benchmark (culturebias check --run DIR)", _run, "the kobbq run"),
     Step("given", "limited runs are allowed", r"limited runs are allowed",
-         "decide on a limited or category-sampled run too (allow_limited = true)", _limited),
+         "decide on a limited or category-sampled run too (allow_limited = true)", _limited, "limited runs are allowed"),
     Step("then", "its {metric} is at most {x} [with {p}% confidence | on the point estimate]",
          rf"{METRIC} is at most (?P<value>{NUMBER}){CONFIDENCE}",
          "the whole interval is at most x (95% unless said; 'on the point estimate' decides on the value)",
-         _threshold("at_most")),
+         _threshold("at_most"), "its diff_bias_amb is at most 0.05 with 95% confidence"),
     Step("then", "its {metric} is at least {x} [with {p}% confidence | on the point estimate]",
-         rf"{METRIC} is at least (?P<value>{NUMBER}){CONFIDENCE}", "the whole interval is at least x", _threshold("at_least")),
+         rf"{METRIC} is at least (?P<value>{NUMBER}){CONFIDENCE}", "the whole interval is at least x",
+         _threshold("at_least"), "its acc_amb is at least 0.9 with 95% confidence"),
     Step("then", "its {metric} is between {low} and {high} [with {p}% confidence | on the point estimate]",
          rf"{METRIC} is between (?P<low>{NUMBER}) and (?P<high>{NUMBER}){CONFIDENCE}",
-         "the whole interval lies within [low, high]", _threshold("between")),
+         "the whole interval lies within [low, high]", _threshold("between"),
+         "its diff_bias_amb is between -0.05 and 0.05 with 95% confidence"),
     Step("then", 'it|its {metric} is not worse than the {benchmark} run in "{folder}" by more than {margin} [...]',
          rf'{SUBJECT} is not worse than the (?P<benchmark>[\w-]+) run in "(?P<path>[^"]+)" by more than '
          rf"(?P<margin>{NUMBER}){CONFIDENCE}",
          "paired non-inferiority against that run on the units both share ('worse' follows the metric's direction)",
-         _baseline),
+         _baseline, 'it is not worse than the kobbq run in "runs/v1" by more than 0.02'),
     Step("then", "it|its {metric} is not worse than the baseline by more than {margin} [...]",
          rf"{SUBJECT} is not worse than the baseline by more than (?P<margin>{NUMBER}){CONFIDENCE}",
-         "paired non-inferiority against the baseline given (culturebias check --baseline DIR)", _baseline),
+         "paired non-inferiority against the baseline given (culturebias check --baseline DIR)",
+         _baseline, "it is not worse than the baseline by more than 0.02"),
 )
 
 
@@ -154,7 +159,7 @@ def match(text: str, keyword: Keyword | None = None) -> tuple[Step, dict[str, An
 def nearest(text: str) -> Step:
     """The known step an unknown line reads most like."""
     def score(step: Step) -> float:
-        return difflib.SequenceMatcher(None, text, step.template).ratio()
+        return difflib.SequenceMatcher(None, text, step.example).ratio()
 
     return max(STEPS, key=score)
 
