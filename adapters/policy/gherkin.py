@@ -15,6 +15,7 @@ from pathlib import Path
 from pydantic import ValidationError
 
 from culturebias.adapters.policy.steps import Scenario, match, nearest
+from culturebias.adapters.policy.files import policy_text
 from culturebias.domain.errors import PolicyError
 from culturebias.domain.policy.model import Policy
 
@@ -40,12 +41,7 @@ def _describe(message: Exception) -> str:
 
 
 def read_gherkin_policy(path: str | Path) -> Policy:
-    file = Path(path)
-    try:
-        text = file.read_text(encoding="utf-8-sig")
-    except (OSError, UnicodeDecodeError) as error:
-        raise PolicyError(f"cannot read the policy: {error}", file=str(file)) from None
-    return parse_gherkin_policy(text, str(file))
+    return parse_gherkin_policy(policy_text(path), str(path))
 
 
 def parse_gherkin_policy(text: str, file: str = "<policy>") -> Policy:

@@ -15,6 +15,7 @@ from typing import Any
 
 from pydantic import ValidationError
 
+from culturebias.adapters.policy.files import policy_text
 from culturebias.domain.errors import PolicyError
 from culturebias.domain.policy.model import Criterion, Policy
 
@@ -43,12 +44,7 @@ def _key_line(text: str, start: int, key: str) -> int:
 
 
 def read_toml_policy(path: str | Path) -> Policy:
-    file = Path(path)
-    try:
-        text = file.read_text(encoding="utf-8-sig")
-    except (OSError, UnicodeDecodeError) as error:
-        raise PolicyError(f"cannot read the policy: {error}", file=str(file)) from None
-    return parse_toml_policy(text, str(file))
+    return parse_toml_policy(policy_text(path), str(path))
 
 
 def parse_toml_policy(text: str, file: str = "<policy>") -> Policy:
