@@ -83,11 +83,14 @@ def samples_command(args) -> int:
 
 def export_command(args) -> int:
     from culturebias.bootstrap.governance import GOVERNANCE_FORMATS, governance_command
-    from culturebias.bootstrap.samples import export_samples
+    from culturebias.bootstrap.samples import EXPORT_FORMATS, export_samples
     from culturebias.domain.errors import ConfigError
 
     if args.format in GOVERNANCE_FORMATS:
         return governance_command(args)
+    if args.format not in EXPORT_FORMATS:
+        known = ", ".join([*EXPORT_FORMATS, *GOVERNANCE_FORMATS])
+        raise ConfigError(f"unknown export format {args.format!r} (choose one of: {known})")
     if args.out is None:
         raise ConfigError(f"--format {args.format} writes a file: give --out FILE")
     rows = export_samples(args.run, args.out, args.format, where=parse_filters(args.filters), limit=args.limit, store=args.store)

@@ -227,3 +227,10 @@ def test_the_vendored_schema_carries_its_version_and_licence_and_refuses_a_broke
     assert "9bce4136e789ec006c62582f5f9d107d20f8b398" in (SCHEMA_FILE.parent / "README.md").read_text(encoding="utf-8")
     with pytest.raises(DataError, match="breaks the schema at the top: 'evaluation_id' is a required property"):
         _validate({"schema_version": "0.3.0"})
+
+
+def test_export_names_every_format_and_asks_for_the_file(runs, tmp_path, capsys):
+    assert main(["export", str(runs["random"]), "--format", "mlfow", "--out", str(tmp_path / "x")]) == 2
+    assert "choose one of: csv, parquet, jsonl, mlflow, model-card, every-eval-ever" in capsys.readouterr().err
+    assert main(["export", str(runs["random"]), "--format", "every-eval-ever"]) == 2
+    assert "--format every-eval-ever writes a file: give --out FILE" in capsys.readouterr().err
