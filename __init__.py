@@ -47,6 +47,8 @@ _API = {
     "export_samples": "culturebias.bootstrap.api",
     "ItemRecord": "culturebias.domain.audit",
     "sweep": "culturebias.bootstrap.api",
+    "check": "culturebias.bootstrap.check",
+    "PolicyVerdict": "culturebias.domain.policy.verdict",
     "Settings": "culturebias.bootstrap.settings",
     "ModelSettings": "culturebias.bootstrap.settings",
     "DataSettings": "culturebias.bootstrap.settings",

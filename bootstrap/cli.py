@@ -2,13 +2,14 @@
 
     culturebias run BENCHMARK[,BENCHMARK...] --out DIR [--limit N] [--config FILE] [--set key=value ...] [--preset NAME] [--resume]
     culturebias list [--format text|json]
-    culturebias schema BENCHMARK
+    culturebias schema BENCHMARK|verdict
     culturebias expand kobbq|cbbq --out FILE [--set data.path=...]
     culturebias runs [--out DIR | --store PATH] [--format text|json] [--mark-interrupted RUN_ID]
     culturebias compare RUN... --out DIR [--store PATH] [--allow-data-mismatch]
     culturebias sweep FILE.toml [--out DIR] [--resume]
     culturebias samples RUN [--store PATH] [--filter FIELD=VALUE ...] [--limit N] [--format table|jsonl]
     culturebias export RUN --format csv|parquet|jsonl --out FILE [--store PATH] [--filter FIELD=VALUE ...]
+    culturebias check POLICY --run DIR [--baseline DIR] [--junit FILE] [--json FILE]  (exit 0 pass, 1 fail, 2 inconclusive, 3 bad input)
 
 Exit codes: 0 success; 1 another culturebias error; 2 configuration (also bad
 command-line usage); 3 input data; 4 a backend lacks a needed capability;
@@ -121,8 +122,8 @@ def _parser() -> argparse.ArgumentParser:
     listing = sub.add_parser("list", help="list benchmarks, model backends and result stores")
     listing.add_argument("--format", choices=("text", "json"), default="text")
 
-    schema = sub.add_parser("schema", help="print the JSON Schema of a benchmark's summary.json")
-    schema.add_argument("benchmark", choices=benchmarks)
+    schema = sub.add_parser("schema", help="print the JSON Schema of a benchmark's summary.json, or of a policy verdict")
+    schema.add_argument("benchmark", choices=[*benchmarks, "verdict"])
 
     expandable = [d.name for d in registry().benchmarks.all() if not isinstance(d, PluginError) and d.expander]
     expand = sub.add_parser("expand", help="expand a BBQ-style template file into items")
@@ -158,6 +159,9 @@ def _parser() -> argparse.ArgumentParser:
 
     add_sample_parsers(sub)  # samples, export
     _add_build_parsers(sub)  # build <benchmark>, one per benchmark whose descriptor has a builder
+    from culturebias.bootstrap.check_cli import add_parser as add_check_parser
+
+    add_check_parser(sub)  # check
     return parser
 
 
@@ -306,8 +310,10 @@ def _list(args) -> int:
 
 def _schema(args) -> int:
     from culturebias.bootstrap.api import summary_schema
+    from culturebias.domain.policy.verdict import verdict_schema
 
-    print(json.dumps(summary_schema(args.benchmark), ensure_ascii=False, indent=2))
+    schema = verdict_schema() if args.benchmark == "verdict" else summary_schema(args.benchmark)
+    print(json.dumps(schema, ensure_ascii=False, indent=2))
     return 0
 
 
@@ -398,6 +404,9 @@ def main(argv: list[str] | None = None) -> int:
 
     handlers.update(samples=samples_command, export=export_command)
     handlers.update(build=_build)
+    from culturebias.bootstrap.check_cli import check_command
+
+    handlers.update(check=check_command)
     from culturebias.bootstrap.logging import configure_logging
 
     configure_logging()  # console lines on stderr; `run` and `sweep` apply run.log_format and run.log_level

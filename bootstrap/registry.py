@@ -18,7 +18,7 @@ import threading
 from pathlib import Path
 from dataclasses import dataclass, field
 from importlib import metadata
-from typing import Any, Callable, Generic, Literal, TypeVar
+from typing import TYPE_CHECKING, Any, Callable, Generic, Literal, TypeVar
 
 from pydantic import BaseModel
 
@@ -30,6 +30,9 @@ from culturebias.domain.errors import PluginError, UnknownNameError
 from culturebias.domain.headlines import HeadlineMetric, headline_problems
 from culturebias.domain.presets import Preset
 from culturebias.domain.summary import RunSummary
+
+if TYPE_CHECKING:  # the paired test's types import scipy: not at registry import
+    from culturebias.domain.policy.paired import UnitValuesOf
 
 # ``sections(comparison, out_dir) -> (Markdown sections, figures written)`` of comparison.md.
 Sections = Callable[[Any, Path], tuple[list[str], list[Path]]]
@@ -107,6 +110,11 @@ class BenchmarkDescriptor:
     builder: str | None = None
     # Named presets for ``--preset`` (``domain.presets.Preset``) that are this benchmark's protocol.
     presets: str | tuple[Preset, ...] = ()
+    # ``unit_values(summary, records, metric, breakdown) -> domain.policy.paired.UnitValues``: a headline's
+    # per-unit data (resampling unit ids, what each carries, the statistic that recomputes the headline), for
+    # the paired baseline test of ``culturebias check``; raises ``NoUnitValues`` saying why a run has none.
+    # Without it, baseline criteria on this benchmark are inconclusive (or decided on the point estimates).
+    unit_values: str | UnitValuesOf | None = None
 
     def service_class(self) -> type:
         return resolve(self.service)
@@ -142,6 +150,9 @@ class BenchmarkDescriptor:
     def preset_list(self) -> tuple[Preset, ...]:
         return tuple(resolve(self.presets))
 
+    def unit_values_function(self) -> UnitValuesOf | None:
+        return resolve(self.unit_values) if self.unit_values is not None else None
+
 
 REQUIRED_BENCHMARK_PARTS = ("service", "options", "dataset_source", "summary", "report", "headlines")
 
@@ -161,7 +172,7 @@ def benchmark_problems(descriptor: BenchmarkDescriptor) -> list[str]:
         headlines = descriptor.headline_metrics()
         for part in ("service", "options", "dataset_source", "report", "comparison_sections"):
             resolve(getattr(descriptor, part))
-        for part in ("compare", "comparison", "expander", "presets", "builder"):
+        for part in ("compare", "comparison", "expander", "presets", "builder", "unit_values"):
             if getattr(descriptor, part):
                 resolve(getattr(descriptor, part))
     except PluginError as error:
@@ -268,6 +279,7 @@ BENCHMARKS: tuple[BenchmarkDescriptor, ...] = (
         compare="culturebias.domain.kobbq.comparison:compare_kobbq",
         comparison="culturebias.domain.kobbq.comparison:KoBBQComparison",
         comparison_sections="culturebias.adapters.reports.comparison_bbq:kobbq_sections",
+        unit_values="culturebias.domain.kobbq.units:kobbq_unit_values",
         data_licence="MIT",
         bundled_data=True,
         expander="culturebias.application.kobbq.expand:expand_kobbq",
@@ -287,6 +299,7 @@ BENCHMARKS: tuple[BenchmarkDescriptor, ...] = (
         comparison="culturebias.domain.cbbq.comparison:CBBQComparison",
         comparison_sections="culturebias.adapters.reports.comparison_bbq:cbbq_sections",
         presets="culturebias.domain.cbbq.presets:PRESETS",
+        unit_values="culturebias.domain.cbbq.units:cbbq_unit_values",
         data_licence="CC BY-SA 4.0",
         bundled_data=True,
         data_note="four categories bundled; point data.path at the full data",
@@ -326,6 +339,7 @@ BENCHMARKS: tuple[BenchmarkDescriptor, ...] = (
         comparison="culturebias.domain.libra.comparison:LibraComparison",
         comparison_sections="culturebias.adapters.libra.comparison_report:libra_sections",
         builder="culturebias.bootstrap.libra_build_cli:BUILDER",
+        unit_values="culturebias.domain.libra.units:libra_unit_values",
         data_licence="CC BY 4.0 (embedded fixture written for culturebias)",
         bundled_data=True,
         data_note="embedded fixture; point data.path at the full data",

@@ -2,6 +2,7 @@
 
     culturebias samples RUN [--store PATH] [--filter FIELD=VALUE ...] [--limit N] [--format table|jsonl]
     culturebias export RUN --format csv|parquet|jsonl --out FILE [--store PATH] [--filter FIELD=VALUE ...]
+    culturebias export RUN --format mlflow [--tracking-uri URI] | model-card|every-eval-ever --out FILE [--verdict FILE]
 """
 
 from __future__ import annotations
@@ -29,10 +30,19 @@ def add_parsers(sub: argparse._SubParsersAction) -> None:
     samples.add_argument("--limit", type=int, default=None, metavar="N", help="show at most N items")
     samples.add_argument("--format", default="table", help="table (default) or jsonl (one full record per line)")
 
-    export = sub.add_parser("export", help="write a run's per-item records as a flat table (csv, parquet or jsonl)")
+    export = sub.add_parser(
+        "export", help="write a run's per-item records as a table (csv, parquet, jsonl), or the run for MLflow, "
+        "a Hugging Face model card or Every Eval Ever"
+    )
     export.add_argument("run", metavar="RUN", help=RUN_HELP)
-    export.add_argument("--format", required=True, help="csv, parquet (needs the export extra) or jsonl")
-    export.add_argument("--out", required=True, type=Path, help="the file to write")
+    export.add_argument(
+        "--format", required=True, help="csv, parquet (needs the export extra) or jsonl; mlflow, model-card "
+        "(both need the governance extra) or every-eval-ever"
+    )
+    export.add_argument("--out", type=Path, default=None, help="the file to write (every format but mlflow)")
+    export.add_argument("--tracking-uri", default=None, help="mlflow: the tracking store (default: MLflow's own setting)")
+    export.add_argument("--experiment", default="culturebias", help="mlflow: the experiment to log into")
+    export.add_argument("--verdict", type=Path, default=None, help="model-card: a verdict of culturebias check --json")
     export.add_argument("--store", default=None, help="result store to look a run id up in")
     export.add_argument("--filter", dest="filters", action="append", default=[], metavar="FIELD=VALUE", help=FILTER_HELP)
     export.add_argument("--limit", type=int, default=None, metavar="N", help="export at most N items")
@@ -73,7 +83,17 @@ def samples_command(args) -> int:
 
 def export_command(args) -> int:
     from culturebias.bootstrap.api import export_samples
+    from culturebias.bootstrap.governance import GOVERNANCE_FORMATS, governance_command
+    from culturebias.adapters.table_files import EXPORT_FORMATS
+    from culturebias.domain.errors import ConfigError
 
+    if args.format in GOVERNANCE_FORMATS:
+        return governance_command(args)
+    if args.format not in EXPORT_FORMATS:
+        known = ", ".join([*EXPORT_FORMATS, *GOVERNANCE_FORMATS])
+        raise ConfigError(f"unknown export format {args.format!r} (choose one of: {known})")
+    if args.out is None:
+        raise ConfigError(f"--format {args.format} writes a file: give --out FILE")
     rows = export_samples(args.run, args.out, args.format, where=parse_filters(args.filters), limit=args.limit, store=args.store)
     print(f"{rows} item(s) written to {args.out}")
     return 0

@@ -81,3 +81,23 @@ class ModelLoadError(CultureBiasError):
 
 class SchemaVersionError(DataError):
     """A summary.json written by an incompatible culturebias; names both schema versions."""
+
+
+class PolicyError(DataError):
+    """An acceptance policy or the runs it is checked on cannot be used (``culturebias check`` exit 3).
+
+    Names the policy file and line where one is known, the criterion, and what was expected.
+    """
+
+    def __init__(self, message: str, *, file: str | None = None, line: int | None = None, criterion: str | None = None):
+        self.line = line
+        self.criterion = criterion
+        where = ", ".join(
+            part
+            for part in (
+                f"line {line}" if line is not None else "",
+                f"criterion {criterion!r}" if criterion is not None else "",
+            )
+            if part
+        )
+        super().__init__(f"{where}: {message}" if where else message, file=file)

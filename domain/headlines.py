@@ -56,7 +56,7 @@ class HeadlineMetric(BaseModel):
     def direction_words(self) -> str:
         return DIRECTION_WORDS[self.direction].format(target=_number(self.target))
 
-    def badness(self, value: float) -> float:
+    def badness(self, value: Any) -> Any:  # a float, or an array of them (the paired bootstrap's resamples)
         """How far from ideal a value is, in the metric's own unit: larger is worse."""
         if self.direction == "lower":
             return value
@@ -67,7 +67,7 @@ class HeadlineMetric(BaseModel):
 
     def better(self, a: float, b: float) -> bool:
         """Whether ``a`` is strictly better than ``b``."""
-        return self.badness(a) < self.badness(b)
+        return bool(self.badness(a) < self.badness(b))
 
 
 def _number(value: float | None) -> str:

@@ -10,6 +10,8 @@ over resamples (a few thousand histograms: well under a second).
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 from typing import Sequence
 
 import numpy as np
@@ -25,6 +27,25 @@ HEADLINES = ("lms", "ss", "icat_local", "jsd", "eicat")
 BBS_HELD = "bbs (a score over local words) held at the run's value"
 
 
+def libra_statistic(bbs: float | None, alpha: float | None, bins: Bins) -> Callable[[Floats], Floats]:
+    """lms, ss, icat_local, jsd and eicat of chosen triplets ``(..., k, 3)``: each one's L(S), L(S_p), L(S_u)."""
+    bbs_value = float("nan") if bbs is None else float(bbs)
+
+    def statistic(chosen: np.ndarray) -> np.ndarray:
+        s, a, u = chosen[..., 0], chosen[..., 1], chosen[..., 2]
+        lms = 100.0 * (np.maximum(s, a) > u).mean(axis=-1)
+        ss = 100.0 * (s > a).mean(axis=-1)
+        flat_a, flat_s = a.reshape(-1, a.shape[-1]), s.reshape(-1, s.shape[-1])
+        jsd = np.asarray(
+            [100.0 * jensen_shannon_divergence(x, y, bins=bins).value for x, y in zip(flat_a, flat_s)], dtype=float
+        ).reshape(a.shape[:-1])
+        i = np.vectorize(icat, otypes=[float])(lms, ss)
+        e = np.vectorize(lambda a_, b_: eicat(a_, b_, bbs_value, alpha), otypes=[float])(lms, jsd)
+        return np.stack([lms, ss, i, jsd, e])
+
+    return statistic
+
+
 def libra_intervals(
     stereotyped: Sequence[float],
     anti_stereotyped: Sequence[float],
@@ -38,32 +59,13 @@ def libra_intervals(
     resamples: int = DEFAULT_RESAMPLES,
 ) -> dict[str, Interval]:
     """lms, ss, icat_local, jsd and eicat over resampled valid triplets (their L(S), L(S_p), L(S_u))."""
-    s, a, u = (np.asarray(v, dtype=float) for v in (stereotyped, anti_stereotyped, unrelated))
-    meaningful = (np.maximum(s, a) > u).astype(float)
-    stereotype = (s > a).astype(float)
-    bbs_value = float("nan") if bbs is None else float(bbs)
-
-    def lms(idx: Indices) -> Floats:
-        share: Floats = meaningful[idx].mean(axis=-1)
-        return 100.0 * share
-
-    def ss(idx: Indices) -> Floats:
-        share: Floats = stereotype[idx].mean(axis=-1)
-        return 100.0 * share
-
-    def jsd(idx: Indices) -> Floats:
-        flat = idx.reshape(-1, idx.shape[-1])
-        values = [100.0 * jensen_shannon_divergence(a[row], s[row], bins=bins).value for row in flat]
-        return np.asarray(values, dtype=float).reshape(idx.shape[:-1])
+    triplets = np.stack([np.asarray(v, dtype=float) for v in (stereotyped, anti_stereotyped, unrelated)], axis=-1)
+    of_triplets = libra_statistic(bbs, alpha, bins)
 
     def statistic(idx: Indices) -> Floats:
-        l, s_ = lms(idx), ss(idx)
-        j = jsd(idx)
-        i = np.vectorize(icat, otypes=[float])(l, s_)
-        e = np.vectorize(lambda a_, b_: eicat(a_, b_, bbs_value, alpha), otypes=[float])(l, j)
-        return np.stack([l, s_, i, j, e])
+        return of_triplets(triplets[idx])
 
-    out = unit_intervals(statistic, s.size, HEADLINES, unit=UNIT, seed=seed, points=points, resamples=resamples)
+    out = unit_intervals(statistic, len(triplets), HEADLINES, unit=UNIT, seed=seed, points=points, resamples=resamples)
     eicat_interval = out["eicat"]
     if eicat_interval.defined:
         eicat_interval.note = "; ".join(filter(None, [eicat_interval.note, BBS_HELD]))

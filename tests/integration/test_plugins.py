@@ -237,3 +237,33 @@ def test_a_plugin_that_is_not_a_whole_benchmark_is_refused_naming_the_entry_poin
     if name != "kobbq":
         assert f"cb_yesrate_plugin:{name}" in done.stdout and "culturebias.benchmarks" in done.stdout
     assert "yesrate still works: yesrate" in done.stdout
+
+
+def test_a_plugin_benchmark_is_gated_by_a_policy_on_its_headlines(plugin_path, tmp_path):
+    """culturebias check needs nothing but the plugin's headlines; without unit_values a baseline is inconclusive."""
+    policy = tmp_path / "gate.toml"
+    policy.write_text(
+        '[[criterion]]\nname = "rarely yes"\nbenchmark = "yesrate"\nmetric = "yes_rate"\nat_most = 0.5\n\n'
+        '[[criterion]]\nname = "no worse"\nbenchmark = "yesrate"\nmetric = "yes_rate"\nnot_worse_than_baseline_by = 0.1\n',
+        encoding="utf-8",
+    )
+    done = run_python(
+        plugin_path,
+        f"""
+        import json, culturebias
+        from pathlib import Path
+        out = Path({str(tmp_path)!r})
+        for answer in ("yes", "no"):
+            culturebias.evaluate("yesrate", model={{"backend": "parrot", "answer": answer}}, out=out / answer)
+        verdicts = {{run: culturebias.check(out / "gate.toml", out / run, baseline=out / other)
+                    for run, other in (("yes", "no"), ("no", "yes"))}}
+        print(json.dumps({{run: [[c.outcome, c.reason] for c in v.criteria] for run, v in verdicts.items()}}))
+        """,
+    )
+    assert done.returncode == 0, done.stderr
+    result = json.loads(done.stdout.strip().splitlines()[-1])
+    assert result["yes"][0][0] == "fail" and "the whole interval is above 0.5" in result["yes"][0][1]
+    assert result["no"][0][0] == "pass" and "n = 3 prompts" in result["no"][0][1]
+    for run in ("yes", "no"):
+        assert result[run][1] == ["inconclusive", "Yes rate declares no per-unit values of its headlines, so no paired "
+                                  "test can run (decide on the point estimates with confidence = \"point\")"]

@@ -27,6 +27,7 @@ button.dd{font-size:.75rem;cursor:pointer}
 .items td{max-width:36rem;white-space:pre-wrap;word-break:break-word}
 figure{margin:1rem 0}figure img{max-width:100%;border:1px solid #ddd}
 .muted{color:#666;font-size:.85rem}
+.verdict-pass{color:#176b2c}.verdict-fail{color:#a30000}.verdict-inconclusive{color:#8a5a00}
 """
 
 # Sorting moves each row together with the drill-down row that follows it.

@@ -115,12 +115,15 @@ def run_page(
     items: Sequence[Any] | None = None,
     benchmark_title: str | None = None,
     headlines: Sequence[HeadlineMetric] = (),
+    verdict: str = "",
 ) -> str:
+    """The page; ``verdict`` (a checked run's policy verdict, as HTML) opens it, under the title."""
     title = f"{benchmark_title or summary.benchmark}: run {summary.run_id}"
     drill = Drill(items) if items is not None else None
     notes = "".join(f"<li>{text(n)}</li>" for n in summary.notes)
     body = [
         f"<h1>{text(title)}</h1>",
+        verdict,
         banners(summary),
         headline_section(summary, headlines),
         run_table(summary),
@@ -140,16 +143,21 @@ class HtmlRunReport:
     """Writes report.html; ``items`` gives a run's audit records for the drill-down."""
 
     def __init__(
-        self, items: ItemSource | None = None, title: str | None = None, headlines: Sequence[HeadlineMetric] = ()
+        self,
+        items: ItemSource | None = None,
+        title: str | None = None,
+        headlines: Sequence[HeadlineMetric] = (),
+        verdict: str = "",
     ):
         self.items = items
         self.title = title
         self.headlines = tuple(headlines)
+        self.verdict = verdict
 
     def write(self, summary: RunSummary, out_dir: Path, figures: Sequence[Path] = ()) -> list[Path]:
         records = self.items(summary.run_id) if self.items is not None else None
         path = Path(out_dir) / REPORT_FILE
-        path.write_text(run_page(summary, figures, records, self.title, self.headlines), encoding="utf-8")
+        path.write_text(run_page(summary, figures, records, self.title, self.headlines, self.verdict), encoding="utf-8")
         return [path]
 
 

@@ -1,0 +1,1 @@
+"""Acceptance policies in files and the formats their verdicts go out in: TOML and Gherkin readers, JUnit XML."""

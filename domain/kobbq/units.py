@@ -1,0 +1,39 @@
+"""KoBBQ's per-template values of a headline, for the paired baseline test (descriptor ``unit_values``).
+
+Rebuilt from the run's stored item records: each answer's template, prompt,
+context and answer class give the template's tallies per prompt, from which
+the statistic of ``domain/bbq/intervals.py`` recomputes the headline exactly
+as the run's aggregate did (pooled or per template). A category or label
+breakdown keeps that category's or label type's templates.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+from culturebias.domain.bbq.intervals import KOBBQ_HEADLINES, UNIT, KoBBQRow, kobbq_statistic, kobbq_tallies
+from culturebias.domain.bbq.units import bbq_records
+from culturebias.domain.headlines import HeadlineMetric
+from culturebias.domain.policy.paired import NoUnitValues, UnitValues
+
+# breakdown kind → the record's metadata field that holds it
+BREAKDOWN_FIELDS = {"category": "category", "label": "label_type"}
+
+
+def _row(record: Any) -> KoBBQRow:
+    meta = record.metadata
+    if meta.get("context_condition") == "ambiguous":
+        context = "a"
+    else:
+        context = "b" if meta.get("context_polarity") == "biased" else "c"
+    return str(meta["template_id"]), str(meta["prompt_id"]), context, str(record.outcome)
+
+
+def kobbq_unit_values(summary: Any, records: Sequence[Any] | None, metric: HeadlineMetric, breakdown: str | None) -> UnitValues:
+    if metric.name not in KOBBQ_HEADLINES:
+        raise NoUnitValues(f"KoBBQ keeps per-template values of {', '.join(KOBBQ_HEADLINES)} only")
+    rows = [_row(r) for r in bbq_records(records, breakdown, BREAKDOWN_FIELDS)]
+    templates, tallies = kobbq_tallies(rows, summary.metrics.prompts)
+    statistic = kobbq_statistic(summary.metrics.aggregate, (metric.name,))
+    return UnitValues(UNIT, tuple(templates), tallies, lambda chosen: statistic(chosen)[0])
