@@ -13,7 +13,7 @@ import pytest
 import culturebias
 from culturebias.adapters.policy.gherkin import parse_gherkin_policy
 from culturebias.adapters.policy.toml_policy import parse_toml_policy
-from culturebias.adapters.scripted.backend import ScriptedGenerator
+from culturebias.testing.scripted import ScriptedGenerator
 from culturebias.bootstrap.cli import main
 from culturebias.domain.errors import PolicyError
 from culturebias.domain.policy.verdict import PolicyVerdict, verdict_schema

@@ -7,7 +7,7 @@ import zlib
 
 import pytest
 
-from culturebias.adapters.scripted.backend import ScriptedGenerator, ScriptedScorer
+from culturebias.testing.scripted import ScriptedGenerator, ScriptedScorer
 from culturebias.adapters.stores.memory_store import MemoryResultStore
 from culturebias.application.audit import stored_items
 from culturebias.application.check import CheckRequest, check_policy
