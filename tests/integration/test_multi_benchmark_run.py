@@ -63,7 +63,7 @@ def test_three_benchmarks_share_one_model_load_and_write_one_folder_each(tmp_pat
     assert libra["limit"]["n"] == 3 and libra["counts"]["triplets"] == 3  # protocol.libra.limit wins over --limit
     # Each run records only the options that applied to it, as a run of it alone would.
     assert kobbq["config"]["protocol"] == {
-        "limit": "2", "mode": "likelihood", "prompts": "1", "permutations": "0", "statistics": "false"
+        "limit": 2, "mode": "likelihood", "prompts": "1", "permutations": "0", "statistics": "false"
     }  # fmt: skip
     assert cbbq["config"]["protocol"] == {"limit": "2", "mode": "likelihood", "permutations": "0"}
     assert libra["config"]["protocol"] == {"limit": "3", "embedder": "bag-of-words", "definition_max_tokens": "4"}
