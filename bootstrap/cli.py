@@ -407,11 +407,11 @@ def main(argv: list[str] | None = None) -> int:
     from culturebias.bootstrap.check_cli import check_command
 
     handlers.update(check=check_command)
-    from culturebias.bootstrap.logging import configure_logging
+    from culturebias.bootstrap.logging import configure_logging, logging_restored
 
-    configure_logging()  # console lines on stderr; `run` and `sweep` apply run.log_format and run.log_level
     try:
-        with _sigterm_interrupts():
+        with _sigterm_interrupts(), logging_restored():
+            configure_logging()  # console lines on stderr; `run` and `sweep` apply run.log_format and run.log_level
             return handlers[args.command](args)
     except CultureBiasError as error:
         print(f"culturebias: error: {redact_text(str(error))}", file=sys.stderr)

@@ -11,8 +11,10 @@ cannot carry a key whichever module wrote it.
 
 from __future__ import annotations
 
+import contextlib
 import logging
 import sys
+from collections.abc import Iterator
 
 import structlog
 
@@ -55,3 +57,16 @@ def configure_logging(fmt: str = "console", level: str = "info") -> None:
         logger_factory=_stderr_logger,
         cache_logger_on_first_use=False,
     )
+
+
+@contextlib.contextmanager
+def logging_restored() -> Iterator[None]:
+    """structlog's configuration as it was before, once the body is done (a CLI call inside a longer-lived process)."""
+    configured, saved = structlog.is_configured(), structlog.get_config()
+    try:
+        yield
+    finally:
+        if configured:
+            structlog.configure(**saved)
+        else:
+            structlog.reset_defaults()
