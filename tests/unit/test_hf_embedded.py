@@ -11,6 +11,8 @@ from pathlib import Path
 
 import pytest
 
+from culturebias.domain.errors import ModelLoadError
+
 from culturebias.adapters.hf import embedded
 from culturebias.adapters.hf.loading import resolve_source
 from culturebias.adapters.hf.options import HFOptions
@@ -137,8 +139,9 @@ def test_local_folder_and_hub_id_sources(tmp_path):
     folder.mkdir()
     local = resolve_source(HFOptions(path=str(folder)), tmp_path)
     assert local.is_local and local.location == str(folder.resolve()) and local.name == str(folder.resolve())
-    hub = resolve_source(HFOptions(path="org/some-model", revision="abc123"), tmp_path)
-    assert not hub.is_local and hub.location == "org/some-model" and hub.revision == "abc123"
+    # a hub id that does not resolve (no hub here, not in the cache) fails at once, naming the id and a local folder
+    with pytest.raises(ModelLoadError, match="org/some-model.*point model.path at its folder"):
+        resolve_source(HFOptions(path="org/some-model", revision="abc123"), tmp_path)
     with pytest.raises(ConfigError, match="is not a model folder"):
         resolve_source(HFOptions(path=str(tmp_path / "absent")), tmp_path)
     with pytest.raises(ConfigError, match="does not exist"):
