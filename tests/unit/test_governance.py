@@ -137,7 +137,7 @@ def test_mlflow_evaluate_finds_the_evaluator_through_the_declared_entry_point(ru
     pytest.importorskip("mlflow", reason="the governance extra (mlflow) is not installed")
     declared = tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))["project"]["entry-points"]
     value = declared["mlflow.model_evaluator"]["culturebias"]
-    assert value == "culturebias.bootstrap.mlflow_evaluator:CultureBiasEvaluator"
+    assert value == "culturebias.adapters.governance.mlflow_evaluator:CultureBiasEvaluator"
     # a distribution's metadata holding just that entry point, as pip would install it with culturebias
     dist = tmp_path / "site" / "culturebias_entry_point-0.dist-info"
     dist.mkdir(parents=True)
