@@ -26,7 +26,7 @@ from culturebias.domain.errors import (
     SchemaVersionError,
     UnknownNameError,
 )
-from culturebias.domain.runs import OutputFolderBusyError, RunInterrupted
+from culturebias.domain.runs import OutputFolderBusyError, RunInterrupted, RunInUseError
 
 __all__ = [
     "ApiError",
@@ -50,6 +50,7 @@ __all__ = [
     "RequestCacheError",
     "ResumeMismatchError",
     "RunInterrupted",
+    "RunInUseError",
     "SchemaVersionError",
     "ServerUnavailableError",
     "TruthProbeError",

@@ -90,6 +90,7 @@ def test_a_summary_round_trips_through_its_json():
     # a summary written before invalid_replies existed loads, with none counted
     assert list(dumped["counts"]) == [
         "sentences_loaded", "sentences_evaluated", "specifications", "requests", "outliers_removed", "skipped", "invalid_replies",
+        "duplicate_sentences",
     ]  # fmt: skip
     assert dumped["counts"]["invalid_replies"] == 0
 
