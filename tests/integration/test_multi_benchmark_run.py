@@ -65,7 +65,7 @@ def test_three_benchmarks_share_one_model_load_and_write_one_folder_each(tmp_pat
     assert kobbq["config"]["protocol"] == {
         "limit": 2, "mode": "likelihood", "prompts": "1", "permutations": "0", "statistics": "false"
     }  # fmt: skip
-    assert cbbq["config"]["protocol"] == {"limit": "2", "mode": "likelihood", "permutations": "0"}
+    assert cbbq["config"]["protocol"] == {"limit": 2, "mode": "likelihood", "permutations": "0"}
     assert libra["config"]["protocol"] == {"limit": "3", "embedder": "bag-of-words", "definition_max_tokens": "4"}
     scorers = {s["model"]["scorer"]["model"] for s in (kobbq, cbbq, libra)}
     assert len(scorers) == 1
