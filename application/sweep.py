@@ -176,7 +176,7 @@ def run_sweep(
 
     def finished(outcome: PairOutcome) -> None:
         pair = result.pair(outcome.model, outcome.benchmark)
-        if outcome.files is not None:  # a pair run elsewhere: its files go where a local run writes them
+        if outcome.files:  # a pair run elsewhere: its files go where a local run writes them (none: nothing made)
             folder = Path(pair.out)
             folders.make(folder)
             for name, content in outcome.files.items():

@@ -583,13 +583,16 @@ def leaderboard(
     opened = open_store(store, must_exist=True)
     try:
         rows = []
+        headlines: dict[str, tuple[Any, ...]] = {}  # per benchmark, looked up once for all its runs
         for manifest in opened.find_runs(benchmark):
+            if manifest.benchmark not in headlines:
+                headlines[manifest.benchmark] = _headlines_of(manifest.benchmark)
             payload = opened.load_summary(manifest.run_id) if manifest.status == "finished" else None
             try:
                 summary = summary_from_dict(payload, where=f"run {manifest.run_id}") if payload is not None else None
             except CultureBiasError:  # a summary this version cannot read: listed without its numbers
                 summary = None
-            rows.append(leaderboard_row(manifest, summary, _headlines_of(manifest.benchmark), rule.is_live(manifest.lease)))
+            rows.append(leaderboard_row(manifest, summary, headlines[manifest.benchmark], rule.is_live(manifest.lease)))
         return rows
     finally:
         if opened is not store:
