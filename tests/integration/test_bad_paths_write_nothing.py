@@ -5,7 +5,6 @@ from __future__ import annotations
 import shutil
 import subprocess
 import sys
-import time
 from pathlib import Path
 
 import pytest
@@ -89,10 +88,8 @@ def test_a_bad_store_path_writes_nothing(store, text, tmp_path):
 def test_an_unresolvable_hub_id_fails_at_once_offline_naming_the_id_and_the_fix(tmp_path, monkeypatch):
     monkeypatch.setenv("HF_HUB_OFFLINE", "1")
     monkeypatch.setattr(model_location, "_ask_hub", lambda *a: pytest.fail("offline: the hub is not asked"))
-    started = time.monotonic()
-    with pytest.raises(ModelLoadError) as caught:
+    with pytest.raises(ModelLoadError) as caught:  # at once: the hub is never asked (above), nothing is retried
         culturebias.evaluate("kobbq", model={"path": "no-such-org/no-such-model"}, options=OPTIONS, out=tmp_path / "out")
-    assert time.monotonic() - started < 10
     message = str(caught.value)
     assert "'no-such-org/no-such-model'" in message and "HF_HUB_OFFLINE is set" in message
     assert "point model.path at its folder" in message
@@ -133,14 +130,13 @@ def test_an_unreachable_hub_loads_a_cached_model_from_the_cache_alone(monkeypatc
     assert model_location.resolve_hub_id("org/other-model", None) is False
 
 
-def test_the_cli_exits_5_within_seconds_for_a_mistyped_hub_id_offline(tmp_path):
-    started = time.monotonic()
+def test_the_cli_exits_5_at_once_for_a_mistyped_hub_id_offline(tmp_path):
     done = subprocess.run(
         [sys.executable, "-m", "culturebias.bootstrap.cli", "run", "kobbq", "--out", str(tmp_path / "out"), "--limit", "2",
          "--set", "model.path=no-such-org/no-such-model"],
         capture_output=True, text=True, timeout=120, env={**__import__("os").environ, "HF_HUB_OFFLINE": "1"},
     )  # fmt: skip
     assert done.returncode == 5, done.stderr
-    assert time.monotonic() - started < 60  # start-up included; the check itself takes milliseconds
+    assert "Retrying" not in done.stderr and "retry" not in done.stderr.lower()  # one check, no waiting for the hub
     assert "no-such-org/no-such-model" in done.stderr and "point model.path at its folder" in done.stderr
     nothing_written(tmp_path)

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import subprocess
 import sys
-import time
 
 import pytest
 
@@ -27,10 +26,9 @@ def dead_port() -> str:
 @pytest.mark.parametrize("api_base", [dead_port(), UNKNOWN_HOST], ids=["connection-refused", "unknown-host"])
 def test_a_connection_that_cannot_be_made_is_one_error_at_once(api_base):
     client = ApiClient(api_base, max_retries=5, sleep=lambda s: pytest.fail(f"waited {s} s to retry"))
-    started = time.monotonic()
     with capture_logs() as logs, pytest.raises(ServerUnavailableError, match="cannot connect") as caught:
         client.post("completions", {"prompt": "x", "max_tokens": 1})
-    assert time.monotonic() - started < 10 and client.sent == 1
+    assert client.sent == 1  # at once: one request, and a retry would have failed the test in sleep()
     assert api_base.rsplit("/v1", 1)[0] in str(caught.value) and "is the server running" not in str(caught.value)
     assert not [e for e in logs if e["event"] == "api retry"]
 
@@ -43,19 +41,17 @@ def test_a_batch_against_a_dead_server_raises_once_after_at_most_its_first_reque
     assert not [e for e in logs if e["event"] == "api retry"]
 
 
-def test_a_run_against_a_dead_server_stops_within_seconds_with_one_error(tmp_path):
+def test_a_run_against_a_dead_server_stops_at_once_with_one_error(tmp_path):
     code = (
-        "import culturebias, time\n"
-        "started = time.monotonic()\n"
+        "import culturebias\n"
         "try:\n"
         f"    culturebias.evaluate('kobbq', model={{'backend': 'openai', 'path': 'm', 'api_base': {dead_port()!r}}},\n"
         "                         options={'limit': 4, 'prompts': '1', 'mode': 'generate'})\n"
         "except culturebias.errors.ServerUnavailableError as error:\n"
-        "    print('one error after', round(time.monotonic() - started, 1), 's:', error)\n"
+        "    print('one error:', error)\n"
     )
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=300,
                           env={**__import__("os").environ, "OPENAI_API_KEY": "k"})  # fmt: skip
     assert done.returncode == 0 and done.stderr == "", done.stderr
-    seconds = float(done.stdout.split("one error after ", 1)[1].split(" s:", 1)[0])
-    assert seconds < 30 and "cannot connect" in done.stdout
+    assert done.stdout.count("one error:") == 1 and "cannot connect" in done.stdout
     assert culturebias.errors.ServerUnavailableError.__name__ in dir(culturebias.errors)
