@@ -439,7 +439,8 @@ class _Table(Generic[T]):
         if entry_point.name in self._items:
             dist = getattr(entry_point.dist, "name", "?")
             self._errors[entry_point.name] = PluginError(
-                f"plugin {self.kind} {entry_point.name!r} from {dist} clashes with a built-in {self.kind} of that name"
+                f"plugin {self.kind} {entry_point.name!r} (entry point {entry_point.value!r} in group {entry_point.group}, "
+                f"from {dist}): field 'name' clashes with a built-in {self.kind} of that name"
             )
             return
         self._entry_points[entry_point.name] = entry_point
