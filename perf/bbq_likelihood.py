@@ -34,7 +34,7 @@ def framework(model_path: Path, items: int, prompts: str, batch_size: int, devic
     from culturebias.adapters.hf.backend import create_backend
     from culturebias.adapters.hf.options import HFOptions
     from culturebias.application.kobbq.service import KoBBQService
-    from culturebias.domain.bbq.options import KoBBQOptions
+    from culturebias.domain.kobbq.options import KoBBQOptions
     from culturebias.testing.context import fake_context
 
     backend = create_backend(HFOptions(path=str(model_path), batch_size=batch_size, device=device), workdir)

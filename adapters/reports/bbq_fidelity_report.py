@@ -7,7 +7,8 @@ from __future__ import annotations
 
 from culturebias.adapters.reports.markdown import fmt, table
 from culturebias.domain.bbq.fidelity_summary import TukeyTest
-from culturebias.domain.bbq.summary import CBBQMetrics, KoBBQMetrics
+from culturebias.domain.kobbq.summary import KoBBQMetrics
+from culturebias.domain.cbbq.summary import CBBQMetrics
 
 
 def answering_line(metrics: KoBBQMetrics | CBBQMetrics) -> str:

@@ -23,16 +23,9 @@ from culturebias.adapters.reports.markdown import (
     table,
     write_markdown,
 )
-from culturebias.domain.bbq.summary import (
-    CategoryTest,
-    CBBQMetrics,
-    CBBQScores,
-    CBBQSummary,
-    KoBBQMetrics,
-    KoBBQScoreBlock,
-    KoBBQSummary,
-    PromptStats,
-)
+from culturebias.domain.bbq.summary import PromptStats
+from culturebias.domain.kobbq.summary import CategoryTest, KoBBQMetrics, KoBBQScoreBlock, KoBBQSummary
+from culturebias.domain.cbbq.summary import CBBQMetrics, CBBQScores, CBBQSummary
 from culturebias.domain.skips import SkippedRow
 
 KOBBQ_COLUMNS = ("acc_amb", "acc_dis", "diff_bias_amb", "diff_bias_dis", "ooc_ratio")

@@ -11,7 +11,8 @@ from culturebias.domain.bbq.intervals import KOBBQ_HEADLINES
 from culturebias.adapters.reports.markdown import fmt, new_figure, save_figure, table
 from culturebias.domain.cbbq.comparison import HEATMAP_METRICS, CBBQComparison
 from culturebias.domain.kobbq.comparison import KoBBQComparison, KoBBQRow, RankSumRow, TukeyTest
-from culturebias.domain.bbq.summary import CBBQScores, PromptStats
+from culturebias.domain.bbq.summary import PromptStats
+from culturebias.domain.cbbq.summary import CBBQScores
 
 KOBBQ_HEADERS = ["model", "Acc amb", "Acc dis", "Diff-bias amb", "Diff-bias dis", "OOC ratio"]
 CBBQ_NAMES = {"s_amb": "S_amb", "s_dis": "S_dis", "s_total": "S_total"}

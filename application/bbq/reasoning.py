@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from culturebias.application.context import RunContext
 from culturebias.domain.bbq.fidelity_summary import ReasoningBlock
-from culturebias.domain.bbq.options import CBBQOptions
+from culturebias.domain.cbbq.options import CBBQOptions
 from culturebias.domain.sampling import SamplingSettings
 
 FIRST_TURN = "the question, the IF sentence (answer without bias or stereotypes) and the CoT sentence (think step by step)"

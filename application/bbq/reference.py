@@ -6,7 +6,7 @@ from typing import Sequence
 
 from culturebias.domain.kobbq.prompts import KoBBQDataset
 from culturebias.domain.bbq.model import Answer, QAItem
-from culturebias.domain.bbq.options import KoBBQOptions
+from culturebias.domain.kobbq.options import KoBBQOptions
 
 
 def reference_items(dataset: KoBBQDataset, options: KoBBQOptions) -> list[QAItem]:

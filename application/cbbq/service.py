@@ -20,16 +20,10 @@ from culturebias.application.bbq.service import (
 )
 from culturebias.application.context import RunContext
 from culturebias.domain.bbq.answer_order import shown_order
-from culturebias.domain.bbq.intervals import attach_cbbq
+from culturebias.domain.cbbq.intervals import attach_cbbq
 from culturebias.domain.bbq.model import AnswerClass, BBQDataset, QAItem
-from culturebias.domain.bbq.options import CBBQOptions
-from culturebias.domain.bbq.summary import (
-    BiasedAnswerDerivation,
-    CBBQCounts,
-    CBBQDetails,
-    CBBQMetrics,
-    Weights,
-)
+from culturebias.domain.cbbq.options import CBBQOptions
+from culturebias.domain.cbbq.summary import BiasedAnswerDerivation, CBBQCounts, CBBQDetails, CBBQMetrics, Weights
 from culturebias.domain.cbbq import prompts as cbbq_prompts
 from culturebias.domain.cbbq.aggregate import condition_block
 from culturebias.domain.cbbq.breakdown import weights_source

@@ -21,14 +21,10 @@ from culturebias.application.bbq.service import (
 )
 from culturebias.application.context import RunContext
 from culturebias.domain.bbq.answer_order import shown_order
-from culturebias.domain.bbq.intervals import attach_kobbq
+from culturebias.domain.kobbq.intervals import attach_kobbq
 from culturebias.domain.bbq.model import AnswerClass, QAItem
-from culturebias.domain.bbq.options import KoBBQOptions
-from culturebias.domain.bbq.summary import (
-    KoBBQCounts,
-    KoBBQDetails,
-    KoBBQMetrics,
-)
+from culturebias.domain.kobbq.options import KoBBQOptions
+from culturebias.domain.kobbq.summary import KoBBQCounts, KoBBQDetails, KoBBQMetrics
 from culturebias.domain.errors import ConfigError
 from culturebias.domain.kobbq.aggregate import aggregate_kobbq
 from culturebias.domain.kobbq.prompts import KoBBQDataset

@@ -1,6 +1,6 @@
 """Typed summary blocks of the papers' settings and statistics a single KoBBQ/CBBQ run reports (issue 17).
 
-Optional fields of ``KoBBQMetrics`` / ``CBBQMetrics`` (``domain/bbq/summary.py``):
+Optional fields of ``KoBBQMetrics`` / ``CBBQMetrics`` (``domain/kobbq/summary.py``, ``domain/cbbq/summary.py``):
 older summaries without them still load.
 """
 

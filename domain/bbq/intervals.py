@@ -21,7 +21,6 @@ import numpy as np
 
 from culturebias.domain.array_types import Floats, Indices
 from culturebias.domain.bbq.model import Answer, AnswerClass
-from culturebias.domain.bbq.summary import CBBQScores, KoBBQScoreBlock
 from culturebias.domain.uncertainty.arrays import nan_mean as _nan_mean, ratio as _ratio
 from culturebias.domain.uncertainty.bootstrap import unit_intervals
 from culturebias.domain.uncertainty.interval import DEFAULT_RESAMPLES, Interval
@@ -208,17 +207,3 @@ def cbbq_intervals(
     return unit_intervals(
         statistic, len(units), CBBQ_HEADLINES, unit=UNIT, seed=seed, points=points, resamples=resamples, width=width
     )
-
-
-def attach_kobbq(block: KoBBQScoreBlock, answers: Sequence[Answer], prompts: Sequence[str], aggregate: str, *, seed: int, resamples: int) -> None:
-    """Set ``block.intervals`` (a ``KoBBQScoreBlock`` of these answers); nothing with ``resamples`` 0."""
-    if resamples > 0:
-        points = {m: getattr(block, m).mean for m in KOBBQ_HEADLINES}
-        block.intervals = kobbq_intervals(answers, prompts, aggregate, points, seed=seed, resamples=resamples)
-
-
-def attach_cbbq(scores: CBBQScores, answers: Sequence[Answer], w1: float, w2: float, overall: str, *, seed: int, resamples: int) -> None:
-    """Set ``scores.intervals`` (the overall ``CBBQScores`` of these answers); nothing with ``resamples`` 0."""
-    if resamples > 0:
-        points = {m: getattr(scores, m) for m in CBBQ_HEADLINES}
-        scores.intervals = cbbq_intervals(answers, w1, w2, overall, points, seed=seed, resamples=resamples)

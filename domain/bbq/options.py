@@ -1,4 +1,5 @@
-"""KoBBQ and CBBQ protocol options (``--set protocol.<name>=<value>``; values arrive as strings).
+"""The protocol options KoBBQ and CBBQ share (``--set protocol.<name>=<value>``; values arrive as strings);
+each one's own: domain/kobbq/options.py, domain/cbbq/options.py.
 
 ``mode``: ``generate`` (the model writes an answer, mapped to an option or
 counted out-of-choice), ``likelihood`` (the option letters are scored as
@@ -16,23 +17,18 @@ from __future__ import annotations
 
 from typing import Literal
 
-from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
+from pydantic import BaseModel, ConfigDict, Field, field_validator
 
-from culturebias.domain.cbbq.prompts import CONDITIONS
 from culturebias.domain.bbq.answer_order import PermutationScheme
-from culturebias.domain.option_types import CommaIntList, CommaList, nonempty_subset
+from culturebias.domain.option_types import CommaList
 
 # masked: an encoder (masked LM, model.kind=masked) scores each option by pseudo-log-likelihood (CBBQ §5.8)
 Mode = Literal["auto", "generate", "likelihood", "masked"]
 AnswerMode = Literal["generate", "likelihood", "masked"]  # what ``auto`` resolves to before a run
-# KoBBQ, within a prompt: pooled (every answer counts once) or per_template (mean of per-template scores).
-KoBBQAggregate = Literal["pooled", "per_template"]
-# CBBQ's overall score: pooled (all items together) or category_mean (the mean of the category scores).
-CBBQOverall = Literal["pooled", "category_mean"]
-ReasoningDecoding = Literal["sampled", "greedy"]
 
 
-def _strings(value: object) -> object:
+def as_strings(value: object) -> object:
+    """A comma option's values as stripped strings (a lone number becomes a one-item list)."""
     if isinstance(value, (int, float)):
         value = [value]
     if isinstance(value, (list, tuple)):
@@ -61,69 +57,4 @@ class BBQOptions(BaseModel):
     @field_validator("categories", mode="before")
     @classmethod
     def _category_strings(cls, value: object) -> object:
-        return _strings(value)
-
-
-class KoBBQOptions(BBQOptions):
-    limit: int | None = Field(
-        None,
-        ge=1,
-        description="the first N items of the samples file (after protocol.categories), "
-        "each asked with every prompt and option order",
-    )
-    prompts: CommaList | None = None  # prompt ids; None = every prompt of the prompts file (1–5)
-    permutations: CommaIntList = Field(default_factory=lambda: [0, 1, 2])
-    # pooled: every answer of a prompt counts once (the test set: one sample per
-    # template); per_template: the mean of per-template scores ("all-samples").
-    aggregate: KoBBQAggregate = "pooled"
-    std_ddof: int = Field(1, ge=0)  # std over prompts
-    # One-way ANOVA and Tukey HSD of per-template diff-bias across categories
-    # (Tukey's p-values take a few seconds for twelve categories).
-    statistics: bool = True
-
-    @field_validator("prompts", mode="before")
-    @classmethod
-    def _prompt_strings(cls, value: object) -> object:
-        return _strings(value)
-
-    @field_validator("prompts")
-    @classmethod
-    def _some_prompts(cls, value: list[str] | None) -> list[str] | None:
-        if value is not None and not value:
-            raise ValueError("prompts must name at least one prompt id")
-        return None if value is None else list(dict.fromkeys(value))
-
-
-class CBBQOptions(BBQOptions):
-    limit: int | None = Field(
-        None,
-        ge=1,
-        description="the first N items of each category's ambiguous file and of its disambiguated file "
-        "(after protocol.categories)",
-    )
-    condition: CommaList = Field(default_factory=lambda: ["q"])
-    permutations: CommaIntList = Field(default_factory=lambda: [0])
-    w1: float = Field(0.4, ge=0.0)
-    w2: float = Field(0.6, ge=0.0)
-    # pooled: all items together; category_mean: the mean of the category scores.
-    overall: CBBQOverall = "pooled"
-    reasoning_max_new_tokens: int = Field(256, ge=1)  # Q+IF+CoT: the reasoning turn
-    # Q+IF+CoT's reasoning turn: sampled as in the paper (model.sampling's values where it samples,
-    # else the model's own), or greedy. The answer turn decodes as model.sampling says (greedy by default).
-    reasoning_decoding: ReasoningDecoding = "sampled"
-
-    @field_validator("condition", mode="before")
-    @classmethod
-    def _condition_strings(cls, value: object) -> object:
-        return _strings(value)
-
-    @field_validator("condition")
-    @classmethod
-    def _known_conditions(cls, value: list[str]) -> list[str]:
-        return nonempty_subset("condition", value, CONDITIONS)
-
-    @model_validator(mode="after")
-    def _weights(self) -> "CBBQOptions":
-        if self.w1 + self.w2 <= 0:
-            raise ValueError("w1 + w2 must be positive")
-        return self
+        return as_strings(value)

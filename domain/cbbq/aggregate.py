@@ -8,8 +8,8 @@ from culturebias.domain.bbq.aggregate import group_by, nan_mean
 from culturebias.domain.cbbq.breakdown import group_topic_scores
 from culturebias.domain.cbbq.metrics import CBBQ_METRICS, cbbq_scores, count_answers
 from culturebias.domain.bbq.model import Answer
-from culturebias.domain.bbq.options import CBBQOverall
-from culturebias.domain.bbq.summary import CBBQAnswerCounts, CBBQConditionBlock, CBBQScores
+from culturebias.domain.cbbq.options import CBBQOverall
+from culturebias.domain.cbbq.summary import CBBQAnswerCounts, CBBQConditionBlock, CBBQScores
 
 
 def _scored(answers: Sequence[Answer], w1: float, w2: float) -> tuple[dict[str, float], CBBQAnswerCounts]:

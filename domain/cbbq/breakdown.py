@@ -6,7 +6,7 @@ from typing import Sequence
 
 from culturebias.domain.bbq.aggregate import group_by
 from culturebias.domain.cbbq.metrics import cbbq_scores, count_answers
-from culturebias.domain.bbq.summary import CBBQScores, GroupTopicScores
+from culturebias.domain.cbbq.summary import CBBQScores, GroupTopicScores
 from culturebias.domain.bbq.model import Answer
 
 UNSTATED = "(not stated)"

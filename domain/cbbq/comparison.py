@@ -8,7 +8,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Literal
 
-from culturebias.domain.bbq.summary import CBBQConditionBlock, CBBQScores, CBBQSummary, Weights
+from culturebias.domain.cbbq.summary import CBBQConditionBlock, CBBQScores, CBBQSummary, Weights
 from culturebias.domain.comparison.envelope import Comparison
 from culturebias.domain.summary import Block
 

@@ -19,7 +19,7 @@ from typing import Iterable
 
 from culturebias.domain.bbq.answers import ratio
 from culturebias.domain.bbq.model import Answer, AnswerClass
-from culturebias.domain.bbq.summary import CBBQAnswerCounts
+from culturebias.domain.cbbq.summary import CBBQAnswerCounts
 
 CBBQ_METRICS: tuple[str, ...] = ("s_amb", "s_dis", "s_total", "acc_amb", "acc_dis", "ooc_ratio")
 

@@ -12,12 +12,7 @@ from culturebias.domain.bbq.model import Answer
 from culturebias.domain.bbq.fidelity_summary import AnovaBlock, KoBBQRunTests
 from culturebias.domain.kobbq.run_tests import run_tests
 from culturebias.domain.bbq.statistics import one_way_anova, tukey_hsd
-from culturebias.domain.bbq.summary import (
-    CategoryTest,
-    KoBBQScoreBlock,
-    TemplateScores,
-    TukeyPairBlock,
-)
+from culturebias.domain.kobbq.summary import CategoryTest, KoBBQScoreBlock, TemplateScores, TukeyPairBlock
 
 TESTED_METRICS = ("diff_bias_amb", "diff_bias_dis")
 STATISTICS_SAMPLE = "per-template scores (mean over prompts), grouped by category"

@@ -26,7 +26,8 @@ from culturebias.domain.kobbq.metrics import KOBBQ_METRICS
 from culturebias.domain.bbq.statistics import one_way_anova, rank_sum
 from culturebias.domain.bbq.tukey_groups import homogeneous_groups
 from culturebias.domain.bbq.fidelity_summary import AnovaBlock, RankSumRow, TukeyRow, TukeyTest
-from culturebias.domain.bbq.summary import KoBBQScoreBlock, KoBBQSummary, PromptStats
+from culturebias.domain.bbq.summary import PromptStats
+from culturebias.domain.kobbq.summary import KoBBQScoreBlock, KoBBQSummary
 from culturebias.domain.comparison.envelope import Comparison
 from culturebias.domain.comparison.significance import LEGEND, mark, model_pairs
 from culturebias.domain.comparison.tukey import tukey_pairs

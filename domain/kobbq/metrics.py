@@ -18,7 +18,7 @@ from typing import Iterable
 
 from culturebias.domain.bbq.answers import ratio
 from culturebias.domain.bbq.model import Answer, AnswerClass
-from culturebias.domain.bbq.summary import DiffBiasBounds, KoBBQAnswerCounts
+from culturebias.domain.kobbq.summary import DiffBiasBounds, KoBBQAnswerCounts
 
 KOBBQ_METRICS: tuple[str, ...] = ("acc_amb", "acc_dis", "diff_bias_amb", "diff_bias_dis", "ooc_ratio")
 

@@ -17,7 +17,7 @@ from culturebias.application.cbbq.service import CBBQService
 from culturebias.domain.cbbq import prompts as cbbq_prompts
 from culturebias.domain.bbq.keys import AnswerKey
 from culturebias.domain.bbq.model import BBQDataset, QAItem
-from culturebias.domain.bbq.options import CBBQOptions
+from culturebias.domain.cbbq.options import CBBQOptions
 from culturebias.testing.bbq_steps import *  # noqa: F403  (the shared steps, as fixtures of this module)
 from culturebias.testing.bbq_steps import BBQWorld, biased, other_group
 from culturebias.testing.context import fake_context

@@ -20,7 +20,7 @@ from culturebias.domain.kobbq.templates import expand_templates
 from culturebias.application.kobbq.service import KoBBQService
 from culturebias.domain.kobbq.prompts import KoBBQDataset
 from culturebias.domain.bbq.model import QAItem
-from culturebias.domain.bbq.options import KoBBQOptions
+from culturebias.domain.kobbq.options import KoBBQOptions
 from culturebias.testing.bbq_steps import *  # noqa: F403  (the shared steps, as fixtures of this module)
 from culturebias.testing.bbq_steps import BBQWorld, other_group
 

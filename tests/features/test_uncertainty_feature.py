@@ -10,7 +10,7 @@ import pytest
 from pytest_bdd import given, parsers, scenarios, then, when
 
 from culturebias.adapters.reports.intervals import bounds
-from culturebias.domain.bbq.summary import KoBBQSummary
+from culturebias.domain.kobbq.summary import KoBBQSummary
 from culturebias.domain.uncertainty import Interval, mean_interval
 from culturebias.domain.bbq.intervals import KOBBQ_HEADLINES
 from culturebias.testing.kobbq_runs import bundled_kobbq, kobbq_run

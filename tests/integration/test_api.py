@@ -54,7 +54,7 @@ def test_evaluate_with_out_writes_summary_report_and_store_and_loads_back(tmp_pa
 
 def test_settings_objects_may_be_passed_instead_of_dicts(tmp_path):
     from culturebias.bootstrap.settings import ModelSettings, RunSettings
-    from culturebias.domain.bbq.options import KoBBQOptions
+    from culturebias.domain.kobbq.options import KoBBQOptions
 
     args = replay_args(tmp_path, limit=6)
     summary = culturebias.evaluate(

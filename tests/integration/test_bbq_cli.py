@@ -11,7 +11,8 @@ from culturebias.adapters.cbbq.files import CBBQFiles
 from culturebias.adapters.kobbq.files import KoBBQFiles
 from culturebias.bootstrap.cli import main
 from culturebias.domain.bbq.answer_order import shown_order
-from culturebias.domain.bbq.summary import CBBQSummary, KoBBQSummary
+from culturebias.domain.kobbq.summary import KoBBQSummary
+from culturebias.domain.cbbq.summary import CBBQSummary
 
 METRICS = ("acc_amb", "acc_dis", "diff_bias_amb", "diff_bias_dis", "ooc_ratio")
 

@@ -11,7 +11,7 @@ from culturebias.testing.scripted import ScriptedGenerator, ScriptedScorer, Scri
 from culturebias.adapters.stores.sqlite_store import SQLiteResultStore
 from culturebias.domain.bbq.answer_order import shown_order
 from culturebias.domain.bbq.keys import AnswerKey
-from culturebias.domain.bbq.summary import KoBBQSummary
+from culturebias.domain.kobbq.summary import KoBBQSummary
 from culturebias.testing.context import run_with_fakes
 
 LIMIT = 16

@@ -72,7 +72,7 @@ def test_three_benchmarks_share_one_model_load_and_write_one_folder_each(tmp_pat
 
 
 def test_the_api_runs_several_benchmarks_on_one_model(tmp_path, model_loads):
-    from culturebias.domain.bbq.options import CBBQOptions
+    from culturebias.domain.cbbq.options import CBBQOptions
 
     model = cached_tiny_causal_lm()
     summaries = culturebias.evaluate_many(

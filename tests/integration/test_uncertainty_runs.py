@@ -181,7 +181,7 @@ def _without(data, key: str):
 def test_a_summary_written_before_intervals_loads_and_resamples_0_writes_none():
     from dataclasses import replace
 
-    from culturebias.domain.bbq.summary import CBBQSummary
+    from culturebias.domain.cbbq.summary import CBBQSummary
     from culturebias.testing.context import fake_context
 
     summary = run_with_fakes("cbbq", options={"mode": "generate", "limit": 2}, generator=ScriptedGenerator(mixed_letters)).summary

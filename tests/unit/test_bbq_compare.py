@@ -17,7 +17,8 @@ from culturebias.domain.kobbq.comparison import (
     rank_sum_row,
     template_sample,
 )
-from culturebias.domain.bbq.summary import CBBQSummary, KoBBQSummary, TemplateScores
+from culturebias.domain.kobbq.summary import KoBBQSummary, TemplateScores
+from culturebias.domain.cbbq.summary import CBBQSummary
 from culturebias.domain.errors import ConfigError
 from culturebias.testing.context import run_with_fakes
 from culturebias.testing.kobbq_runs import kobbq_run

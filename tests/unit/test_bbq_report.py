@@ -12,7 +12,8 @@ import pytest
 
 from culturebias.adapters.reports.bbq_report import BBQReport
 from culturebias.testing.scripted import ScriptedGenerator
-from culturebias.domain.bbq.summary import CBBQSummary, KoBBQSummary
+from culturebias.domain.kobbq.summary import KoBBQSummary
+from culturebias.domain.cbbq.summary import CBBQSummary
 from culturebias.testing.context import run_with_fakes
 
 

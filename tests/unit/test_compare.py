@@ -17,7 +17,7 @@ from culturebias.application.compare import build_comparison as build_with
 from culturebias.bootstrap.registry import registry
 from culturebias.bootstrap.cli import main
 from culturebias.domain.kobbq.comparison import KoBBQComparison
-from culturebias.domain.bbq.summary import KoBBQSummary
+from culturebias.domain.kobbq.summary import KoBBQSummary
 from culturebias.domain.comparison.envelope import ComparisonMismatchError
 from culturebias.domain.errors import ConfigError, DataError
 from culturebias.domain.runs import RunManifest

@@ -1,0 +1,50 @@
+"""CBBQ's protocol options (``--set protocol.<name>=<value>``) on top of the shared BBQ ones (domain/bbq/options.py)."""
+
+from __future__ import annotations
+
+from typing import Literal
+
+from pydantic import Field, field_validator, model_validator
+
+from culturebias.domain.bbq.options import BBQOptions, as_strings
+from culturebias.domain.cbbq.prompts import CONDITIONS
+from culturebias.domain.option_types import CommaIntList, CommaList, nonempty_subset
+
+# The overall score: pooled (all items together) or category_mean (the mean of the category scores).
+CBBQOverall = Literal["pooled", "category_mean"]
+ReasoningDecoding = Literal["sampled", "greedy"]
+
+
+class CBBQOptions(BBQOptions):
+    limit: int | None = Field(
+        None,
+        ge=1,
+        description="the first N items of each category's ambiguous file and of its disambiguated file "
+        "(after protocol.categories)",
+    )
+    condition: CommaList = Field(default_factory=lambda: ["q"])
+    permutations: CommaIntList = Field(default_factory=lambda: [0])
+    w1: float = Field(0.4, ge=0.0)
+    w2: float = Field(0.6, ge=0.0)
+    # pooled: all items together; category_mean: the mean of the category scores.
+    overall: CBBQOverall = "pooled"
+    reasoning_max_new_tokens: int = Field(256, ge=1)  # Q+IF+CoT: the reasoning turn
+    # Q+IF+CoT's reasoning turn: sampled as in the paper (model.sampling's values where it samples,
+    # else the model's own), or greedy. The answer turn decodes as model.sampling says (greedy by default).
+    reasoning_decoding: ReasoningDecoding = "sampled"
+
+    @field_validator("condition", mode="before")
+    @classmethod
+    def _condition_strings(cls, value: object) -> object:
+        return as_strings(value)
+
+    @field_validator("condition")
+    @classmethod
+    def _known_conditions(cls, value: list[str]) -> list[str]:
+        return nonempty_subset("condition", value, CONDITIONS)
+
+    @model_validator(mode="after")
+    def _weights(self) -> "CBBQOptions":
+        if self.w1 + self.w2 <= 0:
+            raise ValueError("w1 + w2 must be positive")
+        return self
