@@ -11,17 +11,25 @@ protocol's language) to the conversation, so it differs from the earlier request
 
 from __future__ import annotations
 
-from typing import Sequence
+from typing import Protocol, Sequence
 
 from culturebias.domain.identity import ModelIdentity
 from culturebias.domain.replies import Conversation, NumberQuestion, ask_for_numbers
-from culturebias.domain.requests import GenerationParams, GenerationRequest
-from culturebias.ports.generation import Generator
+from culturebias.domain.requests import GenerationParams, GenerationRequest, GenerationResult
 from culturebias.ports.judging import JudgeRequest, JudgeVerdict
 
 
+class Replies(Protocol):
+    """What the judge asks: a ``Generator`` port, or the run's recorded generator over one."""
+
+    @property
+    def identity(self) -> ModelIdentity: ...
+
+    def generate(self, requests: Sequence[GenerationRequest]) -> list[GenerationResult]: ...
+
+
 class GeneratorJudge:
-    def __init__(self, generator: Generator, max_retries: int = 3, max_new_tokens: int = 16):
+    def __init__(self, generator: Replies, max_retries: int = 3, max_new_tokens: int = 16):
         if max_retries < 0:
             raise ValueError("max_retries must be >= 0")
         self._generator = generator
@@ -34,7 +42,7 @@ class GeneratorJudge:
         return self._generator.identity
 
     @property
-    def generator(self) -> Generator:
+    def generator(self) -> Replies:
         return self._generator
 
     def _ask(self, conversations: list[Conversation]) -> list[str]:

@@ -103,7 +103,7 @@ class CorpusKeywordExpander:
     def _by_embedding(self, candidates, surfaces, seeds: Sequence[SeedGroup], group_seeds) -> list[ExpandedKeyword]:
         assert self._embeddings is not None
         # A seed is embedded as the user wrote it (its first spelling in the seed file).
-        seed_text = {}
+        seed_text: dict[str, str] = {}
         for group in seeds:
             for keyword in group.keywords:
                 for key in group_seeds[group.group]:
@@ -123,7 +123,7 @@ class CorpusKeywordExpander:
             top_k=self.options.similarity_top_k,
         )
 
-    def _by_association(self, transactions: list[Collection[str]], every_seed, surfaces, group_seeds) -> list[ExpandedKeyword]:
+    def _by_association(self, transactions: Sequence[Collection[str]], every_seed, surfaces, group_seeds) -> list[ExpandedKeyword]:
         assert self._mine is not None
         o = self.options
         support = max(o.min_support, o.min_support_count / len(transactions))

@@ -42,11 +42,14 @@ from pathlib import Path
 from typing import Any, Sequence
 
 from culturebias.adapters.datasets.jsonl_rows import read_jsonl
-from culturebias.domain.model_options import ModelOptions
+from culturebias.domain.model_options import ModelOptions, own_options
 from culturebias.adapters.twbias.replay import TWBiasReplayBackend, is_result_folder
 from culturebias.domain.errors import CapabilityError, ConfigError, DataError, ReplayMissingError
 from culturebias.domain.identity import ModelIdentity
 from culturebias.domain.requests import GenerationRequest, GenerationResult, KeyValue, RequestKey, key_text
+from culturebias.ports.progress import ProgressTask
+from culturebias.ports.scoring import LoglikelihoodScorer, PseudoLoglikelihoodScorer
+from culturebias.ports.templating import ChatTemplater
 
 REPLY = "raw"  # the field every record has: the reply to the (last) turn
 
@@ -139,7 +142,7 @@ class ReplayGenerator:
     def __len__(self) -> int:
         return len(self._answers)
 
-    def generate(self, requests: Sequence[GenerationRequest], progress=None) -> list[GenerationResult]:
+    def generate(self, requests: Sequence[GenerationRequest], progress: ProgressTask | None = None) -> list[GenerationResult]:
         out: list[GenerationResult] = []
         missing: list[RequestKey] = []
         for request in requests:
@@ -174,15 +177,15 @@ class ReplayBackend:
             self._generator = ReplayGenerator(self.path)
         return self._generator
 
-    def scorer(self):
+    def scorer(self) -> LoglikelihoodScorer:
         raise CapabilityError(
             "replay", "log-likelihood scoring", "a replay file holds generated answers; use protocol.mode=generate (or auto)"
         )
 
-    def templater(self):
+    def templater(self) -> ChatTemplater:
         raise CapabilityError("replay", "a chat template", "replayed answers were produced elsewhere")
 
-    def pseudo_scorer(self):
+    def pseudo_scorer(self) -> PseudoLoglikelihoodScorer:
         raise CapabilityError("replay", "pseudo-log-likelihood scoring")
 
 
@@ -204,6 +207,6 @@ def check_replay_path(options: ReplayOptions, cache_dir: Path | None = None) -> 
     return path
 
 
-def create_backend(options: ReplayOptions, cache_dir: Path) -> ReplayBackend:
-    path = check_replay_path(options)
+def create_backend(options: ModelOptions, cache_dir: Path) -> ReplayBackend | TWBiasReplayBackend:
+    path = check_replay_path(own_options(options, ReplayOptions))
     return TWBiasReplayBackend(path) if path.is_dir() else ReplayBackend(path)

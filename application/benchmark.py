@@ -22,7 +22,7 @@ PlanT = TypeVar("PlanT")
 
 
 class BenchmarkService(Protocol[DatasetT, PlanT]):
-    def __init__(self, options: Any) -> None: ...
+    def __init__(self, options: Any) -> None: ...  # Any: each service takes its own options model
 
     def preflight(self, ctx: RunContext) -> PlanT:
         """Check that the configured backend has every capability the run needs; return the frozen plan.
@@ -31,4 +31,4 @@ class BenchmarkService(Protocol[DatasetT, PlanT]):
         """
         ...
 
-    def run(self, ctx: RunContext, dataset: DatasetT, plan: PlanT) -> ProtocolOutcome[Any, Any, Any]: ...
+    def run(self, ctx: RunContext, dataset: DatasetT, plan: PlanT) -> ProtocolOutcome[Any, Any, Any]: ...  # Any: its own metrics, counts, details

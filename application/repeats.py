@@ -12,32 +12,38 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import replace
-from typing import Any
+from typing import Any, TypeVar
 
+from culturebias.application.benchmark import BenchmarkService
 from culturebias.application.context import RunContext
 from culturebias.domain.headlines import HeadlineMetric
 from culturebias.domain.leaderboard import headline
 from culturebias.domain.repeats import RepeatsBlock, repeats_block
-from culturebias.domain.summary import RunSummary
+from culturebias.domain.summary import ProtocolOutcome, RunSummary
 from culturebias.logs import get_logger
 
 log = get_logger("culturebias.run")
 
+DatasetT = TypeVar("DatasetT")
+PlanT = TypeVar("PlanT")
+Outcome = ProtocolOutcome[Any, Any, Any]  # Any: the benchmark's own metrics, counts and details
+
 
 def run_repeats(
-    service: Any,
+    service: BenchmarkService[DatasetT, PlanT],
     ctx: RunContext,
-    dataset: Any,
-    plan: Any,
+    dataset: DatasetT,
+    plan: PlanT,
     repeats: int,
     benchmark: str,
     summary_model: type[RunSummary],
     headlines: Sequence[HeadlineMetric],
-) -> tuple[Any, RepeatsBlock | None]:
+) -> tuple[Outcome, RepeatsBlock | None]:
     """The first repeat's outcome (the summary's metrics), and the repeats block (None for a single run)."""
     if repeats <= 1:
         return service.run(ctx, dataset, plan), None
-    outcomes, seeds = [], []
+    outcomes: list[Outcome] = []
+    seeds: list[int] = []
     for index in range(repeats):
         seed = ctx.sampling.seed_for(ctx.seed, index)  # also a greedy run's, for a protocol that samples anyway
         log.info("repeat", repeat=index + 1, of=repeats, seed=seed)
@@ -48,7 +54,8 @@ def run_repeats(
 
 
 def _headline(
-    benchmark: str, summary_model: type[RunSummary], headlines: Sequence[HeadlineMetric], outcome: Any
+    benchmark: str, summary_model: type[RunSummary], headlines: Sequence[HeadlineMetric], outcome: Outcome
 ) -> dict[str, float | None]:
     # The headline reads the typed metrics alone; the envelope's other fields are not needed for it.
-    return headline(summary_model.model_construct(benchmark=benchmark, metrics=outcome.metrics), headlines)
+    partial = summary_model.model_construct(benchmark=benchmark, metrics=outcome.metrics)  # type: ignore[call-arg]  # the other envelope fields are left out on purpose
+    return headline(partial, headlines)

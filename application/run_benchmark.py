@@ -25,11 +25,12 @@ from __future__ import annotations
 import uuid
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Callable
+from typing import Any, Callable, Generic, TypeVar
 
 import structlog
 
 import culturebias
+from culturebias.application.benchmark import BenchmarkService
 from culturebias.application.context import RunContext
 from culturebias.application.out_folder import OutputFolder, write_text_atomically  # noqa: F401  (re-exported)
 from culturebias.application.repeats import run_repeats
@@ -46,15 +47,17 @@ from culturebias.ports.results import ResultStore
 
 log = get_logger("culturebias.run")
 
+SummaryT = TypeVar("SummaryT", bound=RunSummary)
+
 
 @dataclass
-class RunRequest:
+class RunRequest(Generic[SummaryT]):
     benchmark: str
-    service: Any  # a BenchmarkService instance
-    summary_model: type[RunSummary]
-    source: DatasetSource
+    service: BenchmarkService[Any, Any]  # Any: the benchmark's own dataset and plan types, passed through
+    summary_model: type[SummaryT]
+    source: DatasetSource[Any]  # Any: the benchmark's own dataset type
     store: ResultStore
-    report: ReportWriter | None
+    report: ReportWriter[SummaryT] | None
     out_dir: Path | None  # None: the summary lives in the store only (no files written)
     config: dict[str, Any]  # the effective configuration, secrets already redacted
     config_fingerprint: str
@@ -78,7 +81,7 @@ class RunResult:
     summary: RunSummary
 
 
-def _open_run(request: RunRequest, data_fingerprint: str, folder_run_id: str | None) -> tuple[RunManifest, RunLeaseKeeper]:
+def _open_run(request: RunRequest[SummaryT], data_fingerprint: str, folder_run_id: str | None) -> tuple[RunManifest, RunLeaseKeeper]:
     """The run to write and this process's lease on it. ``folder_run_id``: the run the output folder recorded."""
     store = request.store
     rule = LeaseRule(stale_seconds=request.lease_seconds)
@@ -132,7 +135,7 @@ def _resumed(store: ResultStore, manifest: RunManifest) -> RunManifest:
     return manifest
 
 
-def _mismatch(stored: RunManifest, request: RunRequest, data_fingerprint: str) -> str:
+def _mismatch(stored: RunManifest, request: RunRequest[SummaryT], data_fingerprint: str) -> str:
     """Why ``--resume`` cannot continue ``stored``: the settings (or the data) that differ."""
     reasons = []
     if stored.config_fingerprint != request.config_fingerprint:
@@ -149,7 +152,7 @@ def _mismatch(stored: RunManifest, request: RunRequest, data_fingerprint: str) -
     )
 
 
-def run_benchmark(request: RunRequest, make_context: Callable[[str], RunContext]) -> RunResult:
+def run_benchmark(request: RunRequest[SummaryT], make_context: Callable[[str], RunContext]) -> RunResult:
     """``make_context(run_id) -> RunContext`` builds the ports for this run."""
     if request.out_dir is None:
         return _run(request, make_context, None)
@@ -163,11 +166,11 @@ def run_benchmark(request: RunRequest, make_context: Callable[[str], RunContext]
         return _run(request, make_context, folder)
 
 
-def _same_job(summary: RunSummary, request: RunRequest) -> bool:
+def _same_job(summary: RunSummary, request: RunRequest[SummaryT]) -> bool:
     return summary.config_fingerprint == request.config_fingerprint and summary.data.fingerprint == request.source.fingerprint()
 
 
-def _run(request: RunRequest, make_context: Callable[[str], RunContext], folder: OutputFolder | None) -> RunResult:
+def _run(request: RunRequest[SummaryT], make_context: Callable[[str], RunContext], folder: OutputFolder | None) -> RunResult:
     data_fingerprint = request.source.fingerprint()
     dataset = request.source.load()
     journal = folder.journal() if folder is not None else {}
@@ -240,12 +243,12 @@ def _write_run(
         structlog.contextvars.unbind_contextvars("run_id", "benchmark")
 
 
-def _progress(request: RunRequest, manifest: RunManifest) -> str:
+def _progress(request: RunRequest[SummaryT], manifest: RunManifest) -> str:
     stored = request.store.get_run(manifest.run_id)
     return stored.progress_text() if stored else ""
 
 
-def _write_outputs(folder: OutputFolder | None, request: RunRequest, summary: RunSummary) -> tuple[Path | None, list[Path]]:
+def _write_outputs(folder: OutputFolder | None, request: RunRequest[SummaryT], summary: SummaryT) -> tuple[Path | None, list[Path]]:
     if folder is None:
         return None, []
     summary_path = folder.path / "summary.json"
@@ -255,7 +258,7 @@ def _write_outputs(folder: OutputFolder | None, request: RunRequest, summary: Ru
     return summary_path, reports
 
 
-def _repair(folder: OutputFolder, request: RunRequest) -> RunResult | None:
+def _repair(folder: OutputFolder, request: RunRequest[SummaryT]) -> RunResult | None:
     """Write the files of a run that finished in the store but was killed before they were written
     (from its stored summary: nothing is scored). The repaired run, or None."""
     entry = folder.journal()

@@ -16,7 +16,7 @@ import contextlib
 import json
 from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, TypeGuard
 
 from dependency_injector import providers
 from pydantic import BaseModel, ValidationError
@@ -350,7 +350,7 @@ def _call_settings(
     return resolved, store_object
 
 
-def _is_store(value: Any) -> bool:
+def _is_store(value: object) -> TypeGuard[ResultStore]:
     return value is not None and not isinstance(value, (BaseModel, Mapping, str, Path)) and hasattr(value, "save_results")
 
 
@@ -376,7 +376,7 @@ def summary_from_dict(payload: Mapping[str, Any], where: str = "summary") -> Run
     if not isinstance(benchmark, str):
         raise DataError("no benchmark named", file=where, field="benchmark")
     model = registry().benchmark(benchmark).summary_model()
-    return parse_summary(model, dict(payload), where)  # type: ignore[arg-type]
+    return parse_summary(model, dict(payload), where)
 
 
 def open_store(
@@ -388,12 +388,12 @@ def open_store(
     ``must_exist``: a store file or folder that is not there is a ``ConfigError``, not a new empty store.
     """
     if _is_store(store):
-        return store  # type: ignore[return-value]
+        return store
     if isinstance(store, str) and store.startswith(("postgresql://", "postgres://")):
         return build_store(Settings(store=StoreSettings(backend="postgres", dsn=store)), None)
     if isinstance(store, (str, Path)):
         return _store_at(Path(store).expanduser(), must_exist)
-    settings = StoreSettings.model_validate(_section(store))  # type: ignore[arg-type]
+    settings = StoreSettings.model_validate(_section(store))  # type: ignore[arg-type]  # a ResultStore was returned above
     return open_configured_store(Settings(store=settings), None) if must_exist else build_store(Settings(store=settings), None)
 
 

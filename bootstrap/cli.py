@@ -31,7 +31,9 @@ import os
 import signal
 import sys
 import threading
+from collections.abc import Callable, Sequence
 from pathlib import Path
+from typing import Any
 
 from culturebias.domain.errors import (
     CapabilityError,
@@ -101,7 +103,7 @@ def _parser() -> argparse.ArgumentParser:
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     # The key reference reads every registered options model: built only when help is shown.
-    run.format_help = lambda: (  # type: ignore[method-assign]
+    run.format_help = lambda: (  # type: ignore[method-assign]  # argparse has no hook for help text built on demand
         argparse.ArgumentParser.format_help(run) + "\n" + limit_text() + "\n\n" + presets_text() + "\n\n" + reference_text() + "\n"
     )
     run.add_argument(
@@ -295,7 +297,7 @@ def _list(args) -> int:
         note = f"; {b.data_note}" if b.data_note else ""
         return f"{b.name:<8} {b.title} ({b.culture}, {b.language}); licence: {b.data_licence}; {bundled}{note}"
 
-    sections = (
+    sections: tuple[tuple[str, Sequence[Any], Callable[[Any], str]], ...] = (  # Any: each section's own entries
         ("benchmarks", benchmarks, describe_benchmark),
         ("backends", backends, lambda d: f"{d.name:<8} {d.description}; can: {', '.join(sorted(d.capabilities))}"),
         ("stores", stores, lambda s: f"{s.name:<8} {s.description}"),

@@ -7,16 +7,23 @@ Swapping the scorer backend or the store is a configuration change
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING
 
 from dependency_injector import containers, providers
 
 from culturebias.application.context import Lazy, ModelPorts, RunContext
+from culturebias.ports.model_backend import ModelBackend
 from culturebias.application.recorded_ports import RecordedGenerator, RunProgress
 from culturebias.bootstrap.registry import registry
 from culturebias.domain.model_options import ModelOptions
 from culturebias.bootstrap.settings import ModelSettings, Settings
 from culturebias.domain.errors import ConfigError
+from culturebias.ports.generation import Generator
+from culturebias.ports.judging import Judge
+from culturebias.ports.results import ResultStore
+
+if TYPE_CHECKING:
+    from culturebias.adapters.judge import Replies
 
 
 def default_cache_dir(settings: Settings) -> Path:
@@ -38,12 +45,12 @@ def build_store(settings: Settings, out_dir: Path | None):
     return descriptor.open(location, settings.store)
 
 
-def build_model_backend(model: ModelOptions, cache_dir: Path):
+def build_model_backend(model: ModelOptions, cache_dir: Path) -> ModelBackend:
     """The backend's factory with its own typed options."""
     return registry().backend(model.backend).create()(model, cache_dir)
 
 
-def build_executor_backend(settings: Settings, model: ModelOptions, cache_dir: Path):
+def build_executor_backend(settings: Settings, model: ModelOptions, cache_dir: Path) -> ModelBackend:
     """The run's model backend: loaded in this process (``run.executor=local``), or replicas on a Ray cluster."""
     if settings.run.executor != "ray":
         return build_model_backend(model, cache_dir)
@@ -111,7 +118,7 @@ def build_source(benchmark: str, settings: Settings):
     return registry().benchmark(benchmark).source_class()(settings.data.path)
 
 
-def build_report(benchmark: str, settings: Settings, store: Any = None):
+def build_report(benchmark: str, settings: Settings, store: ResultStore | None = None):
     """The benchmark's Markdown report, then report.html beside it (drill-down to the items in ``store``)."""
     if settings.run.report == "none":
         return None
@@ -139,7 +146,7 @@ def build_comparison_report(benchmark: str, items: Any):
 
 class Container(containers.DeclarativeContainer):
     settings = providers.Dependency(instance_of=Settings)
-    out_dir = providers.Object(None)
+    out_dir: providers.Object[Path | None] = providers.Object(None)
     benchmark = providers.Dependency(instance_of=str)
 
     cache_dir = providers.Singleton(default_cache_dir, settings)
@@ -155,7 +162,7 @@ class Container(containers.DeclarativeContainer):
     judge_generator = providers.Singleton(build_judge_generator, settings, model_backend, cache_dir)
 
 
-def make_container(benchmark: str, settings: Settings, out_dir: Path) -> Container:
+def make_container(benchmark: str, settings: Settings, out_dir: Path | None) -> Container:
     return Container(settings=settings, out_dir=out_dir, benchmark=benchmark)
 
 

@@ -18,12 +18,16 @@ import threading
 from pathlib import Path
 from dataclasses import dataclass, field
 from importlib import metadata
-from typing import TYPE_CHECKING, Any, Callable, Generic, Literal, TypeVar
+from typing import TYPE_CHECKING, Any, Callable, Generic, Literal, Protocol, TypeVar
 
 from pydantic import BaseModel
 
+from culturebias.domain.model_options import ModelOptions
 from culturebias.adapters.optional_modules import require_modules
+from culturebias.application.benchmark import BenchmarkService
 from culturebias.application.compare import CompareBody, Comparer
+from culturebias.ports.model_backend import ModelBackend
+from culturebias.ports.reporting import ReportWriter
 from culturebias.domain.comparison.envelope import Comparison
 from culturebias.domain.comparison.headline_body import HeadlineComparison, compare_headlines
 from culturebias.domain.errors import PluginError, UnknownNameError
@@ -38,6 +42,9 @@ if TYPE_CHECKING:  # the paired test's types import scipy: not at registry impor
 Sections = Callable[[Any, Path], tuple[list[str], list[Path]]]
 
 T = TypeVar("T")
+
+# ``factory(options, cache_dir)``: ``options`` is an instance of the backend's own options model.
+BackendFactory = Callable[[ModelOptions, Path], ModelBackend]
 
 # What a model backend can do; protocols check the capability they need before a run.
 Capability = Literal["loglikelihood", "pseudo_loglikelihood", "generate", "chat_template"]
@@ -81,7 +88,7 @@ class BenchmarkDescriptor:
     language: str
     # The protocol service class: ``Service(options)`` with ``preflight(ctx) -> plan``
     # and ``run(ctx, dataset, plan) -> ProtocolOutcome``.
-    service: str | type
+    service: str | type[BenchmarkService[Any, Any]]
     # The pydantic model of ``protocol.*`` options.
     options: str | type[BaseModel]
     # ``DatasetSource`` class, constructed as ``Source(path: str | None)``.
@@ -89,7 +96,7 @@ class BenchmarkDescriptor:
     # The benchmark's ``RunSummary`` subclass (the JSON Schema of summary.json).
     summary: str | type[RunSummary]
     # ``ReportWriter`` class, constructed without arguments (report.md and its figures; report.html wraps it).
-    report: str | type
+    report: str | type[ReportWriter[Any]]  # Any: the benchmark's own summary type
     # The headline metrics (``domain.headlines.HeadlineMetric``): label, unit, range, direction, interval.
     headlines: str | tuple[HeadlineMetric, ...]
     data_licence: str
@@ -116,7 +123,7 @@ class BenchmarkDescriptor:
     # Without it, baseline criteria on this benchmark are inconclusive (or decided on the point estimates).
     unit_values: str | UnitValuesOf | None = None
 
-    def service_class(self) -> type:
+    def service_class(self) -> type[BenchmarkService[Any, Any]]:  # Any: each benchmark's own dataset and plan types
         return resolve(self.service)
 
     def options_model(self) -> type[BaseModel]:
@@ -128,14 +135,14 @@ class BenchmarkDescriptor:
     def summary_model(self) -> type[RunSummary]:
         return resolve(self.summary)
 
-    def report_writer(self) -> type:
+    def report_writer(self) -> type[ReportWriter[Any]]:  # Any: the benchmark's own summary type
         return resolve(self.report)
 
     def headline_metrics(self) -> tuple[HeadlineMetric, ...]:
         return tuple(resolve(self.headlines))
 
     def comparer(self) -> Comparer:
-        if self.compare is None:
+        if self.compare is None or self.comparison is None:  # both or neither (``benchmark_problems``)
             return Comparer(self.name, self.summary_model(), compare_headlines, HeadlineComparison, self.headline_metrics())
         return Comparer(
             self.name, self.summary_model(), resolve(self.compare), resolve(self.comparison), self.headline_metrics()
@@ -198,9 +205,9 @@ class BackendDescriptor:
 
     name: str
     description: str
-    factory: str | Callable[..., Any]
+    factory: str | BackendFactory
     # Its own options model: the common ``model.*`` keys plus the backend's own.
-    options: str | type[BaseModel]
+    options: str | type[ModelOptions]
     capabilities: frozenset[str]
     # An extra to install when its imports are missing (``pip install 'culturebias[...]'``).
     extra: str | None = None
@@ -210,7 +217,7 @@ class BackendDescriptor:
     # model, loading nothing; a run calls it before it writes anything (None: nothing to check up front).
     location_check: str | Callable[..., Any] | None = None
 
-    def create(self) -> Callable[..., Any]:
+    def create(self) -> BackendFactory:
         require_modules(f"model.backend={self.name}", self.requires, self.extra)
         return resolve(self.factory)
 
@@ -388,6 +395,22 @@ BACKENDS: tuple[BackendDescriptor, ...] = (
     ),
 )
 
+if TYPE_CHECKING:  # mypy holds the built-in parts named by dotted path above to their types
+    from culturebias.adapters.hf.backend import create_backend as _hf
+    from culturebias.adapters.onnx.backend import create_backend as _onnx
+    from culturebias.adapters.openai.backend import create_backend as _openai
+    from culturebias.adapters.replay import create_backend as _replay
+    from culturebias.application.cbbq.service import CBBQService
+    from culturebias.application.kobbq.service import KoBBQService
+    from culturebias.application.libra.service import LibraService
+    from culturebias.application.mcbe.service import McBEService
+    from culturebias.application.twbias.service import TWBiasService
+
+    _FACTORIES: tuple[BackendFactory, ...] = (_hf, _onnx, _openai, _replay)
+    _SERVICES: tuple[type[BenchmarkService[Any, Any]], ...] = (
+        TWBiasService, KoBBQService, CBBQService, McBEService, LibraService
+    )
+
 STORES: tuple[StoreDescriptor, ...] = (
     StoreDescriptor(
         name="sqlite",
@@ -426,12 +449,21 @@ ENTRY_POINT_GROUPS = {
 }
 
 
-class _Table(Generic[T]):
+class _Named(Protocol):
+    @property
+    def name(self) -> str: ...
+
+
+D = TypeVar("D", bound=_Named)
+
+
+class _Table(Generic[D]):
     """Descriptors of one kind: built-ins, then plugins (loaded on first use, errors kept per name)."""
 
-    def __init__(self, kind: str, builtins: tuple[T, ...]):
+    def __init__(self, kind: str, builtins: tuple[D, ...], expected: type[D]):
         self.kind = kind
-        self._items: dict[str, T] = {d.name: d for d in builtins}  # type: ignore[attr-defined]
+        self._expected = expected
+        self._items: dict[str, D] = {d.name: d for d in builtins}
         self._entry_points: dict[str, metadata.EntryPoint] = {}
         self._errors: dict[str, PluginError] = {}
 
@@ -445,8 +477,8 @@ class _Table(Generic[T]):
             return
         self._entry_points[entry_point.name] = entry_point
 
-    def add(self, descriptor: T) -> None:
-        name = descriptor.name  # type: ignore[attr-defined]
+    def add(self, descriptor: D) -> None:
+        name = descriptor.name
         if name in self._items or name in self._entry_points:
             raise PluginError(f"a {self.kind} named {name!r} is already registered")
         self._items[name] = descriptor
@@ -455,7 +487,8 @@ class _Table(Generic[T]):
         return sorted({*self._items, *self._entry_points, *self._errors})
 
     def _load(self, name: str) -> None:
-        group, expected = ENTRY_POINT_GROUPS[self.kind]
+        group, _ = ENTRY_POINT_GROUPS[self.kind]
+        expected = self._expected
         entry_point = self._entry_points.pop(name)
         dist = getattr(entry_point.dist, "name", None) or "an unknown distribution"
         where = f"plugin {self.kind} {name!r} (entry point {entry_point.value!r} in group {group}, from {dist})"
@@ -467,14 +500,14 @@ class _Table(Generic[T]):
         descriptor = loaded() if callable(loaded) and not isinstance(loaded, expected) else loaded
         if not isinstance(descriptor, expected):
             self._errors[name] = PluginError(f"{where} is a {type(descriptor).__name__}, not a {expected.__name__}")
-        elif descriptor.name != name:  # type: ignore[attr-defined]
-            self._errors[name] = PluginError(f"{where} declares the name {descriptor.name!r}")  # type: ignore[attr-defined]
+        elif descriptor.name != name:
+            self._errors[name] = PluginError(f"{where} declares the name {descriptor.name!r}")
         elif isinstance(descriptor, BenchmarkDescriptor) and (problems := benchmark_problems(descriptor)):
             self._errors[name] = PluginError(f"{where} is not a whole benchmark: " + "; ".join(problems))
         else:
             self._items[name] = descriptor
 
-    def get(self, name: str) -> T:
+    def get(self, name: str) -> D:
         if name in self._entry_points:
             self._load(name)
         if name in self._errors:
@@ -484,9 +517,9 @@ class _Table(Generic[T]):
         except KeyError:
             raise UnknownNameError(self.kind, name, self.names()) from None
 
-    def all(self) -> list[T | PluginError]:
+    def all(self) -> list[D | PluginError]:
         """Every descriptor in name order; a plugin that failed to load appears as its error."""
-        out: list[T | PluginError] = []
+        out: list[D | PluginError] = []
         for name in self.names():
             try:
                 out.append(self.get(name))
@@ -497,9 +530,9 @@ class _Table(Generic[T]):
 
 @dataclass
 class Registry:
-    benchmarks: _Table[BenchmarkDescriptor] = field(default_factory=lambda: _Table("benchmark", BENCHMARKS))
-    backends: _Table[BackendDescriptor] = field(default_factory=lambda: _Table("backend", BACKENDS))
-    stores: _Table[StoreDescriptor] = field(default_factory=lambda: _Table("store", STORES))
+    benchmarks: _Table[BenchmarkDescriptor] = field(default_factory=lambda: _Table("benchmark", BENCHMARKS, BenchmarkDescriptor))
+    backends: _Table[BackendDescriptor] = field(default_factory=lambda: _Table("backend", BACKENDS, BackendDescriptor))
+    stores: _Table[StoreDescriptor] = field(default_factory=lambda: _Table("store", STORES, StoreDescriptor))
 
     def benchmark(self, name: str) -> BenchmarkDescriptor:
         return self.benchmarks.get(name)
@@ -511,7 +544,7 @@ class Registry:
         return self.stores.get(name)
 
     def discover_plugins(self) -> "Registry":
-        tables = {"benchmark": self.benchmarks, "backend": self.backends, "store": self.stores}
+        tables: dict[str, _Table[Any]] = {"benchmark": self.benchmarks, "backend": self.backends, "store": self.stores}  # Any: one descriptor type per kind
         for kind, (group, _) in ENTRY_POINT_GROUPS.items():
             for entry_point in metadata.entry_points(group=group):
                 tables[kind].add_entry_point(entry_point)

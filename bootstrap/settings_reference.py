@@ -34,8 +34,8 @@ def _type_name(annotation: Any) -> str:
         args = [a for a in typing.get_args(annotation) if a is not type(None)]
         return " or ".join(_type_name(a) for a in args)
     if origin in (list, tuple):
-        args = typing.get_args(annotation)
-        return f"list of {_type_name(args[0])}" if args else "list"
+        items = typing.get_args(annotation)
+        return f"list of {_type_name(items[0])}" if items else "list"
     if origin is dict:
         return "table"
     return getattr(annotation, "__name__", str(annotation))
@@ -44,7 +44,7 @@ def _type_name(annotation: Any) -> str:
 def _default(field: FieldInfo) -> str:
     if field.default_factory is not None:
         try:
-            value = field.default_factory()  # type: ignore[call-arg]
+            value = field.default_factory()  # type: ignore[call-arg]  # one that takes the validated data raises TypeError
         except TypeError:
             return "(computed)"
     elif field.default is PydanticUndefined:

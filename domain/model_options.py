@@ -9,10 +9,11 @@ backend's keys. Adapters receive that typed object, never ``Any``.
 
 from __future__ import annotations
 
-from typing import Literal
+from typing import Literal, TypeVar
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator
 
+from culturebias.domain.errors import ConfigError
 from culturebias.domain.sampling import SamplingSettings
 
 EMBEDDED_DEFAULT_MODEL = "embedded:smollm2-135m-instruct"
@@ -55,3 +56,19 @@ class ModelOptions(BaseModel):
 
     def resolved_path(self) -> str:
         return self.path or EMBEDDED_DEFAULT_MODEL
+
+    def settled_batch_size(self) -> int:
+        """``batch_size`` as the number a port batches by: a local backend settles ``auto`` as its model loads."""
+        if self.batch_size == "auto":
+            raise ConfigError(f"model.batch_size=auto reached a port of backend {self.backend!r} before the model settled it")
+        return self.batch_size
+
+
+OptionsT = TypeVar("OptionsT", bound=ModelOptions)
+
+
+def own_options(options: ModelOptions, model: type[OptionsT]) -> OptionsT:
+    """A backend factory's ``options`` as its own options model (what settings validate ``model.*`` into)."""
+    if not isinstance(options, model):
+        raise ConfigError(f"model.backend={options.backend} takes {model.__name__}, not {type(options).__name__}")
+    return options

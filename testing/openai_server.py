@@ -130,7 +130,7 @@ class HFTokenSource:
         from transformers import AutoModelForCausalLM, AutoTokenizer
 
         self._torch = torch
-        self.tokenizer = AutoTokenizer.from_pretrained(model_path)
+        self.tokenizer: Any = AutoTokenizer.from_pretrained(model_path)  # Any: transformers types decode(ids) as str | list[str]
         self.model = AutoModelForCausalLM.from_pretrained(model_path, dtype=torch.float32).eval()
 
     def _texts(self, ids: list[int], offsets: OffsetStyle) -> list[str]:
@@ -609,6 +609,7 @@ class OpenAITestServer:
     @property
     def api_base(self) -> str:
         host, port = self._httpd.server_address[:2]
+        assert isinstance(host, str)  # an AF_INET address
         return f"http://{host}:{port}/v1"
 
     def inject(self, kind: str, times: int = 1, **options: Any) -> None:

@@ -152,7 +152,7 @@ class PostgresServer:
         import psycopg
 
         with psycopg.connect(self.dsn(database), password=self.password, autocommit=True) as admin:
-            admin.execute(sql)  # type: ignore[arg-type]
+            admin.execute(sql)
 
 
 _shared: PostgresServer | None = None

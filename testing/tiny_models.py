@@ -22,7 +22,10 @@ import os
 import shutil
 import tempfile
 from pathlib import Path
-from typing import Any, Literal
+from typing import TYPE_CHECKING, Any, Literal
+
+if TYPE_CHECKING:
+    from transformers import PretrainedConfig, PreTrainedModel
 
 BUILDER_VERSION = "3"
 
@@ -155,6 +158,8 @@ def build_tiny_causal_lm(
     }
     real_vocab = max(len(tokenizer), model_vocab_size or 0)
     torch.manual_seed(seed)
+    config: PretrainedConfig
+    model: PreTrainedModel
     if arch == "llama":
         config = LlamaConfig(
             vocab_size=real_vocab,
@@ -256,9 +261,9 @@ def build_tiny_masked_lm(
         for name in TOKENIZER_FILES:  # copied, not re-saved: saving adds loading metadata to the config
             if (Path(tokenizer) / name).is_file():
                 shutil.copyfile(Path(tokenizer) / name, path / name)
-        tokenizer = PreTrainedTokenizerFast.from_pretrained(str(path))
+        fast: Any = PreTrainedTokenizerFast.from_pretrained(str(path))  # Any: transformers types convert_tokens_to_ids(str) as int | list[int]
     else:
-        tokenizer = _save_fast_tokenizer(
+        fast = _save_fast_tokenizer(
             _wordpiece(vocab_size),
             path,
             None,
@@ -270,14 +275,14 @@ def build_tiny_masked_lm(
         )
     torch.manual_seed(seed)
     config = BertConfig(
-        vocab_size=len(tokenizer),
+        vocab_size=len(fast),
         hidden_size=hidden,
         num_hidden_layers=layers,
         num_attention_heads=heads,
         intermediate_size=hidden * 2,
         max_position_embeddings=512,
         initializer_range=0.2,
-        pad_token_id=tokenizer.convert_tokens_to_ids("[PAD]"),
+        pad_token_id=fast.convert_tokens_to_ids("[PAD]"),
     )
     model = BertForMaskedLM(config)
     model.eval()

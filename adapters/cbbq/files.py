@@ -26,13 +26,13 @@ from pathlib import Path
 
 from culturebias.adapters.datasets.csv_table import read_table
 from culturebias.domain.cbbq.bias import TwinResolver, derive
-from culturebias.domain.bbq.model import BBQDataset, QAItem
+from culturebias.domain.bbq.model import BBQDataset, ContextCondition, QAItem
 from culturebias.domain.errors import ConfigError, DataError, MissingDataError
 from culturebias.domain.fingerprint import fingerprint_bytes
 from culturebias.domain.skips import SkippedRow
 
 BUNDLED = Path(__file__).resolve().parents[1] / "bundled" / "cbbq"
-CONDITION_FOLDERS = {"ambiguous": "ambiguous", "disambiguated": "disambiguous"}
+CONDITION_FOLDERS: dict[ContextCondition, str] = {"ambiguous": "ambiguous", "disambiguated": "disambiguous"}
 INSTANCE_COLUMNS = ("example_id", "question_polarity", "context", "question", "ans0", "ans1", "ans2", "label")
 TEMPLATE_COLUMNS = ("question_polarity", "context", "NAME1", "NAME2", "question", "ans0", "ans1", "label")
 HOW_TO = (
@@ -53,12 +53,12 @@ def read_csv(path: Path, required: tuple[str, ...], what: str = "") -> list[tupl
     return table.dicts()
 
 
-def instance_file(root: Path, category: str, condition: str) -> Path:
+def instance_file(root: Path, category: str, condition: ContextCondition) -> Path:
     folder = CONDITION_FOLDERS[condition]
     return root / category / folder / f"{folder}.csv"
 
 
-def template_files(root: Path, category: str, condition: str) -> list[Path]:
+def template_files(root: Path, category: str, condition: ContextCondition) -> list[Path]:
     folder = root / category / CONDITION_FOLDERS[condition]
     return [p for p in (folder / "templates_generate_neg.csv", folder / "templates_generate_nonneg.csv") if p.is_file()]
 
@@ -78,7 +78,7 @@ def categories_in(root: Path) -> list[str]:
 LEFT_OUT = "item left out of the run"
 
 
-def _item(row: dict[str, str], category: str, condition: str, file: str, number: int, biased: int | None) -> QAItem | SkippedRow:
+def _item(row: dict[str, str], category: str, condition: ContextCondition, file: str, number: int, biased: int | None) -> QAItem | SkippedRow:
     example_id = row["example_id"].strip()
     sample_id = f"{category}-{'amb' if condition == 'ambiguous' else 'dis'}-{example_id}"
 
@@ -104,7 +104,7 @@ def _item(row: dict[str, str], category: str, condition: str, file: str, number:
         answer_index=int(label),
         biased_index=biased,
         unknown_index=2,
-        context_condition=condition,  # type: ignore[arg-type]
+        context_condition=condition,
         question_polarity=polarity,
         subcategory=row.get("subcategory", "").strip() or None,
         targeted_group=row.get("bias_targeted_groups", "").strip() or None,

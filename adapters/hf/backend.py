@@ -7,6 +7,7 @@ from typing import TYPE_CHECKING, Any
 
 from culturebias.adapters.hf.options import HFOptions
 from culturebias.adapters.hf.local_backend import LocalBackend
+from culturebias.domain.model_options import ModelOptions, own_options
 
 if TYPE_CHECKING:
     from culturebias.adapters.hf.generator import HFGenerator
@@ -51,5 +52,5 @@ class HFBackend(LocalBackend):
         return HFMaskedScorer(self.options, self.cache_dir)
 
 
-def create_backend(options: HFOptions, cache_dir: Path) -> HFBackend:
-    return HFBackend(options, cache_dir)
+def create_backend(options: ModelOptions, cache_dir: Path) -> HFBackend:
+    return HFBackend(own_options(options, HFOptions), cache_dir)

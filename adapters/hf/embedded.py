@@ -234,7 +234,7 @@ def convert_gguf(gguf: Path, target: Path, *, trust_remote_code: bool = False) -
         )
         # The weights are plain float32 now; a leftover GGUF quantiser would refuse to save
         # and a leftover config entry would make the folder load through the GGUF path again.
-        model.hf_quantizer = None
+        model.hf_quantizer = None  # type: ignore[assignment]  # torch.nn.Module's __setattr__ typing takes it for a submodule
         if hasattr(model.config, "quantization_config"):
             del model.config.quantization_config
         model.save_pretrained(str(staging))

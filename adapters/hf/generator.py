@@ -36,7 +36,7 @@ class HFGenerator:
         self._device = loaded.device
         self._identity = loaded.identity
         self._templater = templater
-        self._batch_size = options.batch_size
+        self._batch_size = options.settled_batch_size()
         self._max_length = options.max_length or model_max_length(self._model.config)
         tokenizer = self._tokenizer
         self._eos_ids = self._stop_token_ids()
@@ -100,8 +100,8 @@ class HFGenerator:
                 if progress is not None:
                     progress.advance(sum(multiplicity[i] for i in batch))
                 if sink is not None:
-                    sink.deliver({r: GenerationResult(texts[i]) for i in batch for r in owners[i]})  # type: ignore[arg-type]
-        return [GenerationResult(texts[position[r]]) for r in requests]  # type: ignore[arg-type]
+                    sink.deliver({r: GenerationResult(texts[i]) for i in batch for r in owners[i]})  # type: ignore[arg-type]  # the batch's texts are set
+        return [GenerationResult(texts[position[r]]) for r in requests]  # type: ignore[arg-type]  # every text is set by now
 
     def _generate_batch(self, prompts: list[list[int]], params: GenerationParams) -> list[str]:
         import torch

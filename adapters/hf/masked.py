@@ -86,7 +86,7 @@ class HFMaskedScorer:
         if options.batch_size == "auto":
             found = auto_batch_size(model, self._device, max_length=self._max_positions)
             options = options.model_copy(update={"batch_size": found})  # the number used is the number recorded
-        self._batch_size = options.batch_size
+        self._batch_size = options.settled_batch_size()
         kind = "cuda" if str(self._device).startswith("cuda") else "cpu"
         self._budget = logits_budget or LOGITS_BUDGET[kind]
         self._pad_id = tokenizer.pad_token_id if tokenizer.pad_token_id is not None else 0

@@ -101,7 +101,7 @@ class HFScorer:
         self._model = loaded.model
         self._device = loaded.device
         self._identity = loaded.identity
-        self._batch_size = options.batch_size
+        self._batch_size = options.settled_batch_size()
         self._prefix_cache = options.prefix_cache
         max_length = options.max_length or model_max_length(self._model.config)
         self._tokens = RequestTokenizer(loaded.tokenizer, options.boundary_rule, max_length)
@@ -165,7 +165,10 @@ class HFScorer:
         finish(empty)
 
         groups, singles = self._plan(unique, sequences)
-        tree_groups, linear_groups, tree_singles, linear_singles = [], [], [], []
+        tree_groups: list[_PrefixGroup] = []
+        linear_groups: list[_PrefixGroup] = []
+        tree_singles: list[int] = []
+        linear_singles: list[int] = []
         for group in groups:
             fits = self._tree and self._fits_window(group.members, sequences)
             (tree_groups if fits else linear_groups).append(group)
@@ -180,7 +183,7 @@ class HFScorer:
                 for chunk in self._batches(self._pack(items, tree)):
                     if not _all_known(chunk, known):
                         self._store(self._score(chunk, tree), results, finish)
-        return [results[position[r]] for r in requests]  # type: ignore[misc]
+        return [results[position[r]] for r in requests]  # type: ignore[misc]  # every result is set by now
 
     def _fits_window(self, members: Sequence[int], sequences: Sequence[ScoredSequence]) -> bool:
         return self._window is None or max(len(sequences[i].ids) for i in members) <= self._window
@@ -228,7 +231,7 @@ class HFScorer:
             yield batch
 
     @staticmethod
-    def _pack(items: list[tuple[int, Sequence[int], int]], tree: bool) -> list:
+    def _pack(items: Sequence[tuple[int, Sequence[int], int]], tree: bool) -> list:
         """``(request index, ids, first scored position)`` items as token-tree rows, or one padded row each."""
         if not items:
             return []
@@ -241,7 +244,7 @@ class HFScorer:
     def _score_prefix_batch(self, batch: list[_PrefixGroup], sequences, results, finish, tree: bool, known=frozenset()) -> None:
         import torch
 
-        owned = []  # (row, position of its group in the batch)
+        owned: list[tuple[_Row | TreeRow, int]] = []  # (row, position of its group in the batch)
         for g, group in enumerate(batch):
             cut = len(group.prefix)
             items = [(i, sequences[i].ids[cut:], sequences[i].start - cut) for i in group.members]
@@ -295,7 +298,9 @@ class HFScorer:
         kwargs: dict[str, Any] = {"use_cache": past is not None}
         if past is not None:
             kwargs["past_key_values"] = past
-        owners, flat, indices = [], [], []
+        owners: list[int] = []
+        flat: list[int] = []
+        indices: list[int] = []
         for b, row in enumerate(rows):
             for index, nodes in row.scored:
                 owners.extend([len(indices)] * len(nodes))

@@ -112,7 +112,7 @@ class SplitHead:
             lo = ends[first - 1] if first else 0
             hi = ends[last - 1]
             block = states[first:last]
-            if in_place:
+            if buffer is not None:  # in place
                 logits = buffer[: last - first]
                 if self._bias is None:
                     torch.mm(block, self._weight.t(), out=logits)

@@ -96,7 +96,7 @@ def _item(split: Split, raw: Any, file: str, where: str) -> StereoSetItem:
         target=_text(fields, "target", file, where).strip(),
         bias_type=_text(fields, "bias_type", file, where).strip(),
         context=context,
-        sentences=tuple(by_gold[g] for g in GOLD_LABELS),  # type: ignore[arg-type]
+        sentences=tuple(by_gold[g] for g in GOLD_LABELS),  # type: ignore[arg-type]  # one per gold label: three
     )
 
 

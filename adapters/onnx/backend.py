@@ -16,6 +16,7 @@ from typing import TYPE_CHECKING, Any
 from culturebias.adapters.hf.scorer import HFScorer
 from culturebias.adapters.hf.local_backend import LocalBackend, ModelKind, score_provenance
 from culturebias.adapters.model_options import LocalModelOptions
+from culturebias.domain.model_options import ModelOptions, own_options
 from culturebias.adapters.onnx.model import OnnxModel, settled_options
 from culturebias.adapters.onnx.options import OnnxOptions
 from culturebias.domain.errors import ConfigError
@@ -158,5 +159,5 @@ class OnnxBackend(LocalBackend):
         return OnnxMaskedScorer(load_onnx_model(self.options, self.cache_dir, "masked"), self.options)
 
 
-def create_backend(options: OnnxOptions, cache_dir: Path) -> OnnxBackend:
-    return OnnxBackend(options, cache_dir)
+def create_backend(options: ModelOptions, cache_dir: Path) -> OnnxBackend:
+    return OnnxBackend(own_options(options, OnnxOptions), cache_dir)

@@ -42,7 +42,7 @@ import tempfile
 import warnings
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from culturebias.logs import get_logger
 
@@ -191,8 +191,8 @@ def _causal_graph(model: Any, n_layers: int, score_head: bool):
     return CausalLMGraph().eval()
 
 
-def _flat_cache(cache) -> list:
-    flat = []
+def _flat_cache(cache: Any) -> list[torch.Tensor]:  # Any: a transformers Cache (its class varies by version)
+    flat: list[torch.Tensor] = []
     for layer in cache.layers:
         flat.extend((layer.keys, layer.values))
     return flat
@@ -255,7 +255,7 @@ def _mask4d(model: Any, mask, past_length: int, length: int):
     return torch.from_numpy(additive_mask(mask.numpy(), past_length, length, dtype))
 
 
-def _score_probe(batch: int, length: int, vocab: int, seed: int):
+def _score_probe(batch: int, length: int, vocab: int, seed: int) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor]:
     """Score inputs over every position of a ``batch x length`` input, two targets at the first position."""
     import torch
 
@@ -342,7 +342,8 @@ def _check_causal(model: Any, target: Path, kv: list[tuple[int, int]], vocab: in
             "position_ids": positions[:, past_length:].numpy(),
             "logit_positions": keep.numpy(),
         }
-        scoring = _score_probe(batch, length, vocab, seed=batch) if score_head else ()
+        probe = _score_probe(batch, length, vocab, seed=batch) if score_head else None
+        scoring = probe or ()
         feed.update(zip(SCORE_INPUTS, (t.numpy() for t in scoring)))
         feed.update({name: t.float().numpy() if t.dtype == torch.bfloat16 else t.numpy() for name, t in zip(past_names, past)})
         wanted = ["logits", *SCORE_OUTPUTS] if score_head else ["logits"]
@@ -354,8 +355,8 @@ def _check_causal(model: Any, target: Path, kv: list[tuple[int, int]], vocab: in
             continue
         scale = float(want.abs().max()) or 1.0
         _require_close(model, "logit", np.abs(got["logits"].astype(np.float32) - want.numpy())[real], scale, batch, length, past_length)
-        if score_head:
-            _, rows, targets = scoring
+        if probe is not None:  # score_head
+            _, rows, targets = probe
             flat = want.reshape(-1, vocab)
             expected = torch.log_softmax(flat.double(), dim=-1)[rows, targets]
             keep_rows = torch.from_numpy(real.reshape(-1))[rows].numpy()
@@ -382,7 +383,7 @@ def _export_masked(model: Any, target: Path, opset: int) -> dict[str, Any]:
     import torch
 
     config = model.config
-    uses_types = "token_type_ids" in inspect.signature(model.forward).parameters and getattr(config, "type_vocab_size", 0)
+    uses_types = "token_type_ids" in inspect.signature(model.forward).parameters and bool(getattr(config, "type_vocab_size", 0))
 
     class MaskedLMGraph(torch.nn.Module):
         def __init__(self) -> None:

@@ -26,7 +26,7 @@ class OnnxMaskedScorer(HFMaskedScorer):
         self._device = "cpu"  # where the torch tensors around the session live
         self._model = loaded.model
         self._tokenizer = tokenizer
-        self._batch_size = options.batch_size
+        self._batch_size = options.settled_batch_size()
         self._max_positions = _max_positions(loaded.model, tokenizer, options.max_length)
         self._budget = logits_budget or LOGITS_BUDGET["cuda" if loaded.device.startswith("cuda") else "cpu"]
         self._pad_id = tokenizer.pad_token_id if tokenizer.pad_token_id is not None else 0

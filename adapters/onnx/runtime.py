@@ -78,7 +78,7 @@ def _generative_base():
     return PreTrainedModel, GenerationMixin
 
 
-class OrtCausalLM(*_generative_base()):
+class OrtCausalLM(*_generative_base()):  # type: ignore[misc]  # transformers' bases, imported when the class is made
     """A causal LM facade without torch weights; ``generate`` is transformers' own (processors, sampling, stops)."""
 
     main_input_name = "input_ids"

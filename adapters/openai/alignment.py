@@ -67,7 +67,7 @@ def measure(texts: Sequence[str], values: Sequence[float | None], tops: Sequence
         own += best == texts[i]
         nxt += i + 1 < len(texts) and best == texts[i + 1]
         previous += best == texts[i - 1]
-        top_value = max(tops[i].values())  # type: ignore[union-attr]
+        top_value = max(tops[i].values())  # type: ignore[union-attr]  # a best token means tops[i] is a dict
         above += value > top_value + ABOVE_TOP_TOLERANCE
         if i >= gap_from:
             gaps.append(top_value - value)

@@ -22,6 +22,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
+from culturebias.domain.model_options import ModelOptions, own_options
 from culturebias.adapters.openai.client import ApiClient, Backoff, public_base
 from culturebias.adapters.openai.credentials import resolve_api_key
 from culturebias.adapters.openai.generator import OpenAIGenerator
@@ -33,6 +34,7 @@ from culturebias.adapters.openai.token_ids import server_root
 from culturebias.domain.errors import CapabilityError, ConfigError
 from culturebias.domain.identity import ModelIdentity
 from culturebias.domain.redaction import redact_text
+from culturebias.ports.scoring import PseudoLoglikelihoodScorer
 
 class OpenAIBackend:
     """Built by ``create_backend``, which checks ``options`` first."""
@@ -64,7 +66,7 @@ class OpenAIBackend:
             self._templater = ServedTemplater(server_root(self.client), self.model, self.options.tokenizer)
         return self._templater
 
-    def pseudo_scorer(self):
+    def pseudo_scorer(self) -> PseudoLoglikelihoodScorer:
         raise CapabilityError(
             "openai", "pseudo-log-likelihood (masked LMs)", "OpenAI-compatible servers serve causal LMs; use model.backend=hf or onnx"
         )
@@ -75,8 +77,9 @@ class OpenAIBackend:
             self.client.cache.close()
 
 
-def create_backend(options: OpenAIOptions, cache_dir: Path, **client_options: Any) -> OpenAIBackend:
+def create_backend(options: ModelOptions, cache_dir: Path, **client_options: Any) -> OpenAIBackend:
     """``client_options`` (backoff, sleep, transport) are for tests."""
+    options = own_options(options, OpenAIOptions)
     if not options.api_base:
         raise ConfigError("model.backend=openai needs model.api_base, e.g. --set model.api_base=http://127.0.0.1:8000/v1")
     if not options.path:

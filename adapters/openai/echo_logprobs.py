@@ -73,7 +73,7 @@ def check_echo_reply(reply: dict[str, Any]) -> None:
         raise NoPromptLogprobs("no choices[0].logprobs in the reply") from None
     if not isinstance(logprobs, dict):
         raise NoPromptLogprobs("choices[0].logprobs is empty: the server returned no prompt log-probabilities")
-    lists = [logprobs.get(k) for k in ("tokens", "token_logprobs", "text_offset")]
+    lists: list[Any] = [logprobs.get(k) for k in ("tokens", "token_logprobs", "text_offset")]  # Any: the reply's JSON
     if not all(isinstance(v, list) for v in lists):
         raise NoPromptLogprobs("choices[0].logprobs lacks tokens, token_logprobs or text_offset")
     if len({len(v) for v in lists}) != 1 or not lists[0]:
@@ -96,7 +96,8 @@ def _numbers(top: Any) -> bool:
 
 def _top_choices(logprobs: dict[str, Any], count: int) -> list[dict[str, float] | None]:
     """``top_logprobs`` per listed token; an entry that cannot say which token was the argmax is None."""
-    raw = logprobs.get("top_logprobs") if isinstance(logprobs.get("top_logprobs"), list) else []
+    top = logprobs.get("top_logprobs")
+    raw: list[Any] = top if isinstance(top, list) else []  # Any: the reply's JSON
     return [t if _numbers(t) else None for t in raw] + [None] * max(0, count - len(raw))
 
 
@@ -185,7 +186,7 @@ def score_tokens(tokens: PromptTokens, start: int) -> LoglikelihoodResult:
         total += value
         count += 1
         top = tokens.top[i]
-        greedy = greedy and bool(top) and value >= max(float(v) for v in top.values()) - GREEDY_TOLERANCE
+        greedy = greedy and top is not None and bool(top) and value >= max(float(v) for v in top.values()) - GREEDY_TOLERANCE
     return LoglikelihoodResult(total, count, greedy)
 
 

@@ -214,7 +214,12 @@ class OpenAIScorer:
         counts: dict[str, int] = {}
         if self._boundary_rule == "authors":  # a context's token count when tokenised alone
             asked = [c for c in contexts if c]
-            self._replies(asked, check_echo, None, lambda c, reply: reply is not None and counts.__setitem__(c, len(prompt_tokens(reply, c).texts)))
+
+            def count(context: str, reply: dict[str, Any] | None) -> None:
+                if reply is not None:
+                    counts[context] = len(prompt_tokens(reply, context).texts)
+
+            self._replies(asked, check_echo, None, count)
         return _OffsetBoundaries(self._boundary_rule, counts)
 
     def _reply_check(self, starts: "_Boundaries") -> ReplyCheck:

@@ -91,7 +91,7 @@ class RayPseudoScorer(_ShardedPort):
 
 class RayGenerator(_ShardedPort):
     @property
-    def provenance(self) -> ScoreProvenance | None:  # type: ignore[override]
+    def provenance(self) -> ScoreProvenance | None:  # type: ignore[override]  # a generator has no score provenance
         return self._info.provenance
 
     def generate(self, requests, progress=None):

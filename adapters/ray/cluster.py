@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import logging
 import os
 import socket
 
@@ -51,9 +52,9 @@ def connect(address: str, timeout: float) -> None:
         return
     try:
         if address == LOCAL:
-            ray.init(num_cpus=os.cpu_count() or 1, include_dashboard=False, logging_level="warning", log_to_driver=False)
+            ray.init(num_cpus=os.cpu_count() or 1, include_dashboard=False, logging_level=logging.WARNING, log_to_driver=False)
         else:
-            ray.init(address=address, logging_level="warning", log_to_driver=False)
+            ray.init(address=address, logging_level=logging.WARNING, log_to_driver=False)
     except (ConnectionError, RuntimeError, ValueError) as error:
         raise RayClusterError(f"ray.address={address!r}: cannot connect to the Ray cluster ({error})") from None
 

@@ -75,9 +75,9 @@ def kobbq_sections(comparison: KoBBQComparison, out_dir: Path) -> tuple[list[str
         f"Two-sided, over {body.wilcoxon_sample}; z > 0: model a ranks higher. Marks: {body.marks}.",
     ]
     for label_type in ["all", *body.label_types]:
-        rows = [r for r in body.wilcoxon if r.label_type == label_type]
+        ranked = [r for r in body.wilcoxon if r.label_type == label_type]
         heading = "All templates" if label_type == "all" else f"Label type {label_type}"
-        wilcoxon += ["", f"### {heading}", "", wilcoxon_table(rows)]
+        wilcoxon += ["", f"### {heading}", "", wilcoxon_table(ranked)]
     sections.append("\n".join(wilcoxon))
     tukey = [
         "## Tukey HSD on normalised diff-bias (paper Figs. 3–4)",

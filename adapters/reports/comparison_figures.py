@@ -58,7 +58,7 @@ def grouped_bars(
     for k, (name, values) in enumerate(series.items()):
         xs = [i + (k - (len(series) - 1) / 2) * width for i in range(len(groups))]
         heights = [0.0 if v is None else v for v in values]
-        yerr = None
+        yerr: list[float] | list[list[float]] | None = None
         if errors is not None and name in errors:
             yerr = [0.0 if e is None else e for e in errors[name]]
         if intervals is not None and name in intervals:

@@ -66,7 +66,7 @@ def error_bars(values: Sequence[float | None], intervals: Sequence[Interval | No
     """Matplotlib's asymmetric ``yerr`` (below, above) from the intervals; 0 where there is none."""
     below, above = [], []
     for value, interval in zip(values, intervals):
-        if value is None or interval is None or not interval.defined:
+        if value is None or interval is None or interval.low is None or interval.high is None:  # not defined
             below.append(0.0)
             above.append(0.0)
         else:

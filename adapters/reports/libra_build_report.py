@@ -47,8 +47,9 @@ def _plot(path: Path, clusters: TopicClusters) -> Path:
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
 
-    xs = [x for x, _ in clusters.coordinates]
-    ys = [y for _, y in clusters.coordinates]
+    points = clusters.coordinates or ()
+    xs = [x for x, _ in points]
+    ys = [y for _, y in points]
     figure, axes = plt.subplots(figsize=(6, 5))
     axes.scatter(xs, ys, c=[label if label >= 0 else -1 for label in clusters.labels], cmap="tab20", s=8)
     axes.set_title(f"Topic clusters ({len(clusters.clusters)}; {clusters.noise} noise)")

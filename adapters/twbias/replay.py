@@ -22,13 +22,17 @@ from __future__ import annotations
 import hashlib
 import math
 from pathlib import Path
-from typing import Mapping
+from typing import Mapping, Sequence
 
 from culturebias.adapters.datasets.csv_table import read_table
 from culturebias.domain.errors import CapabilityError, DataError, MissingDataError
 from culturebias.domain.identity import ModelIdentity
 from culturebias.domain.requests import LoglikelihoodRequest, LoglikelihoodResult
 from culturebias.domain.twbias.model import PROMPT_TYPES, TargetGroup
+from culturebias.ports.generation import Generator
+from culturebias.ports.progress import ProgressTask
+from culturebias.ports.scoring import LoglikelihoodScorer, PseudoLoglikelihoodScorer
+from culturebias.ports.templating import ChatTemplater
 
 COLUMNS = ("Sentence ID", "origin_ppl", "replace_ppl")
 # Our prompt type → the authors' file index k.
@@ -103,7 +107,7 @@ class TWBiasResultFolder:
     def check_loglikelihood(self) -> None:
         raise CapabilityError("replay", "log-likelihood scoring", _WHAT)
 
-    def loglikelihood(self, requests: list[LoglikelihoodRequest], progress=None) -> list[LoglikelihoodResult]:
+    def loglikelihood(self, requests: Sequence[LoglikelihoodRequest], progress: ProgressTask | None = None) -> list[LoglikelihoodResult]:
         raise CapabilityError("replay", "log-likelihood scoring", _WHAT)
 
 
@@ -122,16 +126,16 @@ class TWBiasReplayBackend:
         self.root = root
         self._folder: TWBiasResultFolder | None = None
 
-    def scorer(self) -> TWBiasResultFolder:
+    def scorer(self) -> LoglikelihoodScorer:
         if self._folder is None:
             self._folder = TWBiasResultFolder(self.root)
-        return self._folder
+        return self._folder  # type: ignore[return-value]  # StoredPerplexities in the scorer slot, where TWBias preflight looks (no provenance)
 
-    def generator(self):
+    def generator(self) -> Generator:
         raise CapabilityError("replay", "generation", _WHAT)
 
-    def templater(self):
+    def templater(self) -> ChatTemplater:
         raise CapabilityError("replay", "a chat template", _WHAT)
 
-    def pseudo_scorer(self):
+    def pseudo_scorer(self) -> PseudoLoglikelihoodScorer:
         raise CapabilityError("replay", "pseudo-log-likelihood scoring", _WHAT)

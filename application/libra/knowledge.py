@@ -80,6 +80,7 @@ def check_knowledge_boundary(
 ) -> KnowledgeBoundaryOutcome:
     vocabulary = local_vocabulary(options, triplets, glossary, lexicon)
     to_check = vocabulary.with_definition()
+    entries = [t.entry for t in to_check if t.entry is not None]  # all of them: the terms with a definition
     comparisons: dict[str, TermComparison] = {}
     judge_failures = 0
     invalid: set[int] = set()
@@ -93,7 +94,7 @@ def check_knowledge_boundary(
         proposed = [answer.text.strip() for answer in answers]
         asked = [i for i in range(len(to_check)) if i not in invalid]
         if embedder is not None:
-            vectors = embedder.embed([proposed[i] for i in asked] + [to_check[i].entry.definition for i in asked]) if asked else []
+            vectors = embedder.embed([proposed[i] for i in asked] + [entries[i].definition for i in asked]) if asked else []
             for position, i in enumerate(asked):
                 term = to_check[i]
                 similarity = cosine_similarity(vectors[position], vectors[len(asked) + position]) if proposed[i] else 0.0
@@ -102,7 +103,7 @@ def check_knowledge_boundary(
                 )
         else:
             verdicts = ctx.judge().judge(
-                [judge_request(options, to_check[i], to_check[i].entry, proposed[i]) for i in asked]
+                [judge_request(options, to_check[i], entries[i], proposed[i]) for i in asked]
             ) if asked else []
             for i, verdict in zip(asked, verdicts):
                 term = to_check[i]

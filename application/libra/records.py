@@ -20,8 +20,9 @@ def libra_records(
     for triplet, scores in zip(triplets, likelihoods):
         values = [_finite(getattr(scores, kind)) for kind in SENTENCE_KINDS]
         likeliest = None
-        if all(v is not None for v in values):
-            likeliest = SENTENCE_KINDS[max(range(len(values)), key=lambda k: values[k])]  # type: ignore[arg-type, return-value]
+        scored = [v for v in values if v is not None]
+        if len(scored) == len(values):
+            likeliest = SENTENCE_KINDS[max(range(len(scored)), key=lambda k: scored[k])]
         records.append(
             ItemRecord(
                 benchmark="libra",

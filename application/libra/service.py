@@ -131,16 +131,17 @@ class LibraService:
         valid = {t.id: t.id not in unscored and (boundary is None or boundary.boundary.is_valid(t.id)) for t in triplets}
         record_libra(ctx, plan.model_type, triplets, likelihoods, valid, boundary)
         overall = self._scores(triplets, likelihoods, valid, boundary)
+        kind = likelihood_kind(plan.model_type, self.options)
         metrics = LibraMetrics(
             model_type=plan.model_type,
             overall=overall.to_block(),
             by_category=self._breakdown(triplets, likelihoods, valid, boundary, lambda t: t.category),
             by_group=self._breakdown(triplets, likelihoods, valid, boundary, lambda t: t.group),
-            likelihood=likelihood_kind(plan.model_type, self.options),
+            likelihood=kind,
             comparison=comparison_used(plan.boundary),
             bbs_not_applicable=bbs_not_applicable(plan.model_type, plan.boundary_skipped),
         )
-        stereoset, stereoset_notes = score_stereoset(ctx, metrics.likelihood, dataset, self.options.limit)
+        stereoset, stereoset_notes = score_stereoset(ctx, kind, dataset, self.options.limit)
         metrics.stereoset = stereoset
         attach_libra(
             metrics.overall, likelihoods, [valid[t.id] for t in triplets], alpha=None if self.options.alpha == "bbs" else float(self.options.alpha),

@@ -253,7 +253,7 @@ def import_review(out: Path, sheet: Path, sheets: ReviewSheets) -> dict[str, int
     stored = json.loads((Path(out) / STEP_DIR / "perturb.json").read_text(encoding="utf-8"))["result"]
     known = {c["id"]: Candidate.model_validate(c) for c in stored["candidates"]}
     accepted: list[Candidate] = []
-    counts = Counter()
+    counts: Counter[str] = Counter()
     seen: set[str] = set()
     for row, fields in sheets.read(sheet):
         ident = fields["id"].strip()

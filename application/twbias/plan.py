@@ -66,7 +66,11 @@ class SpecificationPlan:
 def plan_specification(
     spec: BiasSpecification, sentences: list[BiasSentence], contexts: list[str], index: RequestIndex
 ) -> SpecificationPlan:
-    rows, without, origin_ids, replace_ids, starts = [], [], [], [], []
+    rows: list[BiasSentence] = []
+    without: list[BiasSentence] = []
+    origin_ids: list[list[int]] = []
+    replace_ids: list[list[int]] = []
+    starts: list[int] = []
     for sentence in sentences:
         replaced = replace_terms(sentence.text, spec.term_pairs)
         if not replaced:

@@ -104,6 +104,7 @@ class TWBiasService:
 
         if plan.replayed:
             stored = ctx.ports.scorer.get()
+            assert isinstance(stored, StoredPerplexities)  # what preflight found (plan.replayed)
             matrices = {id(p): stored_matrices(stored, p, prompt_types) for p in spec_plans}
             record_twbias(ctx, spec_plans, matrices, prompt_types, contexts, by_set)
             index, invalid_replies = RequestIndex(), 0  # nothing was asked of a model

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 from pathlib import Path
-from typing import Any
+from typing import Any, Generic, Protocol, TypeVar
 
 from culturebias.adapters.reports.html.drilldown import Drill, items_data, items_table
 from culturebias.adapters.reports.html.page import figure, page, text
@@ -161,14 +161,26 @@ class HtmlRunReport:
         return [path]
 
 
-class WithHtml:
+ResultT = TypeVar("ResultT")  # a run's summary, or a comparison
+ResultT_contra = TypeVar("ResultT_contra", contravariant=True)
+
+
+class _Markdown(Protocol[ResultT_contra]):
+    def write(self, result: ResultT_contra, out_dir: Path, /) -> list[Path]: ...
+
+
+class _Html(Protocol[ResultT_contra]):
+    def write(self, result: ResultT_contra, out_dir: Path, figures: Sequence[Path], /) -> list[Path]: ...
+
+
+class WithHtml(Generic[ResultT]):
     """A report writer (Markdown) followed by the HTML page that embeds the figures it drew."""
 
-    def __init__(self, markdown: Any, html: Any):
+    def __init__(self, markdown: _Markdown[ResultT], html: _Html[ResultT]):
         self.markdown = markdown
         self.html = html
 
-    def write(self, result: Any, out_dir: Path) -> list[Path]:
+    def write(self, result: ResultT, out_dir: Path) -> list[Path]:
         written = list(self.markdown.write(result, out_dir))
         figures = [p for p in written if Path(p).suffix.lower() in (".png", ".svg")]
         return [*written, *self.html.write(result, out_dir, figures)]

@@ -49,15 +49,15 @@ def records_of(value: Any) -> list[tuple[str, Mapping[str, Any]]] | None:
     if isinstance(value, Mapping) and value:
         rows = [(str(k), flat(v)) for k, v in value.items()]
         if all(r is not None for _, r in rows):
-            return rows  # type: ignore[return-value]
+            return [(k, r) for k, r in rows if r is not None]
         if all(isinstance(v, Mapping) and v for v in value.values()):
             nested = [(f"{k} / {j}", flat(w)) for k, v in value.items() for j, w in v.items()]
             if all(r is not None for _, r in nested):
-                return nested  # type: ignore[return-value]
+                return [(k, r) for k, r in nested if r is not None]
     if isinstance(value, list) and value:
         flats = [flat(v) for v in value]
         if all(r is not None for r in flats):
-            return [(_row_name(r, i), r) for i, r in enumerate(flats)]  # type: ignore[arg-type]
+            return [(_row_name(r, i), r) for i, r in enumerate(flats) if r is not None]
     return None
 
 
