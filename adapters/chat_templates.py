@@ -87,7 +87,7 @@ def resolve(value: str) -> ChatTemplate | None:
     return ChatTemplate(str(path), text)
 
 
-def install(tokenizer: Any, value: str) -> ChatTemplate | None:
+def install(tokenizer: Any, value: str) -> ChatTemplate | None:  # Any: a transformers tokenizer
     """Put the named template on ``tokenizer`` (before it is fingerprinted) once it renders a user turn."""
     template = resolve(value)
     if template is None:
@@ -97,7 +97,7 @@ def install(tokenizer: Any, value: str) -> ChatTemplate | None:
     return template
 
 
-def check_renders(tokenizer: Any, template: ChatTemplate) -> None:
+def check_renders(tokenizer: Any, template: ChatTemplate) -> None:  # Any: a transformers tokenizer
     """ChatTemplateError naming the file and the template line where Jinja fails (syntax or rendering)."""
     for messages in PROBES:
         try:

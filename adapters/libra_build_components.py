@@ -34,7 +34,7 @@ def open_expander(
     spec: str = "default",
     *,
     embedder: TextEmbedder | None,
-    options: ExpanderOptions | Mapping[str, Any] | None = None,
+    options: ExpanderOptions | Mapping[str, Any] | None = None,  # Any: options as given (TOML/JSON values)
 ) -> KeywordExpander:
     """The keyword expander ``spec`` names. ``options.sources`` (when given) must be among the spec's sources;
     left unset, the spec's sources are used."""
@@ -63,7 +63,7 @@ def open_clusterer(
     *,
     embedder: TextEmbedder,
     generator: Generator | None = None,
-    options: ClustererOptions | Mapping[str, Any] | None = None,
+    options: ClustererOptions | Mapping[str, Any] | None = None,  # Any: options as given (TOML/JSON values)
 ) -> TopicClusterer:
     """The topic clusterer ``spec`` names; ``generator`` (optional) maps clusters to groups and, with
     ``summary=llm``, writes the summaries."""

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import sys
-from typing import Any, Callable, Literal
+from typing import Callable, Literal, TextIO
 
 from culturebias.ports.progress import ProgressEvent
 
@@ -68,7 +68,7 @@ class CallbackProgress:
         return CallbackTask(description, total, self._callback)
 
 
-def terminal_progress(mode: Literal["auto", "always", "never"], *, json_logs: bool = False, stream: Any = None):
+def terminal_progress(mode: Literal["auto", "always", "never"], *, json_logs: bool = False, stream: TextIO | None = None):
     """Bars for a person at a terminal (``run.progress``).
 
     ``auto`` draws them only when ``stream`` (stderr) is a terminal and logs are not JSON:

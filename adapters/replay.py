@@ -73,7 +73,7 @@ class AnswerFile:
 
     def __init__(self, path: Path):
         self.path = path
-        self._records: list[tuple[int, dict[str, Any]]] = []
+        self._records: list[tuple[int, dict[str, Any]]] = []  # Any: JSON records
         for line, record in read_jsonl(path, (REPLY,)):
             if not isinstance(record[REPLY], str):
                 raise DataError(f"{REPLY} must be a string", file=str(path), row=line, field=REPLY)
@@ -83,7 +83,7 @@ class AnswerFile:
     def __len__(self) -> int:
         return len(self._records)
 
-    def _text(self, record: dict[str, Any], name: str, line: int) -> str:
+    def _text(self, record: dict[str, Any], name: str, line: int) -> str:  # Any: a JSON record
         if name not in record:
             raise DataError(f"missing field {name!r}", file=str(self.path), row=line, field=name)
         value = record[name]

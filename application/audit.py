@@ -29,7 +29,7 @@ def _redacted(text: str) -> str:
     return redact_text(text) if any(marker in lowered for marker in _SECRET_MARKERS) else text
 
 
-def item_payload(record: ItemRecord) -> dict[str, Any]:
+def item_payload(record: ItemRecord) -> dict[str, Any]:  # Any: a stored JSON payload
     """The stored JSON of a record, its texts redacted."""
     payload = record.model_dump(mode="json")
     for name in ("prompt", "answer"):
@@ -52,16 +52,16 @@ class StoredItemLog:
         self._run_id = run_id
         self._batch = max(1, batch)
         self._repeat = repeat
-        self._stored: dict[str, dict[str, Any]] | None = None
+        self._stored: dict[str, dict[str, Any]] | None = None  # Any: stored JSON payloads
 
-    def _known(self) -> dict[str, dict[str, Any]]:
+    def _known(self) -> dict[str, dict[str, Any]]:  # Any: stored JSON payloads
         if self._stored is None:
             self._stored = self._store.load_results(self._run_id, ITEMS_STAGE)
         return self._stored
 
     def record(self, items: Iterable[ItemRecord]) -> None:
         known = self._known()
-        pending: dict[str, dict[str, Any]] = {}
+        pending: dict[str, dict[str, Any]] = {}  # Any: JSON payloads
         for index, item in enumerate(items):
             payload = item_payload(item)
             key = item.item_id if self._repeat == 0 else f"{item.item_id}#{self._repeat}"
@@ -76,7 +76,7 @@ class StoredItemLog:
                 pending = {}
         self._commit(pending)
 
-    def _commit(self, pending: dict[str, dict[str, Any]]) -> None:
+    def _commit(self, pending: dict[str, dict[str, Any]]) -> None:  # Any: JSON payloads
         if pending:
             self._store.save_results(self._run_id, ITEMS_STAGE, pending)
             self._known().update(pending)

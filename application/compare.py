@@ -29,7 +29,7 @@ from culturebias.ports.comparison import ComparisonReportWriter
 
 COMPARISON_FILE = "comparison.json"
 
-CompareBody = Callable[[Sequence[str], Sequence[Any]], tuple[Any, list[str]]]
+CompareBody = Callable[[Sequence[str], Sequence[Any]], tuple[Any, list[str]]]  # Any: the benchmark's own summary and comparison body types
 
 
 @dataclass(frozen=True)
@@ -40,20 +40,20 @@ class Comparer:
     benchmark: str
     summary_model: type[RunSummary]
     compare: CompareBody
-    comparison_model: type[Comparison[Any]]
+    comparison_model: type[Comparison[Any]]  # Any: the benchmark's own body type
     headlines: tuple[HeadlineMetric, ...]
 
 
 @dataclass
 class ComparisonResult:
-    comparison: Comparison[Any]
+    comparison: Comparison[Any]  # Any: the benchmark's own body type
     comparison_path: Path | None
     report_paths: list[Path]
 
 
 def build_comparison(
     summaries: Sequence[RunSummary], comparer: Comparer, allow_data_mismatch: bool = False
-) -> Comparison[Any]:
+) -> Comparison[Any]:  # Any: the benchmark's own body type
     """The typed comparison of finished runs; refuses runs of other benchmarks, schema versions or data."""
     notes = check_comparable(summaries, allow_data_mismatch)
     benchmark = summaries[0].benchmark

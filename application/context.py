@@ -90,7 +90,7 @@ class RunContext:
 
     # Ports wrapped so that every result is stored as it is computed and a resumed
     # run never recomputes what is stored.
-    def _recording(self) -> dict[str, Any]:
+    def _recording(self) -> dict[str, Any]:  # Any: keyword arguments of the recorded ports
         return {"commit_seconds": self.commit_seconds, "run_progress": self.run_progress}
 
     def scorer(self) -> RecordedScorer:

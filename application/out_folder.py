@@ -90,7 +90,7 @@ class FolderLock:
         self._fd = fd
         self.describe()
 
-    def describe(self, **extra: Any) -> None:
+    def describe(self, **extra: object) -> None:
         """Write who holds the lock (and what it runs) into the lock file."""
         if self._fd is None:
             return
@@ -112,11 +112,11 @@ class FolderLock:
         self.acquire()
         return self
 
-    def __exit__(self, *exc: Any) -> None:
+    def __exit__(self, *exc: object) -> None:
         self.release()
 
 
-def _read_holder(fd: int) -> dict[str, Any]:
+def _read_holder(fd: int) -> dict[str, Any]:  # Any: the lock file's JSON
     try:
         raw = os.pread(fd, 4096, 0)
         holder = json.loads(raw.decode("utf-8")) if raw.strip() else {}
@@ -142,7 +142,7 @@ class OutputFolder:
         return found
 
     # -- the journal --------------------------------------------------------------
-    def journal(self) -> dict[str, Any]:
+    def journal(self) -> dict[str, Any]:  # Any: the journal's JSON
         path = self.path / JOURNAL_FILE
         try:
             entry = json.loads(path.read_text(encoding="utf-8"))
@@ -150,7 +150,7 @@ class OutputFolder:
             return {}
         return entry if isinstance(entry, dict) else {}
 
-    def _write_journal(self, entry: dict[str, Any]) -> None:
+    def _write_journal(self, entry: dict[str, Any]) -> None:  # Any: the journal's JSON
         write_text_atomically(self.path / JOURNAL_FILE, json.dumps(entry, ensure_ascii=False, indent=1))
 
     def begin(self, run_id: str, benchmark: str) -> None:

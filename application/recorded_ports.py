@@ -45,7 +45,7 @@ from culturebias.domain.runs import StageProgress
 from culturebias.ports.progress import ProgressReporter, ProgressTask
 from culturebias.ports.results import ResultStore
 
-Req = TypeVar("Req")
+Req = TypeVar("Req", bound=LoglikelihoodRequest | PseudoLoglikelihoodRequest | GenerationRequest)
 Res = TypeVar("Res")
 
 DEFAULT_COMMIT_SECONDS = 2.0
@@ -54,7 +54,7 @@ COMMIT_SHARE = 0.02
 PLAN_SUFFIX = ".plan"
 
 
-def request_key(model_key: str, request: Any) -> str:
+def request_key(model_key: str, request: LoglikelihoodRequest | PseudoLoglikelihoodRequest | GenerationRequest) -> str:
     """A sampled reply's key holds its seed and sampling values; a greedy one's does not (its seed is 0)."""
     payload = asdict(request)
     if isinstance(request, GenerationRequest):
@@ -73,7 +73,7 @@ class RunProgress:
         self._asked: dict[str, set[str]] = {}
         self._done: dict[str, set[str]] = {}
 
-    def ask(self, stage: str, keys: Sequence[str], stored: Mapping[str, Any]) -> None:
+    def ask(self, stage: str, keys: Sequence[str], stored: Mapping[str, object]) -> None:
         asked = self._asked.setdefault(stage, set())
         asked.update(keys)
         self._done.setdefault(stage, set()).update(k for k in keys if k in stored)
@@ -97,12 +97,12 @@ class _Chunk:
     The port's own ``advance`` calls count what it computed; the bar moves by what is committed.
     """
 
-    def __init__(self, owner: "_Recorded", keys: list[str], results: dict[str, Any], task: ProgressTask):
+    def __init__(self, owner: "_Recorded", keys: list[str], results: dict[str, Any], task: ProgressTask):  # Any: results of the port's own type (a BatchSink's are untyped)
         self._owner = owner
         self._keys = keys
         self._results = results  # shared with the call: stored and computed results by key
         self._task = task
-        self._pending: dict[str, Any] = {}
+        self._pending: dict[str, Any] = {}  # Any: results of the port's own type
         self._last_commit = owner._clock()
 
     # -- BatchSink ------------------------------------------------------------
@@ -112,10 +112,10 @@ class _Chunk:
     def close(self) -> None:
         pass
 
-    def known(self, index: int) -> Any | None:
+    def known(self, index: int) -> Any | None:  # Any: BatchSink's (port) result type
         return self._results.get(self._keys[index])
 
-    def deliver(self, results: Mapping[int, Any]) -> None:
+    def deliver(self, results: Mapping[int, Any]) -> None:  # Any: BatchSink's (port) result type
         for index, result in results.items():
             self.add(self._keys[index], result)
         owner = self._owner
@@ -124,7 +124,7 @@ class _Chunk:
             self.commit()
 
     # -- the call's side ------------------------------------------------------
-    def add(self, key: str, result: Any) -> None:
+    def add(self, key: str, result: Any) -> None:  # Any: a result of the port's own type
         if key not in self._results:
             self._results[key] = result
             self._pending[key] = result
@@ -143,7 +143,7 @@ class _Recorded(Generic[Req, Res]):
 
     def __init__(
         self,
-        port: Any,
+        port: Any,  # Any: the wrapped scorer, pseudo-scorer or generator port
         store: ResultStore,
         run_id: str,
         progress: ProgressReporter,
@@ -163,20 +163,20 @@ class _Recorded(Generic[Req, Res]):
         self._clock = clock
 
     @property
-    def port(self) -> Any:
+    def port(self) -> Any:  # Any: the wrapped port
         return self._port
 
     @property
     def identity(self):
         return self._port.identity
 
-    def _compute(self, requests: Sequence[Req], task: Any) -> list[Res]:
+    def _compute(self, requests: Sequence[Req], task: _Chunk) -> list[Res]:
         raise NotImplementedError
 
-    def _payload(self, result: Res) -> dict[str, Any]:
+    def _payload(self, result: Res) -> dict[str, Any]:  # Any: a stored JSON payload
         raise NotImplementedError
 
-    def _result(self, payload: dict[str, Any]) -> Res:
+    def _result(self, payload: dict[str, Any]) -> Res:  # Any: a stored JSON payload
         raise NotImplementedError
 
     def _save(self, computed: Mapping[str, Res]) -> None:
@@ -194,7 +194,7 @@ class _Recorded(Generic[Req, Res]):
         for key, request in zip(keys, requests):
             first.setdefault(key, request)
         stored = self._store.load_results(self._run_id, self.stage)
-        results: dict[str, Any] = {k: self._result(stored[k]) for k in first if k in stored}
+        results: dict[str, Res] = {k: self._result(stored[k]) for k in first if k in stored}
         self._run_progress.ask(self.stage, list(first), stored)
         todo = [k for k in first if k not in stored]
         if todo and stored:
@@ -218,7 +218,7 @@ class _Recorded(Generic[Req, Res]):
     def _ready(self) -> None:
         """Settle what the port's provenance depends on before it is compared (the scorer's probe)."""
 
-    def _check_provenance(self, stored: Mapping[str, Mapping[str, Any]]) -> None:
+    def _check_provenance(self, stored: Mapping[str, Mapping[str, Any]]) -> None:  # Any: stored JSON payloads
         """Stored scores and new ones must come from the same numeric settings (a batch size chosen
         at load time, the device ``auto`` picked): a resumed run never mixes the two."""
         current = getattr(self._port, "provenance", None)
@@ -233,7 +233,7 @@ class _Recorded(Generic[Req, Res]):
                 f"({'; '.join(differ)}); resume where they are the same, or run without --resume to start afresh"
             )
 
-    def _unfinished_plans(self, first: Mapping[str, Req], stored: Mapping[str, Any]) -> list[list[str]]:
+    def _unfinished_plans(self, first: Mapping[str, Req], stored: Mapping[str, Any]) -> list[list[str]]:  # Any: stored JSON payloads
         """Chunks of this call that an interrupted attempt planned and did not finish, in request order."""
         order = {key: i for i, key in enumerate(first)}
         plans = [
@@ -243,7 +243,7 @@ class _Recorded(Generic[Req, Res]):
         ]
         return sorted(plans, key=lambda keys: order[keys[0]])
 
-    def _chunk(self, keys: list[str], first: Mapping[str, Req], results: dict[str, Any], task: ProgressTask) -> None:
+    def _chunk(self, keys: list[str], first: Mapping[str, Req], results: dict[str, Res], task: ProgressTask) -> None:
         sink = _Chunk(self, keys, results, task)
         try:
             computed = self._compute([first[k] for k in keys], sink)
@@ -280,7 +280,7 @@ class RecordedScorer(_Recorded[LoglikelihoodRequest, LoglikelihoodResult]):
     def _compute(self, requests, task):
         return self._port.loglikelihood(requests, progress=task)
 
-    def _payload(self, result: LoglikelihoodResult) -> dict[str, Any]:
+    def _payload(self, result: LoglikelihoodResult) -> dict[str, Any]:  # Any: a stored JSON payload
         # An invalid score is stored as such (logprob NaN), so a resumed run counts it as the first
         # attempt did; a valid one keeps the former shape.
         payload = asdict(result)
@@ -288,7 +288,7 @@ class RecordedScorer(_Recorded[LoglikelihoodRequest, LoglikelihoodResult]):
             del payload["invalid"]
         return {**payload, "provenance": self._port.provenance.model_dump()}
 
-    def _result(self, payload: dict[str, Any]) -> LoglikelihoodResult:
+    def _result(self, payload: dict[str, Any]) -> LoglikelihoodResult:  # Any: a stored JSON payload
         if payload.get("invalid", False):
             return LoglikelihoodResult(float("nan"), payload["n_tokens"], False, invalid=True)
         return LoglikelihoodResult(payload["logprob"], payload["n_tokens"], payload["is_greedy"])
@@ -308,10 +308,10 @@ class RecordedPseudoScorer(_Recorded[PseudoLoglikelihoodRequest, PseudoLoglikeli
     def _compute(self, requests, task):
         return self._port.pseudo_loglikelihood(requests, progress=task)
 
-    def _payload(self, result: PseudoLoglikelihoodResult) -> dict[str, Any]:
+    def _payload(self, result: PseudoLoglikelihoodResult) -> dict[str, Any]:  # Any: a stored JSON payload
         return {**asdict(result), "provenance": self._port.provenance.model_dump()}
 
-    def _result(self, payload: dict[str, Any]) -> PseudoLoglikelihoodResult:
+    def _result(self, payload: dict[str, Any]) -> PseudoLoglikelihoodResult:  # Any: a stored JSON payload
         return PseudoLoglikelihoodResult(payload["logprob"], payload["n_tokens"])
 
 
@@ -325,12 +325,12 @@ class RecordedGenerator(_Recorded[GenerationRequest, GenerationResult]):
     def _compute(self, requests, task):
         return self._port.generate(requests, progress=task)
 
-    def _payload(self, result: GenerationResult) -> dict[str, Any]:
+    def _payload(self, result: GenerationResult) -> dict[str, Any]:  # Any: a stored JSON payload
         # An invalid reply is stored as such, so a resumed run counts it as the first attempt did.
         marker = {"invalid": True} if result.invalid else {}
         return {"text": result.text, **marker, "model": self._port.identity.model_dump()}
 
-    def _result(self, payload: dict[str, Any]) -> GenerationResult:
+    def _result(self, payload: dict[str, Any]) -> GenerationResult:  # Any: a stored JSON payload
         return GenerationResult(payload["text"], invalid=bool(payload.get("invalid", False)))
 
 

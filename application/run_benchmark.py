@@ -59,14 +59,14 @@ class RunRequest(Generic[SummaryT]):
     store: ResultStore
     report: ReportWriter[SummaryT] | None
     out_dir: Path | None  # None: the summary lives in the store only (no files written)
-    config: dict[str, Any]  # the effective configuration, secrets already redacted
+    config: dict[str, Any]  # the effective configuration, secrets already redacted; Any: JSON
     config_fingerprint: str
     # The benchmark's headline metrics (its descriptor's): what run.repeats reports mean ± std of.
     headlines: tuple[HeadlineMetric, ...]
     resume: bool = False
     # The settings that decide the numbers (``config_fingerprint`` is their hash); stored with
     # the run so that a refused ``--resume`` can name what differs.
-    identity: dict[str, Any] | None = None
+    identity: dict[str, Any] | None = None  # Any: JSON settings
     # run.repeats: the service runs this many times in this run, repeat i sampling with seed + i.
     repeats: int = 1
     # run.lease_seconds: a run whose writer's heartbeat is older than this is free to resume.
@@ -279,9 +279,9 @@ def _repair(folder: OutputFolder, request: RunRequest[SummaryT]) -> RunResult | 
     return RunResult(run_id, summary_path, reports, summary)
 
 
-def _model_block(ctx: RunContext) -> dict[str, Any]:
+def _model_block(ctx: RunContext) -> dict[str, Any]:  # Any: the summary's JSON model block
     """Identity of every model port the run actually built."""
-    block: dict[str, Any] = {}
+    block: dict[str, Any] = {}  # Any: JSON
     for name in ("scorer", "pseudo_scorer", "generator", "judge", "templater"):
         lazy = getattr(ctx.ports, name)
         if lazy.built:

@@ -48,7 +48,7 @@ class SweepPlan(BaseModel):
 
     model_config = ConfigDict(extra="forbid")
 
-    models: list[dict[str, Any]] = Field(min_length=1)
+    models: list[dict[str, Any]] = Field(min_length=1)  # Any: a TOML table of settings
     benchmarks: list[str] = Field(min_length=1)
     protocol: dict[str, Any] = Field(default_factory=dict)
     data: dict[str, Any] = Field(default_factory=dict)
@@ -107,7 +107,7 @@ class SweepResult(BaseModel):
         return next(p for p in self.pairs if p.model == model and p.benchmark == benchmark)
 
 
-def load_plan(plan: str | Path | Mapping[str, Any]) -> SweepPlan:
+def load_plan(plan: str | Path | Mapping[str, Any]) -> SweepPlan:  # Any: a TOML table of settings
     """A sweep plan from a TOML file or a dict; a bad one is a ``ConfigError`` naming the key."""
     where = "sweep"
     if isinstance(plan, (str, Path)):
@@ -116,7 +116,7 @@ def load_plan(plan: str | Path | Mapping[str, Any]) -> SweepPlan:
         if not file.is_file():
             raise ConfigError(f"sweep file {file} does not exist")
         try:
-            values: Any = tomllib.loads(file.read_text(encoding="utf-8"))
+            values: Any = tomllib.loads(file.read_text(encoding="utf-8"))  # Any: TOML values
         except tomllib.TOMLDecodeError as error:
             raise ConfigError(f"sweep file {file}: {error}") from None
         except UnicodeDecodeError as error:

@@ -16,7 +16,7 @@ import contextlib
 import json
 from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, TypeGuard
+from typing import TYPE_CHECKING, Any, Generic, TypeGuard, TypeVar
 
 from dependency_injector import providers
 from pydantic import BaseModel, ValidationError
@@ -45,19 +45,24 @@ from culturebias.bootstrap.settings import (
 )
 from culturebias.domain.audit import ItemRecord
 from culturebias.domain.errors import ConfigError, DataError
+from culturebias.domain.comparison.envelope import Comparison
 from culturebias.domain.fingerprint import fingerprint
+from culturebias.domain.headlines import HeadlineMetric
+from culturebias.domain.leaderboard import LeaderboardRow
 from culturebias.domain.runs import RunManifest
 from culturebias.domain.summary import RunSummary, check_schema_version, parse_summary
 from culturebias.ports.progress import ProgressEvent
+from culturebias.ports.datasets import DatasetSource
 from culturebias.ports.results import ResultStore
 
 if TYPE_CHECKING:
     from culturebias.application.compare import ComparisonResult
 
-SectionInput = BaseModel | Mapping[str, Any] | None
+SectionInput = BaseModel | Mapping[str, Any] | None  # Any: a section given as a dict (TOML/JSON values)
+DatasetT = TypeVar("DatasetT")
 
 
-def _section(value: SectionInput, shorthand: str | None = None) -> dict[str, Any] | None:
+def _section(value: SectionInput, shorthand: str | None = None) -> dict[str, Any] | None:  # Any: TOML/JSON values
     """A settings section given as a model, a dict, or a plain string (that section's ``path``)."""
     if value is None:
         return None
@@ -73,12 +78,12 @@ def _section(value: SectionInput, shorthand: str | None = None) -> dict[str, Any
 def make_settings(
     *,
     settings: Settings | None = None,
-    model: ModelSettings | Mapping[str, Any] | str | None = None,
-    data: DataSettings | Mapping[str, Any] | str | Path | None = None,
-    options: BaseModel | Mapping[str, Any] | None = None,
-    store: StoreSettings | Mapping[str, Any] | None = None,
-    judge: Mapping[str, Any] | BaseModel | None = None,
-    run: RunSettings | Mapping[str, Any] | None = None,
+    model: ModelSettings | Mapping[str, Any] | str | None = None,  # Any: a settings section as a dict (TOML/JSON values)
+    data: DataSettings | Mapping[str, Any] | str | Path | None = None,  # Any: a settings section as a dict (TOML/JSON values)
+    options: BaseModel | Mapping[str, Any] | None = None,  # Any: a settings section as a dict (TOML/JSON values)
+    store: StoreSettings | Mapping[str, Any] | None = None,  # Any: a settings section as a dict (TOML/JSON values)
+    judge: Mapping[str, Any] | BaseModel | None = None,  # Any: a settings section as a dict (TOML/JSON values)
+    run: RunSettings | Mapping[str, Any] | None = None,  # Any: a settings section as a dict (TOML/JSON values)
     config_file: str | Path | None = None,
 ) -> Settings:
     """Settings from keyword sections layered over ``settings`` (or over defaults, a TOML file and the environment)."""
@@ -111,7 +116,7 @@ def run_evaluation(
     progress_bar: bool = False,
     store: ResultStore | None = None,
     shared_model: SharedModel | None = None,
-    source: Any = None,
+    source: DatasetSource[Any] | None = None,  # Any: the benchmark's own dataset type
 ) -> RunResult:
     """One evaluation with everything it wrote: the typed summary, summary.json and the report files.
 
@@ -208,7 +213,7 @@ def run_evaluations(
     names = benchmark_names(benchmarks)
     per_benchmark = {name: settings.for_benchmark(name, names) for name in names}
     out_dir = Path(out).expanduser() if out is not None else None
-    sources: dict[str, _ReadSource] = {}
+    sources: dict[str, _ReadSource[Any]] = {}  # Any: each benchmark's own dataset type
     for name in names:
         if out_dir is not None:
             check_output_folder(out_dir / name)
@@ -231,10 +236,10 @@ def run_evaluations(
     return results
 
 
-class _ReadSource:
+class _ReadSource(Generic[DatasetT]):
     """A dataset source read once, up front; the run then uses what was read."""
 
-    def __init__(self, source: Any):
+    def __init__(self, source: DatasetSource[DatasetT]):
         self._source = source
         self._fingerprint = source.fingerprint()
         self._dataset = source.load()
@@ -245,22 +250,22 @@ class _ReadSource:
     def fingerprint(self) -> str:
         return self._fingerprint
 
-    def load(self) -> Any:
+    def load(self) -> DatasetT:
         return self._dataset
 
 
 def evaluate(
     benchmark: str,
     *,
-    model: ModelSettings | Mapping[str, Any] | str | None = None,
-    data: DataSettings | Mapping[str, Any] | str | Path | None = None,
-    options: BaseModel | Mapping[str, Any] | None = None,
-    store: StoreSettings | Mapping[str, Any] | ResultStore | None = None,
+    model: ModelSettings | Mapping[str, Any] | str | None = None,  # Any: a settings section as a dict (TOML/JSON values)
+    data: DataSettings | Mapping[str, Any] | str | Path | None = None,  # Any: a settings section as a dict (TOML/JSON values)
+    options: BaseModel | Mapping[str, Any] | None = None,  # Any: a settings section as a dict (TOML/JSON values)
+    store: StoreSettings | Mapping[str, Any] | ResultStore | None = None,  # Any: a settings section as a dict (TOML/JSON values)
     out: str | Path | None = None,
     resume: bool = False,
     on_progress: Callable[[ProgressEvent], None] | None = None,
-    judge: Mapping[str, Any] | BaseModel | None = None,
-    run: RunSettings | Mapping[str, Any] | None = None,
+    judge: Mapping[str, Any] | BaseModel | None = None,  # Any: a settings section as a dict (TOML/JSON values)
+    run: RunSettings | Mapping[str, Any] | None = None,  # Any: a settings section as a dict (TOML/JSON values)
     settings: Settings | None = None,
     configure_logging: bool = False,
 ) -> RunSummary:
@@ -283,15 +288,15 @@ def evaluate(
 def evaluate_many(
     benchmarks: str | Sequence[str],
     *,
-    model: ModelSettings | Mapping[str, Any] | str | None = None,
-    data: DataSettings | Mapping[str, Any] | None = None,
-    options: Mapping[str, Any] | None = None,
-    store: StoreSettings | Mapping[str, Any] | ResultStore | None = None,
+    model: ModelSettings | Mapping[str, Any] | str | None = None,  # Any: a settings section as a dict (TOML/JSON values)
+    data: DataSettings | Mapping[str, Any] | None = None,  # Any: a settings section as a dict (TOML/JSON values)
+    options: Mapping[str, Any] | None = None,  # Any: a settings section as a dict (TOML/JSON values)
+    store: StoreSettings | Mapping[str, Any] | ResultStore | None = None,  # Any: a settings section as a dict (TOML/JSON values)
     out: str | Path | None = None,
     resume: bool = False,
     on_progress: Callable[[ProgressEvent], None] | None = None,
-    judge: Mapping[str, Any] | BaseModel | None = None,
-    run: RunSettings | Mapping[str, Any] | None = None,
+    judge: Mapping[str, Any] | BaseModel | None = None,  # Any: a settings section as a dict (TOML/JSON values)
+    run: RunSettings | Mapping[str, Any] | None = None,  # Any: a settings section as a dict (TOML/JSON values)
     settings: Settings | None = None,
     configure_logging: bool = False,
 ) -> dict[str, RunSummary]:
@@ -324,12 +329,12 @@ def _embedded(configured: bool) -> contextlib.AbstractContextManager[None]:
 
 def _call_settings(
     settings: Settings | None,
-    model: Any,
-    data: Any,
-    options: Any,
-    store: Any,
-    judge: Any,
-    run: Any,
+    model: Any,  # Any: a section as evaluate() takes it
+    data: Any,  # Any: a section as evaluate() takes it
+    options: Any,  # Any: a section as evaluate() takes it
+    store: Any,  # Any: a section or a store, as evaluate() takes it
+    judge: Any,  # Any: a section as evaluate() takes it
+    run: Any,  # Any: a section as evaluate() takes it
     configure_logging: bool,
 ) -> tuple[Settings, ResultStore | None]:
     """The settings of one API call, and the store object the host passed (if it passed one)."""
@@ -370,7 +375,7 @@ def load_summary(path: str | Path) -> RunSummary:
     return summary_from_dict(payload, where=str(file))
 
 
-def summary_from_dict(payload: Mapping[str, Any], where: str = "summary") -> RunSummary:
+def summary_from_dict(payload: Mapping[str, Any], where: str = "summary") -> RunSummary:  # Any: a settings section as a dict (TOML/JSON values)
     check_schema_version(payload.get("schema_version"), where)
     benchmark = payload.get("benchmark")
     if not isinstance(benchmark, str):
@@ -380,7 +385,7 @@ def summary_from_dict(payload: Mapping[str, Any], where: str = "summary") -> Run
 
 
 def open_store(
-    store: StoreSettings | Mapping[str, Any] | str | Path | ResultStore, *, must_exist: bool = False
+    store: StoreSettings | Mapping[str, Any] | str | Path | ResultStore, *, must_exist: bool = False  # Any: a settings section as a dict (TOML/JSON values)
 ) -> ResultStore:
     """A result store from settings, a dict, a path (a .sqlite file, a JSONL folder or a run folder),
     a ``postgresql://`` DSN (the password from $PGPASSWORD or ~/.pgpass) or as it is.
@@ -482,7 +487,7 @@ def stores() -> list[StoreDescriptor]:
     return [d for d in registry().stores.all() if isinstance(d, StoreDescriptor)]
 
 
-def summary_schema(benchmark: str) -> dict[str, Any]:
+def summary_schema(benchmark: str) -> dict[str, Any]:  # Any: a JSON Schema
     """The JSON Schema of a benchmark's summary.json."""
     return registry().benchmark(benchmark).summary_model().model_json_schema(mode="serialization")
 
@@ -492,8 +497,8 @@ def compare(
     out: str | Path | None = None,
     allow_data_mismatch: bool = False,
     *,
-    store: StoreSettings | Mapping[str, Any] | str | Path | ResultStore | None = None,
-) -> Any:
+    store: StoreSettings | Mapping[str, Any] | str | Path | ResultStore | None = None,  # Any: a settings section as a dict (TOML/JSON values)
+) -> Comparison[Any]:  # Any: the benchmark's own comparison body
     """Compare finished runs of one benchmark; returns the typed comparison (comparison.json is its JSON).
 
     Each run is a typed summary, a run folder or summary.json, or a run id in
@@ -533,7 +538,7 @@ def samples(
     where: dict[str, str] | None = None,
     limit: int | None = None,
     *,
-    store: StoreSettings | Mapping[str, Any] | str | Path | ResultStore | None = None,
+    store: StoreSettings | Mapping[str, Any] | str | Path | ResultStore | None = None,  # Any: a settings section as a dict (TOML/JSON values)
 ) -> list[ItemRecord]:
     """A run's per-item audit trail: ``ItemRecord``s (``culturebias.domain.audit``), in recorded order.
 
@@ -555,7 +560,7 @@ def export_samples(
     *,
     where: dict[str, str] | None = None,
     limit: int | None = None,
-    store: StoreSettings | Mapping[str, Any] | str | Path | ResultStore | None = None,
+    store: StoreSettings | Mapping[str, Any] | str | Path | ResultStore | None = None,  # Any: a settings section as a dict (TOML/JSON values)
 ) -> int:
     """Write a run's item records to ``path`` as ``csv``, ``parquet`` (needs the ``export`` extra) or ``jsonl``:
     one flat row per item, metadata as ``meta.<field>`` columns (pandas-ready). Returns the rows written."""
@@ -599,7 +604,7 @@ def leaderboard(
             opened.close()
 
 
-def _headlines_of(benchmark: str) -> tuple[Any, ...]:
+def _headlines_of(benchmark: str) -> tuple[HeadlineMetric, ...]:
     """A benchmark's declared headlines; none for a benchmark this installation does not know."""
     from culturebias.domain.errors import CultureBiasError
 
@@ -610,8 +615,8 @@ def _headlines_of(benchmark: str) -> tuple[Any, ...]:
 
 
 def sweep(
-    plan: str | Path | Mapping[str, Any], *, out: str | Path, resume: bool = False, progress_bar: bool = False
-) -> Any:
+    plan: str | Path | Mapping[str, Any], *, out: str | Path, resume: bool = False, progress_bar: bool = False  # Any: a settings section as a dict (TOML/JSON values)
+) -> Any:  # Any: a SweepResult (bootstrap.sweep, imported when called)
     """Run models × benchmarks into one store under ``out`` (``out/<model>/<benchmark>/``), then compare.
 
     ``plan`` is a sweep TOML file or its dict (README "Sweeps"). A failing pair is recorded

@@ -34,12 +34,13 @@ from culturebias.domain.errors import PluginError, UnknownNameError
 from culturebias.domain.headlines import HeadlineMetric, headline_problems
 from culturebias.domain.presets import Preset
 from culturebias.domain.summary import RunSummary
+from culturebias.ports.results import ResultStore
 
 if TYPE_CHECKING:  # the paired test's types import scipy: not at registry import
     from culturebias.domain.policy.paired import UnitValuesOf
 
 # ``sections(comparison, out_dir) -> (Markdown sections, figures written)`` of comparison.md.
-Sections = Callable[[Any, Path], tuple[list[str], list[Path]]]
+Sections = Callable[[Any, Path], tuple[list[str], list[Path]]]  # Any: the benchmark's own Comparison type
 
 T = TypeVar("T")
 
@@ -51,13 +52,13 @@ Capability = Literal["loglikelihood", "pseudo_loglikelihood", "generate", "chat_
 CAPABILITIES: tuple[Capability, ...] = ("loglikelihood", "pseudo_loglikelihood", "generate", "chat_template")
 
 
-def import_object(dotted: str) -> Any:
+def import_object(dotted: str) -> Any:  # Any: whatever the dotted path names
     """``package.module:attribute`` → the attribute (imports the module)."""
     module_name, _, attribute = dotted.partition(":")
     if not attribute:
         raise PluginError(f"{dotted!r} is not a 'module:attribute' path")
     try:
-        target: Any = importlib.import_module(module_name)
+        target: Any = importlib.import_module(module_name)  # Any: a module, then its attributes
     except ImportError as error:
         raise PluginError(f"cannot import {module_name!r} (for {dotted!r}): {error}") from error
     for part in attribute.split("."):
@@ -88,7 +89,7 @@ class BenchmarkDescriptor:
     language: str
     # The protocol service class: ``Service(options)`` with ``preflight(ctx) -> plan``
     # and ``run(ctx, dataset, plan) -> ProtocolOutcome``.
-    service: str | type[BenchmarkService[Any, Any]]
+    service: str | type[BenchmarkService[Any, Any]]  # Any: its own dataset and plan types
     # The pydantic model of ``protocol.*`` options.
     options: str | type[BaseModel]
     # ``DatasetSource`` class, constructed as ``Source(path: str | None)``.
@@ -105,7 +106,7 @@ class BenchmarkDescriptor:
     # ``compare(labels, summaries) -> (body, notes)`` and the typed ``Comparison`` it fills; without
     # them runs are compared on their headline metrics alone (``domain.comparison.headline_body``).
     compare: str | CompareBody | None = None
-    comparison: str | type[Comparison[Any]] | None = None
+    comparison: str | type[Comparison[Any]] | None = None  # Any: its own body type
     # ``sections(comparison, out_dir) -> (Markdown sections, figures)`` of comparison.md, the benchmark's
     # cross-model views with their interval figures; without it, the headline table and bars.
     comparison_sections: str | Sections = "culturebias.adapters.reports.headline_sections:headline_sections"
@@ -240,14 +241,14 @@ class StoreDescriptor:
 
     name: str
     description: str
-    factory: str | Callable[..., Any]
+    factory: str | Callable[..., ResultStore]
     default_location: str
     durable: bool = True
     takes_settings: bool = False
     extra: str | None = None
     requires: tuple[str, ...] = ()
 
-    def open(self, path: Any, settings: Any = None) -> Any:
+    def open(self, path: Path | None, settings: Any = None) -> ResultStore:  # Any: the store.* section (StoreSettings)
         require_modules(f"store.backend={self.name}", self.requires, self.extra)
         factory = resolve(self.factory)
         return factory(path, settings) if self.takes_settings else factory(path)
@@ -407,7 +408,7 @@ if TYPE_CHECKING:  # mypy holds the built-in parts named by dotted path above to
     from culturebias.application.twbias.service import TWBiasService
 
     _FACTORIES: tuple[BackendFactory, ...] = (_hf, _onnx, _openai, _replay)
-    _SERVICES: tuple[type[BenchmarkService[Any, Any]], ...] = (
+    _SERVICES: tuple[type[BenchmarkService[Any, Any]], ...] = (  # Any: each service's own dataset and plan types
         TWBiasService, KoBBQService, CBBQService, McBEService, LibraService
     )
 

@@ -14,6 +14,7 @@ from pathlib import Path
 from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, SecretStr, ValidationError, field_validator, model_validator
+from pydantic.fields import FieldInfo
 from pydantic_settings import (
     BaseSettings,
     PydanticBaseSettingsSource,
@@ -42,7 +43,7 @@ class ModelSettings(ModelOptions):
 
     @model_validator(mode="before")
     @classmethod
-    def _secrets_stay_secret(cls, values: Any) -> Any:
+    def _secrets_stay_secret(cls, values: Any) -> Any:  # Any: the raw input, before validation
         # Backend keys arrive untyped; a secret must be wrapped before anything can print it.
         if isinstance(values, dict):
             values = {k: SecretStr(v) if k in SECRET_KEYS and isinstance(v, str) else v for k, v in values.items()}
@@ -79,7 +80,7 @@ class ModelSettings(ModelOptions):
             raise ConfigError(explain_validation_error(error, prefix="model")) from None
 
 
-def _options_fields(benchmark: str) -> dict[str, Any]:
+def _options_fields(benchmark: str) -> dict[str, FieldInfo]:
     """A benchmark's protocol.* keys; none for a plugin that fails to load."""
     from culturebias.bootstrap.registry import registry
     from culturebias.domain.errors import PluginError
@@ -170,7 +171,7 @@ class RunSettings(BaseModel):
 
     @field_validator("progress", mode="before")
     @classmethod
-    def _progress_as_boolean(cls, value: Any) -> Any:
+    def _progress_as_boolean(cls, value: Any) -> Any:  # Any: the raw input, before validation
         if isinstance(value, bool):
             return "always" if value else "never"
         if isinstance(value, str) and value.strip().lower() in _BOOLEAN_WORDS:
@@ -191,7 +192,7 @@ class Settings(BaseSettings):
     run: RunSettings = Field(default_factory=RunSettings)
     ray: RaySettings = Field(default_factory=RaySettings)
     # Protocol options, validated by the chosen benchmark's own settings model.
-    protocol: dict[str, Any] = Field(default_factory=dict)
+    protocol: dict[str, Any] = Field(default_factory=dict)  # Any: TOML/JSON values, validated per benchmark
 
     @classmethod
     def settings_customise_sources(
@@ -213,7 +214,7 @@ class Settings(BaseSettings):
         self.model.backend_options()  # the backend exists and owns every model.* key given
         return self
 
-    def redacted(self) -> dict[str, Any]:
+    def redacted(self) -> dict[str, Any]:  # Any: the JSON configuration
         """The configuration as stored with a run: secrets never leave the process."""
         data = self.model_dump(mode="json")
         data["model"] = self.model.backend_options().model_dump(mode="json")
@@ -286,7 +287,7 @@ class Settings(BaseSettings):
             }
         )
 
-    def _protocol_for(self, benchmark: str, selected: list[str]) -> dict[str, Any]:
+    def _protocol_for(self, benchmark: str, selected: list[str]) -> dict[str, Any]:  # Any: TOML/JSON values
         from culturebias.bootstrap.registry import registry
         from culturebias.domain.errors import PluginError
 
@@ -329,7 +330,7 @@ def parse_assignment(text: str) -> tuple[list[str], str]:
     return parts, value.strip()
 
 
-def _set_nested(target: dict[str, Any], parts: list[str], value: Any) -> None:
+def _set_nested(target: dict[str, Any], parts: list[str], value: Any) -> None:  # Any: TOML/JSON values
     node = target
     for part in parts[:-1]:
         child = node.get(part)
@@ -387,7 +388,7 @@ def explain_validation_error(error: ValidationError, prefix: str = "") -> str:
 
 
 def _known_keys(section: list[str]) -> list[str]:
-    model: Any = Settings
+    model: type[BaseModel] = Settings
     for part in section:
         field = getattr(model, "model_fields", {}).get(part)
         annotation = getattr(field, "annotation", None)

@@ -24,7 +24,7 @@ class SettingKey:
     owner: str = ""  # the backend or benchmark a key belongs to ("" = everyone)
 
 
-def _type_name(annotation: Any) -> str:
+def _type_name(annotation: Any) -> str:  # Any: a field's annotation, any typing form
     origin = typing.get_origin(annotation)
     if origin is typing.Literal:
         return "|".join(str(a) for a in typing.get_args(annotation))

@@ -50,7 +50,7 @@ class BBQWorld:
         self.pseudo_rule: Callable[[str, int, int], float] | None = None  # (text, span start, span end) → log-prob
         self.scorer: ScriptedScorer | None = None
         self.requests: list[GenerationRequest] = []
-        self.outcome: ProtocolOutcome[Any, Any, Any] | None = None
+        self.outcome: ProtocolOutcome[Any, Any, Any] | None = None  # Any: KoBBQ's or CBBQ's own metrics, counts, details
 
     def reply(self, request: GenerationRequest, _rendered: str) -> str:
         self.requests.append(request)
@@ -74,19 +74,19 @@ class BBQWorld:
             return fake_context(pseudo_scorer=ScriptedPseudoScorer(self.pseudo_rule))
         return fake_context(generator=ScriptedGenerator(self.reply))
 
-    def run(self, service: Any, mode: str) -> None:
+    def run(self, service: Any, mode: str) -> None:  # Any: a KoBBQ or CBBQ service
         ctx = self.context(mode)
         plan = service.preflight(ctx)
         assert plan.mode == ("masked" if mode == "auto" else mode) and plan.chat is False
         self.outcome = service.run(ctx, self.dataset, plan)
 
     @property
-    def metrics(self) -> Any:
+    def metrics(self) -> Any:  # Any: KoBBQ's or CBBQ's own metrics
         assert self.outcome is not None
         return self.outcome.metrics
 
     @property
-    def counts(self) -> Any:
+    def counts(self) -> Any:  # Any: KoBBQ's or CBBQ's own counts
         assert self.outcome is not None
         return self.outcome.counts
 

@@ -39,11 +39,11 @@ CAPABILITY_OF_PORT = {
 }
 
 
-def _port(name: str, value: Any, backend: str) -> Lazy[Any]:
+def _port(name: str, value: Any, backend: str) -> Lazy[Any]:  # Any: a test double for any port
     """A lazy port: a class or a function is called on first use, any other object is the port, None is unavailable."""
     if value is None:
 
-        def unavailable() -> Any:
+        def unavailable() -> Any:  # Any: raises: stands for any port
             raise CapabilityError(backend, CAPABILITY_OF_PORT[name])
 
         return Lazy(unavailable)
@@ -54,11 +54,11 @@ def _port(name: str, value: Any, backend: str) -> Lazy[Any]:
 
 def fake_ports(
     *,
-    scorer: Any = None,
-    templater: Any = None,
-    generator: Any = None,
-    pseudo_scorer: Any = None,
-    judge: Any = None,
+    scorer: Any = None,  # Any: a test double: any object, or a factory of one
+    templater: Any = None,  # Any: a test double: any object, or a factory of one
+    generator: Any = None,  # Any: a test double: any object, or a factory of one
+    pseudo_scorer: Any = None,  # Any: a test double: any object, or a factory of one
+    judge: Any = None,  # Any: a test double: any object, or a factory of one
     backend: str = "scripted",
 ) -> ModelPorts:
     return ModelPorts(
@@ -72,18 +72,18 @@ def fake_ports(
 
 def fake_context(
     *,
-    scorer: Any = None,
-    templater: Any = None,
-    generator: Any = None,
-    pseudo_scorer: Any = None,
-    judge: Any = None,
+    scorer: Any = None,  # Any: a test double: any object, or a factory of one
+    templater: Any = None,  # Any: a test double: any object, or a factory of one
+    generator: Any = None,  # Any: a test double: any object, or a factory of one
+    pseudo_scorer: Any = None,  # Any: a test double: any object, or a factory of one
+    judge: Any = None,  # Any: a test double: any object, or a factory of one
     store: ResultStore | None = None,
     run_id: str = "test-run",
     progress: ProgressReporter | None = None,
     seed: int = 0,
     chunk_size: int = 10**6,
-    lexicons: Callable[..., Any] | None = None,
-    embedders: Callable[[str], Any] | None = None,
+    lexicons: Callable[..., Any] | None = None,  # Any: test doubles of Lexicon
+    embedders: Callable[[str], Any] | None = None,  # Any: test doubles of TextEmbedder
     backend: str = "scripted",
     sampling: SamplingSettings | None = None,
 ) -> RunContext:
@@ -107,7 +107,7 @@ def fake_context(
 class InMemorySource:
     """A dataset source over an already loaded dataset."""
 
-    dataset: Any
+    dataset: Any  # Any: any benchmark's dataset
     name: str = "in-memory dataset"
     data_fingerprint: str = "in-memory"
 
@@ -117,15 +117,15 @@ class InMemorySource:
     def fingerprint(self) -> str:
         return self.data_fingerprint
 
-    def load(self) -> Any:
+    def load(self) -> Any:  # Any: any benchmark's dataset
         return self.dataset
 
 
 def run_with_fakes(
     benchmark: str,
     *,
-    options: Mapping[str, Any] | Any | None = None,
-    dataset: Any = None,
+    options: Mapping[str, Any] | Any | None = None,  # Any: protocol.* values, or the benchmark's options object
+    dataset: Any = None,  # Any: any benchmark's dataset
     data_path: str | Path | None = None,
     out_dir: Path | None = None,
     report: bool = True,
@@ -134,7 +134,7 @@ def run_with_fakes(
     context: Callable[[str, ResultStore], RunContext] | None = None,
     repeats: int = 1,
     sampling: SamplingSettings | None = None,
-    **ports: Any,
+    **ports: Any,  # Any: test doubles, as fake_context takes them
 ) -> RunResult:
     """One run of a registered benchmark through the real orchestrator, with fake ports.
 
@@ -151,7 +151,7 @@ def run_with_fakes(
     typed = options if isinstance(options, options_model) else options_model.model_validate(dict(options or {}))
     source = InMemorySource(dataset) if dataset is not None else descriptor.source_class()(None if data_path is None else str(data_path))
     store = store if store is not None else MemoryResultStore()
-    config: dict[str, Any] = {"protocol": typed.model_dump(mode="json")}
+    config: dict[str, Any] = {"protocol": typed.model_dump(mode="json")}  # Any: the JSON configuration
     if repeats != 1 or sampling is not None:
         config |= {"run": {"repeats": repeats}, "model": {"sampling": (sampling or SamplingSettings()).model_dump(mode="json")}}
     request = RunRequest(

@@ -44,9 +44,9 @@ class Page:
         self._out = os.fdopen(to_browser, "wb", buffering=0)
         self._in = os.fdopen(from_browser, "rb", buffering=0)
         self._next = 0
-        self._replies: dict[int, dict[str, Any]] = {}
+        self._replies: dict[int, dict[str, Any]] = {}  # Any: DevTools protocol JSON
         self._cond = threading.Condition()
-        self.events: list[dict[str, Any]] = []
+        self.events: list[dict[str, Any]] = []  # Any: DevTools protocol JSON
         self.session: str | None = None
         self._reader = threading.Thread(target=self._read, daemon=True)
         self._reader.start()
@@ -70,11 +70,11 @@ class Page:
         with self._cond:
             self._cond.notify_all()
 
-    def send(self, method: str, params: dict[str, Any] | None = None, *, browser: bool = False) -> dict[str, Any]:
+    def send(self, method: str, params: dict[str, Any] | None = None, *, browser: bool = False) -> dict[str, Any]:  # Any: DevTools protocol JSON
         """A command to the page's session (or to the browser) and its result; an error reply raises."""
         self._next += 1
         ident = self._next
-        message: dict[str, Any] = {"id": ident, "method": method, "params": params or {}}
+        message: dict[str, Any] = {"id": ident, "method": method, "params": params or {}}  # Any: DevTools protocol JSON
         if not browser and self.session is not None:
             message["sessionId"] = self.session
         self._out.write(json.dumps(message).encode() + b"\0")
@@ -88,10 +88,10 @@ class Page:
             raise BrowserError(f"{method}: {reply['error']}")
         return reply.get("result", {})
 
-    def wait_for_event(self, method: str, after: int = 0) -> dict[str, Any]:
+    def wait_for_event(self, method: str, after: int = 0) -> dict[str, Any]:  # Any: DevTools protocol JSON
         """The first ``method`` event from the ``after``-th event on."""
 
-        def seen() -> dict[str, Any] | None:
+        def seen() -> dict[str, Any] | None:  # Any: DevTools protocol JSON
             return next((e for e in self.events[after:] if e.get("method") == method), None)
 
         with self._cond:
@@ -101,7 +101,7 @@ class Page:
             raise BrowserError(f"no {method} event")
         return event
 
-    def evaluate(self, expression: str) -> Any:
+    def evaluate(self, expression: str) -> Any:  # Any: the page's JSON result
         """The JSON value of a JavaScript expression in the page; a thrown exception raises."""
         result = self.send("Runtime.evaluate", {"expression": expression, "returnByValue": True, "awaitPromise": True})
         if "exceptionDetails" in result:

@@ -70,7 +70,7 @@ def kobbq_run(
     *,
     name: str | None = None,
     seed: int = 0,
-    options: Mapping[str, Any] | None = None,
+    options: Mapping[str, Any] | None = None,  # Any: protocol.* values (TOML/JSON)
     out_dir: Path | None = None,
     store: ResultStore | None = None,
     in_memory: bool = False,

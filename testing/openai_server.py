@@ -213,7 +213,7 @@ class Fault:
 @dataclass
 class Served:
     endpoint: str
-    body: dict[str, Any]
+    body: dict[str, Any]  # Any: request and reply JSON
     authorization: str | None
     fault: str | None
     query: str = ""
@@ -245,7 +245,7 @@ class ServerState:
     model_lock: threading.Lock = field(default_factory=threading.Lock)
     stopping: threading.Event = field(default_factory=threading.Event)
 
-    def take_fault(self, endpoint: str, body: Any) -> Fault | None:
+    def take_fault(self, endpoint: str, body: Any) -> Fault | None:  # Any: a request's JSON
         text = json.dumps(body, ensure_ascii=False)
         with self.lock:
             for i, fault in enumerate(self.faults):
@@ -271,7 +271,7 @@ class _Handler(BaseHTTPRequestHandler):
     server: "_HTTPServer"
     protocol_version = "HTTP/1.1"
 
-    def log_message(self, format: str, *args: Any) -> None:  # keep test output quiet
+    def log_message(self, format: str, *args: Any) -> None:  # keep test output quiet; Any: http.server's signature
         return None
 
     def _free_slot(self) -> None:
@@ -280,7 +280,7 @@ class _Handler(BaseHTTPRequestHandler):
             with self.server.state.lock:
                 self.server.state.serving -= 1
 
-    def _send(self, status: int, payload: Any, headers: dict[str, str] | None = None, raw: bytes | None = None) -> None:
+    def _send(self, status: int, payload: Any, headers: dict[str, str] | None = None, raw: bytes | None = None) -> None:  # Any: a reply's JSON
         self._free_slot()  # before the reply is written: the client's next request finds the slot free
         body = raw if raw is not None else json.dumps(payload).encode("utf-8")
         self.send_response(status)
@@ -384,7 +384,7 @@ class _Handler(BaseHTTPRequestHandler):
         self._send(200, reply)
 
 
-    def _template(self, state: ServerState, body: dict[str, Any], route: str) -> None:
+    def _template(self, state: ServerState, body: dict[str, Any], route: str) -> None:  # Any: request and reply JSON
         """The chat template routes, rendered from the token source's HF tokenizer (404 where it has none)."""
         tokenizer = getattr(state.tokens, "tokenizer", None)
         wanted = "apply-template" if route == "/apply-template" else "tokenize"
@@ -415,7 +415,7 @@ class _Handler(BaseHTTPRequestHandler):
         ids = tokenizer(text, add_special_tokens=bool(body.get("add_special_tokens", False)))["input_ids"]
         self._send(200, {"count": len(ids), "max_model_len": 2048, "tokens": list(ids)})
 
-    def _count_tokens(self, state: ServerState, body: dict[str, Any], route: str) -> None:
+    def _count_tokens(self, state: ServerState, body: dict[str, Any], route: str) -> None:  # Any: request and reply JSON
         """A text's token ids and count as the echo would tokenise it (BOS included, as both servers count it)."""
         text_field = TOKEN_COUNT_ROUTES[route]
         text = body.get(text_field)
@@ -432,7 +432,7 @@ class _Handler(BaseHTTPRequestHandler):
             self._send(200, {"count": len(ids)})
 
 
-def is_probe(body: Any) -> bool:
+def is_probe(body: Any) -> bool:  # Any: a request's JSON
     """Whether a request is one of the truth probe's (its texts, their contexts, or a tokenize of them)."""
     if not isinstance(body, dict):
         return False
@@ -481,7 +481,7 @@ def _wait_for_company(state: ServerState, fault: Fault) -> None:
         time.sleep(0.005)
 
 
-def _spoil(reply: dict[str, Any], kind: str) -> None:
+def _spoil(reply: dict[str, Any], kind: str) -> None:  # Any: request and reply JSON
     """Turn a good reply into the invalid one ``kind`` names (the body stays well-formed JSON)."""
     choice = reply["choices"][0]
     if kind == "null-content":
@@ -517,7 +517,7 @@ def _spoil(reply: dict[str, Any], kind: str) -> None:
             block["token_logprobs"][n - 1] = None if kind == "null-logprob" else float("nan")
 
 
-def _params(body: dict[str, Any]) -> GenerationParams:
+def _params(body: dict[str, Any]) -> GenerationParams:  # Any: request and reply JSON
     stop = body.get("stop") or ()
     return GenerationParams(
         max_new_tokens=int(body.get("max_tokens") or 16),
@@ -534,7 +534,7 @@ def _usage(prompt_tokens: int, completion_tokens: int) -> dict[str, int]:
     return {"prompt_tokens": prompt_tokens, "completion_tokens": completion_tokens, "total_tokens": prompt_tokens + completion_tokens}
 
 
-def _logprobs_block(tokens: Sequence[Token], start_offset: int = 0) -> dict[str, Any]:
+def _logprobs_block(tokens: Sequence[Token], start_offset: int = 0) -> dict[str, Any]:  # Any: request and reply JSON
     offsets, at = [], start_offset
     for token in tokens:
         offsets.append(at)
@@ -547,7 +547,7 @@ def _logprobs_block(tokens: Sequence[Token], start_offset: int = 0) -> dict[str,
     }
 
 
-def _complete(state: ServerState, body: dict[str, Any], late: bool = False) -> dict[str, Any]:
+def _complete(state: ServerState, body: dict[str, Any], late: bool = False) -> dict[str, Any]:  # Any: request and reply JSON
     prompt = body.get("prompt")
     if not isinstance(prompt, str):
         raise ValueError("this test server takes one prompt string per request")
@@ -576,7 +576,7 @@ def _complete(state: ServerState, body: dict[str, Any], late: bool = False) -> d
     }
 
 
-def _chat(state: ServerState, body: dict[str, Any]) -> dict[str, Any]:
+def _chat(state: ServerState, body: dict[str, Any]) -> dict[str, Any]:  # Any: request and reply JSON
     messages = body.get("messages")
     if not isinstance(messages, list) or not messages:
         raise ValueError("messages must be a non-empty list")
@@ -660,5 +660,5 @@ class OpenAITestServer:
     def __enter__(self) -> "OpenAITestServer":
         return self.start()
 
-    def __exit__(self, *exc: Any) -> None:
+    def __exit__(self, *exc: object) -> None:
         self.stop()

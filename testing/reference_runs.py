@@ -58,7 +58,7 @@ MCBE_SHORT = {
 class ReferenceRun:
     name: str
     what: str
-    produce: Callable[[], dict[str, Any]]
+    produce: Callable[[], dict[str, Any]]  # Any: summary.json content (JSON)
     shared: bool = False  # needs ../shared/data beside the checkout
     torch: bool = True  # builds a tiny model (culturebias[hf])
 
@@ -103,7 +103,7 @@ def _forbidden() -> list[str]:
     return [str(REPO), str(SHARED_DATA), tempfile.gettempdir().rstrip("/") + "/", str(Path.home())]
 
 
-def scrub(value: Any, names: dict[str, str], where: str = "$") -> Any:
+def scrub(value: Any, names: dict[str, str], where: str = "$") -> Any:  # Any: JSON values
     """``value`` with each volatile string replaced; ValueError naming the JSON path where a path remains."""
     if isinstance(value, dict):
         return {scrub(k, names, where): scrub(v, names, f"{where}.{k}") for k, v in value.items()}
@@ -118,7 +118,7 @@ def scrub(value: Any, names: dict[str, str], where: str = "$") -> Any:
     return value
 
 
-def summary_content(summary: culturebias.RunSummary) -> dict[str, Any]:
+def summary_content(summary: culturebias.RunSummary) -> dict[str, Any]:  # Any: summary.json content (JSON)
     data = json.loads(summary.to_json())
     content = {
         "benchmark": data["benchmark"],
@@ -220,7 +220,7 @@ def _kobbq_compare():
     return culturebias.compare([_kobbq_replay(), _kobbq_tiny()])
 
 
-def _summary(run: Callable[[], Any]) -> Callable[[], dict[str, Any]]:
+def _summary(run: Callable[[], Any]) -> Callable[[], dict[str, Any]]:  # Any: summary.json content (JSON)
     return lambda: summary_content(run())
 
 
@@ -255,11 +255,11 @@ def stored_path(name: str) -> Path:
     return FIXTURES / f"{name}.json"
 
 
-def to_text(content: dict[str, Any]) -> str:
+def to_text(content: dict[str, Any]) -> str:  # Any: summary.json content (JSON)
     return json.dumps(content, ensure_ascii=False, indent=1) + "\n"
 
 
-def read_stored(name: str) -> dict[str, Any]:
+def read_stored(name: str) -> dict[str, Any]:  # Any: summary.json content (JSON)
     return json.loads(stored_path(name).read_text(encoding="utf-8"))
 
 
@@ -272,7 +272,7 @@ def _same_float(a: float, b: float) -> bool:
     return abs(a - b) <= TOLERANCE or abs(a - b) <= TOLERANCE * max(abs(a), abs(b))
 
 
-def differences(expected: Any, actual: Any, where: str = "$") -> Iterator[str]:
+def differences(expected: Any, actual: Any, where: str = "$") -> Iterator[str]:  # Any: JSON values
     """Each difference as ``path: expected != actual``: floats to 1e-12 absolute or relative, all else exactly."""
     if isinstance(expected, dict) and isinstance(actual, dict):
         for key in sorted(expected.keys() | actual.keys(), key=str):

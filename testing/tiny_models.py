@@ -102,7 +102,7 @@ def _byte_level_bpe(vocab_size: int, add_bos: bool, add_eos: bool):
     return tokenizer
 
 
-def _save_fast_tokenizer(raw, path: Path, chat_template: str | None, **special: Any):
+def _save_fast_tokenizer(raw, path: Path, chat_template: str | None, **special: Any):  # Any: transformers' special-token arguments
     from transformers import PreTrainedTokenizerFast
 
     fast = PreTrainedTokenizerFast(tokenizer_object=raw, **special)
@@ -146,7 +146,7 @@ def build_tiny_causal_lm(
     if add_bos is None:
         add_bos = arch == "llama"
     raw = _byte_level_bpe(vocab_size, add_bos=add_bos, add_eos=False)
-    special: dict[str, Any] = {"bos_token": BOS, "eos_token": EOS, "unk_token": UNK}
+    special: dict[str, Any] = {"bos_token": BOS, "eos_token": EOS, "unk_token": UNK}  # Any: transformers' special-token arguments
     if pad_token:
         special["pad_token"] = PAD
     special["additional_special_tokens"] = [IM_START, IM_END]
@@ -299,7 +299,7 @@ def _cache_root() -> Path:
     return Path(root)
 
 
-def _cached(kind: str, builder, **kwargs: Any) -> Path:
+def _cached(kind: str, builder, **kwargs: Any) -> Path:  # Any: the builder's keyword arguments
     import tokenizers
     import transformers
 
@@ -328,7 +328,7 @@ def _cached(kind: str, builder, **kwargs: Any) -> Path:
     return target
 
 
-def cached_tiny_causal_lm(**kwargs: Any) -> Path:
+def cached_tiny_causal_lm(**kwargs: Any) -> Path:  # Any: build_tiny_causal_lm's keyword arguments
     """``build_tiny_causal_lm`` once per argument set (shared across processes)."""
     return _cached("causal", build_tiny_causal_lm, **kwargs)
 
@@ -337,5 +337,5 @@ def cached_gpt2_small_shaped(seed: int = 0, *, chat_template: bool = True) -> Pa
     return _cached("gpt2small", build_gpt2_small_shaped, seed=seed, chat_template=chat_template)
 
 
-def cached_tiny_masked_lm(**kwargs: Any) -> Path:
+def cached_tiny_masked_lm(**kwargs: Any) -> Path:  # Any: build_tiny_masked_lm's keyword arguments
     return _cached("masked", build_tiny_masked_lm, **kwargs)

@@ -33,7 +33,7 @@ class HFBackend(LocalBackend):
                 self._options = self._loaded.options
         return self._loaded
 
-    def _causal_tokenizer(self) -> Any:
+    def _causal_tokenizer(self) -> Any:  # Any: a transformers tokenizer
         return self.loaded().tokenizer
 
     def _build_scorer(self) -> HFScorer:

@@ -55,7 +55,7 @@ def largest_fitting(fits: Callable[[int], None], start: int) -> int:
             batch //= 2
 
 
-def probe_length(model: Any, max_length: int | None) -> int:
+def probe_length(model: Any, max_length: int | None) -> int:  # Any: a transformers model or the ONNX facade
     if max_length:
         return max_length
     config = getattr(model, "config", None)
@@ -66,11 +66,11 @@ def probe_length(model: Any, max_length: int | None) -> int:
     return PROBE_TOKENS
 
 
-def _forward(model: Any, inputs_on: str, batch: int, length: int) -> None:
+def _forward(model: Any, inputs_on: str, batch: int, length: int) -> None:  # Any: a transformers model or the ONNX facade
     import torch
 
     ids = torch.zeros((batch, length), dtype=torch.long, device=inputs_on)
-    kwargs: dict[str, Any] = {"input_ids": ids, "attention_mask": torch.ones_like(ids)}
+    kwargs: dict[str, Any] = {"input_ids": ids, "attention_mask": torch.ones_like(ids)}  # Any: the model's forward arguments
     forward = getattr(model, "forward", None)
     if forward is not None and "logits_to_keep" in inspect.signature(forward).parameters:
         kwargs["logits_to_keep"] = 1
@@ -85,7 +85,7 @@ def _forward(model: Any, inputs_on: str, batch: int, length: int) -> None:
 
 
 def auto_batch_size(
-    model: Any, device: str, *, max_length: int | None = None, start: int = AUTO_START, inputs_on: str | None = None
+    model: Any, device: str, *, max_length: int | None = None, start: int = AUTO_START, inputs_on: str | None = None  # Any: a transformers model or the ONNX facade
 ) -> int:
     """The batch size ``model.batch_size=auto`` stands for with ``model`` running on ``device``.
 

@@ -26,7 +26,7 @@ def unique_requests(requests: Sequence[R]) -> tuple[list[R], dict[R, int], list[
     return unique, position, multiplicity
 
 
-def stored_attempt(progress: object, requests: Sequence[R], position: dict[R, int]) -> tuple[BatchSink | None, dict[int, list[int]], dict[int, Any]]:
+def stored_attempt(progress: object, requests: Sequence[R], position: dict[R, int]) -> tuple[BatchSink | None, dict[int, list[int]], dict[int, Any]]:  # Any: stored results of any port
     """(the sink that stores finished batches, distinct index → its requests, what an interrupted attempt stored).
 
     Without a ``BatchSink`` (a plain progress task) nothing is stored per batch and nothing is known.
@@ -35,7 +35,7 @@ def stored_attempt(progress: object, requests: Sequence[R], position: dict[R, in
     owners: dict[int, list[int]] = defaultdict(list)
     for r, request in enumerate(requests):
         owners[position[request]].append(r)
-    known: dict[int, Any] = {}
+    known: dict[int, Any] = {}  # Any: stored results of any port
     if sink is not None:
         for i, members in owners.items():
             stored = sink.known(members[0])

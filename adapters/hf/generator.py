@@ -20,6 +20,7 @@ from culturebias.adapters.model_options import LocalModelOptions
 from culturebias.domain.identity import ModelIdentity
 from culturebias.domain.requests import GenerationParams, GenerationRequest, GenerationResult
 from culturebias.logs import get_logger
+from culturebias.ports.progress import ProgressTask
 from culturebias.ports.templating import ChatTemplater
 from culturebias.adapters.hf.dedupe import stored_attempt, unique_requests
 
@@ -75,7 +76,7 @@ class HFGenerator:
         add_specials = not templated and not (bos and text.startswith(bos))
         return list(self._tokenizer(text, add_special_tokens=add_specials)["input_ids"])
 
-    def generate(self, requests: Sequence[GenerationRequest], progress: Any = None) -> list[GenerationResult]:
+    def generate(self, requests: Sequence[GenerationRequest], progress: ProgressTask | None = None) -> list[GenerationResult]:
         unique, position, multiplicity = unique_requests(requests)
 
         encoded = [self._encode(*self.render(r)) for r in unique]
@@ -130,7 +131,7 @@ class HFGenerator:
             pad_token_id=self._pad_id,
             eos_token_id=self._eos_ids,
         )
-        extra: dict[str, Any] = {}
+        extra: dict[str, Any] = {}  # Any: model.generate's arguments
         if params.stop:
             config.stop_strings = list(params.stop)
             extra["tokenizer"] = self._tokenizer

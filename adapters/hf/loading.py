@@ -119,7 +119,7 @@ def resolve_dtype(name: str):
     return getattr(torch, name)
 
 
-def tokenizer_fingerprint(tokenizer: Any) -> str:
+def tokenizer_fingerprint(tokenizer: Any) -> str:  # Any: a transformers tokenizer
     """A hash of everything that decides token ids: the tokenizer's full serialisation and special tokens."""
     backend = getattr(tokenizer, "backend_tokenizer", None) or getattr(tokenizer, "_tokenizer", None)
     if backend is not None and hasattr(backend, "to_str"):
@@ -151,8 +151,8 @@ def _fit_threads_to_cpus() -> None:
 
 @dataclass
 class LoadedModel:
-    model: Any
-    tokenizer: Any
+    model: Any  # Any: a transformers model or the ONNX facade
+    tokenizer: Any  # Any: a transformers tokenizer
     device: str  # where inputs go (the first device of a model placed by model.device_map)
     dtype: str
     source: ModelSource
@@ -175,7 +175,7 @@ def _has_tokenizer_files(folder: Path) -> bool:
     return any(n.startswith(("tokenizer", "vocab", "merges", "spiece", "sentencepiece")) or n.endswith((".model", ".tiktoken")) for n in names)
 
 
-def load_tokenizer(options: LocalModelOptions, source: ModelSource, common: dict[str, Any]) -> Any:
+def load_tokenizer(options: LocalModelOptions, source: ModelSource, common: dict[str, Any]) -> Any:  # Any: from_pretrained arguments; a transformers tokenizer
     """The model's tokenizer; ModelLoadError naming the setting when there is none or it cannot load."""
     from transformers import AutoTokenizer
 
@@ -191,7 +191,7 @@ def load_tokenizer(options: LocalModelOptions, source: ModelSource, common: dict
         raise ModelLoadError(f"{model_setting(options, source)}: cannot load its tokenizer: {reason}") from None
 
 
-def load_weights(auto_class: Any, options: LocalModelOptions, source: ModelSource, **kwargs: Any) -> Any:
+def load_weights(auto_class: Any, options: LocalModelOptions, source: ModelSource, **kwargs: Any) -> Any:  # Any: a transformers Auto class, its arguments and model
     """``auto_class.from_pretrained``; ModelLoadError naming the setting when the weights cannot load."""
     try:
         return auto_class.from_pretrained(source.location, **kwargs)
@@ -200,7 +200,7 @@ def load_weights(auto_class: Any, options: LocalModelOptions, source: ModelSourc
         raise ModelLoadError(f"{model_setting(options, source)}: cannot load the model: {reason}") from None
 
 
-def _placed_devices(model: Any) -> list[str]:
+def _placed_devices(model: Any) -> list[str]:  # Any: a transformers model
     """The devices a model placed by ``device_map`` runs on, in layer order (disk-offloaded layers run on the CPU)."""
     placed = []
     for where in getattr(model, "hf_device_map", {}).values():
@@ -226,7 +226,7 @@ def load_causal_lm(options: LocalModelOptions, cache_dir: Path) -> LoadedModel:
     install_chat_template(tokenizer, options.chat_template)
     placement = {"device_map": device_map} if device_map else {}
     model = load_weights(AutoModelForCausalLM, options, source, dtype=dtype, **placement, **common)
-    settled: dict[str, Any] = {}
+    settled: dict[str, Any] = {}  # Any: LocalModelOptions' fields
     if device_map:
         devices = _placed_devices(model)
         device = devices[0]

@@ -50,7 +50,7 @@ class LocalBackend:
     def __init__(self, options: LocalModelOptions, cache_dir: Path):
         self._options = options
         self._cache_dir = Path(cache_dir)
-        self._ports: dict[str, Any] = {}
+        self._ports: dict[str, Any] = {}  # Any: each port by name
 
     @property
     def options(self) -> LocalModelOptions:
@@ -95,7 +95,7 @@ class LocalBackend:
 
     # ------------------------------------------------------------------ for subclasses
 
-    def _causal_tokenizer(self) -> Any:
+    def _causal_tokenizer(self) -> Any:  # Any: a transformers tokenizer
         raise NotImplementedError
 
     def _build_scorer(self) -> LoglikelihoodScorer:

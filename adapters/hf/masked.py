@@ -32,6 +32,7 @@ from culturebias.adapters.hf.local_backend import score_provenance
 from culturebias.adapters.model_options import LocalModelOptions
 from culturebias.domain.errors import ConfigError, DataError
 from culturebias.logs import get_logger
+from culturebias.ports.progress import ProgressTask
 from culturebias.ports.recording import BatchSink
 from culturebias.domain.identity import ModelIdentity, ScoreProvenance
 from culturebias.domain.requests import PseudoLoglikelihoodRequest, PseudoLoglikelihoodResult
@@ -51,7 +52,7 @@ class _Encoded:
     masked: tuple[int, ...]  # token positions to mask, one copy each
 
 
-def _max_positions(model: Any, tokenizer: Any, configured: int | None) -> int:
+def _max_positions(model: Any, tokenizer: Any, configured: int | None) -> int:  # Any: a transformers model and tokenizer
     if configured:
         return configured
     limits = [getattr(model.config, "max_position_embeddings", None)]
@@ -191,7 +192,7 @@ class HFMaskedScorer:
         return logprobs.cpu().tolist()
 
     def pseudo_loglikelihood(
-        self, requests: Sequence[PseudoLoglikelihoodRequest], progress: Any = None
+        self, requests: Sequence[PseudoLoglikelihoodRequest], progress: ProgressTask | None = None
     ) -> list[PseudoLoglikelihoodResult]:
         items = [self._encode(i, r) for i, r in enumerate(requests)]
         totals = [0.0] * len(items)

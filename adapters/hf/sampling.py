@@ -34,12 +34,12 @@ class ResolvedSampling:
     repetition_penalty: float
 
 
-def _model_value(generation_config: Any, name: str) -> Any:
+def _model_value(generation_config: Any, name: str) -> Any:  # Any: transformers' GenerationConfig and its values
     value = getattr(generation_config, name, None)
     return _FALLBACK[name] if value is None else value
 
 
-def resolve_sampling(params: GenerationParams, generation_config: Any) -> ResolvedSampling | None:
+def resolve_sampling(params: GenerationParams, generation_config: Any) -> ResolvedSampling | None:  # Any: transformers' GenerationConfig
     """The values a request samples with (unset ones the model's own), or None when it decodes greedily."""
     mode = params.mode
     if mode == "greedy":
@@ -47,7 +47,7 @@ def resolve_sampling(params: GenerationParams, generation_config: Any) -> Resolv
     if mode == "model" and params.temperature is None and not _model_value(generation_config, "do_sample"):
         return None  # the model's own decoding is greedy
 
-    def pick(name: str) -> Any:
+    def pick(name: str) -> Any:  # Any: a GenerationConfig value
         given = getattr(params, name)
         return _model_value(generation_config, name) if given is None else given
 
@@ -68,7 +68,7 @@ def request_seed(seed: int, prompt: Sequence[int], params: GenerationParams) -> 
     return int.from_bytes(hashlib.sha256(text.encode("utf-8")).digest()[:8], "big") >> 1
 
 
-def seeded_sampler(sampling: ResolvedSampling, seeds: Sequence[int]) -> Any:
+def seeded_sampler(sampling: ResolvedSampling, seeds: Sequence[int]) -> Any:  # Any: a transformers LogitsProcessor
     """A logits processor that samples each row from its own generator (transformers' warpers, its order)."""
     import torch
     from transformers.generation.logits_process import (
@@ -79,7 +79,7 @@ def seeded_sampler(sampling: ResolvedSampling, seeds: Sequence[int]) -> Any:
         TopPLogitsWarper,
     )
 
-    steps: list[Any] = []
+    steps: list[Any] = []  # Any: transformers logits processors
     if sampling.repetition_penalty != 1.0:
         steps.append(RepetitionPenaltyLogitsProcessor(sampling.repetition_penalty))
     if sampling.temperature != 1.0:
@@ -91,9 +91,9 @@ def seeded_sampler(sampling: ResolvedSampling, seeds: Sequence[int]) -> Any:
 
     class SeededSampler(LogitsProcessor):
         def __init__(self) -> None:
-            self._generators: list[Any] = []
+            self._generators: list[Any] = []  # Any: torch.Generator (torch is imported lazily)
 
-        def __call__(self, input_ids: Any, scores: Any) -> Any:
+        def __call__(self, input_ids: Any, scores: Any) -> Any:  # Any: torch tensors (torch is imported lazily)
             if not self._generators:
                 self._generators = [torch.Generator(device=scores.device).manual_seed(s) for s in seeds]
             scores = scores.float()

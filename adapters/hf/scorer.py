@@ -37,6 +37,7 @@ from culturebias.domain.identity import ModelIdentity, ScoreProvenance
 from culturebias.domain.requests import LoglikelihoodRequest, LoglikelihoodResult
 from culturebias.adapters.hf.dedupe import stored_attempt, unique_requests
 from culturebias.logs import get_logger
+from culturebias.ports.progress import ProgressTask
 
 log = get_logger("culturebias.hf")
 
@@ -64,7 +65,7 @@ class _PrefixGroup:
     prefix: tuple[int, ...]
 
 
-def _all_known(rows: Sequence[Any], known: set[int] | frozenset[int]) -> bool:
+def _all_known(rows: Sequence[Any], known: set[int] | frozenset[int]) -> bool:  # Any: padded or token-tree rows
     """Whether every request scored in these rows has a known result (then the batch is skipped)."""
     if not known:
         return False
@@ -75,7 +76,7 @@ def _all_known(rows: Sequence[Any], known: set[int] | frozenset[int]) -> bool:
     return True
 
 
-def model_max_length(config: Any) -> int | None:
+def model_max_length(config: Any) -> int | None:  # Any: a transformers config
     for name in ("max_position_embeddings", "n_positions", "max_sequence_length", "seq_length"):
         value = getattr(config, name, None)
         if isinstance(value, int) and value > 0:
@@ -136,7 +137,7 @@ class HFScorer:
     # ------------------------------------------------------------------ public
 
     def loglikelihood(
-        self, requests: Sequence[LoglikelihoodRequest], progress: Any = None
+        self, requests: Sequence[LoglikelihoodRequest], progress: ProgressTask | None = None
     ) -> list[LoglikelihoodResult]:
         import torch
 
@@ -259,7 +260,7 @@ class HFScorer:
             past = {"past": self._fork(cache, select), "past_mask": prefix_mask[select], "past_lengths": prefix_lengths[select]}
             self._store(self._score([row for row, _ in chunk], tree, **past), results, finish)
 
-    def _score(self, rows: list, tree: bool, **past: Any) -> dict[int, tuple[float, int, bool]]:
+    def _score(self, rows: list, tree: bool, **past: Any) -> dict[int, tuple[float, int, bool]]:  # Any: torch tensors of the shared prefix
         return self._score_tree_rows(rows, **past) if tree else self._score_rows(rows, **past)
 
     @staticmethod
@@ -295,7 +296,7 @@ class HFScorer:
         if self._eager:
             dtype = self._model.dtype
             mask = torch.zeros(mask.shape, dtype=dtype, device=self._device).masked_fill(~mask, torch.finfo(dtype).min)
-        kwargs: dict[str, Any] = {"use_cache": past is not None}
+        kwargs: dict[str, Any] = {"use_cache": past is not None}  # Any: the model's forward arguments
         if past is not None:
             kwargs["past_key_values"] = past
         owners: list[int] = []
@@ -320,7 +321,7 @@ class HFScorer:
             **kwargs,
         )
 
-    def _sum_scores(self, parent_flat, targets, owners, indices, **forward: Any) -> dict[int, tuple[float, int, bool]]:
+    def _sum_scores(self, parent_flat, targets, owners, indices, **forward: Any) -> dict[int, tuple[float, int, bool]]:  # Any: the model's forward arguments
         """Run the forward pass and sum per request: (log-probability, scored tokens, all greedy)."""
         import torch
 
@@ -357,7 +358,7 @@ class HFScorer:
             mask[row, longest - len(prefix) :] = 1
         ids, mask = ids.to(self._device), mask.to(self._device)
         lengths = mask.sum(dim=1)
-        kwargs: dict[str, Any] = {"use_cache": True}
+        kwargs: dict[str, Any] = {"use_cache": True}  # Any: the model's forward arguments
         if bool((mask == 0).any()):
             kwargs["attention_mask"] = mask
             kwargs["position_ids"] = (mask.cumsum(dim=1) - 1).clamp(min=0)
@@ -373,7 +374,7 @@ class HFScorer:
         ids = ids.to(self._device)
         lengths = torch.tensor([len(r.ids) for r in rows], device=self._device)
         own = (torch.arange(width, device=self._device)[None, :] < lengths[:, None]).long()
-        kwargs: dict[str, Any] = {"attention_mask": own, "use_cache": past is not None}
+        kwargs: dict[str, Any] = {"attention_mask": own, "use_cache": past is not None}  # Any: the model's forward arguments
         if past is not None:
             kwargs["past_key_values"] = past
             kwargs["position_ids"] = past_lengths[:, None] + torch.arange(width, device=self._device)[None, :]

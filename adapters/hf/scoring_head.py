@@ -55,17 +55,17 @@ class LogitsHead:
 
     split = False
 
-    def __init__(self, model: Any):
+    def __init__(self, model: Any):  # Any: a transformers model
         self._model = model
         self._keeps = "logits_to_keep" in inspect.signature(model.forward).parameters
 
-    def prefix(self, **kwargs: Any):
+    def prefix(self, **kwargs: Any):  # Any: the model's forward arguments
         """The key/value cache of a forward pass whose output is not needed."""
         if self._keeps:
             kwargs["logits_to_keep"] = 1
         return self._model(**kwargs).past_key_values
 
-    def score(self, parents, targets, **kwargs: Any):
+    def score(self, parents, targets, **kwargs: Any):  # Any: the model's forward arguments
         """(float64 log-probabilities, greedy flags) of ``targets`` predicted at flat positions ``parents``."""
         width = kwargs["input_ids"].shape[1]
         kept = width
@@ -82,17 +82,17 @@ class SplitHead:
 
     split = True
 
-    def __init__(self, model: Any, decoder: Any, embedding: Any):
+    def __init__(self, model: Any, decoder: Any, embedding: Any):  # Any: a transformers model
         self._model = model
         self._decoder = decoder
         self._weight = embedding.weight
         self._bias = embedding.bias
         self._chunk = max(1, CHUNK_ELEMENTS // self._weight.shape[0])
 
-    def prefix(self, **kwargs: Any):
+    def prefix(self, **kwargs: Any):  # Any: the model's forward arguments
         return self._decoder(**kwargs).past_key_values
 
-    def score(self, parents, targets, **kwargs: Any):
+    def score(self, parents, targets, **kwargs: Any):  # Any: the model's forward arguments
         import torch
 
         hidden = self._decoder(**kwargs).last_hidden_state
@@ -126,7 +126,7 @@ class SplitHead:
         return logprobs[restore], greedy[restore]
 
 
-def scoring_head(model: Any, allow_split: bool = True):
+def scoring_head(model: Any, allow_split: bool = True):  # Any: a transformers model
     """The model's own head if it has one, else ``SplitHead`` where the probe shows the logits are
     the output embedding of the decoder's states, else ``LogitsHead``."""
     own = getattr(model, "scoring_head", None)
@@ -141,7 +141,7 @@ def scoring_head(model: Any, allow_split: bool = True):
     return LogitsHead(model)
 
 
-def _probe_split(model: Any) -> SplitHead | None:
+def _probe_split(model: Any) -> SplitHead | None:  # Any: a transformers model
     import torch
 
     try:

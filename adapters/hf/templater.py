@@ -12,7 +12,7 @@ from culturebias.domain.requests import ChatMessage, message_dicts
 class HFTemplater:
     """``apply_chat_template(..., tokenize=False)``; ``model.chat_template="none"`` disables it."""
 
-    def __init__(self, tokenizer: Any, enabled: bool = True, backend: str = "hf", source: str = "the tokenizer of model.path"):
+    def __init__(self, tokenizer: Any, enabled: bool = True, backend: str = "hf", source: str = "the tokenizer of model.path"):  # Any: a transformers tokenizer (None for a masked LM)
         self._tokenizer = tokenizer
         self._enabled = enabled
         self._backend = backend  # named in CapabilityError

@@ -36,7 +36,7 @@ class ScoredSequence:
         return len(self.ids) - self.start
 
 
-def default_bos_id(tokenizer: Any) -> int | None:
+def default_bos_id(tokenizer: Any) -> int | None:  # Any: a transformers tokenizer
     """BOS id if plain tokenisation prepends it by default, else None."""
     bos = tokenizer.bos_token_id
     if bos is None:
@@ -49,7 +49,7 @@ def default_bos_id(tokenizer: Any) -> int | None:
 
 
 class RequestTokenizer:
-    def __init__(self, tokenizer: Any, boundary_rule: str = STRADDLE, max_length: int | None = None):
+    def __init__(self, tokenizer: Any, boundary_rule: str = STRADDLE, max_length: int | None = None):  # Any: a transformers tokenizer
         if boundary_rule not in (STRADDLE, AUTHORS):
             raise ValueError(f"unknown boundary rule {boundary_rule!r}")
         self._tokenizer = tokenizer

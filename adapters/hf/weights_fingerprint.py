@@ -17,6 +17,7 @@ from pathlib import Path
 from typing import Any
 
 from culturebias.domain.fingerprint import fingerprint
+from culturebias.domain.model_options import ModelOptions
 from culturebias.logs import get_logger
 
 log = get_logger("culturebias.hf")
@@ -73,7 +74,7 @@ def weights_digest(location: str | Path, cache_dir: Path | None) -> str | None:
     return fingerprint(files) if files else None
 
 
-def model_weights_identity(options: Any, cache_dir: Path | None) -> dict[str, str] | None:
+def model_weights_identity(options: ModelOptions, cache_dir: Path | None) -> dict[str, str] | None:
     """The weights ``model.*`` names, before anything loads: for the resume identity of a run.
 
     A local folder, a GGUF file: each weight file's size and hash. An embedded model:
@@ -108,7 +109,7 @@ def _sha256(path: Path) -> str:
     return digest.hexdigest()
 
 
-def _read_cache(path: Path | None) -> dict[str, Any]:
+def _read_cache(path: Path | None) -> dict[str, Any]:  # Any: the cache file's JSON
     if path is None:
         return {}
     try:
@@ -118,7 +119,7 @@ def _read_cache(path: Path | None) -> dict[str, Any]:
     return data if isinstance(data, dict) else {}
 
 
-def _write_cache(path: Path, cache: dict[str, Any]) -> None:
+def _write_cache(path: Path, cache: dict[str, Any]) -> None:  # Any: the cache file's JSON
     """Merged with what another process may have written meanwhile; renamed into place."""
     with _lock:
         try:

@@ -46,11 +46,11 @@ STEREOSET = ("stereoset.json", "dev.json")  # the first one found beside the tri
 BUNDLED_PACKAGE = "culturebias.adapters.bundled"
 
 
-def _json_lines(name: str, text: str) -> Iterator[tuple[int, dict[str, Any]]]:
+def _json_lines(name: str, text: str) -> Iterator[tuple[int, dict[str, Any]]]:  # Any: JSON records
     return jsonl_records(text, name)
 
 
-def _string(fields: dict[str, Any], key: str, *, file: str, row: int, required: bool = True, empty_ok: bool = False) -> str:
+def _string(fields: dict[str, Any], key: str, *, file: str, row: int, required: bool = True, empty_ok: bool = False) -> str:  # Any: JSON records
     value = fields.get(key)
     if value is None:
         if required:
@@ -63,7 +63,7 @@ def _string(fields: dict[str, Any], key: str, *, file: str, row: int, required: 
     return value
 
 
-def triplet_from_fields(fields: dict[str, Any], *, file: str, row: int) -> Triplet:
+def triplet_from_fields(fields: dict[str, Any], *, file: str, row: int) -> Triplet:  # Any: JSON records
     target = _string(fields, "target", file=file, row=row)
     if "sentence" in fields:
         sentence = _string(fields, "sentence", file=file, row=row)
@@ -97,7 +97,7 @@ def triplet_from_fields(fields: dict[str, Any], *, file: str, row: int) -> Tripl
     )
 
 
-def glossary_entry_from_fields(fields: dict[str, Any], *, file: str, row: int) -> GlossaryEntry:
+def glossary_entry_from_fields(fields: dict[str, Any], *, file: str, row: int) -> GlossaryEntry:  # Any: JSON records
     term = _string(fields, "term", file=file, row=row).strip()
     definition = _string(fields, "definition", file=file, row=row).strip()
     variants = fields.get("variants") or []

@@ -8,7 +8,7 @@ stored in ``details.triplets``.
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Any, Sequence
+from typing import Sequence
 
 from culturebias.adapters.reports.intervals import libra_uncertainty
 from culturebias.adapters.reports.markdown import (
@@ -28,7 +28,7 @@ HEADERS = ("lms", "ss", "local iCAT", "JSD", "bbs", "EiCAT", "valid", "invalid")
 FIGURE = "libra_likelihoods.png"
 
 
-def _row(name: str, block: LibraScoresBlock) -> list[Any]:
+def _row(name: str, block: LibraScoresBlock) -> list[object]:
     return [name, block.lms, block.ss, block.icat_local, block.jsd, block.bbs, block.eicat, block.valid, block.invalid]
 
 

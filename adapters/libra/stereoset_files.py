@@ -37,7 +37,7 @@ from culturebias.domain.libra.stereoset import (
 )
 
 
-def _text(fields: dict[str, Any], key: str, file: str, where: str) -> str:
+def _text(fields: dict[str, Any], key: str, file: str, where: str) -> str:  # Any: StereoSet's JSON
     value = fields.get(key)
     if value is None:
         raise DataError("missing", file=file, field=f"{where}.{key}")
@@ -48,13 +48,13 @@ def _text(fields: dict[str, Any], key: str, file: str, where: str) -> str:
     return value
 
 
-def _object(value: Any, file: str, where: str) -> dict[str, Any]:
+def _object(value: Any, file: str, where: str) -> dict[str, Any]:  # Any: StereoSet's JSON
     if not isinstance(value, dict):
         raise DataError(f"must be a JSON object, got {type(value).__name__}", file=file, field=where)
     return value
 
 
-def _sentence(split: Split, context: str, fields: dict[str, Any], file: str, where: str) -> StereoSetSentence:
+def _sentence(split: Split, context: str, fields: dict[str, Any], file: str, where: str) -> StereoSetSentence:  # Any: StereoSet's JSON
     text = _text(fields, "sentence", file, where)
     sentence_id = _text(fields, "id", file, where)
     if split == "intersentence":
@@ -69,7 +69,7 @@ def _sentence(split: Split, context: str, fields: dict[str, Any], file: str, whe
     return StereoSetSentence(sentence_id, text, *span)
 
 
-def _item(split: Split, raw: Any, file: str, where: str) -> StereoSetItem:
+def _item(split: Split, raw: Any, file: str, where: str) -> StereoSetItem:  # Any: StereoSet's JSON
     fields = _object(raw, file, where)
     context = _text(fields, "context", file, where)
     if split == "intrasentence" and "BLANK" not in context:

@@ -63,7 +63,7 @@ def read_seeds(path: str | Path) -> tuple[list[SeedGroup], dict[str, str]]:
     name = str(file)
     text = decode_text(file.read_bytes(), name)
     try:
-        data: Any = tomllib.loads(text) if file.suffix.lower() == ".toml" else json.loads(text)
+        data: Any = tomllib.loads(text) if file.suffix.lower() == ".toml" else json.loads(text)  # Any: TOML or JSON values
     except (json.JSONDecodeError, tomllib.TOMLDecodeError) as error:
         raise DataError(f"not {'TOML' if file.suffix.lower() == '.toml' else 'JSON'}: {error}", file=name) from None
     if not isinstance(data, dict) or not data:

@@ -39,7 +39,7 @@ SUFFIXES = (".xlsx", ".jsonl", ".csv")
 BUNDLED_PACKAGE = "culturebias.adapters.bundled"
 
 
-def _text(value: Any) -> str:
+def _text(value: Any) -> str:  # Any: a JSON, CSV or spreadsheet cell
     if value is None:
         return ""
     if isinstance(value, float) and math.isnan(value):
@@ -47,7 +47,7 @@ def _text(value: Any) -> str:
     return str(value).strip()
 
 
-def bei_from_fields(fields: dict[str, Any], *, file: str, row: int, category: str) -> tuple[BEI, int]:
+def bei_from_fields(fields: dict[str, Any], *, file: str, row: int, category: str) -> tuple[BEI, int]:  # Any: a record's cells (JSON, CSV or spreadsheet)
     """One BEI from a row's fields; also the number of empty word entries dropped. Raises DataError."""
     sentence = _text(fields.get("sentence"))
     if not sentence:
@@ -90,11 +90,11 @@ def bei_from_fields(fields: dict[str, Any], *, file: str, row: int, category: st
     return bei, len(parts) - len(words)
 
 
-def _blank(fields: dict[str, Any]) -> bool:
+def _blank(fields: dict[str, Any]) -> bool:  # Any: a record's cells
     return all(_text(v) == "" for v in fields.values()) if fields else True
 
 
-def _xlsx_records(data: bytes, file: str) -> Iterator[tuple[int, dict[str, Any]]]:
+def _xlsx_records(data: bytes, file: str) -> Iterator[tuple[int, dict[str, Any]]]:  # Any: spreadsheet cells
     try:
         rows = read_first_sheet(data)
     except XlsxError as error:
@@ -109,7 +109,7 @@ def _xlsx_records(data: bytes, file: str) -> Iterator[tuple[int, dict[str, Any]]
         yield number, {name: cells[i] if i < len(cells) else None for i, name in enumerate(header) if name}
 
 
-def _csv_records(data: bytes, file: str) -> Iterator[tuple[int, dict[str, Any]]]:
+def _csv_records(data: bytes, file: str) -> Iterator[tuple[int, dict[str, Any]]]:  # Any: CSV cells
     table = parse_table(decode_text(data, file), file)
     header = [h.strip().lower() for h in table.header]
     _check_columns(header, file, 1)
@@ -122,7 +122,7 @@ def _csv_records(data: bytes, file: str) -> Iterator[tuple[int, dict[str, Any]]]
         yield number, {name: cells[i] if i < len(cells) else None for i, name in enumerate(header)}
 
 
-def _jsonl_records(data: bytes, file: str) -> Iterator[tuple[int, dict[str, Any]]]:
+def _jsonl_records(data: bytes, file: str) -> Iterator[tuple[int, dict[str, Any]]]:  # Any: JSON records
     for number, record in jsonl_records(decode_text(data, file), file):
         record = {str(k).strip().lower(): v for k, v in record.items()}
         missing = [c for c in REQUIRED_COLUMNS if c not in record]

@@ -87,7 +87,7 @@ def load_onnx_model(options: LocalModelOptions, cache_dir: Path, kind: ModelKind
     session, device = open_session(str(exported.model_file), options.device, spin=spin)
     runner = SessionRunner(session, device)
     if kind == "causal":
-        facade: Any = OrtCausalLM(runner, config, exported.meta, _generation_config(source.location, config, common))
+        facade: Any = OrtCausalLM(runner, config, exported.meta, _generation_config(source.location, config, common))  # Any: OrtCausalLM's bases are made at run time
     else:
         facade = OrtMaskedLM(runner, config, exported.meta)
     identity = ModelIdentity(
@@ -104,7 +104,7 @@ def load_onnx_model(options: LocalModelOptions, cache_dir: Path, kind: ModelKind
     return OnnxModel(facade, tokenizer, device, source, identity)
 
 
-def _generation_config(location: str, config: Any, common: dict[str, Any]):
+def _generation_config(location: str, config: Any, common: dict[str, Any]):  # Any: a transformers config and from_pretrained arguments
     from transformers import GenerationConfig
 
     try:
@@ -141,7 +141,7 @@ class OnnxBackend(LocalBackend):
             self._options = settled_options(self._causal, self.options)
         return self._causal
 
-    def _causal_tokenizer(self) -> Any:
+    def _causal_tokenizer(self) -> Any:  # Any: a transformers tokenizer
         return self.causal().tokenizer
 
     def _build_scorer(self) -> OnnxScorer:

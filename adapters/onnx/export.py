@@ -50,6 +50,11 @@ from culturebias.adapters.onnx.graph_inputs import SCORE_INPUTS, additive_mask
 from culturebias.domain.errors import ConfigError
 from culturebias.domain.fingerprint import fingerprint
 
+if TYPE_CHECKING:
+    import torch
+
+    from culturebias.adapters.hf.loading import ModelSource
+
 log = get_logger("culturebias.onnx")
 
 OPSET = 17
@@ -64,7 +69,7 @@ SCORE_OUTPUTS = ["score_logprobs", "score_greedy"]
 @dataclass(frozen=True)
 class ExportedModel:
     folder: Path
-    meta: dict[str, Any]
+    meta: dict[str, Any]  # Any: the export's JSON metadata
 
     @property
     def model_file(self) -> Path:
@@ -78,7 +83,7 @@ def _version(dist: str) -> str:
         return "absent"
 
 
-def _local_files(location: str) -> list[list[Any]]:
+def _local_files(location: str) -> list[list[Any]]:  # Any: JSON rows (name, size, mtime)
     folder = Path(location)
     if not folder.is_dir():
         return []
@@ -89,7 +94,7 @@ def _local_files(location: str) -> list[list[Any]]:
     )
 
 
-def export_key(source: Any, tokenizer_fp: str, kind: str, dtype: str, opset: int = OPSET) -> str:
+def export_key(source: ModelSource, tokenizer_fp: str, kind: str, dtype: str, opset: int = OPSET) -> str:
     return fingerprint(
         {
             "model": source.name,
@@ -106,7 +111,7 @@ def export_key(source: Any, tokenizer_fp: str, kind: str, dtype: str, opset: int
     )
 
 
-def export_folder(cache_dir: Path, source: Any, key: str) -> Path:
+def export_folder(cache_dir: Path, source: ModelSource, key: str) -> Path:
     stem = re.sub(r"[^A-Za-z0-9._-]+", "_", Path(source.name).name or "model")[-60:]
     return Path(cache_dir) / "onnx" / f"{stem}-{key}"
 
@@ -151,7 +156,7 @@ def ensure_exported(folder: Path, kind: str, load_torch_model, opset: int = OPSE
 # --------------------------------------------------------------------------- causal
 
 
-def _causal_graph(model: Any, n_layers: int, score_head: bool):
+def _causal_graph(model: Any, n_layers: int, score_head: bool):  # Any: a transformers model
     import torch
     from transformers import DynamicCache
 
@@ -206,7 +211,7 @@ def causal_names(n_layers: int, score_head: bool = False) -> tuple[list[str], li
     return ["input_ids", "attention_mask", "position_ids", "logit_positions", *scoring_in, *past], ["logits", *scoring_out, *present]
 
 
-def _kv_shapes(model: Any) -> list[tuple[int, int]]:
+def _kv_shapes(model: Any) -> list[tuple[int, int]]:  # Any: a transformers model
     """(heads, head_dim) of every layer's key/value cache, read from one real forward pass."""
     import torch
 
@@ -215,7 +220,7 @@ def _kv_shapes(model: Any) -> list[tuple[int, int]]:
     return [(int(layer.keys.shape[1]), int(layer.keys.shape[3])) for layer in cache.layers]
 
 
-def _causal_inputs(model: Any, kv: list[tuple[int, int]], batch: int, length: int, past_length: int, vocab: int, seed: int):
+def _causal_inputs(model: Any, kv: list[tuple[int, int]], batch: int, length: int, past_length: int, vocab: int, seed: int):  # Any: a transformers model
     """Feeds with a left-padded first row, so that the traced attention-mask code is the general one.
 
     The past is computed by the model itself from random prefix tokens (empty when ``past_length`` is 0).
@@ -244,11 +249,11 @@ def _causal_inputs(model: Any, kv: list[tuple[int, int]], batch: int, length: in
     return ids, mask, positions, keep, past
 
 
-def _tolerance(model: Any) -> float:
+def _tolerance(model: Any) -> float:  # Any: a transformers model
     return CHECK_TOLERANCE[str(next(model.parameters()).dtype).removeprefix("torch.")]
 
 
-def _mask4d(model: Any, mask, past_length: int, length: int):
+def _mask4d(model: Any, mask, past_length: int, length: int):  # Any: a transformers model
     import torch
 
     dtype = torch.empty((), dtype=next(model.parameters()).dtype).numpy().dtype
@@ -266,7 +271,7 @@ def _score_probe(batch: int, length: int, vocab: int, seed: int) -> tuple[torch.
     return positions, rows, targets
 
 
-def _export_causal(model: Any, target: Path, opset: int) -> dict[str, Any]:
+def _export_causal(model: Any, target: Path, opset: int) -> dict[str, Any]:  # Any: a transformers model; JSON metadata
     import torch
 
     from culturebias.adapters.hf.scoring_head import SplitHead, scoring_head
@@ -326,7 +331,7 @@ def _export_causal(model: Any, target: Path, opset: int) -> dict[str, Any]:
     }
 
 
-def _check_causal(model: Any, target: Path, kv: list[tuple[int, int]], vocab: int, score_head: bool) -> None:
+def _check_causal(model: Any, target: Path, kv: list[tuple[int, int]], vocab: int, score_head: bool) -> None:  # Any: a transformers model
     """ONNX Runtime must reproduce torch on shapes the trace did not see: no past, and one-token decoding."""
     import numpy as np
     import onnxruntime as ort
@@ -367,7 +372,7 @@ def _check_causal(model: Any, target: Path, kv: list[tuple[int, int]], vocab: in
                 raise ConfigError(f"the ONNX export of {type(model).__name__} misses a greedy token in its scoring head")
 
 
-def _require_close(model: Any, what: str, diff, scale: float, batch: int, length: int, past_length: int) -> None:
+def _require_close(model: Any, what: str, diff, scale: float, batch: int, length: int, past_length: int) -> None:  # Any: a transformers model
     worst = float(diff.max()) if diff.size else 0.0
     if not worst <= _tolerance(model) * scale:
         raise ConfigError(
@@ -379,7 +384,7 @@ def _require_close(model: Any, what: str, diff, scale: float, batch: int, length
 # --------------------------------------------------------------------------- masked
 
 
-def _export_masked(model: Any, target: Path, opset: int) -> dict[str, Any]:
+def _export_masked(model: Any, target: Path, opset: int) -> dict[str, Any]:  # Any: a transformers model; JSON metadata
     import torch
 
     config = model.config
@@ -426,7 +431,7 @@ def _export_masked(model: Any, target: Path, opset: int) -> dict[str, Any]:
     }
 
 
-def _check_masked(model: Any, target: Path, inputs: list[str], vocab: int) -> None:
+def _check_masked(model: Any, target: Path, inputs: list[str], vocab: int) -> None:  # Any: a transformers model
     import numpy as np
     import onnxruntime as ort
     import torch

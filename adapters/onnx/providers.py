@@ -22,7 +22,7 @@ CPU = "CPUExecutionProvider"
 
 @dataclass(frozen=True)
 class ProviderChoice:
-    providers: list[Any]  # what InferenceSession receives
+    providers: list[Any]  # what InferenceSession receives; Any: provider names and (name, options) pairs
     wants_cuda: bool
     device_id: int
     reason: str  # why CUDA was not asked for ("" when it was)

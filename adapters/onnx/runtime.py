@@ -34,7 +34,7 @@ from culturebias.adapters.onnx.graph_inputs import SCORE_INPUTS, additive_mask
 class SessionRunner:
     """Runs one InferenceSession: plain numpy feeds on the CPU, IO binding on CUDA."""
 
-    def __init__(self, session: Any, device: str):
+    def __init__(self, session: Any, device: str):  # Any: an onnxruntime InferenceSession
         self.session = session
         self.device = device
         self.output_names = [o.name for o in session.get_outputs()]
@@ -84,7 +84,7 @@ class OrtCausalLM(*_generative_base()):  # type: ignore[misc]  # transformers' b
     main_input_name = "input_ids"
     _supports_cache_class = True
 
-    def __init__(self, runner: SessionRunner, config: Any, meta: dict[str, Any], generation_config: Any = None):
+    def __init__(self, runner: SessionRunner, config: Any, meta: dict[str, Any], generation_config: Any = None):  # Any: transformers config objects; the export's JSON metadata
         super().__init__(config)
         if generation_config is not None:
             self.generation_config = generation_config
@@ -118,7 +118,7 @@ class OrtCausalLM(*_generative_base()):  # type: ignore[misc]  # transformers' b
     def eval(self) -> "OrtCausalLM":
         return self
 
-    def __call__(self, **kwargs: Any):
+    def __call__(self, **kwargs: Any):  # Any: a transformers forward's arguments
         return self.forward(**kwargs)
 
     def forward(
@@ -128,9 +128,9 @@ class OrtCausalLM(*_generative_base()):  # type: ignore[misc]  # transformers' b
         position_ids=None,
         past_key_values=None,
         use_cache: bool | None = None,
-        logits_to_keep: Any = 0,
+        logits_to_keep: Any = 0,  # Any: an int or a tensor, as transformers passes it
         cache=None,
-        **unused: Any,
+        **unused: Any,  # Any: arguments transformers passes and the session ignores
     ):
         import torch
         from transformers.modeling_outputs import CausalLMOutputWithPast
@@ -150,7 +150,7 @@ class OrtCausalLM(*_generative_base()):  # type: ignore[misc]  # transformers' b
         """The head inside the graph, where the export has one (the hf scorer asks for it)."""
         return OrtScoringHead(self) if self._scores and allow_split else None
 
-    def score_tokens(self, parents, targets, input_ids=None, attention_mask=None, position_ids=None, past_key_values=None, cache=None, **unused: Any):
+    def score_tokens(self, parents, targets, input_ids=None, attention_mask=None, position_ids=None, past_key_values=None, cache=None, **unused: Any):  # Any: arguments the session ignores
         """(float64 log-probabilities, greedy flags) of ``targets`` predicted at flat positions ``parents``, in one session run."""
         import torch
 
@@ -206,17 +206,17 @@ class OrtScoringHead:
     def __init__(self, model: OrtCausalLM):
         self._model = model
 
-    def prefix(self, **kwargs: Any):
+    def prefix(self, **kwargs: Any):  # Any: a transformers forward's arguments
         import torch
 
         kwargs["logits_to_keep"] = torch.zeros(0, dtype=torch.long)  # no logits: only the cache is wanted
         return self._model(**kwargs).past_key_values
 
-    def score(self, parents, targets, **kwargs: Any):
+    def score(self, parents, targets, **kwargs: Any):  # Any: a transformers forward's arguments
         return self._model.score_tokens(parents, targets, **kwargs)
 
 
-def _kept_positions(logits_to_keep: Any, length: int) -> np.ndarray:
+def _kept_positions(logits_to_keep: Any, length: int) -> np.ndarray:  # Any: an int or a tensor, as transformers passes it
     """transformers' ``logits_to_keep``: 0 = all, n = the last n, a 1-D tensor = those positions."""
     if isinstance(logits_to_keep, int):
         first = 0 if logits_to_keep <= 0 else max(0, length - logits_to_keep)
@@ -225,7 +225,7 @@ def _kept_positions(logits_to_keep: Any, length: int) -> np.ndarray:
 
 
 class OrtMaskedLM:
-    def __init__(self, runner: SessionRunner, config: Any, meta: dict[str, Any]):
+    def __init__(self, runner: SessionRunner, config: Any, meta: dict[str, Any]):  # Any: a transformers config; the export's JSON metadata
         self.runner = runner
         self.config = config
         self.meta = meta
@@ -237,7 +237,7 @@ class OrtMaskedLM:
     def parameters(self):
         return iter(())
 
-    def __call__(self, **inputs: Any):
+    def __call__(self, **inputs: Any):  # Any: a transformers forward's arguments
         import torch
         from transformers.modeling_outputs import MaskedLMOutput
 

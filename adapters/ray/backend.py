@@ -46,24 +46,24 @@ class _ShardedPort:
         assert self._info.provenance is not None
         return self._info.provenance
 
-    def _call(self, requests: Sequence[Any], progress: Any) -> list[Any]:
+    def _call(self, requests: Sequence[Any], progress: Any) -> list[Any]:  # Any: requests and results of any port; a ProgressTask or BatchSink
         sink = progress if isinstance(progress, BatchSink) else None
-        position: dict[Any, int] = {}
+        position: dict[Any, int] = {}  # Any: requests of any port
         owners: dict[int, list[int]] = defaultdict(list)
-        unique: list[Any] = []
+        unique: list[Any] = []  # Any: requests of any port
         for r, request in enumerate(requests):
             index = position.setdefault(request, len(unique))
             if index == len(unique):
                 unique.append(request)
             owners[index].append(r)
-        results: list[Any] = [None] * len(unique)
+        results: list[Any] = [None] * len(unique)  # Any: results of any port
         if sink is not None:
             for i, members in owners.items():
                 results[i] = sink.known(members[0])
         todo = [i for i in range(len(unique)) if results[i] is None]
         shards = [[todo[j] for j in shard.members] for shard in plan_shards([unique[i] for i in todo], self._batch_size)]
 
-        def finished(number: int, computed: list[Any]) -> None:
+        def finished(number: int, computed: list[Any]) -> None:  # Any: results of any port
             members = shards[number]
             for i, result in zip(members, computed, strict=True):
                 results[i] = result
@@ -125,13 +125,13 @@ class RayTemplater:
         return self._rendered[key]
 
 
-_PORTS: dict[str, Callable[..., Any]] = {"scorer": RayScorer, "pseudo_scorer": RayPseudoScorer, "generator": RayGenerator}
+_PORTS: dict[str, Callable[..., Any]] = {"scorer": RayScorer, "pseudo_scorer": RayPseudoScorer, "generator": RayGenerator}  # Any: the sharded port classes
 
 
 class RayBackend:
     """``ray.replicas`` replicas of the ``model.backend`` that ``factory`` builds, behind the usual backend methods."""
 
-    def __init__(self, factory: Callable[..., Any], model: Any, cache_dir: Path, options: RayOptions):
+    def __init__(self, factory: Callable[..., Any], model: Any, cache_dir: Path, options: RayOptions):  # Any: the registry's backend factory and its options model
         connect(options.address, options.connect_timeout)
         check_resources(options.replicas, options.cpus, options.gpus)
         self.options = options
@@ -141,11 +141,11 @@ class RayBackend:
             str(cache_dir),
             PoolSettings(options.replicas, options.cpus, options.gpus, options.max_restarts, options.start_timeout),
         )
-        self._ports: dict[str, Any] = {}
+        self._ports: dict[str, Any] = {}  # Any: each port by name
         # The replicas end with the backend (Ray would end them with their last handle too).
         self._finalizer = weakref.finalize(self, self.pool.close)
 
-    def _port(self, name: str) -> Any:
+    def _port(self, name: str) -> Any:  # Any: the port named
         info = self.pool.infos[name]
         if info.failure is not None:
             raise info.failure.exception()

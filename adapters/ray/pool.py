@@ -28,7 +28,7 @@ IN_FLIGHT = 2  # shards per replica at once
 @dataclass
 class _Member:
     number: int
-    handle: Any
+    handle: Any  # Any: a Ray actor handle
     deaths: int = 0
     generation: int = 0  # bumped at each death seen, so several failed calls of one death count once
     gone: bool = False
@@ -48,7 +48,7 @@ class PoolSettings:
 class ReplicaPool:
     """``replicas`` actors, each holding ``factory(options, cache_dir)``; each loads its model before the pool is returned."""
 
-    def __init__(self, factory: Callable[..., Any], options: Any, cache_dir: str, settings: PoolSettings):
+    def __init__(self, factory: Callable[..., Any], options: Any, cache_dir: str, settings: PoolSettings):  # Any: the registry's backend factory and its options model, shipped to the replicas
         self.settings = settings
         actor = ray.remote(Replica).options(
             num_cpus=settings.cpus, num_gpus=settings.gpus, max_restarts=settings.max_restarts, max_task_retries=0
@@ -85,16 +85,16 @@ class ReplicaPool:
         """The process id of every live replica (each actor reports its own)."""
         return ray.get([m.handle.pid.remote() for m in self.alive])
 
-    def any_live(self) -> Any:
+    def any_live(self) -> Any:  # Any: a Ray actor handle
         alive = self.alive
         if not alive:
             raise ReplicasLostError("every model replica is gone; what they delivered is stored: continue with --resume")
         return alive[0].handle
 
-    def run(self, port: str, shards: Sequence[Sequence[Any]], on_result: Callable[[int, list[Any]], None]) -> None:
+    def run(self, port: str, shards: Sequence[Sequence[Any]], on_result: Callable[[int, list[Any]], None]) -> None:  # Any: requests and results of any port
         """Compute every shard (a list of requests) on some replica; ``on_result(shard number, results)`` once each."""
         queue: deque[int] = deque(range(len(shards)))
-        flying: dict[Any, tuple[_Member, int, int]] = {}  # ref -> (member, shard, generation at submission)
+        flying: dict[Any, tuple[_Member, int, int]] = {}  # ref -> (member, shard, generation at submission); Any: Ray object refs
         while queue or flying:
             for member in self.alive:
                 while queue and member.busy < IN_FLIGHT:
@@ -136,7 +136,7 @@ class ReplicaPool:
             member.gone = True
             ray.kill(member.handle, no_restart=True)
 
-    def _drain(self, flying: dict[Any, Any]) -> None:
+    def _drain(self, flying: dict[Any, Any]) -> None:  # Any: Ray object refs
         """Let the other shards of a failed call finish (their results are dropped), so the replicas are free."""
         if flying:
             ray.wait(list(flying), num_returns=len(flying), timeout=self.settings.start_timeout)
@@ -144,14 +144,14 @@ class ReplicaPool:
                 member.busy = max(0, member.busy - 1)
             flying.clear()
 
-    def render(self, messages: Sequence[Any], add_generation_prompt: bool) -> str:
+    def render(self, messages: Sequence[Any], add_generation_prompt: bool) -> str:  # Any: chat messages, as the templater port takes them
         return self._on_any(lambda handle: handle.render.remote(list(messages), add_generation_prompt))
 
     def check_render(self) -> None:
         """The replicas' templater's ``check_render`` (asked of one live replica)."""
         self._on_any(lambda handle: handle.check_render.remote())
 
-    def _on_any(self, call: Callable[[Any], Any]) -> Any:
+    def _on_any(self, call: Callable[[Any], Any]) -> Any:  # Any: a Ray actor handle and the call's result
         while True:
             handle = self.any_live()
             member = next(m for m in self.members if m.handle is handle)

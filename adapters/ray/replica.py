@@ -70,29 +70,29 @@ class Computed:
     """A shard's results and the process that computed them (a restarted replica has a new pid)."""
 
     pid: int
-    results: list[Any] | None = None
+    results: list[Any] | None = None  # Any: results of any port
     failure: Failure | None = None
 
 
 class Replica:
     """The actor's body (``ray.remote`` is applied by the pool, with the replica's resources)."""
 
-    def __init__(self, factory: Callable[..., Any], options: Any, cache_dir: str):
+    def __init__(self, factory: Callable[..., Any], options: Any, cache_dir: str):  # Any: the registry's backend factory and its options model
         self._factory = factory  # the registered backend's factory, resolved on the driver
         self._options = options
         self._cache_dir = Path(cache_dir)
-        self._backend: Any = None
-        self._ports: dict[str, Any] = {}
+        self._backend: Any = None  # Any: the model backend the factory builds
+        self._ports: dict[str, Any] = {}  # Any: each port by name
 
     def pid(self) -> int:
         return os.getpid()
 
-    def _model(self) -> Any:
+    def _model(self) -> Any:  # Any: the model backend the factory builds
         if self._backend is None:
             self._backend = self._factory(self._options, self._cache_dir)
         return self._backend
 
-    def _port(self, port: str) -> Any:
+    def _port(self, port: str) -> Any:  # Any: the port named
         if port not in self._ports:
             self._ports[port] = getattr(self._model(), port)()
         return self._ports[port]
@@ -119,7 +119,7 @@ class Replica:
         except Exception as error:  # noqa: BLE001  carried to the driver, raised there
             return Failure.of(error)
 
-    def compute(self, port: str, requests: Sequence[Any]) -> Computed:
+    def compute(self, port: str, requests: Sequence[Any]) -> Computed:  # Any: requests of any port
         try:
             method = getattr(self._port(port), PORT_METHODS[port])
             return Computed(os.getpid(), results=list(method(requests)))
@@ -133,7 +133,7 @@ class Replica:
         except Exception as error:  # noqa: BLE001
             return Failure.of(error)
 
-    def render(self, messages: Sequence[Any], add_generation_prompt: bool) -> str | Failure:
+    def render(self, messages: Sequence[Any], add_generation_prompt: bool) -> str | Failure:  # Any: chat messages, as the templater port takes them
         try:
             return self._port("templater").render(messages, add_generation_prompt=add_generation_prompt)
         except Exception as error:  # noqa: BLE001

@@ -17,7 +17,7 @@ from typing import Any, Hashable, Sequence
 from culturebias.domain.requests import GenerationRequest, LoglikelihoodRequest, PseudoLoglikelihoodRequest
 
 
-def shard_key(request: Any) -> Hashable:
+def shard_key(request: Any) -> Hashable:  # Any: a request of any port
     """What requests that should share a replica have in common."""
     if isinstance(request, LoglikelihoodRequest):
         return ("context", request.context)
@@ -36,7 +36,7 @@ class Shard:
     members: tuple[int, ...]
 
 
-def plan_shards(requests: Sequence[Any], batch_size: int) -> list[Shard]:
+def plan_shards(requests: Sequence[Any], batch_size: int) -> list[Shard]:  # Any: requests of any port
     """Shards of ``requests`` (distinct), in first-seen order of their context."""
     groups: dict[Hashable, list[int]] = defaultdict(list)
     for index, request in enumerate(requests):

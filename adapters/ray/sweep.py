@@ -23,14 +23,14 @@ from culturebias.adapters.ray.store import RemoteStore, host_store
 from culturebias.ports.sweeps import PairOutcome, PairTask
 
 # run_one(benchmark, settings, resume, store, out) -> run id; it writes the pair's files into ``out``.
-PairRunner = Callable[[str, Any, bool, Any, Path], str]
+PairRunner = Callable[[str, Any, bool, Any, Path], str]  # Any: bootstrap's Settings and the driver's store (adapters do not import bootstrap)
 
 
 @dataclass(frozen=True)
 class _RemotePair:
     model: str
     benchmark: str
-    settings: Any
+    settings: Any  # Any: bootstrap's Settings (adapters do not import bootstrap)
     resume: bool
 
 
@@ -76,7 +76,7 @@ class RayPairs:
 def run_pairs(
     tasks: Sequence[_RemotePair],
     run_one: PairRunner,
-    open_store: Callable[[], Any],
+    open_store: Callable[[], Any],  # Any: opens the driver's ResultStore
     options: RayOptions,
     on_done: Callable[[PairOutcome], None],
 ) -> None:

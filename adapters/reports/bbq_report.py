@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Any
 
 from culturebias.adapters.reports.bbq_fidelity_report import (
     answering_line,
@@ -215,7 +214,7 @@ def kobbq_sections(summary: KoBBQSummary, out_dir: Path) -> tuple[list[str], lis
 
 
 # -- CBBQ -------------------------------------------------------------------------
-def cbbq_row(name: str, scores: CBBQScores) -> list[Any]:
+def cbbq_row(name: str, scores: CBBQScores) -> list[object]:
     return [name, *[getattr(scores, k) for k in CBBQ_COLUMNS]]
 
 

@@ -10,13 +10,14 @@ from typing import Any
 
 from culturebias.adapters.reports.comparison_figures import grouped_bars
 from culturebias.adapters.reports.intervals import pick
+from culturebias.domain.twbias.comparison import TWBiasComparison
 
 TWBIAS_METRICS = {"bias_ratio": "bias ratio", "effect_size": "effect size"}
 CBBQ_METRICS = {"s_amb": "S_amb", "s_dis": "S_dis", "s_total": "S_total"}
 LIBRA_METRICS = {"lms": "LMS", "ss": "SS", "icat_local": "local iCAT", "jsd": "JSD", "eicat": "EiCAT"}
 
 
-def twbias_interval_figures(comparison: Any, out_dir: Path) -> list[Path]:
+def twbias_interval_figures(comparison: TWBiasComparison, out_dir: Path) -> list[Path]:
     """TWBias bias ratio and effect size per specification and model, with 95% CIs; [] without intervals."""
     out_dir = Path(out_dir)
     views = comparison.body.specifications
@@ -40,7 +41,7 @@ def twbias_interval_figures(comparison: Any, out_dir: Path) -> list[Path]:
 
 
 def overall_interval_figures(
-    comparison: Any, out_dir: Path, overall: dict[str, Any], metrics: dict[str, str], title: str, ylabel: str
+    comparison: Any, out_dir: Path, overall: dict[str, Any], metrics: dict[str, str], title: str, ylabel: str  # Any: a comparison of any benchmark and its per-model score blocks
 ) -> list[Path]:
     """One bar per model and metric of its overall scores, with 95% CIs; [] where the runs have no intervals."""
     if not any(s.intervals for s in overall.values()):

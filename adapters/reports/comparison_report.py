@@ -12,10 +12,10 @@ from culturebias.domain.comparison.envelope import Comparison
 
 REPORT_FILE = "comparison.md"
 # (comparison, out_dir) → (Markdown sections, figures written): a benchmark's cross-model views
-Sections = Callable[[Any, Path], tuple[list[str], list[Path]]]
+Sections = Callable[[Any, Path], tuple[list[str], list[Path]]]  # Any: the benchmark's own Comparison type
 
 
-def header(comparison: Comparison[Any], title: str) -> str:
+def header(comparison: Comparison[Any], title: str) -> str:  # Any: a comparison of any benchmark
     lines = [
         f"# {title}: {len(comparison.runs)} runs compared",
         "",
@@ -34,7 +34,7 @@ def header(comparison: Comparison[Any], title: str) -> str:
     return "\n".join(lines)
 
 
-def runs_section(comparison: Comparison[Any]) -> str:
+def runs_section(comparison: Comparison[Any]) -> str:  # Any: a comparison of any benchmark
     rows = [
         [
             run.label,
@@ -50,7 +50,7 @@ def runs_section(comparison: Comparison[Any]) -> str:
     return "## Runs\n\n" + table(["model", "run", "model ports", "data", "items", "schema", "finished"], rows)
 
 
-def notes_section(comparison: Comparison[Any]) -> str:
+def notes_section(comparison: Comparison[Any]) -> str:  # Any: a comparison of any benchmark
     if not comparison.notes:
         return ""
     return "## Notes\n\n" + "\n".join(f"- {note}" for note in comparison.notes)
@@ -64,7 +64,7 @@ class ComparisonReport:
         self.title = title
         self.sections = sections
 
-    def write(self, comparison: Comparison[Any], out_dir: Path) -> list[Path]:
+    def write(self, comparison: Comparison[Any], out_dir: Path) -> list[Path]:  # Any: a comparison of any benchmark
         out_dir = Path(out_dir)
         sections, figures = self.sections(comparison, out_dir)
         head = header(comparison, self.title or comparison.benchmark)

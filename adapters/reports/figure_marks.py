@@ -28,7 +28,7 @@ def label_colour(cell_rgba: Sequence[float]) -> str:
     return "black" if contrast(cell_rgba, (0, 0, 0)) >= contrast(cell_rgba, (1, 1, 1)) else "white"
 
 
-def label_cells(ax: Any, image: Any, grid: Any, digits: int = 2, fontsize: int = 9) -> None:
+def label_cells(ax: Any, image: Any, grid: Any, digits: int = 2, fontsize: int = 9) -> None:  # Any: matplotlib objects (imported lazily)
     """Write each cell's value on a heat map in the colour that reads on that cell ("–" on an empty one)."""
     for i, row in enumerate(grid):
         for j, value in enumerate(row):
@@ -39,7 +39,7 @@ def label_cells(ax: Any, image: Any, grid: Any, digits: int = 2, fontsize: int =
             ax.text(j, i, f"{float(value):.{digits}f}", ha="center", va="center", fontsize=fontsize, color=colour)
 
 
-def mark_zero_bars(ax: Any, bars: Any, values: Sequence[float | None], fontsize: int = 7) -> None:
+def mark_zero_bars(ax: Any, bars: Any, values: Sequence[float | None], fontsize: int = 7) -> None:  # Any: matplotlib objects (imported lazily)
     """A bar of height 0 has no area: outline it in its own colour and write "0" on the axis so it is seen.
 
     An undefined value (None / NaN) is written "n/a" instead, so a missing bar is not read as a zero.

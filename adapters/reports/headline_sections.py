@@ -15,7 +15,7 @@ from culturebias.adapters.reports.markdown import table
 from culturebias.domain.comparison.envelope import Comparison
 
 
-def headline_table(comparison: Comparison[Any]) -> str:
+def headline_table(comparison: Comparison[Any]) -> str:  # Any: a comparison of any benchmark
     metrics = comparison.headline_metrics
     if not metrics:
         return ""
@@ -31,7 +31,7 @@ def headline_table(comparison: Comparison[Any]) -> str:
     return "## Headline metrics\n\n" + table(["model", *(m.label for m in metrics)], rows) + f"\n\n{legend}."
 
 
-def headline_figure(comparison: Comparison[Any], out_dir: Path) -> list[Path]:
+def headline_figure(comparison: Comparison[Any], out_dir: Path) -> list[Path]:  # Any: a comparison of any benchmark
     """Bars of every headline per model, with error bars where the runs computed intervals; [] with nothing to draw."""
     metrics = comparison.headline_metrics
     labels = comparison.labels()
@@ -49,7 +49,7 @@ def headline_figure(comparison: Comparison[Any], out_dir: Path) -> list[Path]:
     return [path]
 
 
-def headline_sections(comparison: Comparison[Any], out_dir: Path) -> tuple[list[str], list[Path]]:
+def headline_sections(comparison: Comparison[Any], out_dir: Path) -> tuple[list[str], list[Path]]:  # Any: a comparison of any benchmark
     figures = headline_figure(comparison, out_dir)
     pictures = [f"![{p.stem}]({p.name})" for p in figures]
     return [s for s in (headline_table(comparison), *pictures) if s], figures

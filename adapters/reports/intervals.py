@@ -6,9 +6,9 @@ Every bound, n and unit shown here is the summary's ``Interval`` (domain/uncerta
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from typing import Any
 
 from culturebias.adapters.reports.markdown import fmt, table
+from culturebias.domain.libra.summary import LibraScoresBlock
 from culturebias.domain.uncertainty.interval import Interval
 
 
@@ -21,7 +21,7 @@ def bounds(interval: Interval | None, digits: int = 3) -> str:
     return f"[{fmt(interval.low, digits)}, {fmt(interval.high, digits)}]"
 
 
-def with_ci(value: Any, interval: Interval | None, digits: int = 3, n: bool = False) -> str:
+def with_ci(value: object, interval: Interval | None, digits: int = 3, n: bool = False) -> str:
     """``value [low, high]`` (and ``n=…`` when asked); the plain value without an interval."""
     text = fmt(value, digits)
     if interval is None:
@@ -47,7 +47,7 @@ def legend(intervals: Sequence[Interval | None]) -> str:
     )
 
 
-def uncertainty_section(rows: Mapping[str, tuple[Any, Interval | None]], title: str = "## Uncertainty", digits: int = 3) -> str:
+def uncertainty_section(rows: Mapping[str, tuple[object, Interval | None]], title: str = "## Uncertainty", digits: int = 3) -> str:
     """A table of metric, value, interval, n and unit, method and note; empty when no metric has an interval."""
     shown = {name: (value, interval) for name, (value, interval) in rows.items() if interval is not None}
     if not shown:
@@ -111,7 +111,7 @@ def table_legend(blocks: Sequence[Mapping[str, Interval] | None]) -> str:
 LIBRA_NAMES = {"lms": "LMS", "ss": "SS", "icat_local": "local iCAT", "jsd": "JSD", "eicat": "EiCAT"}
 
 
-def libra_uncertainty(scores: Any) -> str:
+def libra_uncertainty(scores: LibraScoresBlock) -> str:
     """LIBRA's overall scores with their intervals over triplets (a ``LibraScoresBlock``); "" without intervals."""
     section = uncertainty_section(
         {label: (getattr(scores, key), pick(scores.intervals, key)) for key, label in LIBRA_NAMES.items()},

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import math
 from pathlib import Path
-from typing import Any, Iterable, Sequence
+from typing import Iterable, Sequence
 
 from culturebias.adapters.reports.repeats_section import repeats_lines
 from culturebias.domain.summary import RunSummary
@@ -12,7 +12,7 @@ from culturebias.domain.summary import RunSummary
 SMALL_MODEL_PARAMETERS = 1_000_000_000
 
 
-def fmt(value: Any, digits: int = 3) -> str:
+def fmt(value: object, digits: int = 3) -> str:
     if value is None:
         return "–"
     if isinstance(value, bool):
@@ -24,7 +24,7 @@ def fmt(value: Any, digits: int = 3) -> str:
     return str(value)
 
 
-def table(headers: Sequence[str], rows: Iterable[Sequence[Any]], digits: int = 3) -> str:
+def table(headers: Sequence[str], rows: Iterable[Sequence[object]], digits: int = 3) -> str:
     lines = ["| " + " | ".join(headers) + " |", "|" + "|".join("---" for _ in headers) + "|"]
     for row in rows:
         lines.append("| " + " | ".join(fmt(cell, digits) for cell in row) + " |")

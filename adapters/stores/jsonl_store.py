@@ -40,7 +40,7 @@ class JsonlResultStore:
         self._lock = threading.Lock()
 
     # -- low level ----------------------------------------------------------
-    def _append(self, path: Path, records: list[Mapping[str, Any]]) -> None:
+    def _append(self, path: Path, records: list[Mapping[str, Any]]) -> None:  # Any: JSON payloads (the ResultStore port's)
         if not records:
             return
         path.parent.mkdir(parents=True, exist_ok=True)
@@ -53,7 +53,7 @@ class JsonlResultStore:
                 os.fsync(handle.fileno())
 
     @staticmethod
-    def _read(path: Path) -> Iterator[dict[str, Any]]:
+    def _read(path: Path) -> Iterator[dict[str, Any]]:  # Any: JSON payloads (the ResultStore port's)
         if not path.exists():
             return
         with open(path, "rb") as handle:
@@ -65,8 +65,8 @@ class JsonlResultStore:
                 except json.JSONDecodeError:
                     continue
 
-    def _runs(self) -> dict[str, dict[str, Any]]:
-        runs: dict[str, dict[str, Any]] = {}
+    def _runs(self) -> dict[str, dict[str, Any]]:  # Any: JSON payloads (the ResultStore port's)
+        runs: dict[str, dict[str, Any]] = {}  # Any: JSON payloads (the ResultStore port's)
         for event in self._read(self.root / "runs.jsonl"):
             run_id = event["run_id"]
             if event["event"] == "created":
@@ -116,8 +116,8 @@ class JsonlResultStore:
     def _results_path(self, run_id: str, stage: str) -> Path:
         return self.root / "results" / run_id / f"{stage}.jsonl"
 
-    def load_results(self, run_id: str, stage: str) -> dict[str, dict[str, Any]]:
-        results: dict[str, dict[str, Any]] = {}
+    def load_results(self, run_id: str, stage: str) -> dict[str, dict[str, Any]]:  # Any: JSON payloads (the ResultStore port's)
+        results: dict[str, dict[str, Any]] = {}  # Any: JSON payloads (the ResultStore port's)
         for line in self._read(self._results_path(run_id, stage)):
             for record in line.get("results", ()):
                 results[record["key"]] = record["payload"]
@@ -126,7 +126,7 @@ class JsonlResultStore:
         return results
 
     def save_results(
-        self, run_id: str, stage: str, results: Mapping[str, Mapping[str, Any]], progress: StageProgress | None = None
+        self, run_id: str, stage: str, results: Mapping[str, Mapping[str, Any]], progress: StageProgress | None = None  # Any: JSON payloads (the ResultStore port's)
     ) -> None:
         if not results and progress is None:
             return
@@ -136,7 +136,7 @@ class JsonlResultStore:
         }
         self._append(self._results_path(run_id, stage), [batch])
 
-    def finish_run(self, run_id: str, summary: Mapping[str, Any]) -> None:
+    def finish_run(self, run_id: str, summary: Mapping[str, Any]) -> None:  # Any: JSON payloads (the ResultStore port's)
         self._append(
             self.root / "runs.jsonl",
             [{"event": "finished", "run_id": run_id, "status": "finished", "finished_at": utc_now(), "summary": dict(summary), "failure": None}],
@@ -153,7 +153,7 @@ class JsonlResultStore:
     def mark_running(self, run_id: str) -> None:
         self._append(self.root / "runs.jsonl", [{"event": "running", "run_id": run_id, "status": "running", "failure": None}])
 
-    def load_summary(self, run_id: str) -> dict[str, Any] | None:
+    def load_summary(self, run_id: str) -> dict[str, Any] | None:  # Any: JSON payloads (the ResultStore port's)
         entry = self._runs().get(run_id)
         return entry.get("summary") if entry else None
 

@@ -40,11 +40,11 @@ class MemoryResultStore:
         runs = [r for r in self._runs.values() if benchmark is None or r.benchmark == benchmark]
         return [self._read(r) for r in sorted(runs, key=lambda r: r.created_at)]
 
-    def load_results(self, run_id: str, stage: str) -> dict[str, dict[str, Any]]:
+    def load_results(self, run_id: str, stage: str) -> dict[str, dict[str, Any]]:  # Any: JSON payloads (the ResultStore port's)
         return copy.deepcopy(self._results.get((run_id, stage), {}))
 
     def save_results(
-        self, run_id: str, stage: str, results: Mapping[str, Mapping[str, Any]], progress: StageProgress | None = None
+        self, run_id: str, stage: str, results: Mapping[str, Mapping[str, Any]], progress: StageProgress | None = None  # Any: JSON payloads (the ResultStore port's)
     ) -> None:
         batch = {key: copy.deepcopy(dict(payload)) for key, payload in results.items()}  # copied first: all or nothing
         with self._lock:
@@ -53,7 +53,7 @@ class MemoryResultStore:
                 run = self._runs[run_id]
                 self._runs[run_id] = run.model_copy(update={"progress": {**run.progress, stage: progress.model_copy()}})
 
-    def finish_run(self, run_id: str, summary: Mapping[str, Any]) -> None:
+    def finish_run(self, run_id: str, summary: Mapping[str, Any]) -> None:  # Any: JSON payloads (the ResultStore port's)
         with self._lock:
             self._summaries[run_id] = copy.deepcopy(dict(summary))
             self._runs[run_id] = self._runs[run_id].model_copy(
@@ -73,7 +73,7 @@ class MemoryResultStore:
     def mark_running(self, run_id: str) -> None:
         self._set_status(run_id, "running", None)
 
-    def load_summary(self, run_id: str) -> dict[str, Any] | None:
+    def load_summary(self, run_id: str) -> dict[str, Any] | None:  # Any: JSON payloads (the ResultStore port's)
         summary = self._summaries.get(run_id)
         return copy.deepcopy(summary) if summary is not None else None
 

@@ -147,7 +147,7 @@ class PostgresResultStore:
         except Exception as error:  # libpq rejects a malformed DSN before any connection
             raise PostgresConnectError(f"store.dsn={self.where}: {self._redact(str(error))}") from None
 
-    def _run(self, what: str, operation: Callable[[Any], T]) -> T:
+    def _run(self, what: str, operation: Callable[[Any], T]) -> T:  # Any: a psycopg connection
         """One operation, in its own transaction where it writes.
 
         A lost connection (a restarted server, a dropped idle link) is opened again and
@@ -241,8 +241,8 @@ class PostgresResultStore:
 
         return self._run("listing runs", select)
 
-    def load_results(self, run_id: str, stage: str) -> dict[str, dict[str, Any]]:
-        def select(conn) -> dict[str, dict[str, Any]]:
+    def load_results(self, run_id: str, stage: str) -> dict[str, dict[str, Any]]:  # Any: JSON payloads (the ResultStore port's)
+        def select(conn) -> dict[str, dict[str, Any]]:  # Any: JSON payloads (the ResultStore port's)
             rows = conn.execute(
                 "SELECT key, payload FROM culturebias_results WHERE run_id = %s AND stage = %s", (run_id, stage)
             )
@@ -251,7 +251,7 @@ class PostgresResultStore:
         return self._run(f"reading {stage} results of run {run_id}", select)
 
     def save_results(
-        self, run_id: str, stage: str, results: Mapping[str, Mapping[str, Any]], progress: StageProgress | None = None
+        self, run_id: str, stage: str, results: Mapping[str, Mapping[str, Any]], progress: StageProgress | None = None  # Any: JSON payloads (the ResultStore port's)
     ) -> None:
         keys = list(results)
         payloads = [json.dumps(results[key], ensure_ascii=False) for key in keys]
@@ -281,7 +281,7 @@ class PostgresResultStore:
 
         self._run(f"{what} run {run_id}", update)
 
-    def finish_run(self, run_id: str, summary: Mapping[str, Any]) -> None:
+    def finish_run(self, run_id: str, summary: Mapping[str, Any]) -> None:  # Any: JSON payloads (the ResultStore port's)
         self._set_status(
             "finishing",
             run_id,
@@ -307,8 +307,8 @@ class PostgresResultStore:
             "resuming", run_id, "UPDATE culturebias_runs SET status = 'running', failure = NULL WHERE run_id = %s", (run_id,)
         )
 
-    def load_summary(self, run_id: str) -> dict[str, Any] | None:
-        def select(conn) -> dict[str, Any] | None:
+    def load_summary(self, run_id: str) -> dict[str, Any] | None:  # Any: JSON payloads (the ResultStore port's)
+        def select(conn) -> dict[str, Any] | None:  # Any: JSON payloads (the ResultStore port's)
             row = conn.execute("SELECT summary FROM culturebias_runs WHERE run_id = %s", (run_id,)).fetchone()
             return json.loads(row[0]) if row and row[0] else None
 

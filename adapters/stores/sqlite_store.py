@@ -145,12 +145,12 @@ class SQLiteResultStore:
             ).fetchall()
         return self._manifests(rows)
 
-    def load_results(self, run_id: str, stage: str) -> dict[str, dict[str, Any]]:
+    def load_results(self, run_id: str, stage: str) -> dict[str, dict[str, Any]]:  # Any: JSON payloads (the ResultStore port's)
         rows = self._db.execute("SELECT key, payload FROM results WHERE run_id = ? AND stage = ?", (run_id, stage))
         return {key: json.loads(payload) for key, payload in rows}
 
     def save_results(
-        self, run_id: str, stage: str, results: Mapping[str, Mapping[str, Any]], progress: StageProgress | None = None
+        self, run_id: str, stage: str, results: Mapping[str, Mapping[str, Any]], progress: StageProgress | None = None  # Any: JSON payloads (the ResultStore port's)
     ) -> None:
         rows = [(run_id, stage, key, json.dumps(payload, ensure_ascii=False)) for key, payload in results.items()]
         with self._transaction() as db:
@@ -161,7 +161,7 @@ class SQLiteResultStore:
                     (run_id, stage, progress.done, progress.total),
                 )
 
-    def finish_run(self, run_id: str, summary: Mapping[str, Any]) -> None:
+    def finish_run(self, run_id: str, summary: Mapping[str, Any]) -> None:  # Any: JSON payloads (the ResultStore port's)
         with self._transaction() as db:
             db.execute(
                 "UPDATE runs SET status = 'finished', finished_at = ?, summary = ?, failure = NULL WHERE run_id = ?",
@@ -181,7 +181,7 @@ class SQLiteResultStore:
     def mark_running(self, run_id: str) -> None:
         self._set_status(run_id, "running", None)
 
-    def load_summary(self, run_id: str) -> dict[str, Any] | None:
+    def load_summary(self, run_id: str) -> dict[str, Any] | None:  # Any: JSON payloads (the ResultStore port's)
         row = self._db.execute("SELECT summary FROM runs WHERE run_id = ?", (run_id,)).fetchone()
         return json.loads(row[0]) if row and row[0] else None
 

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Any, Iterator, Mapping
+from typing import Iterator, Mapping
 
 from culturebias.adapters.reports.figure_marks import label_cells
 from culturebias.adapters.twbias.figures import category_figure, p_value_figure
@@ -155,7 +155,7 @@ def _spec_title(key: str, block: SpecificationBlock) -> str:
     return f"{key} ({block.origin} → {block.reference})" if key in ("female", "male") else key
 
 
-def _prompt_rows(prompts: Mapping[str, PromptStatsBlock]) -> Iterator[list[Any]]:
+def _prompt_rows(prompts: Mapping[str, PromptStatsBlock]) -> Iterator[list[object]]:
     for ptype, s in prompts.items():
         yield [
             ptype,
@@ -175,7 +175,7 @@ def _prompt_rows(prompts: Mapping[str, PromptStatsBlock]) -> Iterator[list[Any]]
 PROMPT_HEADERS = ["type", "n", "outliers", "invalid", "mean origin PPL", "mean replace PPL", "t", "p", "d", "d_z", "p < alpha"]
 
 
-def _headline_row(label: str, block: GroupBlock) -> list[Any]:
+def _headline_row(label: str, block: GroupBlock) -> list[object]:
     return [label, block.n_rows, block.bias_ratio, block.effect_size, f"{block.n_significant}/{block.n_prompts}"]
 
 

@@ -3,13 +3,17 @@
 from __future__ import annotations
 
 import json
-from typing import Any, Sequence
+from typing import TYPE_CHECKING, Any, Sequence
 
+from culturebias.application.context import RunContext
 from culturebias.application.item_rendering import rendered_prompt, templater_of
 from culturebias.domain.audit import ItemRecord
 from culturebias.domain.bbq.model import Answer
 from culturebias.domain.requests import GenerationRequest, GenerationResult, LoglikelihoodResult
 from culturebias.ports.templating import ChatTemplater
+
+if TYPE_CHECKING:
+    from culturebias.application.bbq.answering import Question  # which imports this module
 
 
 def question_id(answer: Answer) -> str:
@@ -17,7 +21,7 @@ def question_id(answer: Answer) -> str:
     return f"{answer.item.sample_id}|{answer.prompt_id}|{answer.permutation}"
 
 
-def _metadata(question: Any, answer: Answer, mode: str) -> dict[str, Any]:
+def _metadata(question: Question, answer: Answer, mode: str) -> dict[str, Any]:  # Any: JSON metadata
     item = question.item
     shown_letter = None
     if mode != "masked" and answer.chosen is not None and answer.chosen in question.order:  # masked shows no letters
@@ -45,7 +49,7 @@ def _metadata(question: Any, answer: Answer, mode: str) -> dict[str, Any]:
     }
 
 
-def _record(benchmark: str, question: Any, given: Answer, mode: str, **fields: Any) -> ItemRecord:
+def _record(benchmark: str, question: Question, given: Answer, mode: str, **fields: Any) -> ItemRecord:  # Any: ItemRecord's fields
     # An item without a known biased answer (never asked by CBBQ) has no bias class to show.
     known = given.item.biased_index is not None or given.chosen is None or given.chosen == given.item.unknown_index
     return ItemRecord(
@@ -61,7 +65,7 @@ def _record(benchmark: str, question: Any, given: Answer, mode: str, **fields: A
 
 def generated_records(
     benchmark: str,
-    questions: Sequence[Any],
+    questions: Sequence[Question],
     prompts: Sequence[str],
     replies: Sequence[GenerationResult],
     answers: Sequence[Answer],
@@ -75,7 +79,7 @@ def generated_records(
 
 def scored_records(
     benchmark: str,
-    questions: Sequence[Any],
+    questions: Sequence[Question],
     contexts: Sequence[str],
     results: Sequence[LoglikelihoodResult],
     answers: Sequence[Answer],
@@ -107,14 +111,14 @@ def generation_prompts(templater: ChatTemplater | None, requests: Sequence[Gener
     return [rendered_prompt(templater, r) for r in requests]
 
 
-def record_generated(ctx: Any, label: str, questions, requests, replies, answers) -> None:
+def record_generated(ctx: RunContext, label: str, questions, requests, replies, answers) -> None:
     log = getattr(ctx, "items", None)  # a duck-typed test context may keep no audit trail
     if log is not None:
         prompts = generation_prompts(templater_of(ctx), requests)
         log().record(generated_records(label.lower(), questions, prompts, replies, answers))
 
 
-def record_scored(ctx: Any, label: str, questions, contexts, results, answers, prefix: str) -> None:
+def record_scored(ctx: RunContext, label: str, questions, contexts, results, answers, prefix: str) -> None:
     log = getattr(ctx, "items", None)
     if log is not None:
         log().record(scored_records(label.lower(), questions, contexts, results, answers, prefix))
@@ -142,7 +146,7 @@ def masked_records(benchmark: str, questions, requests, results, answers) -> lis
     return records
 
 
-def record_masked(ctx: Any, label: str, questions, requests, results, answers) -> None:
+def record_masked(ctx: RunContext, label: str, questions, requests, results, answers) -> None:
     log = getattr(ctx, "items", None)
     if log is not None:
         log().record(masked_records(label.lower(), questions, requests, results, answers))

@@ -7,8 +7,9 @@ TextEmbedder (cosine of D1 and D2 against a threshold) or the Judge.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any, Sequence
+from typing import Sequence
 
+from culturebias.application.context import RunContext
 from culturebias.domain.libra.judging import JUDGE_REMINDER
 from culturebias.domain.libra.options import LibraOptions
 from culturebias.domain.libra.knowledge import (
@@ -23,6 +24,8 @@ from culturebias.domain.libra.triplets import GlossaryEntry, Triplet
 from culturebias.domain.libra.words import all_lexicon_forms, known_from
 from culturebias.domain.requests import ChatMessage, GenerationParams, GenerationRequest
 from culturebias.ports.judging import JudgeRequest
+from culturebias.ports.lexicon import Lexicon
+from culturebias.ports.similarity import TextEmbedder
 
 
 @dataclass
@@ -60,7 +63,7 @@ def judge_request(options: LibraOptions, term: LocalTermOccurrences, entry: Glos
 
 
 def local_vocabulary(
-    options: LibraOptions, triplets: Sequence[Triplet], glossary: Sequence[GlossaryEntry], lexicon: Any
+    options: LibraOptions, triplets: Sequence[Triplet], glossary: Sequence[GlossaryEntry], lexicon: Lexicon
 ) -> LocalVocabulary:
     """V': the triplets' words outside the lexicon (one batched lookup), with their glossary entries."""
     texts = [sentence for t in triplets for sentence in t.sentences().values()]
@@ -71,12 +74,12 @@ def local_vocabulary(
 
 
 def check_knowledge_boundary(
-    ctx: Any,
+    ctx: RunContext,
     options: LibraOptions,
     triplets: Sequence[Triplet],
     glossary: Sequence[GlossaryEntry],
-    lexicon: Any,
-    embedder: Any | None,
+    lexicon: Lexicon,
+    embedder: TextEmbedder | None,
 ) -> KnowledgeBoundaryOutcome:
     vocabulary = local_vocabulary(options, triplets, glossary, lexicon)
     to_check = vocabulary.with_definition()

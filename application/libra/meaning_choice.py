@@ -8,8 +8,9 @@ best other (as its score).
 
 from __future__ import annotations
 
-from typing import Any, Sequence
+from typing import Sequence
 
+from culturebias.application.context import RunContext
 from culturebias.application.libra.knowledge import KnowledgeBoundaryOutcome, TermComparison, local_vocabulary
 from culturebias.domain.errors import ConfigError
 from culturebias.domain.libra.knowledge import decide_knowledge_boundary
@@ -17,10 +18,11 @@ from culturebias.domain.libra.meaning_choice import choice_text, distractors
 from culturebias.domain.libra.options import LibraOptions
 from culturebias.domain.libra.triplets import GlossaryEntry, Triplet
 from culturebias.domain.requests import PseudoLoglikelihoodRequest
+from culturebias.ports.lexicon import Lexicon
 
 
 def check_by_choice(
-    ctx: Any, options: LibraOptions, triplets: Sequence[Triplet], glossary: Sequence[GlossaryEntry], lexicon: Any
+    ctx: RunContext, options: LibraOptions, triplets: Sequence[Triplet], glossary: Sequence[GlossaryEntry], lexicon: Lexicon
 ) -> KnowledgeBoundaryOutcome:
     vocabulary = local_vocabulary(options, triplets, glossary, lexicon)
     to_check = vocabulary.with_definition()

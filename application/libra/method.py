@@ -2,11 +2,14 @@
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING
 
 from culturebias.application.context import RunContext
 from culturebias.domain.libra.options import LibraOptions
 from culturebias.domain.libra.summary import ComparisonKind, ModelType
+
+if TYPE_CHECKING:
+    from culturebias.application.libra.service import KnowledgeBoundaryPlan  # which imports this module
 
 MASKED_CANNOT_STATE_A_MEANING = (
     "a masked LM generates no text, so it cannot state the meaning of a local word (D1), and the LIBRA paper "
@@ -37,7 +40,7 @@ def bbs_not_applicable(model_type: ModelType, boundary_skipped: str | None) -> s
     return f"the knowledge boundary was not checked: {boundary_skipped}"
 
 
-def comparison_used(boundary: Any) -> ComparisonKind | None:
+def comparison_used(boundary: KnowledgeBoundaryPlan | None) -> ComparisonKind | None:
     """What compared the meanings in a planned knowledge boundary (None: not checked)."""
     if boundary is None:
         return None

@@ -3,10 +3,13 @@
 from __future__ import annotations
 
 import math
-from typing import Any, Mapping, Sequence
+from typing import Mapping, Sequence
 
+from culturebias.application.context import RunContext
+from culturebias.application.libra.knowledge import KnowledgeBoundaryOutcome
 from culturebias.domain.audit import ItemRecord
-from culturebias.domain.libra.triplets import SENTENCE_KINDS
+from culturebias.domain.libra.metrics import TripletLikelihood
+from culturebias.domain.libra.triplets import SENTENCE_KINDS, Triplet
 
 
 def _finite(value: float) -> float | None:
@@ -14,7 +17,7 @@ def _finite(value: float) -> float | None:
 
 
 def libra_records(
-    model_type: str, triplets: Sequence[Any], likelihoods: Sequence[Any], valid: Mapping[str, bool]
+    model_type: str, triplets: Sequence[Triplet], likelihoods: Sequence[TripletLikelihood], valid: Mapping[str, bool]
 ) -> list[ItemRecord]:
     records = []
     for triplet, scores in zip(triplets, likelihoods):
@@ -50,7 +53,7 @@ def libra_records(
     return records
 
 
-def local_word_records(boundary: Any) -> list[ItemRecord]:
+def local_word_records(boundary: KnowledgeBoundaryOutcome) -> list[ItemRecord]:
     """The knowledge boundary: one record per local word, the model's definition and the verdict on it."""
     kb = boundary.boundary
     records = []
@@ -78,7 +81,10 @@ def local_word_records(boundary: Any) -> list[ItemRecord]:
     return records
 
 
-def record_libra(ctx: Any, model_type: str, triplets, likelihoods, valid, boundary: Any = None) -> None:
+def record_libra(
+    ctx: RunContext, model_type: str, triplets: Sequence[Triplet], likelihoods: Sequence[TripletLikelihood],
+    valid: Mapping[str, bool], boundary: KnowledgeBoundaryOutcome | None = None,
+) -> None:
     """``boundary``: the knowledge boundary's outcome, None where it was not checked."""
     log = getattr(ctx, "items", None)
     if log is not None:

@@ -13,7 +13,7 @@ import json
 import re
 from collections import Counter
 from pathlib import Path
-from typing import Any, Callable, Mapping, Sequence
+from typing import Any, Callable, Mapping, Sequence, TypeVar
 
 from pydantic import BaseModel, ConfigDict, TypeAdapter
 
@@ -67,7 +67,10 @@ class Components(BaseModel):
     clusterer: TopicClusterer | None = None
 
 
-def _digest(*parts: Any) -> str:
+T = TypeVar("T")
+
+
+def _digest(*parts: object) -> str:
     return hashlib.sha256(json.dumps(parts, sort_keys=True, ensure_ascii=False, default=str).encode()).hexdigest()[:16]
 
 
@@ -83,15 +86,15 @@ class LibraBuild:
     def _path(self, step: str) -> Path:
         return self.out / STEP_DIR / f"{step}.json"
 
-    def _stored(self, step: str, fingerprint: str) -> Any | None:
+    def _stored(self, step: str, fingerprint: str) -> Any | None:  # Any: the step's stored JSON
         path = self._path(step)
         if not path.exists():
             return None
         record = json.loads(path.read_text(encoding="utf-8"))
         return record["result"] if record.get("fingerprint") == fingerprint else None
 
-    def _step(self, step: str, wanted: set[str], resume: bool, fingerprint: str, compute: Callable[[], Any],
-              adapter: TypeAdapter, empty: Any, *, optional: bool = False) -> Any:
+    def _step(self, step: str, wanted: set[str], resume: bool, fingerprint: str, compute: Callable[[], T],
+              adapter: TypeAdapter[T], empty: T, *, optional: bool = False) -> T:
         if STEPS.index(step) > max(STEPS.index(s) for s in wanted):
             return empty  # after the last step asked for: not run, not loaded
         stored = self._stored(step, fingerprint) if (resume or step not in wanted) else None

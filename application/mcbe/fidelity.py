@@ -18,9 +18,9 @@ from culturebias.domain.mcbe.options import McBEOptions
 
 def fidelity_metrics(
     ctx: RunContext, beis: list[BEI], dataset: McBEDataset, options: McBEOptions, outcomes: Mapping[str, TaskOutcome]
-) -> dict[str, Any]:
+) -> dict[str, Any]:  # Any: McBEMetrics' keyword arguments
     """Keyword arguments of ``McBEMetrics``: only what applies to this run (sparse keys stay out)."""
-    extra: dict[str, Any] = {"prompt_set": list(options.prompt_set)}
+    extra: dict[str, Any] = {"prompt_set": list(options.prompt_set)}  # Any: McBEMetrics' keyword arguments
     if "pc" in outcomes:
         extra["pc_text"] = options.pc_text
     variants = prompt_variants(ctx, beis, dataset, options, outcomes)

@@ -4,25 +4,30 @@ from __future__ import annotations
 
 import json
 import math
-from typing import Any, Mapping
+from typing import Any, Mapping, Sequence
 
+from culturebias.application.context import RunContext
 from culturebias.application.item_rendering import rendered_prompt, templater_of
 from culturebias.domain.audit import ItemRecord
+from culturebias.domain.mcbe.instances import BEI, McBEDataset
+from culturebias.domain.mcbe.options import McBEOptions
+from culturebias.domain.mcbe.summary import BAItem, BSItem, McBEItem, PCItem, SCItem, SSItem
 from culturebias.domain.requests import GenerationRequest
+from culturebias.ports.templating import ChatTemplater
 
 
-def _number(value: Any) -> float | None:
+def _number(value: object) -> float | None:
     return float(value) if isinstance(value, (int, float)) and math.isfinite(value) else None
 
 
-def _base(bei: Any, task: str) -> dict[str, Any]:
+def _base(bei: BEI, task: str) -> dict[str, Any]:  # Any: ItemRecord's fields
     return {
         "benchmark": "mcbe",
         "item_id": f"{bei.item_id}|{task}",
     }
 
 
-def _meta(bei: Any, task: str) -> dict[str, Any]:
+def _meta(bei: BEI, task: str) -> dict[str, Any]:  # Any: JSON metadata
     return {
         "task": task,
         "bei": bei.item_id,
@@ -36,7 +41,7 @@ def _meta(bei: Any, task: str) -> dict[str, Any]:
     }
 
 
-def _pc(bei: Any, item: Any, options: Any) -> ItemRecord:
+def _pc(bei: BEI, item: PCItem, options: McBEOptions) -> ItemRecord:
     from culturebias.application.mcbe.preference import pc_text
 
     nlls = [_number(x) for x in item.nlls]
@@ -54,7 +59,7 @@ def _pc(bei: Any, item: Any, options: Any) -> ItemRecord:
     )
 
 
-def _sc(bei: Any, item: Any, options: Any, subcategories: list[str], templater: Any) -> ItemRecord:
+def _sc(bei: BEI, item: SCItem, options: McBEOptions, subcategories: list[str], templater: ChatTemplater | None) -> ItemRecord:
     from culturebias.application.mcbe.classification import sc_text
 
     conversation = options.prompts.classification(sc_text(bei, options), subcategories)  # the run's first prompt set
@@ -69,7 +74,7 @@ def _sc(bei: Any, item: Any, options: Any, subcategories: list[str], templater: 
     )
 
 
-def _ss(bei: Any, item: Any) -> ItemRecord:
+def _ss(bei: BEI, item: SSItem) -> ItemRecord:
     return ItemRecord(
         **_base(bei, "ss"),
         texts=[bei.scenario(word) for word in bei.words],
@@ -84,7 +89,7 @@ def _ss(bei: Any, item: Any) -> ItemRecord:
     )
 
 
-def _ba(bei: Any, item: Any, options: Any, templater: Any) -> ItemRecord:
+def _ba(bei: BEI, item: BAItem, options: McBEOptions, templater: ChatTemplater | None) -> ItemRecord:
     criteria = item.criteria.model_dump()
     return ItemRecord(
         **_base(bei, "ba"),
@@ -101,7 +106,7 @@ def _ba(bei: Any, item: Any, options: Any, templater: Any) -> ItemRecord:
     )
 
 
-def _bs(bei: Any, item: Any, options: Any, templater: Any) -> ItemRecord:
+def _bs(bei: BEI, item: BSItem, options: McBEOptions, templater: ChatTemplater | None) -> ItemRecord:
     return ItemRecord(
         **_base(bei, "bs"),
         prompt=rendered_prompt(templater, GenerationRequest.chat(options.prompts.scoring(bei))),
@@ -113,7 +118,9 @@ def _bs(bei: Any, item: Any, options: Any, templater: Any) -> ItemRecord:
     )
 
 
-def mcbe_records(ctx: Any, beis: Any, items: Mapping[str, Any], options: Any, dataset: Any) -> list[ItemRecord]:
+def mcbe_records(
+    ctx: RunContext, beis: Sequence[BEI], items: Mapping[str, McBEItem], options: McBEOptions, dataset: McBEDataset
+) -> list[ItemRecord]:
     """``items``: the summary's per-BEI details (``McBEItem`` by BEI id)."""
     templater = templater_of(ctx)
     records = []
@@ -134,7 +141,9 @@ def mcbe_records(ctx: Any, beis: Any, items: Mapping[str, Any], options: Any, da
     return records
 
 
-def record_mcbe(ctx: Any, beis, items, options, dataset) -> None:
+def record_mcbe(
+    ctx: RunContext, beis: Sequence[BEI], items: Mapping[str, McBEItem], options: McBEOptions, dataset: McBEDataset
+) -> None:
     log = getattr(ctx, "items", None)
     if log is not None:
         log().record(mcbe_records(ctx, beis, items, options, dataset))

@@ -96,14 +96,14 @@ class McBEService:
             for task, outcome in outcomes.items():
                 invalid.update({key: 0 for key in INVALID_COUNTS[task]})
                 invalid.update(outcome.invalid.get(category, {}))
-            task_scores: dict[str, Any] = dict(scores.categories[category])  # the tasks that ran, and "mean"
+            task_scores: dict[str, Any] = dict(scores.categories[category])  # the tasks that ran, and "mean"; Any: CategoryScores' keyword arguments
             per_category[category] = CategoryScores(
                 **task_scores,
                 name_zh=category_name_zh(category),
                 n_beis=len(selected.by_category(category)),
                 invalid=InvalidCounts(**invalid),
             )
-        judge: dict[str, Any] = {"judge": plan.judge} if plan.judge is not None else {}  # no key unless BA ran
+        judge: dict[str, Any] = {"judge": plan.judge} if plan.judge is not None else {}  # no key unless BA ran; Any: McBEMetrics' keyword arguments
         metrics = McBEMetrics(
             tasks=PerTask[Number](**scores.tasks),
             categories=per_category,
@@ -139,7 +139,7 @@ class McBEService:
     def _items(dataset: McBEDataset, outcomes: dict[str, TaskOutcome]) -> dict[str, McBEItem]:
         items: dict[str, McBEItem] = {}
         for bei in dataset.instances:
-            results: dict[str, Any] = {
+            results: dict[str, Any] = {  # Any: McBEItem's keyword arguments, one per task
                 task: outcome.items[bei.item_id] for task, outcome in outcomes.items() if bei.item_id in outcome.items
             }
             items[bei.item_id] = McBEItem(

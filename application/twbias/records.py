@@ -4,11 +4,14 @@ from __future__ import annotations
 
 import json
 import math
-from typing import Any, Mapping, Sequence
+from typing import Mapping, Sequence
 
 import numpy as np
 
+from culturebias.application.context import RunContext
+from culturebias.application.twbias.plan import SpecificationPlan
 from culturebias.domain.audit import ItemRecord
+from culturebias.domain.requests import LoglikelihoodRequest
 from culturebias.domain.twbias.specification import replace_terms
 
 
@@ -21,12 +24,12 @@ def _outcome(origin: float, replaced: float) -> str:
 
 
 def twbias_records(
-    spec_plans: Sequence[Any],
+    spec_plans: Sequence[SpecificationPlan],
     matrices: Mapping[int, tuple[np.ndarray, np.ndarray]],
     prompt_types: Sequence[str],
     contexts: Sequence[str],
     categories: Mapping[int, Mapping[tuple[str, int], tuple[str, ...]]],
-    requests: Sequence[Any] | None,
+    requests: Sequence[LoglikelihoodRequest] | None,
     logprobs: Sequence[float | None] | None,
 ) -> list[ItemRecord]:
     """``categories``: per ``id(spec.sentences)``; ``requests`` and ``logprobs``: the scoring requests and
@@ -72,7 +75,7 @@ def twbias_records(
     return records
 
 
-def record_twbias(ctx: Any, spec_plans, matrices, prompt_types, contexts, groups_by_set, requests=None, results=None) -> None:
+def record_twbias(ctx: RunContext, spec_plans, matrices, prompt_types, contexts, groups_by_set, requests=None, results=None) -> None:
     """``groups_by_set``: the service's origin groups by ``id(sentence set)``; ``requests``/``results``: the
     scorer's (None in a replay)."""
     log = getattr(ctx, "items", None)

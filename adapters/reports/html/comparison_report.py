@@ -17,10 +17,10 @@ from culturebias.domain.comparison.envelope import Comparison
 
 REPORT_FILE = "comparison.html"
 # run id → that run's audit records; None where they cannot be read
-RunItems = Callable[[str], Sequence[Any] | None]
+RunItems = Callable[[str], Sequence[Any] | None]  # Any: ItemRecords or their JSON
 
 
-def runs_table(comparison: Comparison[Any]) -> str:
+def runs_table(comparison: Comparison[Any]) -> str:  # Any: a comparison of any benchmark
     head = "".join(f"<th>{h}</th>" for h in ("model", "run", "model ports", "data", "items", "schema", "finished"))
     rows = "".join(
         f'<tr><th scope="row">{text(run.label)}</th><td>{text(run.run_id)}</td>'
@@ -33,7 +33,7 @@ def runs_table(comparison: Comparison[Any]) -> str:
     return f'<section><h2>Runs</h2><table class="sortable"><thead><tr>{head}</tr></thead><tbody>{rows}</tbody></table></section>'
 
 
-def banner(comparison: Comparison[Any]) -> str:
+def banner(comparison: Comparison[Any]) -> str:  # Any: a comparison of any benchmark
     if len(comparison.data_fingerprints) <= 1:
         return f'<p class="muted">data fingerprint {text(comparison.data_fingerprints[0])} (the same for every run)</p>'
     return (
@@ -44,7 +44,7 @@ def banner(comparison: Comparison[Any]) -> str:
     )
 
 
-def comparison_drill(comparison: Comparison[Any], items: RunItems | None) -> Drill | None:
+def comparison_drill(comparison: Comparison[Any], items: RunItems | None) -> Drill | None:  # Any: a comparison of any benchmark
     if items is None:
         return None
     records = []
@@ -55,7 +55,7 @@ def comparison_drill(comparison: Comparison[Any], items: RunItems | None) -> Dri
 
 
 def comparison_page(
-    comparison: Comparison[Any], figures: Sequence[Path] = (), items: RunItems | None = None, benchmark_title: str | None = None
+    comparison: Comparison[Any], figures: Sequence[Path] = (), items: RunItems | None = None, benchmark_title: str | None = None  # Any: a comparison of any benchmark
 ) -> str:
     title = f"{benchmark_title or comparison.benchmark}: {len(comparison.runs)} runs compared"
     notes = "".join(f"<li>{text(n)}</li>" for n in comparison.notes)
@@ -81,7 +81,7 @@ class HtmlComparisonReport:
         self.items = items
         self.title = title
 
-    def write(self, comparison: Comparison[Any], out_dir: Path, figures: Sequence[Path] = ()) -> list[Path]:
+    def write(self, comparison: Comparison[Any], out_dir: Path, figures: Sequence[Path] = ()) -> list[Path]:  # Any: a comparison of any benchmark
         path = Path(out_dir) / REPORT_FILE
         path.write_text(comparison_page(comparison, figures, self.items, self.title), encoding="utf-8")
         return [path]

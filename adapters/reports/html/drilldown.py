@@ -24,14 +24,14 @@ TEXT_CAP = 2000  # characters of one text field shown in full
 HIDDEN_FIELDS = ("benchmark", "metadata")
 
 
-def as_record(item: Any) -> dict[str, Any]:
+def as_record(item: Any) -> dict[str, Any]:  # Any: an ItemRecord or its JSON
     """An audit record (pydantic model or mapping) as its JSON object."""
     if hasattr(item, "model_dump"):
         return item.model_dump(mode="json")
     return dict(item)
 
 
-def _values(value: Any) -> Iterable[str]:
+def _values(value: object) -> Iterable[str]:
     if isinstance(value, (list, tuple)):
         for element in value:
             yield from _values(element)
@@ -55,7 +55,7 @@ def dimension_of(field: str) -> str | None:
 class Drill:
     """The items of a run (or of the runs of a comparison) and the rows they belong to."""
 
-    def __init__(self, items: Sequence[Any], cap: int = CAP, known: Iterable[str] = ()):
+    def __init__(self, items: Sequence[Any], cap: int = CAP, known: Iterable[str] = ()):  # Any: ItemRecords or their JSON
         """``known``: values that name a dimension even where no item has them (a run that kept no items)."""
         self.records = [as_record(item) for item in items]
         self.cap = cap
@@ -76,13 +76,13 @@ class Drill:
         for value in known:
             self._any.setdefault(str(value), set())
         self._counter = 0
-        self.embedded: list[dict[str, Any]] = []  # the records rows name, each once
+        self.embedded: list[dict[str, Any]] = []  # the records rows name, each once; Any: JSON records
         self._position: dict[int, int] = {}
 
     def __bool__(self) -> bool:
         return bool(self.records)
 
-    def matching(self, row_key: str, field: str | None = None) -> list[dict[str, Any]]:
+    def matching(self, row_key: str, field: str | None = None) -> list[dict[str, Any]]:  # Any: JSON records
         return [self.records[i] for i in self.matching_indices(row_key, field)]
 
     def matching_indices(self, row_key: str, field: str | None = None) -> list[int]:
@@ -109,7 +109,7 @@ class Drill:
         return f"drill-{self._counter}"
 
 
-def _shown(value: Any) -> str:
+def _shown(value: object) -> str:
     if isinstance(value, (dict, list)) and not value:
         return "–"
     if isinstance(value, (dict, list)):
@@ -120,7 +120,7 @@ def _shown(value: Any) -> str:
     return value
 
 
-def items_table(records: Sequence[Mapping[str, Any]], total: int) -> str:
+def items_table(records: Sequence[Mapping[str, Any]], total: int) -> str:  # Any: JSON records
     """The first records as a sortable table; says how many there are in all."""
     columns: list[str] = []
     for record in records:

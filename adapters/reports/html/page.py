@@ -6,7 +6,6 @@ import base64
 import math
 from html import escape
 from pathlib import Path
-from typing import Any
 
 # Nothing may be fetched: images only as data: URIs, style and script only inline.
 CSP = "default-src 'none'; img-src data:; style-src 'unsafe-inline'; script-src 'unsafe-inline'"
@@ -100,11 +99,11 @@ SCRIPT = """
 """
 
 
-def text(value: Any) -> str:
+def text(value: object) -> str:
     return escape(str(value), quote=True)
 
 
-def number_text(value: Any, digits: int = 4) -> str:
+def number_text(value: object, digits: int = 4) -> str:
     if isinstance(value, bool):
         return "yes" if value else "no"
     if isinstance(value, int):
@@ -118,7 +117,7 @@ def number_text(value: Any, digits: int = 4) -> str:
     return str(value)
 
 
-def cell(value: Any) -> str:
+def cell(value: object) -> str:
     """A table cell; numbers carry their exact value in data-v for sorting and are right-aligned."""
     if value is None:
         return '<td data-v="">–</td>'

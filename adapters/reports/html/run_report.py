@@ -19,7 +19,7 @@ from culturebias.domain.summary import RunSummary
 
 REPORT_FILE = "report.html"
 # run id → the run's audit records (ItemRecord objects or their JSON); None where a run kept none
-ItemSource = Callable[[str], Sequence[Any]]
+ItemSource = Callable[[str], Sequence[Any]]  # Any: ItemRecords or their JSON
 
 
 def banners(summary: RunSummary) -> str:
@@ -112,7 +112,7 @@ def items_section(drill: Drill | None) -> str:
 def run_page(
     summary: RunSummary,
     figures: Sequence[Path] = (),
-    items: Sequence[Any] | None = None,
+    items: Sequence[Any] | None = None,  # Any: ItemRecords or their JSON
     benchmark_title: str | None = None,
     headlines: Sequence[HeadlineMetric] = (),
     verdict: str = "",

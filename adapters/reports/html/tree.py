@@ -20,20 +20,20 @@ ROW_CAP = 2000  # rows of one table; a longer one says how many it left out
 MAX_COLUMNS = 40  # a wider record is shown as its own section
 
 
-def is_scalar(value: Any) -> bool:
+def is_scalar(value: object) -> bool:
     return value is None or isinstance(value, (bool, int, float, str))
 
 
-def is_inline(value: Any) -> bool:
+def is_inline(value: object) -> bool:
     """A value that fits in one cell: a scalar or a short list of scalars."""
     return is_scalar(value) or (isinstance(value, list) and len(value) <= 12 and all(is_scalar(v) for v in value))
 
 
-def flat(value: Any) -> Mapping[str, Any] | None:
+def flat(value: Any) -> Mapping[str, Any] | None:  # Any: a block's JSON
     """A record with its small sub-records spread into ``outer.inner`` columns (``per_prompt.1``); None if not one."""
     if not isinstance(value, Mapping) or not value:
         return None
-    out: dict[str, Any] = {}
+    out: dict[str, Any] = {}  # Any: JSON values
     for key, inner in value.items():
         if is_inline(inner):
             out[str(key)] = inner
@@ -44,7 +44,7 @@ def flat(value: Any) -> Mapping[str, Any] | None:
     return out if 0 < len(out) <= MAX_COLUMNS else None
 
 
-def records_of(value: Any) -> list[tuple[str, Mapping[str, Any]]] | None:
+def records_of(value: Any) -> list[tuple[str, Mapping[str, Any]]] | None:  # Any: a block's JSON
     """``(row key, record)`` pairs when ``value`` is a breakdown table, else None."""
     if isinstance(value, Mapping) and value:
         rows = [(str(k), flat(v)) for k, v in value.items()]
@@ -61,7 +61,7 @@ def records_of(value: Any) -> list[tuple[str, Mapping[str, Any]]] | None:
     return None
 
 
-def _row_name(record: Mapping[str, Any], index: int) -> str:
+def _row_name(record: Mapping[str, Any], index: int) -> str:  # Any: a JSON record
     for key in ("name", "label", "category", "group", "model", "key", "id"):
         if isinstance(record.get(key), str):
             return record[key]
@@ -72,12 +72,12 @@ def title_of(name: str) -> str:
     return name.replace("_", " ")
 
 
-def kv_table(pairs: Sequence[tuple[str, Any]]) -> str:
+def kv_table(pairs: Sequence[tuple[str, Any]]) -> str:  # Any: JSON values
     rows = "".join(f"<tr><th>{text(title_of(k))}</th>{cell(v)}</tr>" for k, v in pairs)
     return f'<table class="kv"><tbody>{rows}</tbody></table>'
 
 
-def records_table(field: str, rows: list[tuple[str, Mapping[str, Any]]], drill: Drill | None) -> str:
+def records_table(field: str, rows: list[tuple[str, Mapping[str, Any]]], drill: Drill | None) -> str:  # Any: JSON records
     columns: list[str] = []
     for _, record in rows:
         for key in record:
@@ -98,7 +98,7 @@ def records_table(field: str, rows: list[tuple[str, Mapping[str, Any]]], drill: 
     )
 
 
-def homogeneous(value: Any) -> bool:
+def homogeneous(value: object) -> bool:
     """A breakdown whose rows are deep blocks of one shape (``by_label: {ST: {acc_amb: {...}, counts: {...}}}``)."""
     if not isinstance(value, Mapping) or len(value) == 0:
         return False
@@ -108,7 +108,7 @@ def homogeneous(value: Any) -> bool:
     return len(shapes) == 1
 
 
-def pivot(name: str, value: Mapping[str, Mapping[str, Any]], drill: Drill | None, level: int, field: str) -> list[str]:
+def pivot(name: str, value: Mapping[str, Mapping[str, Any]], drill: Drill | None, level: int, field: str) -> list[str]:  # Any: a block's JSON
     """One table per part of the rows' blocks, each row still keyed (and drilled) by the breakdown's key."""
     keys = list(next(iter(value.values())))
     inline = [k for k in keys if all(is_inline(v[k]) for v in value.values())]
@@ -121,7 +121,7 @@ def pivot(name: str, value: Mapping[str, Mapping[str, Any]], drill: Drill | None
     return parts
 
 
-def render_block(name: str, value: Any, drill: Drill | None = None, level: int = 2, field: str | None = None) -> str:
+def render_block(name: str, value: Any, drill: Drill | None = None, level: int = 2, field: str | None = None) -> str:  # Any: a block's JSON
     """One section for ``value`` under the heading ``name``; empty for an empty value.
 
     ``field``: the summary field the rows break down (``by_category``), kept through nested sections
