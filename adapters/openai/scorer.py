@@ -215,7 +215,7 @@ class OpenAIScorer:
         if self._boundary_rule == "authors":  # a context's token count when tokenised alone
             asked = [c for c in contexts if c]
 
-            def count(context: str, reply: dict[str, Any] | None) -> None:
+            def count(context: str, reply: dict[str, Any] | None) -> None:  # Any: the reply's JSON
                 if reply is not None:
                     counts[context] = len(prompt_tokens(reply, context).texts)
 
