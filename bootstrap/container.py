@@ -24,6 +24,7 @@ from culturebias.ports.results import ResultStore
 
 if TYPE_CHECKING:
     from culturebias.adapters.judge import Replies
+    from culturebias.adapters.reports.html.comparison_report import RunItems
 
 
 def default_cache_dir(settings: Settings) -> Path:
@@ -83,12 +84,12 @@ def check_model_locations(settings: Settings, cache_dir: Path) -> None:
     """
     if settings.run.executor == "ray":
         return
-    for options in (settings.model.backend_options(), judge_model_settings(settings)):
+    for options in (settings.model_options(), judge_model_settings(settings)):
         if options is not None:
             registry().backend(options.backend).check_location(options, cache_dir)
 
 
-def build_judge_generator(settings: Settings, model_backend: Any, cache_dir: Path):
+def build_judge_generator(settings: Settings, model_backend: ModelBackend, cache_dir: Path) -> Generator:
     """The generator the judge speaks through: the evaluated model's, unless ``judge.*`` names another."""
     judge_settings = judge_model_settings(settings)
     backend = model_backend if judge_settings is None else build_model_backend(judge_settings, cache_dir)
@@ -102,7 +103,7 @@ def read_model_weights(model: ModelOptions, cache_dir: Path) -> dict[str, str] |
     return model_weights_identity(model, cache_dir)
 
 
-def build_judge(settings: Settings, generator: Any):
+def build_judge(settings: Settings, generator: Replies) -> Judge:
     from culturebias.adapters.judge import GeneratorJudge
 
     return GeneratorJudge(generator, max_retries=settings.judge.max_retries)
@@ -131,7 +132,7 @@ def build_report(benchmark: str, settings: Settings, store: ResultStore | None =
     return WithHtml(descriptor.report_writer()(), html)
 
 
-def build_comparison_report(benchmark: str, items: Any):
+def build_comparison_report(benchmark: str, items: RunItems | None):
     """comparison.md, then comparison.html beside it (drill-down to the compared runs' stored ``items``)."""
     from culturebias.adapters.reports.comparison_report import ComparisonReport
     from culturebias.adapters.reports.html.comparison_report import HtmlComparisonReport
@@ -156,7 +157,7 @@ class Container(containers.DeclarativeContainer):
     report = providers.Factory(build_report, benchmark, settings, store)
 
     # The model backend loads lazily: only when a protocol first asks for a port.
-    model_options = providers.Singleton(lambda settings: settings.model.backend_options(), settings)
+    model_options = providers.Singleton(lambda settings: settings.model_options(), settings)
     model_weights = providers.Singleton(read_model_weights, model_options, cache_dir)
     model_backend = providers.Singleton(build_executor_backend, settings, model_options, cache_dir)
     judge_generator = providers.Singleton(build_judge_generator, settings, model_backend, cache_dir)

@@ -13,7 +13,7 @@ import tomllib
 from pathlib import Path
 from typing import Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, SecretStr, ValidationError, field_validator, model_validator
+from pydantic import BaseModel, ConfigDict, Field, PrivateAttr, SecretStr, ValidationError, field_validator, model_validator
 from pydantic.fields import FieldInfo
 from pydantic_settings import (
     BaseSettings,
@@ -193,6 +193,9 @@ class Settings(BaseSettings):
     ray: RaySettings = Field(default_factory=RaySettings)
     # Protocol options, validated by the chosen benchmark's own settings model.
     protocol: dict[str, Any] = Field(default_factory=dict)  # Any: TOML/JSON values, validated per benchmark
+    # ``model.*`` as the backend's own frozen options (``model_options()``), and the section they were read from.
+    _model_options: ModelOptions | None = PrivateAttr(default=None)
+    _model_options_of: ModelSettings | None = PrivateAttr(default=None)
 
     @classmethod
     def settings_customise_sources(
@@ -211,13 +214,21 @@ class Settings(BaseSettings):
         from culturebias.bootstrap.registry import registry
 
         registry().store(self.store.backend)
-        self.model.backend_options()  # the backend exists and owns every model.* key given
+        self.model_options()  # the backend exists and owns every model.* key given
         return self
+
+    def model_options(self) -> ModelOptions:
+        """``model.*`` validated once by the backend's own options model: the frozen object adapters receive
+        (``batch_size`` a number or an ``AutoBatch`` policy). A replaced ``model`` section is read again."""
+        if self._model_options is None or self._model_options_of is not self.model:
+            self._model_options = self.model.backend_options()
+            self._model_options_of = self.model
+        return self._model_options
 
     def redacted(self) -> dict[str, Any]:  # Any: the JSON configuration
         """The configuration as stored with a run: secrets never leave the process."""
         data = self.model_dump(mode="json")
-        data["model"] = self.model.backend_options().model_dump(mode="json")
+        data["model"] = self.model_options().model_dump(mode="json")
         if data["model"].get("api_key"):
             data["model"]["api_key"] = "**redacted**"
         if data["store"].get("dsn"):
@@ -227,7 +238,7 @@ class Settings(BaseSettings):
         # parameters, secret-named keys), not only the fields known to hold one.
         return redact_value(data)
 
-    def resume_identity(self, model_weights: dict[str, str] | None = None) -> dict[str, Any]:
+    def resume_identity(self, model_weights: dict[str, str] | None = None) -> dict[str, Any]:  # Any: TOML/JSON values
         """The part of the configuration that changes the numbers: it decides which run ``--resume`` continues.
 
         Where results go (``store``) and how a run shows progress, logs or reports
@@ -245,7 +256,7 @@ class Settings(BaseSettings):
         # ``--resume --set model.cache=refresh`` continues the same run.
         identity["model"] = {k: v for k, v in identity["model"].items() if k != "cache"}
         # Sampling and repeats count where set; at their defaults the identity of earlier runs is kept.
-        if self.model.backend_options().sampling == SamplingSettings():
+        if self.model_options().sampling == SamplingSettings():
             identity["model"].pop("sampling", None)
         if self.run.repeats != 1:
             identity["run"]["repeats"] = self.run.repeats
@@ -349,7 +360,7 @@ def load_settings(
     if config_file is not None and not Path(config_file).is_file():
         what = "is a folder, not a TOML file" if Path(config_file).is_dir() else "does not exist"
         raise ConfigError(f"config file {config_file} {what}")
-    overrides: dict[str, Any] = {} if limit is None else {"protocol": {"limit": limit}}
+    overrides: dict[str, Any] = {} if limit is None else {"protocol": {"limit": limit}}  # Any: TOML/JSON values
     for assignment in assignments or []:
         parts, value = parse_assignment(assignment)
         _set_nested(overrides, parts, value)

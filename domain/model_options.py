@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from typing import Literal, TypeVar
 
-from pydantic import BaseModel, ConfigDict, Field, field_validator
+from pydantic import BaseModel, ConfigDict, Field, field_serializer, field_validator
 
 from culturebias.domain.errors import ConfigError
 from culturebias.domain.sampling import SamplingSettings
@@ -20,6 +20,23 @@ EMBEDDED_DEFAULT_MODEL = "embedded:smollm2-135m-instruct"
 
 # How a token straddling the prompt/response boundary is counted (LocalModelOptions.boundary_rule).
 BoundaryRule = Literal["straddle-to-continuation", "authors"]
+
+
+class AutoBatch(BaseModel):
+    """``model.batch_size=auto``, the policy a local backend settles to a number when its model loads.
+
+    On an accelerator the largest of ``start``, ``start // 2``, ... 1 that fits the device (as
+    lm-evaluation-harness finds it); on the CPU, where nothing is probed, ``cpu``.
+    """
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    start: int = Field(64, ge=1)  # lm-evaluation-harness's default largest batch
+    cpu: int = Field(16, ge=1)  # the default model.batch_size
+
+
+# What a port batches by (a number), or the policy that settles it when the model loads.
+BatchSize = int | AutoBatch
 
 
 class ModelOptions(BaseModel):
@@ -35,9 +52,9 @@ class ModelOptions(BaseModel):
     kind: Literal["causal", "masked"] = "causal"
     dtype: str = "float32"
     device: str = "auto"  # auto | cpu | cuda | cuda:N
-    # ``auto``: the largest batch that fits the device (a local backend finds it when the
-    # model loads; the number used is what every score's provenance records).
-    batch_size: int | Literal["auto"] = 16
+    # ``auto`` (read as ``AutoBatch()``): the largest batch that fits the device (a local backend
+    # finds it when the model loads; the number used is what every score's provenance records).
+    batch_size: BatchSize = 16
     # How the evaluated model decodes (model.sampling.*; greedy by default). The application
     # builds each request's parameters from it; the judge keeps its own greedy ones.
     sampling: SamplingSettings = Field(default_factory=SamplingSettings)
@@ -45,21 +62,28 @@ class ModelOptions(BaseModel):
     @field_validator("batch_size", mode="before")
     @classmethod
     def _batch_size(cls, value: object) -> object:
+        if isinstance(value, AutoBatch):
+            return value
         text = value.strip().lower() if isinstance(value, str) else None
         if text == "auto":
-            return "auto"
+            return AutoBatch()
         if text is not None and text.isdigit():
             value = int(text)
         if isinstance(value, int) and not isinstance(value, bool) and value >= 1:
             return value
         raise ValueError(f"{value!r} is not a batch size: use a whole number >= 1, or auto")
 
+    @field_serializer("batch_size")
+    def _batch_size_text(self, value: BatchSize) -> int | str:
+        # Written as set: the recorded configuration (and its fingerprint) says ``auto``.
+        return "auto" if isinstance(value, AutoBatch) else value
+
     def resolved_path(self) -> str:
         return self.path or EMBEDDED_DEFAULT_MODEL
 
     def settled_batch_size(self) -> int:
         """``batch_size`` as the number a port batches by: a local backend settles ``auto`` as its model loads."""
-        if self.batch_size == "auto":
+        if isinstance(self.batch_size, AutoBatch):
             raise ConfigError(f"model.batch_size=auto reached a port of backend {self.backend!r} before the model settled it")
         return self.batch_size
 

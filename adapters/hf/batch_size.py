@@ -1,6 +1,6 @@
 """``model.batch_size=auto``: the largest batch that fits, found as lm-evaluation-harness finds it.
 
-On an accelerator, a forward pass of ``AUTO_START`` sequences of the probe length
+On an accelerator, a forward pass of ``AutoBatch.start`` sequences of the probe length
 runs once the model is loaded; on out-of-memory the batch halves until one fits.
 The probe runs what the scorer's prefix passes and the generator's prompt pass
 run (decoder states, the key/value cache, the last position's logits); the
@@ -10,7 +10,7 @@ probe length is ``model.max_length``, else the model's window up to
 
 On the CPU nothing is probed: an allocation that does not fit there ends the
 process (the kernel's OOM killer) rather than raising, and larger batches
-barely speed up CPU inference. ``CPU_BATCH`` is used.
+barely speed up CPU inference. ``AutoBatch.cpu`` is used.
 """
 
 from __future__ import annotations
@@ -20,12 +20,11 @@ import inspect
 from typing import Any, Callable
 
 from culturebias.domain.errors import ModelLoadError
+from culturebias.domain.model_options import AutoBatch
 from culturebias.logs import get_logger
 
 log = get_logger("culturebias.hf")
 
-AUTO_START = 64  # lm-evaluation-harness's default largest batch
-CPU_BATCH = 16  # the default model.batch_size
 PROBE_TOKENS = 2048
 
 
@@ -85,19 +84,19 @@ def _forward(model: Any, inputs_on: str, batch: int, length: int) -> None:  # An
 
 
 def auto_batch_size(
-    model: Any, device: str, *, max_length: int | None = None, start: int = AUTO_START, inputs_on: str | None = None  # Any: a transformers model or the ONNX facade
+    model: Any, device: str, policy: AutoBatch = AutoBatch(), *, max_length: int | None = None, inputs_on: str | None = None  # Any: a transformers model or the ONNX facade
 ) -> int:
-    """The batch size ``model.batch_size=auto`` stands for with ``model`` running on ``device``.
+    """The batch size the ``model.batch_size=auto`` policy settles to with ``model`` running on ``device``.
 
     ``inputs_on``: where the probe's input tensors go when that is not ``device``
     (an ONNX Runtime session on CUDA takes CPU tensors).
     """
     if device == "cpu":
-        log.info("batch size chosen", requested="auto", batch_size=CPU_BATCH, device=device, probed=False)
-        return CPU_BATCH
+        log.info("batch size chosen", requested="auto", batch_size=policy.cpu, device=device, probed=False)
+        return policy.cpu
     length = probe_length(model, max_length)
     try:
-        chosen = largest_fitting(lambda batch: _forward(model, inputs_on or device, batch, length), start)
+        chosen = largest_fitting(lambda batch: _forward(model, inputs_on or device, batch, length), policy.start)
     except ModelLoadError as error:
         raise ModelLoadError(f"{error}: {length} tokens on {device}; set model.max_length lower, or a batch size") from None
     log.info("batch size chosen", requested="auto", batch_size=chosen, device=device, probe_tokens=length)

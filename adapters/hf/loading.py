@@ -14,6 +14,7 @@ from culturebias.adapters.hf.model_location import resolve_hub_id
 from culturebias.adapters.model_options import DEVICE_NAMES, LocalModelOptions
 from culturebias.domain.errors import ConfigError, ModelLoadError
 from culturebias.domain.identity import ModelIdentity
+from culturebias.domain.model_options import AutoBatch
 from culturebias.logs import get_logger
 
 log = get_logger("culturebias.hf")
@@ -63,9 +64,9 @@ def resolve_source(options: LocalModelOptions, cache_dir: Path) -> ModelSource:
     return ModelSource(path, path, options.revision, f"hub model {path}", False, cache_only)
 
 
-def from_pretrained_options(options: LocalModelOptions, source: ModelSource) -> dict[str, Any]:
+def from_pretrained_options(options: LocalModelOptions, source: ModelSource) -> dict[str, Any]:  # Any: transformers' from_pretrained arguments
     """The keyword arguments every ``from_pretrained`` of this source takes."""
-    common: dict[str, Any] = {"trust_remote_code": options.trust_remote_code}
+    common: dict[str, Any] = {"trust_remote_code": options.trust_remote_code}  # Any: transformers' from_pretrained arguments
     if options.revision and not source.is_local:
         common["revision"] = options.revision
     if source.cache_only:
@@ -239,8 +240,8 @@ def load_causal_lm(options: LocalModelOptions, cache_dir: Path) -> LoadedModel:
     model.eval()
     if device == "cpu":
         _fit_threads_to_cpus()
-    if options.batch_size == "auto":
-        settled["batch_size"] = auto_batch_size(model, device, max_length=options.max_length)
+    if isinstance(options.batch_size, AutoBatch):
+        settled["batch_size"] = auto_batch_size(model, device, options.batch_size, max_length=options.max_length)
     identity = ModelIdentity(
         backend="hf",
         model=source.name,

@@ -36,7 +36,7 @@ def score_provenance(
         backend=backend,
         dtype=dtype if dtype is not None else options.dtype,
         device=str(device),
-        batch_size=options.batch_size,
+        batch_size=options.settled_batch_size(),
         padding_side="right",
         boundary_rule=boundary_rule if boundary_rule is not None else options.boundary_rule,
     )

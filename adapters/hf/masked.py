@@ -35,6 +35,7 @@ from culturebias.logs import get_logger
 from culturebias.ports.progress import ProgressTask
 from culturebias.ports.recording import BatchSink
 from culturebias.domain.identity import ModelIdentity, ScoreProvenance
+from culturebias.domain.model_options import AutoBatch
 from culturebias.domain.requests import PseudoLoglikelihoodRequest, PseudoLoglikelihoodResult
 
 log = get_logger("culturebias.hf")
@@ -84,8 +85,8 @@ class HFMaskedScorer:
         self._model = model.to(self._device).eval()
         self._tokenizer = tokenizer
         self._max_positions = _max_positions(model, tokenizer, options.max_length)
-        if options.batch_size == "auto":
-            found = auto_batch_size(model, self._device, max_length=self._max_positions)
+        if isinstance(options.batch_size, AutoBatch):
+            found = auto_batch_size(model, self._device, options.batch_size, max_length=self._max_positions)
             options = options.model_copy(update={"batch_size": found})  # the number used is the number recorded
         self._batch_size = options.settled_batch_size()
         kind = "cuda" if str(self._device).startswith("cuda") else "cpu"

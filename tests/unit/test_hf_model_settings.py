@@ -13,6 +13,7 @@ import pytest
 from culturebias.adapters.hf import batch_size as auto
 from culturebias.adapters.hf.options import HFOptions
 from culturebias.adapters.onnx.options import OnnxOptions
+from culturebias.domain.model_options import AutoBatch
 from culturebias.bootstrap.cli import main
 from culturebias.bootstrap.settings import load_settings
 from culturebias.domain.errors import ConfigError, ModelLoadError
@@ -60,9 +61,9 @@ def test_the_cli_answers_a_bad_device_with_exit_code_2_and_no_traceback(tmp_path
 
 
 @pytest.mark.parametrize(
-    ("value", "expected"), [("auto", "auto"), ("AUTO", "auto"), ("8", 8), (3, 3), (16, 16)]
+    ("value", "expected"), [("auto", AutoBatch()), ("AUTO", AutoBatch()), ("8", 8), (3, 3), (16, 16)]
 )
-def test_batch_size_is_a_whole_number_or_auto(value, expected):
+def test_batch_size_is_a_whole_number_or_the_auto_policy(value, expected):
     assert HFOptions(batch_size=value).batch_size == expected
 
 
@@ -141,7 +142,7 @@ def test_the_probe_runs_the_model_on_batches_of_the_probe_length_until_one_fits(
     # A pretend accelerator (the inputs stay on the CPU): the search runs as it would on a GPU.
     assert auto.auto_batch_size(model, "cuda:0", max_length=12, inputs_on="cpu") == 4
     assert shapes == [(64, 12), (32, 12), (16, 12), (8, 12), (4, 12)]
-    assert auto.auto_batch_size(model, "cpu") == auto.CPU_BATCH  # nothing probed on the CPU
+    assert auto.auto_batch_size(model, "cpu") == AutoBatch().cpu  # nothing probed on the CPU
     assert auto.probe_length(model, None) == min(model.config.max_position_embeddings, auto.PROBE_TOKENS)
 
 
@@ -165,16 +166,17 @@ def _backend(path: str, tmp_path: Path, **options):
 def test_auto_batch_size_on_the_cpu_is_the_cap_and_is_what_every_port_uses_and_records(tiny_causal, tmp_path):
     backend = _backend(tiny_causal, tmp_path, batch_size="auto")
     scorer, generator = backend.scorer(), backend.generator()
-    assert scorer.provenance.batch_size == scorer._batch_size == generator._batch_size == auto.CPU_BATCH
-    assert backend.options.batch_size == auto.CPU_BATCH
-    fixed = _backend(tiny_causal, tmp_path, batch_size=auto.CPU_BATCH).scorer()
+    assert scorer.provenance.batch_size == scorer._batch_size == generator._batch_size == AutoBatch().cpu
+    assert backend.options.batch_size == AutoBatch().cpu
+    fixed = _backend(tiny_causal, tmp_path, batch_size=AutoBatch().cpu).scorer()
     assert scorer.loglikelihood(REQUESTS) == fixed.loglikelihood(REQUESTS)
 
 
 def test_the_batch_size_found_on_a_device_is_the_one_used_and_recorded(tiny_causal, tmp_path, monkeypatch):
     found = []
 
-    def pretend(model, device, **kwargs):
+    def pretend(model, device, policy, **kwargs):
+        assert policy == AutoBatch()  # the declared policy reaches the loader, never the string
         found.append(device)
         return 3
 
@@ -196,7 +198,7 @@ def test_a_run_with_auto_batch_size_records_the_number_in_the_summary(tiny_causa
     assert main(args) == 0
     summary = json.loads((out / "summary.json").read_text(encoding="utf-8"))
     assert summary["config"]["model"]["batch_size"] == "auto"  # what was asked for
-    assert summary["model"]["scorer_provenance"]["batch_size"] == auto.CPU_BATCH  # what was used
+    assert summary["model"]["scorer_provenance"]["batch_size"] == AutoBatch().cpu  # what was used
 
 
 def test_auto_batch_size_of_a_masked_lm(tmp_path):
@@ -205,7 +207,7 @@ def test_auto_batch_size_of_a_masked_lm(tmp_path):
 
     backend = _backend(str(cached_tiny_masked_lm()), tmp_path, kind="masked", batch_size="auto")
     scorer = backend.pseudo_scorer()
-    assert scorer.provenance.batch_size == scorer._batch_size == auto.CPU_BATCH
+    assert scorer.provenance.batch_size == scorer._batch_size == AutoBatch().cpu
 
 
 # ---------------------------------------------------------------- devices that are not there, placement, tokenizers
