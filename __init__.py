@@ -94,7 +94,7 @@ if TYPE_CHECKING:  # what the lazy names below are, for type checkers (the packa
     from culturebias.ports.progress import ProgressEvent as ProgressEvent
 
 
-def __getattr__(name: str) -> Any:
+def __getattr__(name: str) -> Any:  # Any: the lazily imported public names
     if name in _API:
         import importlib
 

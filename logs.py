@@ -17,9 +17,11 @@ Credentials are redacted before a record is made (``redact_secrets``).
 from __future__ import annotations
 
 import logging
+from collections.abc import MutableMapping
 from typing import Any
 
 import structlog
+from structlog.typing import Processor
 
 from culturebias.domain.redaction import REDACTED, is_secret_name, redact_text, redact_value
 
@@ -30,7 +32,7 @@ _PLAIN = (int, float, bool, type(None))
 _RENDERER_KEYS = frozenset({"exc_info", "stack_info"})  # the renderer formats these itself
 
 
-def _redacted(value: Any) -> Any:
+def _redacted(value: Any) -> Any:  # Any: structlog's loggers and event values are untyped
     if isinstance(value, (str, dict, list, tuple)):
         return redact_value(value)
     if isinstance(value, _PLAIN):
@@ -40,7 +42,7 @@ def _redacted(value: Any) -> Any:
     return hidden if hidden != text else value
 
 
-def redact_secrets(_logger: Any, _method: str, event_dict: dict[str, Any]) -> dict[str, Any]:
+def redact_secrets(_logger: Any, _method: str, event_dict: MutableMapping[str, Any]) -> dict[str, Any]:  # Any: structlog's logger and event values
     """structlog processor: the event with every credential in it replaced by ``**redacted**``."""
     return {
         key: value
@@ -52,12 +54,12 @@ def redact_secrets(_logger: Any, _method: str, event_dict: dict[str, Any]) -> di
     }
 
 
-def _field(value: Any) -> str:
+def _field(value: Any) -> str:  # Any: structlog's loggers and event values are untyped
     text = str(value)
     return repr(text) if isinstance(value, str) and (not text or any(c.isspace() for c in text)) else text
 
 
-def _to_record(_logger: Any, _method: str, event_dict: dict[str, Any]) -> tuple[tuple[Any, ...], dict[str, Any]]:
+def _to_record(_logger: Any, _method: str, event_dict: MutableMapping[str, Any]) -> tuple[tuple[Any, ...], dict[str, Any]]:  # Any: structlog's logger, event values and the stdlib call's arguments
     """The arguments of the stdlib call: a one-line message, the fields as ``extra``, the exception if any."""
     fields = dict(event_dict)
     exc_info = fields.pop("exc_info", None)
@@ -67,7 +69,7 @@ def _to_record(_logger: Any, _method: str, event_dict: dict[str, Any]) -> tuple[
     return (message,), {"extra": {EVENT_ATTRIBUTE: {"event": event, **fields}}, "exc_info": exc_info or None}
 
 
-_STDLIB_PROCESSORS = [
+_STDLIB_PROCESSORS: list[Processor] = [
     structlog.stdlib.filter_by_level,  # nothing is rendered for a level the host does not want
     structlog.contextvars.merge_contextvars,
     structlog.processors.add_log_level,
@@ -82,17 +84,17 @@ class CultureBiasLogger:
     def __init__(self, name: str = ROOT_LOGGER):
         self._name = name
 
-    def _bound(self) -> Any:
+    def _bound(self) -> Any:  # Any: structlog's loggers and event values are untyped
         if structlog.is_configured():
             return structlog.get_logger(self._name)
         return structlog.wrap_logger(
             logging.getLogger(self._name), processors=_STDLIB_PROCESSORS, wrapper_class=structlog.stdlib.BoundLogger
         )
 
-    def bind(self, **values: Any) -> Any:
+    def bind(self, **values: Any) -> Any:  # Any: structlog's loggers and event values are untyped
         return self._bound().bind(**values)
 
-    def __getattr__(self, method: str) -> Any:
+    def __getattr__(self, method: str) -> Any:  # Any: structlog's loggers and event values are untyped
         return getattr(self._bound(), method)
 
 

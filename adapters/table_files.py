@@ -21,7 +21,7 @@ from culturebias.domain.errors import ConfigError
 EXPORT_FORMATS = ("csv", "parquet", "jsonl")
 
 
-def replace_atomically(path: Path, write: Callable[[Path], Any]) -> Any:
+def replace_atomically(path: Path, write: Callable[[Path], Any]) -> Any:  # Any: whatever the writer returns
     """``write(temporary)`` then the temporary file renamed to ``path``; returns what ``write`` returned."""
     path.parent.mkdir(parents=True, exist_ok=True)
     temporary = path.with_name(f".{path.name}.tmp-{os.getpid()}")
@@ -33,20 +33,20 @@ def replace_atomically(path: Path, write: Callable[[Path], Any]) -> Any:
         temporary.unlink(missing_ok=True)
 
 
-def _csv(path: Path, names: list[str], rows: list[dict[str, Any]]) -> None:
+def _csv(path: Path, names: list[str], rows: list[dict[str, Any]]) -> None:  # Any: flat rows of JSON values
     with path.open("w", encoding="utf-8", newline="") as handle:
         writer = csv.DictWriter(handle, fieldnames=names, extrasaction="raise")
         writer.writeheader()
         writer.writerows(rows)
 
 
-def _jsonl(path: Path, names: list[str], rows: list[dict[str, Any]]) -> None:
+def _jsonl(path: Path, names: list[str], rows: list[dict[str, Any]]) -> None:  # Any: flat rows of JSON values
     with path.open("w", encoding="utf-8") as handle:
         for row in rows:
             handle.write(json.dumps({name: row.get(name) for name in names}, ensure_ascii=False) + "\n")
 
 
-def _column_type(values: list[Any]) -> str:
+def _column_type(values: list[Any]) -> str:  # Any: flat rows of JSON values
     present = [v for v in values if v is not None]
     if present and all(isinstance(v, bool) for v in present):
         return "bool"
@@ -57,7 +57,7 @@ def _column_type(values: list[Any]) -> str:
     return "string"
 
 
-def _parquet(path: Path, names: list[str], rows: list[dict[str, Any]]) -> None:
+def _parquet(path: Path, names: list[str], rows: list[dict[str, Any]]) -> None:  # Any: flat rows of JSON values
     try:
         import pyarrow as pa
         import pyarrow.parquet as pq
@@ -82,7 +82,7 @@ WRITERS = {"csv": _csv, "jsonl": _jsonl, "parquet": _parquet}
 class ItemTables:
     """``ports.exports.ItemTableWriter``: item records as csv, parquet or jsonl files."""
 
-    formats = EXPORT_FORMATS
+    formats: tuple[str, ...] = EXPORT_FORMATS
 
     def write(self, records: Sequence[ItemRecord], out: Path, format: str) -> int:
         if format not in WRITERS:
@@ -100,7 +100,7 @@ class JsonlRows:
     def __init__(self, path: str | Path):
         self.path = Path(path)
 
-    def __call__(self, rows: Iterable[Mapping[str, Any]]) -> int:
+    def __call__(self, rows: Iterable[Mapping[str, Any]]) -> int:  # Any: flat rows of JSON values
         def write(temporary: Path) -> int:
             count = 0
             with temporary.open("w", encoding="utf-8") as handle:

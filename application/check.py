@@ -53,7 +53,7 @@ class _Run:
     summary: RunSummary
     where: str
     role: str
-    items: Any = field(default=None)
+    items: Any = field(default=None)  # Any: ItemRecords or their JSON
     items_read: bool = False
 
 
@@ -121,7 +121,7 @@ class _Runs:
             out[run.summary.benchmark] = run
         return out
 
-    def items(self, run: _Run) -> Any:
+    def items(self, run: _Run) -> Any:  # Any: ItemRecords or their JSON
         if not run.items_read:
             run.items, run.items_read = self.reader.items(run.ref), True
         return run.items
@@ -236,7 +236,7 @@ def _verdict(
     }
     for checked in (run, baseline):
         limited = limitation(checked.summary) if checked is not None else None
-        if limited and not c.allow_limited:
+        if checked is not None and limited and not c.allow_limited:
             which = "the baseline" if checked is baseline else "the run"
             reason = (f"{which} {checked.where} is {limited}: its numbers are not the benchmark's "
                       "(set allow_limited = true to decide on it anyway)")
@@ -261,7 +261,7 @@ def _verdict(
     return _with(decision, base, difference.point, difference.interval)
 
 
-def _with(decision: Decision, base: dict[str, Any], value: float | None, interval: Any) -> CriterionVerdict:
+def _with(decision: Decision, base: dict[str, Any], value: float | None, interval: Any) -> CriterionVerdict:  # Any: a verdict's JSON fields and the metric's interval
     return CriterionVerdict(
         outcome=decision.outcome,
         reason=decision.reason,

@@ -70,7 +70,7 @@ class RunContext:
     commit_seconds: float = DEFAULT_COMMIT_SECONDS
     # How far the run got per stage, shared by every recorded port of the run (the judge's included).
     run_progress: RunProgress = field(default_factory=RunProgress)
-    log: Any = field(default_factory=lambda: get_logger("culturebias"))
+    log: Any = field(default_factory=lambda: get_logger("culturebias"))  # Any: structlog's loggers are untyped
     # LIBRA's knowledge boundary opens these by spec: ``lexicons(spec, min_frequency)``
     # and ``embedders(spec)``; None where the caller wires none.
     lexicons: Callable[..., Lexicon] | None = None

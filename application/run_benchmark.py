@@ -189,7 +189,7 @@ def _write_run(
     manifest: RunManifest,
     keeper: RunLeaseKeeper,
     data_fingerprint: str,
-    dataset: Any,
+    dataset: Any,  # Any: the benchmark's own dataset type
 ) -> RunResult:
     if folder is not None:
         folder.lock.describe(run_id=manifest.run_id)

@@ -50,10 +50,10 @@ class SweepPlan(BaseModel):
 
     models: list[dict[str, Any]] = Field(min_length=1)  # Any: a TOML table of settings
     benchmarks: list[str] = Field(min_length=1)
-    protocol: dict[str, Any] = Field(default_factory=dict)
-    data: dict[str, Any] = Field(default_factory=dict)
-    judge: dict[str, Any] = Field(default_factory=dict)
-    run: dict[str, Any] = Field(default_factory=dict)
+    protocol: dict[str, Any] = Field(default_factory=dict)  # Any: a TOML table of settings
+    data: dict[str, Any] = Field(default_factory=dict)  # Any: a TOML table of settings
+    judge: dict[str, Any] = Field(default_factory=dict)  # Any: a TOML table of settings
+    run: dict[str, Any] = Field(default_factory=dict)  # Any: a TOML table of settings
     ray: RayOptions = Field(default_factory=RayOptions)  # with run.executor = "ray": each pair a Ray task
 
     def model_names(self) -> list[str]:

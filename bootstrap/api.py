@@ -58,7 +58,7 @@ from culturebias.ports.results import ResultStore
 if TYPE_CHECKING:
     from culturebias.application.compare import ComparisonResult
 
-SectionInput = BaseModel | Mapping[str, Any] | None  # Any: a section given as a dict (TOML/JSON values)
+SectionInput = BaseModel | Mapping[str, Any] | str | Path | None  # Any: a section given as a dict (TOML/JSON values)
 DatasetT = TypeVar("DatasetT")
 
 
@@ -436,20 +436,20 @@ def _store_at(path: Path, must_exist: bool = False) -> ResultStore:
 class _Archive:
     """``ports.run_archive.RunArchive`` of the facade: what ``open_store``, ``load_summary`` and ``summary_from_dict`` do."""
 
-    def open_store(self, store: Any, *, must_exist: bool = False) -> ResultStore:
+    def open_store(self, store: Any, *, must_exist: bool = False) -> ResultStore:  # Any: a settings section as a dict (TOML/JSON values)
         return open_store(store, must_exist=must_exist)
 
     def load_summary(self, path: str | Path) -> RunSummary:
         return load_summary(path)
 
-    def summary_from_dict(self, payload: Mapping[str, Any], where: str = "summary") -> RunSummary:
+    def summary_from_dict(self, payload: Mapping[str, Any], where: str = "summary") -> RunSummary:  # Any: a settings section as a dict (TOML/JSON values)
         return summary_from_dict(payload, where)
 
 
 ARCHIVE = _Archive()
 
 
-def list_runs(store: StoreSettings | Mapping[str, Any] | str | Path | ResultStore, benchmark: str | None = None) -> list[RunManifest]:
+def list_runs(store: StoreSettings | Mapping[str, Any] | str | Path | ResultStore, benchmark: str | None = None) -> list[RunManifest]:  # Any: a settings section as a dict (TOML/JSON values)
     """Every run a store holds (oldest first), with status and, for a failed run, why it failed.
 
     Reading never creates a store: a path where none is raises ``ConfigError``.
@@ -463,7 +463,7 @@ def list_runs(store: StoreSettings | Mapping[str, Any] | str | Path | ResultStor
 
 
 def mark_interrupted(
-    store: StoreSettings | Mapping[str, Any] | str | Path | ResultStore, run_id: str, lease_seconds: float = DEFAULT_LEASE_SECONDS
+    store: StoreSettings | Mapping[str, Any] | str | Path | ResultStore, run_id: str, lease_seconds: float = DEFAULT_LEASE_SECONDS  # Any: a settings section as a dict (TOML/JSON values)
 ) -> RunManifest:
     """Mark a run that a process which is gone left ``running`` as ``interrupted``, so it shows as what it is;
     ``--resume`` continues it either way. Refused (``RunInUseError``) while a live process writes it."""
@@ -516,7 +516,7 @@ def compare_runs(
     runs: Sequence[RunSummary | str | Path],
     *,
     out: str | Path | None = None,
-    store: StoreSettings | Mapping[str, Any] | str | Path | ResultStore | None = None,
+    store: StoreSettings | Mapping[str, Any] | str | Path | ResultStore | None = None,  # Any: a settings section as a dict (TOML/JSON values)
     allow_data_mismatch: bool = False,
 ) -> ComparisonResult:
     """``compare`` with what it wrote: the ``ComparisonResult`` (comparison, comparison.json, report files)."""
@@ -571,10 +571,10 @@ def export_samples(
 
 
 def leaderboard(
-    store: StoreSettings | Mapping[str, Any] | str | Path | ResultStore,
+    store: StoreSettings | Mapping[str, Any] | str | Path | ResultStore,  # Any: a settings section as a dict (TOML/JSON values)
     benchmark: str | None = None,
     lease_seconds: float = DEFAULT_LEASE_SECONDS,
-) -> list[Any]:
+) -> list[Any]:  # Any: leaderboard rows and headlines of any benchmark
     """The runs of a store as leaderboard rows (oldest first): model, benchmark, status, progress,
     the benchmark's headline metrics (its descriptor's ``headlines``), why a run failed,
     and for an unfinished run the process writing it and whether it is alive (``run.lease_seconds``).
@@ -638,14 +638,16 @@ def sweep(
         executor = pair_executor(loaded, per_pair, store, evaluate=run_evaluation, archive=ARCHIVE, progress_bar=progress_bar)
 
         def compare_(runs: list[str], folder: Path, runs_store: Path) -> Path:
-            return compare_runs(runs, out=folder, store=runs_store).comparison_path
+            written = compare_runs(runs, out=folder, store=runs_store).comparison_path
+            assert written is not None, "a comparison given a folder writes comparison.json there"
+            return written
 
         return run_sweep(
             loaded, names, out_dir, resume=resume, executor=executor, folders=folders, archive=ARCHIVE, compare=compare_
         )
 
 
-def build_libra(corpus: str | Path, seeds: str | Path, out: str | Path, **options: Any):
+def build_libra(corpus: str | Path, seeds: str | Path, out: str | Path, **options: Any):  # Any: libra_build_wiring.build_libra's keyword options
     """Build LIBRA triplets from a local corpus (``culturebias build libra``); see ``bootstrap.libra_build_wiring.build_libra``
     for the options (steps, resume, text_field, settings, expander, clusterer). Returns the typed ``BuildReport``."""
     from culturebias.bootstrap.libra_build_wiring import build_libra as run_build

@@ -26,7 +26,7 @@ from culturebias.domain.policy.verdict import InconclusiveAs, PolicyVerdict
 from culturebias.domain.summary import RunSummary
 from culturebias.domain.uncertainty.interval import DEFAULT_RESAMPLES
 
-PolicyRef = Policy | Mapping[str, Any] | str | Path
+PolicyRef = Policy | Mapping[str, Any] | str | Path  # Any: a policy as a dict (TOML values)
 READERS = {".toml": read_toml_policy, ".feature": read_gherkin_policy}
 
 
@@ -56,10 +56,10 @@ class RegistryCatalog:
     def title(self, benchmark: str) -> str:
         return registry().benchmark(benchmark).title
 
-    def headline_metrics(self, benchmark: str) -> tuple[Any, ...]:
+    def headline_metrics(self, benchmark: str) -> tuple[Any, ...]:  # Any: HeadlineMetrics
         return registry().benchmark(benchmark).headline_metrics()
 
-    def unit_values(self, benchmark: str) -> Any:
+    def unit_values(self, benchmark: str) -> Any:  # Any: each benchmark's unit-values function
         return registry().benchmark(benchmark).unit_values_function()
 
 
@@ -90,7 +90,7 @@ class StoredRuns:
     def where(self, ref: str) -> str:
         return ref if ref in self._objects or Path(ref).expanduser().exists() else f"run {ref} in {self.store}"
 
-    def items(self, ref: str) -> Sequence[Any] | None:
+    def items(self, ref: str) -> Sequence[Any] | None:  # Any: ItemRecords or their JSON
         summary = self.summary(ref)
         return compared_items([self._given(ref)], [summary], self.store, _archive())(summary.run_id)
 
@@ -179,7 +179,7 @@ def annotate_reports(verdict: PolicyVerdict, runs: Sequence[str | Path], store: 
 
 def check_model(
     policy: PolicyRef,
-    settings: Any,
+    settings: Any,  # Any: a Settings object or a model section as a dict
     *,
     out: str | Path,
     baseline: RunRef | Sequence[RunRef] | None = None,
@@ -212,7 +212,7 @@ def check_model(
     return verdict, annotate_reports(verdict, runs)
 
 
-def _archive() -> Any:
+def _archive() -> Any:  # Any: the API facade's run archive (imported late)
     """The facade's run archive (summary files and stores), imported when a run is read."""
     from culturebias.bootstrap.api import ARCHIVE
 

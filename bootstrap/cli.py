@@ -167,7 +167,7 @@ def _parser() -> argparse.ArgumentParser:
     return parser
 
 
-def _builders() -> list[tuple[str, Any]]:
+def _builders() -> list[tuple[str, Any]]:  # Any: argparse's subparsers and the builders' parser hooks
     from culturebias.bootstrap.registry import BenchmarkDescriptor, registry, resolve
 
     return [
@@ -177,7 +177,7 @@ def _builders() -> list[tuple[str, Any]]:
     ]
 
 
-def _add_build_parsers(sub: Any) -> None:
+def _add_build_parsers(sub: Any) -> None:  # Any: argparse's subparsers and the builders' parser hooks
     build = sub.add_parser("build", help="build a benchmark's dataset from a local corpus")
     kinds = build.add_subparsers(dest="dataset", required=True)
     for name, builder in _builders():
@@ -330,7 +330,8 @@ def _expand(args) -> int:
     expand = descriptor.expand_function()
     if expand is None:
         raise ConfigError(f"{args.dataset} has no template expander")
-    count = expand(settings.protocol, descriptor.source_class().template_files(settings.data.path), JsonlRows(args.out))
+    source: Any = descriptor.source_class()  # Any: a dataset source class; an expander's also has template_files()
+    count = expand(settings.protocol, source.template_files(settings.data.path), JsonlRows(args.out))
     print(f"{count} items written to {args.out}")
     return 0
 

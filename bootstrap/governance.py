@@ -19,6 +19,7 @@ from culturebias.bootstrap.registry import registry
 from culturebias.application.compared_items import compared_items
 from culturebias.domain.errors import ConfigError, DataError
 from culturebias.domain.policy.verdict import PolicyVerdict
+from culturebias.domain.summary import RunSummary
 
 GOVERNANCE_FORMATS = ("mlflow", "model-card", "every-eval-ever")
 
@@ -37,8 +38,8 @@ def exported_run(run: RunRef, store: StoreRef | None = None, verdict: PolicyVerd
     summary = load_runs([run], store, _archive())[0]
     descriptor = registry().benchmark(summary.benchmark)
     folder = None
-    if not hasattr(run, "run_id") and Path(run).expanduser().exists():  # type: ignore[arg-type]
-        path = Path(run).expanduser()  # type: ignore[arg-type]
+    if not isinstance(run, RunSummary) and Path(run).expanduser().exists():
+        path = Path(run).expanduser()
         folder = path if path.is_dir() else path.parent
     if verdict is not None and summary.run_id not in {r.run_id for r in verdict.runs}:
         raise ConfigError(f"the verdict ({verdict.policy}) was not checked on run {summary.run_id}")
@@ -88,7 +89,7 @@ def export_governance(
     return str(out)
 
 
-def governance_command(args: Any) -> int:
+def governance_command(args: Any) -> int:  # Any: argparse's Namespace
     """``culturebias export RUN --format mlflow|model-card|every-eval-ever``."""
     written = export_governance(
         args.run, args.format, out=args.out, store=args.store, tracking_uri=args.tracking_uri,
@@ -101,7 +102,7 @@ def governance_command(args: Any) -> int:
     return 0
 
 
-def _archive() -> Any:
+def _archive() -> Any:  # Any: the API facade's run archive (imported late)
     """The facade's run archive (summary files and stores), imported when a run is read."""
     from culturebias.bootstrap.api import ARCHIVE
 

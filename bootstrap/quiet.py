@@ -80,7 +80,7 @@ class _ThreadOutput(io.TextIOBase):
         return not self.active and self._stream.isatty()
 
     @property
-    def encoding(self) -> str:  # type: ignore[override]
+    def encoding(self) -> str:  # type: ignore[override]  # a read-only property where TextIO declares an attribute
         return getattr(self._stream, "encoding", "utf-8")
 
     def fileno(self) -> int:
@@ -99,7 +99,7 @@ class _Forward(logging.Handler):
             self._target.handle(logging.makeLogRecord({**record.__dict__, "name": self._target.name}))
 
 
-def _show_warning(message: Any, category: type[Warning], filename: str, lineno: int, file: Any = None, line: Any = None) -> None:
+def _show_warning(message: Any, category: type[Warning], filename: str, lineno: int, file: Any = None, line: Any = None) -> None:  # Any: warnings.showwarning's signature
     logging.getLogger(WARNINGS_LOGGER).warning("%s: %s (%s:%s)", category.__name__, message, filename, lineno)
 
 

@@ -216,17 +216,17 @@ class BackendDescriptor:
     requires: tuple[str, ...] = ()
     # ``check(options, cache_dir)``: raises ConfigError / ModelLoadError when ``model.path`` cannot name a
     # model, loading nothing; a run calls it before it writes anything (None: nothing to check up front).
-    location_check: str | Callable[..., Any] | None = None
+    location_check: str | Callable[..., Any] | None = None  # Any: a backend's own check(options, cache_dir)
 
     def create(self) -> BackendFactory:
         require_modules(f"model.backend={self.name}", self.requires, self.extra)
         return resolve(self.factory)
 
-    def check_location(self, options: Any, cache_dir: Path) -> None:
+    def check_location(self, options: ModelOptions, cache_dir: Path) -> None:
         if self.location_check is not None:
             resolve(self.location_check)(options, cache_dir)
 
-    def options_model(self) -> type[BaseModel]:
+    def options_model(self) -> type[ModelOptions]:
         return resolve(self.options)
 
 

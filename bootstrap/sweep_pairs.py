@@ -21,7 +21,7 @@ from culturebias.ports.run_archive import RunArchive
 from culturebias.ports.sweeps import PairExecutor
 
 # ``run_evaluation`` of the API: (benchmark, settings, *, out, resume, progress_bar, store, shared_model) -> RunResult.
-Evaluate = Callable[..., Any]
+Evaluate = Callable[..., Any]  # Any: run_evaluation's keyword arguments and result
 
 
 def pair_settings(
@@ -91,7 +91,7 @@ def check_cluster(settings: RaySettings) -> None:
     check_resources(1, settings.cpus, settings.gpus, what="sweep pair")
 
 
-def run_pair_in_task(evaluate: Evaluate, benchmark: str, settings: Settings, resume: bool, store: Any, out: Path) -> str:
+def run_pair_in_task(evaluate: Evaluate, benchmark: str, settings: Settings, resume: bool, store: Any, out: Path) -> str:  # Any: run_evaluation's keyword arguments and result
     """One pair, inside its Ray task: the local executor, results into ``store``, files into ``out``."""
     local = settings.model_copy(update={"run": settings.run.model_copy(update={"executor": "local", "progress": "never"})})
     return run_pair(lambda again: evaluate(benchmark, local, out=out, resume=again, store=store).run_id, resume)

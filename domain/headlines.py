@@ -142,16 +142,16 @@ def _child(annotation: object, part: str) -> list[object]:
         origin = get_origin(candidate)
         if origin in (dict, Mapping) or candidate is dict:
             args = get_args(candidate)
-            found.append(args[1] if len(args) == 2 else Any)
+            found.append(args[1] if len(args) == 2 else Any)  # Any: typing introspection of the summary's field types
         elif isinstance(candidate, type) and issubclass(candidate, BaseModel):
             field = candidate.model_fields.get(part)
             if field is not None:
                 found.append(field.annotation)
             elif isinstance(getattr(candidate, part, None), property):
                 hints = typing.get_type_hints(getattr(candidate, part).fget)
-                found.append(hints.get("return", Any))
-        elif candidate is Any:
-            found.append(Any)
+                found.append(hints.get("return", Any))  # Any: typing introspection of the summary's field types
+        elif candidate is Any:  # Any: typing introspection of the summary's field types
+            found.append(Any)  # Any: typing introspection of the summary's field types
     return found
 
 
@@ -165,7 +165,7 @@ def path_problems(model: type[BaseModel], path: str, want: Literal["number", "in
         if not annotations:
             return f"{model.__name__} has no field {'.'.join(walked)!r}"
     leaves = [t for a in annotations for t in _unwrap(a)]
-    if any(t is Any for t in leaves):
+    if any(t is Any for t in leaves):  # Any: typing introspection of the summary's field types
         return None
     ok = (
         any(isinstance(t, type) and issubclass(t, Interval) for t in leaves)

@@ -21,7 +21,7 @@ class RunReader(Protocol):
         """Where the run was read from, for messages and the verdict."""
         ...
 
-    def items(self, ref: str) -> Sequence[Any] | None:
+    def items(self, ref: str) -> Sequence[Any] | None:  # Any: ItemRecords or their JSON
         """The run's stored item records (``domain.audit.ItemRecord``), in recorded order; None where none are at hand."""
         ...
 
@@ -36,6 +36,6 @@ class BenchmarkCatalog(Protocol):
 
     def headline_metrics(self, benchmark: str) -> tuple[HeadlineMetric, ...]: ...
 
-    def unit_values(self, benchmark: str) -> Any:
+    def unit_values(self, benchmark: str) -> Any:  # Any: each benchmark's unit-values function
         """The benchmark's ``unit_values`` function (``domain.policy.paired.UnitValuesOf``), or None."""
         ...

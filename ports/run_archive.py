@@ -25,6 +25,6 @@ class RunArchive(Protocol):
         """A summary.json (or a run folder holding one) as its benchmark's typed summary."""
         ...
 
-    def summary_from_dict(self, payload: Mapping[str, Any], where: str = "summary") -> RunSummary:
+    def summary_from_dict(self, payload: Mapping[str, Any], where: str = "summary") -> RunSummary:  # Any: JSON values
         """A stored summary object as its benchmark's typed summary; ``where`` names it in errors."""
         ...

@@ -16,14 +16,14 @@ import json
 import tempfile
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Callable
+from typing import Any, Callable
 
 from culturebias.testing.scripted import ScriptedGenerator, ScriptedPseudoScorer, ScriptedScorer
 from culturebias.domain.requests import RequestKey
 
 CACHE_DIR = Path(tempfile.gettempdir()) / "culturebias-contract-cache"
 
-Factory = Callable[..., object]
+Factory = Callable[..., Any]  # Any: a factory of one port kind (scorer, generator or pseudo-scorer), its table says which
 
 
 @dataclass(frozen=True)

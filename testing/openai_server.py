@@ -448,7 +448,7 @@ def _prompt_values(body_text: str) -> tuple[str, ...]:
     return tuple(body[k] for k in ("prompt", "input") if isinstance(body, dict) and isinstance(body.get(k), str))
 
 
-def _cut_short(reply: dict[str, Any], short_by: int | None) -> None:
+def _cut_short(reply: dict[str, Any], short_by: int | None) -> None:  # Any: JSON replies and step arguments
     """The reply of a server that computed only the prompt's first tokens, consistent in every part of it."""
     choice = reply["choices"][0]
     block = choice.get("logprobs")
@@ -612,13 +612,13 @@ class OpenAITestServer:
         assert isinstance(host, str)  # an AF_INET address
         return f"http://{host}:{port}/v1"
 
-    def inject(self, kind: str, times: int = 1, **options: Any) -> None:
+    def inject(self, kind: str, times: int = 1, **options: Any) -> None:  # Any: a fault's options
         """Queue ``times`` faults of ``kind`` (options: retry_after, delay_s, endpoint, when, prompt, message, together,
         probe, short_by)."""
         with self.state.lock:
             self.state.faults.extend(Fault(kind, **options) for _ in range(times))
 
-    def inject_every(self, kind: str, every: int, **options: Any) -> None:
+    def inject_every(self, kind: str, every: int, **options: Any) -> None:  # Any: a fault's options
         """Spoil every ``every``-th request the fault may hit (counted in arrival order), until ``clear_every``."""
         with self.state.lock:
             self.state.recurring.append((Fault(kind, **options), every))

@@ -60,13 +60,13 @@ def _at(root: Path, folder: str | None) -> str | None:
     return None if folder is None else str(root / folder)
 
 
-def decide(criterion: Criterion, root: Path, runs: dict[str, str], baselines: dict[str, str], inconclusive: str) -> Any:
+def decide(criterion: Criterion, root: Path, runs: dict[str, str], baselines: dict[str, str], inconclusive: str) -> Any:  # Any: JSON replies and step arguments
     """Check one criterion as culturebias check would; raises AssertionError when it does not pass."""
     from culturebias.bootstrap.check import check
 
     criterion = criterion.model_copy(update={"run": _at(root, criterion.run), "baseline": _at(root, criterion.baseline)})
-    given_run = [] if criterion.run else [_at(root, runs[criterion.benchmark])] if criterion.benchmark in runs else []
-    baseline = [_at(root, baselines[criterion.benchmark])] if criterion.needs_baseline and not criterion.baseline and \
+    given_run = [] if criterion.run else [str(root / runs[criterion.benchmark])] if criterion.benchmark in runs else []
+    baseline = [str(root / baselines[criterion.benchmark])] if criterion.needs_baseline and not criterion.baseline and \
         criterion.benchmark in baselines else None
     verdict = check(Policy(name=criterion.name, criteria=[criterion]), given_run, baseline).criteria[0]
     if verdict.outcome == "fail" or (verdict.outcome == "inconclusive" and inconclusive == "fail"):
@@ -80,7 +80,7 @@ def step_function(step: Step):
     """The pytest-bdd function of one step: the policy fixtures (required), then its regular expression's groups."""
     groups = list(step.regex.groupindex)
 
-    def run(**given: Any) -> None:
+    def run(**given: Any) -> None:  # Any: JSON replies and step arguments
         scenario: Scenario = given["policy_scenario"]
         before = len(scenario.criteria)
         step.apply(scenario, {name: given.get(name) for name in groups}, step.template, None)
@@ -89,7 +89,7 @@ def step_function(step: Step):
                    given["policy_inconclusive"])
 
     keyword = inspect.Parameter.POSITIONAL_OR_KEYWORD
-    run.__signature__ = inspect.Signature(  # type: ignore[attr-defined]
+    run.__signature__ = inspect.Signature(  # type: ignore[attr-defined]  # pytest-bdd reads it; functions do not declare it
         [inspect.Parameter(name, keyword) for name in FIXTURES]
         + [inspect.Parameter(name, keyword, default=None) for name in groups]
     )

@@ -151,7 +151,7 @@ def load_category(root: Path, category: str) -> tuple[list[QAItem], list[Skipped
 class CBBQTemplates:
     """``ports.template_files.CBBQTemplateFiles``: the question templates of the CBBQ folder ``path``, or the bundled ones."""
 
-    conditions = tuple(CONDITION_FOLDERS)
+    conditions: tuple[ContextCondition, ...] = tuple(CONDITION_FOLDERS)
 
     def __init__(self, path: str | None):
         self.root = BUNDLED if path is None else Path(path).expanduser()
@@ -161,7 +161,7 @@ class CBBQTemplates:
     def categories(self) -> list[str]:
         return categories_in(self.root)
 
-    def rows(self, category: str, condition: str) -> tuple[list[dict[str, str]], list[dict[str, str]]] | None:
+    def rows(self, category: str, condition: ContextCondition) -> tuple[list[dict[str, str]], list[dict[str, str]]] | None:
         files = {p.name: p for p in template_files(self.root, category, condition)}
         if not files:
             return None

@@ -24,15 +24,15 @@ JUDGE_PROMPTS = "the judge prompts of culturebias (domain/mcbe/prompts*.py), per
 
 
 @cache
-def schema() -> dict[str, Any]:
+def schema() -> dict[str, Any]:  # Any: JSON documents and their values
     return json.loads(SCHEMA_FILE.read_text(encoding="utf-8"))
 
 
-def _strings(values: dict[str, Any]) -> dict[str, str]:
+def _strings(values: dict[str, Any]) -> dict[str, str]:  # Any: JSON documents and their values
     return {key: str(value) for key, value in values.items() if value is not None}
 
 
-def _model_info(model: str, backend: str | None) -> dict[str, Any]:
+def _model_info(model: str, backend: str | None) -> dict[str, Any]:  # Any: JSON documents and their values
     deployment = "self_deployed" if backend in LOCAL_BACKENDS else "externally_managed" if backend == "openai" else "unknown"
     return {
         "name": model,
@@ -47,9 +47,9 @@ def _bound(value: float | None, unbounded: str) -> float | str:
     return unbounded if value is None else value
 
 
-def _result(run: ExportedRun, headline: Any) -> dict[str, Any]:
+def _result(run: ExportedRun, headline: Any) -> dict[str, Any]:  # Any: a headline of the exported run
     s, metric = run.summary, headline.metric
-    config: dict[str, Any] = {
+    config: dict[str, Any] = {  # Any: JSON documents and their values
         "evaluation_description": metric.meaning or metric.label,
         "metric_id": f"culturebias.{s.benchmark}.{metric.name}",
         "metric_name": metric.label,
@@ -65,7 +65,7 @@ def _result(run: ExportedRun, headline: Any) -> dict[str, Any]:
     if judge is not None:
         config["llm_scoring"] = {"judges": [{"model_info": _model_info(judge.model, judge.backend)}],
                                  "input_prompt": JUDGE_PROMPTS}
-    score: dict[str, Any] = {"score": headline.value}
+    score: dict[str, Any] = {"score": headline.value}  # Any: JSON documents and their values
     bounds = headline.bounds()
     if bounds is not None:
         i = headline.interval
@@ -86,7 +86,7 @@ def _result(run: ExportedRun, headline: Any) -> dict[str, Any]:
     }
 
 
-def every_eval_ever(run: ExportedRun, organization: str = "unknown") -> dict[str, Any]:
+def every_eval_ever(run: ExportedRun, organization: str = "unknown") -> dict[str, Any]:  # Any: JSON documents and their values
     s = run.summary
     model, backend = run.model()
     retrieved = str(int(time.time()))
@@ -107,7 +107,7 @@ def every_eval_ever(run: ExportedRun, organization: str = "unknown") -> dict[str
     return document
 
 
-def _validate(document: dict[str, Any]) -> None:
+def _validate(document: dict[str, Any]) -> None:  # Any: JSON documents and their values
     try:
         import jsonschema
     except ImportError:  # the schema check is the test extra's; the document is built to it either way

@@ -81,7 +81,7 @@ class ExportedRun:
         return tags
 
 
-def flat_params(config: Any, prefix: str = "") -> dict[str, str]:
+def flat_params(config: Any, prefix: str = "") -> dict[str, str]:  # Any: JSON documents and their values
     """A nested configuration as ``a.b.c`` → text; None left out."""
     out: dict[str, str] = {}
     if isinstance(config, dict):

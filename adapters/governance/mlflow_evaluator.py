@@ -34,11 +34,11 @@ CONFIG_KEYS = ("benchmark", "model", "options", "data", "judge", "run")
 
 class CultureBiasEvaluator(ModelEvaluator):
     @classmethod
-    def can_evaluate(cls, *, model_type: Any, evaluator_config: Any, **kwargs: Any) -> bool:
+    def can_evaluate(cls, *, model_type: Any, evaluator_config: Any, **kwargs: Any) -> bool:  # Any: MLflow's evaluator plugin signature
         return isinstance(evaluator_config, dict) and "benchmark" in evaluator_config
 
-    def evaluate(self, *, model_type: Any, dataset: Any, run_id: str, evaluator_config: dict[str, Any],
-                 model: Any = None, **kwargs: Any) -> EvaluationResult:
+    def evaluate(self, *, model_type: Any, dataset: Any, run_id: str, evaluator_config: dict[str, Any],  # Any: MLflow's evaluator plugin signature
+                 model: Any = None, **kwargs: Any) -> EvaluationResult:  # Any: MLflow's evaluator plugin signature
         from mlflow import MlflowClient
 
         import culturebias

@@ -38,7 +38,7 @@ def _param(value: str) -> str:
     return value if len(value) <= PARAM_LIMIT else value[: PARAM_LIMIT - 12] + " [truncated]"
 
 
-def items_table(run: ExportedRun) -> dict[str, list[Any]] | None:
+def items_table(run: ExportedRun) -> dict[str, list[Any]] | None:  # Any: JSON documents and their values
     """The run's item records as columns (one row per item), as culturebias export writes them; None without items."""
     if not run.items:
         return None
@@ -48,7 +48,7 @@ def items_table(run: ExportedRun) -> dict[str, list[Any]] | None:
     return {name: [row.get(name) for row in rows] for name in columns(run.items)}
 
 
-def log_run(client: Any, mlflow_run_id: str, run: ExportedRun) -> tuple[dict[str, float], dict[str, str]]:
+def log_run(client: Any, mlflow_run_id: str, run: ExportedRun) -> tuple[dict[str, float], dict[str, str]]:  # Any: an MLflow tracking client
     """Log the run into MLflow run ``mlflow_run_id``; returns the metrics and the artifacts (file name → artifact path:
     summary.json, report.html, report.md, items)."""
     import pandas as pd
@@ -75,7 +75,7 @@ def log_run(client: Any, mlflow_run_id: str, run: ExportedRun) -> tuple[dict[str
     return metrics, artifacts
 
 
-def policy_thresholds(policy: Policy) -> dict[str, Any]:
+def policy_thresholds(policy: Policy) -> dict[str, Any]:  # Any: JSON documents and their values
     """Each threshold criterion (no breakdown) as MLflow ``MetricThreshold``s on the logged metric names.
 
     On the interval (the default): at_most x → ``<metric>_ci_high`` <= x, at_least x → ``<metric>_ci_low`` >= x,
@@ -84,7 +84,7 @@ def policy_thresholds(policy: Policy) -> dict[str, Any]:
     """
     from mlflow.models import MetricThreshold
 
-    out: dict[str, Any] = {}
+    out: dict[str, Any] = {}  # Any: JSON documents and their values
     for c in policy.criteria:
         if c.needs_baseline or c.breakdown is not None:
             continue

@@ -22,7 +22,7 @@ def _number(value: float | None) -> str:
     return "undefined" if value is None else f"{value:.4g}"
 
 
-def eval_results(run: ExportedRun) -> list[Any]:
+def eval_results(run: ExportedRun) -> list[Any]:  # Any: JSON documents and their values
     from huggingface_hub import EvalResult
 
     s = run.summary
@@ -30,7 +30,7 @@ def eval_results(run: ExportedRun) -> list[Any]:
     for headline in run.headline_values():
         if headline.value is None:
             continue
-        args: dict[str, Any] = {"direction": headline.metric.direction_words(), "run_id": s.run_id}
+        args: dict[str, Any] = {"direction": headline.metric.direction_words(), "run_id": s.run_id}  # Any: JSON documents and their values
         bounds = headline.bounds()
         if bounds is not None and headline.interval is not None:
             args |= {"ci_low": bounds[0], "ci_high": bounds[1], "ci_level": headline.interval.level,

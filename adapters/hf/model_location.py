@@ -111,7 +111,7 @@ def is_hub_id(path: str) -> bool:
     return not local.exists() and not path.startswith((".", "/", "~")) and local.suffix != ".gguf"
 
 
-def check_model_location(options: Any, cache_dir: Path) -> None:
+def check_model_location(options: Any, cache_dir: Path) -> None:  # Any: a local backend's options (HFOptions, OnnxOptions)
     """ConfigError / ModelLoadError when ``model.path`` (or ``model.gguf_file``) cannot name a model; loads nothing."""
     from culturebias.adapters.hf import embedded
 

@@ -87,6 +87,7 @@ def read_prompts(path: Path) -> dict[str, KoBBQPrompt]:
 
 
 def parse_choices(value: object, file: str, row: int) -> list[str]:
+    choices: object
     if isinstance(value, list):
         choices = value
     else:

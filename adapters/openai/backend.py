@@ -77,7 +77,7 @@ class OpenAIBackend:
             self.client.cache.close()
 
 
-def create_backend(options: ModelOptions, cache_dir: Path, **client_options: Any) -> OpenAIBackend:
+def create_backend(options: ModelOptions, cache_dir: Path, **client_options: Any) -> OpenAIBackend:  # Any: OpenAIClient's keyword options
     """``client_options`` (backoff, sleep, transport) are for tests."""
     options = own_options(options, OpenAIOptions)
     if not options.api_base:

@@ -53,7 +53,7 @@ from culturebias.logs import get_logger
 RETRYABLE_STATUS = {408, 409, 425, 429}
 OVERLOAD_STATUS = {429, 503, 504}  # the server says it is busy: fewer requests in flight, not only a retry
 # check(body, reply): raises InvalidReply when the reply cannot be used for that request
-ReplyCheck = Callable[[dict[str, Any], dict[str, Any]], None]
+ReplyCheck = Callable[[dict[str, Any], dict[str, Any]], None]  # Any: JSON request bodies and replies of the OpenAI-compatible API
 
 
 class ApiError(CultureBiasError):
@@ -162,7 +162,7 @@ class ApiClient:
         cache_mode: CacheMode = "use",
         backoff: Backoff | None = None,
         sleep: Callable[[float], None] = time.sleep,
-        transport: Any = None,
+        transport: Any = None,  # Any: an httpx transport (tests pass a mock one)
     ):
         import httpx
 
@@ -222,7 +222,7 @@ class ApiClient:
             reason=self._scrub(change.reason),
         )
 
-    def timeout_for(self, body: dict[str, Any]) -> float:
+    def timeout_for(self, body: dict[str, Any]) -> float:  # Any: JSON request bodies and replies of the OpenAI-compatible API
         """Seconds this request may take: ``timeout_s`` plus ``timeout_s_per_1k_chars`` per 1000 prompt characters."""
         return self.timeout_s + _prompt_chars(body) * self.timeout_s_per_1k_chars / 1000
 
@@ -237,13 +237,13 @@ class ApiClient:
     def post(
         self,
         endpoint: str,
-        body: dict[str, Any],
+        body: dict[str, Any],  # Any: JSON request bodies and replies of the OpenAI-compatible API
         check: ReplyCheck | None = None,
         use_cache: bool = True,
         *,
         label: str = "",
         stop: threading.Event | None = None,
-    ) -> dict[str, Any]:
+    ) -> dict[str, Any]:  # Any: JSON request bodies and replies of the OpenAI-compatible API
         """POST ``body`` as JSON; the validated reply, from the cache when it holds a valid one.
 
         ``label`` names the request in errors (e.g. "request 3 of 40"); ``stop`` abandons it between attempts.
@@ -261,8 +261,8 @@ class ApiClient:
         return reply
 
     def _read_cache(
-        self, cache: RequestCache, key: str, endpoint: str, body: dict[str, Any], check: ReplyCheck | None
-    ) -> tuple[dict[str, Any] | None, str | None]:
+        self, cache: RequestCache, key: str, endpoint: str, body: dict[str, Any], check: ReplyCheck | None  # Any: JSON request bodies and replies of the OpenAI-compatible API
+    ) -> tuple[dict[str, Any] | None, str | None]:  # Any: JSON request bodies and replies of the OpenAI-compatible API
         """``(valid cached reply, None)``, ``(None, None)`` when there is none, ``(None, why)`` when it was dropped."""
         try:
             cached = cache.get(key)
@@ -282,12 +282,12 @@ class ApiClient:
     def post_all(
         self,
         endpoint: str,
-        bodies: Sequence[dict[str, Any]],
+        bodies: Sequence[dict[str, Any]],  # Any: JSON request bodies and replies of the OpenAI-compatible API
         check: ReplyCheck | None = None,
         on_done: Callable[[int], None] | None = None,
         on_invalid: Callable[[int, InvalidReplyError], None] | None = None,
-        on_reply: Callable[[int, dict[str, Any]], None] | None = None,
-    ) -> list[dict[str, Any] | None]:
+        on_reply: Callable[[int, dict[str, Any]], None] | None = None,  # Any: JSON request bodies and replies of the OpenAI-compatible API
+    ) -> list[dict[str, Any] | None]:  # Any: JSON request bodies and replies of the OpenAI-compatible API
         """Replies to every body, in order, at most ``concurrency.limit`` in flight.
 
         ``on_reply(index, reply)`` is called with each valid reply as it arrives,
@@ -302,7 +302,7 @@ class ApiClient:
         """
         if not bodies:
             return []
-        results: list[dict[str, Any] | None] = [None] * len(bodies)
+        results: list[dict[str, Any] | None] = [None] * len(bodies)  # Any: JSON request bodies and replies of the OpenAI-compatible API
         stop = threading.Event()
 
         def one(index: int) -> int:
@@ -352,12 +352,12 @@ class ApiClient:
     def _post_with_retries(
         self,
         endpoint: str,
-        body: dict[str, Any],
+        body: dict[str, Any],  # Any: JSON request bodies and replies of the OpenAI-compatible API
         check: ReplyCheck | None,
         dropped: str | None = None,
         label: str = "",
         stop: threading.Event | None = None,
-    ) -> dict[str, Any]:
+    ) -> dict[str, Any]:  # Any: JSON request bodies and replies of the OpenAI-compatible API
         url = self.url(endpoint)
         timeout = self.timeout_for(body)
         attempt = 0
@@ -395,7 +395,7 @@ class ApiClient:
     def _gave_up(
         self,
         endpoint: str,
-        body: dict[str, Any],
+        body: dict[str, Any],  # Any: JSON request bodies and replies of the OpenAI-compatible API
         attempts: int,
         failure: _Failure,
         dropped: str | None,
@@ -433,8 +433,8 @@ class ApiClient:
         )
 
     def _attempt(
-        self, url: str, endpoint: str, body: dict[str, Any], check: ReplyCheck | None, timeout: float
-    ) -> tuple[dict[str, Any] | None, _Failure | None]:
+        self, url: str, endpoint: str, body: dict[str, Any], check: ReplyCheck | None, timeout: float  # Any: JSON request bodies and replies of the OpenAI-compatible API
+    ) -> tuple[dict[str, Any] | None, _Failure | None]:  # Any: JSON request bodies and replies of the OpenAI-compatible API
         """One HTTP exchange: ``(reply, None)``, or ``(None, failure)`` when it is worth another try."""
         httpx = self._httpx
         self.sent += 1
@@ -472,7 +472,7 @@ class ApiClient:
         return reply, None
 
 
-def _prompt_chars(body: dict[str, Any]) -> int:
+def _prompt_chars(body: dict[str, Any]) -> int:  # Any: JSON request bodies and replies of the OpenAI-compatible API
     """Characters the server has to read: the prompt, or every chat message's content."""
     prompt = body.get("prompt")
     if isinstance(prompt, str):
@@ -483,7 +483,7 @@ def _prompt_chars(body: dict[str, Any]) -> int:
     return 0
 
 
-def _shorten(body: dict[str, Any], length: int = 40) -> str:
+def _shorten(body: dict[str, Any], length: int = 40) -> str:  # Any: JSON request bodies and replies of the OpenAI-compatible API
     """The request's prompt (a chat request's last message), cut short, for an error message."""
     text = body.get("prompt")
     if not isinstance(text, str):
@@ -496,7 +496,7 @@ def _shorten(body: dict[str, Any], length: int = 40) -> str:
     return repr(text if len(text) <= length else text[: length - 1] + "…") + f" ({len(text)} characters)"
 
 
-def _validate(body: dict[str, Any], reply: Any, check: ReplyCheck | None) -> None:
+def _validate(body: dict[str, Any], reply: Any, check: ReplyCheck | None) -> None:  # Any: JSON request bodies and replies of the OpenAI-compatible API
     if not isinstance(reply, dict):
         raise InvalidReply("the reply is not a JSON object")
     if check is not None:

@@ -65,7 +65,7 @@ class PromptTokens:
     shift: int  # offset units the server counts before the prompt's first character
 
 
-def check_echo_reply(reply: dict[str, Any]) -> None:
+def check_echo_reply(reply: dict[str, Any]) -> None:  # Any: JSON request bodies and replies of the OpenAI-compatible API
     """Raise InvalidReply unless ``choices[0].logprobs`` holds aligned token lists."""
     try:
         logprobs = reply["choices"][0]["logprobs"]
@@ -80,12 +80,12 @@ def check_echo_reply(reply: dict[str, Any]) -> None:
         raise InvalidReply("tokens, token_logprobs and text_offset differ in length or are empty")
 
 
-def check_echo(body: dict[str, Any], reply: dict[str, Any]) -> None:
+def check_echo(body: dict[str, Any], reply: dict[str, Any]) -> None:  # Any: JSON request bodies and replies of the OpenAI-compatible API
     """The client's check for a scoring request: the reply is whole for the body's prompt."""
     prompt_tokens(reply, str(body.get("prompt", "")))
 
 
-def _numbers(top: Any) -> bool:
+def _numbers(top: Any) -> bool:  # Any: JSON request bodies and replies of the OpenAI-compatible API
     """A ``top_logprobs`` entry that can say whether a token was the argmax; anything else means unknown."""
     return (
         isinstance(top, dict)
@@ -94,14 +94,14 @@ def _numbers(top: Any) -> bool:
     )
 
 
-def _top_choices(logprobs: dict[str, Any], count: int) -> list[dict[str, float] | None]:
+def _top_choices(logprobs: dict[str, Any], count: int) -> list[dict[str, float] | None]:  # Any: JSON request bodies and replies of the OpenAI-compatible API
     """``top_logprobs`` per listed token; an entry that cannot say which token was the argmax is None."""
     top = logprobs.get("top_logprobs")
     raw: list[Any] = top if isinstance(top, list) else []  # Any: the reply's JSON
     return [t if _numbers(t) else None for t in raw] + [None] * max(0, count - len(raw))
 
 
-def _logprob(value: Any, index: int, text: str) -> float | None:
+def _logprob(value: Any, index: int, text: str) -> float | None:  # Any: JSON request bodies and replies of the OpenAI-compatible API
     if value is None:
         if index == 0:
             return None  # nothing predicts the first token (PROTOCOLS §0.1: score tokens 2..n)
@@ -113,7 +113,7 @@ def _logprob(value: Any, index: int, text: str) -> float | None:
     return float(value)
 
 
-def prompt_tokens(reply: dict[str, Any], prompt: str) -> PromptTokens:
+def prompt_tokens(reply: dict[str, Any], prompt: str) -> PromptTokens:  # Any: JSON request bodies and replies of the OpenAI-compatible API
     """The prompt's tokens in ``reply`` (generated tokens dropped), checked whole, with the offset shift found."""
     check_echo_reply(reply)
     lp = reply["choices"][0]["logprobs"]
@@ -190,7 +190,7 @@ def score_tokens(tokens: PromptTokens, start: int) -> LoglikelihoodResult:
     return LoglikelihoodResult(total, count, greedy)
 
 
-def listed_prompt_tokens(reply: dict[str, Any], count: int) -> PromptTokens:
+def listed_prompt_tokens(reply: dict[str, Any], count: int) -> PromptTokens:  # Any: JSON request bodies and replies of the OpenAI-compatible API
     """The first ``count`` listed tokens of ``reply``, whatever their texts and offsets say.
 
     For a boundary placed from token ids or a context's own echo, where the texts need not add up to
@@ -213,7 +213,7 @@ def listed_prompt_tokens(reply: dict[str, Any], count: int) -> PromptTokens:
     return PromptTokens(texts[:count], values, offsets, top[:count], 0)
 
 
-def reply_usage(reply: dict[str, Any]) -> int | None:
+def reply_usage(reply: dict[str, Any]) -> int | None:  # Any: JSON request bodies and replies of the OpenAI-compatible API
     """``usage.prompt_tokens`` where the server gives it as a number."""
     usage = reply.get("usage")
     counted = usage.get("prompt_tokens") if isinstance(usage, dict) else None
@@ -252,7 +252,7 @@ def spells_prompt(texts: Sequence[str], prompt: str, tolerant: bool = True) -> b
     return _spells(texts, prompt, tolerant) or (len(texts) > 1 and _spells(texts[1:], prompt, tolerant))
 
 
-def reaches_prompt_end(reply: dict[str, Any], count: int, prompt: str, tolerant: bool = True) -> bool:
+def reaches_prompt_end(reply: dict[str, Any], count: int, prompt: str, tolerant: bool = True) -> bool:  # Any: JSON request bodies and replies of the OpenAI-compatible API
     """Whether the first ``count`` listed tokens are the whole prompt: their texts spell it (``tolerant``: as
     ``spells_prompt`` allows), or offsets the server counts apart from its texts (llama-cpp-python's
     decoded-prefix lengths) reach its end."""
@@ -271,7 +271,7 @@ def reaches_prompt_end(reply: dict[str, Any], count: int, prompt: str, tolerant:
     return following in ends or offsets[count - 1] + len(texts[count - 1]) in ends
 
 
-def echoed_prompt_tokens(reply: dict[str, Any], prompt: str, tolerant: bool = True) -> PromptTokens:
+def echoed_prompt_tokens(reply: dict[str, Any], prompt: str, tolerant: bool = True) -> PromptTokens:  # Any: JSON request bodies and replies of the OpenAI-compatible API
     """The prompt's listed tokens where no tokenizer counts them, shown to cover the whole prompt
     (``tolerant``: by texts that may drop split characters, see ``spells_prompt``)."""
     count = listed_prompt_count(reply, prompt)
@@ -285,7 +285,7 @@ def echoed_prompt_tokens(reply: dict[str, Any], prompt: str, tolerant: bool = Tr
 
 
 def counted_prompt_tokens(
-    reply: dict[str, Any], prompt: str, counted: int, listed_offset: int, usage_offset: int | None, tolerant: bool = True
+    reply: dict[str, Any], prompt: str, counted: int, listed_offset: int, usage_offset: int | None, tolerant: bool = True  # Any: JSON request bodies and replies of the OpenAI-compatible API
 ) -> PromptTokens:
     """The prompt's listed tokens where the server's tokenizer counts ``counted`` for it, shown to cover it all.
 
@@ -312,7 +312,7 @@ def _shown_texts(texts: Sequence[str], limit: int = 60) -> str:
     return repr(joined if len(joined) <= limit else "…" + joined[-limit:])
 
 
-def listed_prompt_count(reply: dict[str, Any], prompt: str) -> int:
+def listed_prompt_count(reply: dict[str, Any], prompt: str) -> int:  # Any: JSON request bodies and replies of the OpenAI-compatible API
     """How many listed tokens belong to the prompt when no tokenizer says.
 
     A reply that lists more tokens than ``usage.prompt_tokens`` lists the generated one

@@ -25,11 +25,11 @@ from culturebias.domain.requests import GenerationParams, GenerationRequest, Gen
 from culturebias.ports.recording import BatchSink
 
 
-def _sampling(params: GenerationParams) -> dict[str, Any]:
+def _sampling(params: GenerationParams) -> dict[str, Any]:  # Any: JSON request bodies and replies of the OpenAI-compatible API
     """The request's decoding fields. A value the run leaves to the model is left out, so the server's
     default applies; ``top_k`` and ``repetition_penalty`` are vLLM's (and most servers') extensions.
     A greedy body is what it was before these settings existed (temperature 0, top_p 1, seed 0)."""
-    body: dict[str, Any] = {"max_tokens": params.max_new_tokens}
+    body: dict[str, Any] = {"max_tokens": params.max_new_tokens}  # Any: JSON request bodies and replies of the OpenAI-compatible API
     if params.mode == "greedy":
         body |= {"temperature": params.temperature, "top_p": params.top_p, "seed": params.seed}
     else:
@@ -43,7 +43,7 @@ def _sampling(params: GenerationParams) -> dict[str, Any]:
     return body
 
 
-def check_chat_reply(body: dict[str, Any], reply: dict[str, Any]) -> None:
+def check_chat_reply(body: dict[str, Any], reply: dict[str, Any]) -> None:  # Any: JSON request bodies and replies of the OpenAI-compatible API
     try:
         message = reply["choices"][0]["message"]
         content = message["content"]
@@ -55,7 +55,7 @@ def check_chat_reply(body: dict[str, Any], reply: dict[str, Any]) -> None:
         raise InvalidReply("choices[0].message.content is not text")
 
 
-def check_completion_reply(body: dict[str, Any], reply: dict[str, Any]) -> None:
+def check_completion_reply(body: dict[str, Any], reply: dict[str, Any]) -> None:  # Any: JSON request bodies and replies of the OpenAI-compatible API
     try:
         text = reply["choices"][0]["text"]
     except (KeyError, IndexError, TypeError):
@@ -106,7 +106,7 @@ class OpenAIGenerator:
             on_reply = None
             if sink is not None:
                 # called on this thread as each reply arrives: the run's store commits it as it goes
-                def on_reply(position: int, reply: dict[str, Any], indices=indices, text_of=text_of) -> None:
+                def on_reply(position: int, reply: dict[str, Any], indices=indices, text_of=text_of) -> None:  # Any: JSON request bodies and replies of the OpenAI-compatible API
                     sink.deliver({indices[position]: GenerationResult(text_of(reply))})
 
             replies = self._client.post_all(
@@ -122,9 +122,9 @@ class OpenAIGenerator:
         return [results[i] for i in range(len(requests))]
 
 
-def _chat_text(reply: dict[str, Any]) -> str:
+def _chat_text(reply: dict[str, Any]) -> str:  # Any: JSON request bodies and replies of the OpenAI-compatible API
     return reply["choices"][0]["message"]["content"]
 
 
-def _completion_text(reply: dict[str, Any]) -> str:
+def _completion_text(reply: dict[str, Any]) -> str:  # Any: JSON request bodies and replies of the OpenAI-compatible API
     return reply["choices"][0]["text"]

@@ -37,7 +37,7 @@ class RequestCacheError(CultureBiasError):
         )
 
 
-def request_key(api_base: str, endpoint: str, body: dict[str, Any]) -> str:
+def request_key(api_base: str, endpoint: str, body: dict[str, Any]) -> str:  # Any: JSON request bodies and replies of the OpenAI-compatible API
     return fingerprint({"api_base": api_base, "model": body.get("model"), "endpoint": endpoint, "body": body}, length=64)
 
 
@@ -55,14 +55,14 @@ class RequestCache:
         except (OSError, sqlite3.Error) as error:
             raise RequestCacheError(path, error) from None
 
-    def _execute(self, sql: str, parameters: tuple[Any, ...] = ()) -> list[tuple[Any, ...]]:
+    def _execute(self, sql: str, parameters: tuple[Any, ...] = ()) -> list[tuple[Any, ...]]:  # Any: sqlite3 parameters and rows
         try:
             with self._lock:
                 return self._db.execute(sql, parameters).fetchall()
         except sqlite3.Error as error:
             raise RequestCacheError(self.path, error) from None
 
-    def get(self, key: str) -> Any:
+    def get(self, key: str) -> Any:  # Any: JSON request bodies and replies of the OpenAI-compatible API
         """The cached reply (parsed JSON), or None. ValueError when the stored text is not JSON."""
         rows = self._execute("SELECT reply FROM replies WHERE key = ?", (key,))
         if not rows:
@@ -72,7 +72,7 @@ class RequestCache:
         except (TypeError, ValueError):
             raise ValueError("the cached reply is not JSON") from None
 
-    def put(self, key: str, endpoint: str, reply: dict[str, Any]) -> None:
+    def put(self, key: str, endpoint: str, reply: dict[str, Any]) -> None:  # Any: JSON request bodies and replies of the OpenAI-compatible API
         text = json.dumps(reply, ensure_ascii=False, sort_keys=True)
         self._execute("INSERT OR REPLACE INTO replies (key, endpoint, reply) VALUES (?, ?, ?)", (key, endpoint, text))
 

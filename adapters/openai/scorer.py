@@ -47,7 +47,7 @@ from culturebias.ports.recording import BatchSink
 # What a request whose replies stayed invalid after the retries scores: nothing (NaN, never 0.0);
 # its token count is unknown without a valid reply.
 INVALID_SCORE = LoglikelihoodResult(float("nan"), 0, False, invalid=True)
-ReplyCheck = Callable[[dict[str, Any], dict[str, Any]], None]
+ReplyCheck = Callable[[dict[str, Any], dict[str, Any]], None]  # Any: JSON request bodies and replies of the OpenAI-compatible API
 
 
 def _shorten(text: str, limit: int = 80) -> str:
@@ -96,7 +96,7 @@ class OpenAIScorer:
         """What the truth probe measured and why it placed boundaries as it does (None before it ran)."""
         return dict(self._findings) if self._findings is not None else None
 
-    def _body(self, prompt: str) -> dict[str, Any]:
+    def _body(self, prompt: str) -> dict[str, Any]:  # Any: JSON request bodies and replies of the OpenAI-compatible API
         # max_tokens=1: several servers reject 0 (llama-cpp-python takes 0 as "until the context is full");
         # the generated token is dropped by counting the prompt's tokens.
         return {"model": self._model, "prompt": prompt, "max_tokens": 1, "temperature": 0.0, "echo": True, "logprobs": 1}
@@ -130,7 +130,7 @@ class OpenAIScorer:
         starts = self._boundaries([r for r in requests if r.context + r.continuation in asked], prompts)
         check = self._reply_check(starts)
 
-        def scored(prompt: str, reply: dict[str, Any] | None) -> None:
+        def scored(prompt: str, reply: dict[str, Any] | None) -> None:  # Any: JSON request bodies and replies of the OpenAI-compatible API
             if progress is not None:
                 progress.advance(len(owners[prompt]))
             delivered = {}
@@ -158,7 +158,7 @@ class OpenAIScorer:
             )
         return [r if r is not None else INVALID_SCORE for r in results]
 
-    def _replies(self, prompts: Sequence[str], check: ReplyCheck, on_done, on_reply) -> list[dict[str, Any] | None]:
+    def _replies(self, prompts: Sequence[str], check: ReplyCheck, on_done, on_reply) -> list[dict[str, Any] | None]:  # Any: JSON request bodies and replies of the OpenAI-compatible API
         """A valid reply for every prompt, or None for one that stayed invalid after its retries (logged, never cached)."""
         invalid: dict[int, InvalidReplyError] = {}
         arrived = (lambda index, reply: on_reply(prompts[index], reply)) if on_reply is not None else None
@@ -202,11 +202,11 @@ class OpenAIScorer:
 
             tolerant = not plan.exact_texts
 
-            def keep(context: str, reply: dict[str, Any] | None) -> None:
+            def keep(context: str, reply: dict[str, Any] | None) -> None:  # Any: JSON request bodies and replies of the OpenAI-compatible API
                 if reply is not None:
                     echoes[context] = echoed_prompt_tokens(reply, context, tolerant)
 
-            def whole(body: dict[str, Any], reply: dict[str, Any]) -> None:
+            def whole(body: dict[str, Any], reply: dict[str, Any]) -> None:  # Any: JSON request bodies and replies of the OpenAI-compatible API
                 echoed_prompt_tokens(reply, str(body.get("prompt", "")), tolerant)
 
             self._replies(asked, whole, None, keep)
@@ -223,7 +223,7 @@ class OpenAIScorer:
         return _OffsetBoundaries(self._boundary_rule, counts)
 
     def _reply_check(self, starts: "_Boundaries") -> ReplyCheck:
-        def check(body: dict[str, Any], reply: dict[str, Any]) -> None:
+        def check(body: dict[str, Any], reply: dict[str, Any]) -> None:  # Any: JSON request bodies and replies of the OpenAI-compatible API
             starts.tokens(str(body.get("prompt", "")), reply)
 
         return check
@@ -234,10 +234,10 @@ class _Boundaries:
 
     approximate = 0  # boundaries placed at the first differing token (see boundaries.py)
 
-    def tokens(self, prompt: str, reply: dict[str, Any]) -> PromptTokens:
+    def tokens(self, prompt: str, reply: dict[str, Any]) -> PromptTokens:  # Any: JSON request bodies and replies of the OpenAI-compatible API
         raise NotImplementedError
 
-    def start(self, request: LoglikelihoodRequest, prompt: str, reply: dict[str, Any], tokens: PromptTokens) -> int:
+    def start(self, request: LoglikelihoodRequest, prompt: str, reply: dict[str, Any], tokens: PromptTokens) -> int:  # Any: JSON request bodies and replies of the OpenAI-compatible API
         """``tokens``: ``self.tokens(prompt, reply)``, read once for every request of the prompt."""
         raise NotImplementedError
 
@@ -251,10 +251,10 @@ class _OffsetBoundaries(_Boundaries):
         self._rule = rule
         self._counts = context_counts
 
-    def tokens(self, prompt: str, reply: dict[str, Any]) -> PromptTokens:
+    def tokens(self, prompt: str, reply: dict[str, Any]) -> PromptTokens:  # Any: JSON request bodies and replies of the OpenAI-compatible API
         return prompt_tokens(reply, prompt)
 
-    def start(self, request: LoglikelihoodRequest, prompt: str, reply: dict[str, Any], tokens: PromptTokens) -> int:
+    def start(self, request: LoglikelihoodRequest, prompt: str, reply: dict[str, Any], tokens: PromptTokens) -> int:  # Any: JSON request bodies and replies of the OpenAI-compatible API
         if self._rule == "authors" and request.context:
             return min(self._counts[request.context], len(tokens.texts))
         return offsets_start(tokens, len(request.context))
@@ -263,7 +263,7 @@ class _OffsetBoundaries(_Boundaries):
         return self._rule != "authors" or not request.context or request.context in self._counts
 
 
-def _straddle_from_offsets(request: LoglikelihoodRequest, prompt: str, reply: dict[str, Any], listed: int) -> int | None:
+def _straddle_from_offsets(request: LoglikelihoodRequest, prompt: str, reply: dict[str, Any], listed: int) -> int | None:  # Any: JSON request bodies and replies of the OpenAI-compatible API
     """The straddle rule's start from the reply's offsets, where they add up and list the same tokens."""
     try:
         tokens = prompt_tokens(reply, prompt)
@@ -279,13 +279,13 @@ class _TokenIdBoundaries(_Boundaries):
         self._ids = ids
         self.approximate = 0
 
-    def tokens(self, prompt: str, reply: dict[str, Any]) -> PromptTokens:
+    def tokens(self, prompt: str, reply: dict[str, Any]) -> PromptTokens:  # Any: JSON request bodies and replies of the OpenAI-compatible API
         plan = self._plan
         return counted_prompt_tokens(
             reply, prompt, len(self._ids[prompt]), plan.listed_offset, plan.usage_offset, not plan.exact_texts
         )
 
-    def start(self, request: LoglikelihoodRequest, prompt: str, reply: dict[str, Any], tokens: PromptTokens) -> int:
+    def start(self, request: LoglikelihoodRequest, prompt: str, reply: dict[str, Any], tokens: PromptTokens) -> int:  # Any: JSON request bodies and replies of the OpenAI-compatible API
         start, exact = continuation_start(self._ids[request.context], self._ids[prompt], self._rule)
         if not exact:
             placed = _straddle_from_offsets(request, prompt, reply, len(tokens.texts))
@@ -302,10 +302,10 @@ class _ContextEchoBoundaries(_Boundaries):
         self._tolerant = tolerant
         self.approximate = 0
 
-    def tokens(self, prompt: str, reply: dict[str, Any]) -> PromptTokens:
+    def tokens(self, prompt: str, reply: dict[str, Any]) -> PromptTokens:  # Any: JSON request bodies and replies of the OpenAI-compatible API
         return echoed_prompt_tokens(reply, prompt, self._tolerant)
 
-    def start(self, request: LoglikelihoodRequest, prompt: str, reply: dict[str, Any], tokens: PromptTokens) -> int:
+    def start(self, request: LoglikelihoodRequest, prompt: str, reply: dict[str, Any], tokens: PromptTokens) -> int:  # Any: JSON request bodies and replies of the OpenAI-compatible API
         if not request.context:
             return 0
         start, exact = continuation_start(self._echoes[request.context].texts, tokens.texts, self._rule)

@@ -80,7 +80,7 @@ class NoChatTemplate:
         raise AssertionError("unreachable")
 
 
-def load_tokenizer(name: str) -> Any:
+def load_tokenizer(name: str) -> Any:  # Any: a transformers tokenizer
     """``model.tokenizer``: tokenizer files only, from this machine (a folder or the hub cache); never weights."""
     try:
         from transformers import AutoTokenizer
@@ -111,7 +111,7 @@ class ServedTemplater:
         root: ApiClient,
         model: str,
         tokenizer_name: str | None = None,
-        tokenizer_loader: Callable[[str], Any] = load_tokenizer,
+        tokenizer_loader: Callable[[str], Any] = load_tokenizer,  # Any: a transformers tokenizer
     ):
         self._root = root  # the client addressed at the server's root (template and tokenize routes)
         self._model = model
@@ -167,7 +167,7 @@ class ServedTemplater:
 
         return _Rendering(render, "rendered here", f"model.tokenizer={self._tokenizer_name}")
 
-    def _server_adds(self, bos: str, tokenizer: Any) -> bool:
+    def _server_adds(self, bos: str, tokenizer: Any) -> bool:  # Any: a transformers tokenizer
         """Whether the completions server adds a BOS of its own to the text ``bos`` (two ids for it)."""
         route = find_tokenize_route(self._root, self._model, bos)
         ids = route.of([bos]).get(bos, []) if route is not None else list(tokenizer(bos, add_special_tokens=True)["input_ids"])
@@ -180,7 +180,7 @@ class ServedTemplater:
                 return rendering
         return None
 
-    def _try(self, path: str, body: dict[str, Any], field: str) -> Any:
+    def _try(self, path: str, body: dict[str, Any], field: str) -> Any:  # Any: JSON request bodies and replies of the OpenAI-compatible API
         """The reply's ``field``; None when the route is absent or answers something else."""
         try:
             reply = self._root.post(path, body)
@@ -195,7 +195,7 @@ class ServedTemplater:
 
         def render(messages: Sequence[ChatMessage], add_generation_prompt: bool) -> str:
             # llama.cpp reads add_generation_prompt (default true, as its chat endpoint renders)
-            body: dict[str, Any] = {"messages": message_dicts(messages), "add_generation_prompt": add_generation_prompt}
+            body: dict[str, Any] = {"messages": message_dicts(messages), "add_generation_prompt": add_generation_prompt}  # Any: JSON request bodies and replies of the OpenAI-compatible API
             prompt = self._try("apply-template", body, "prompt")
             if not isinstance(prompt, str):
                 raise InvalidReply(f"{where} did not answer with a rendered prompt")
@@ -209,7 +209,7 @@ class ServedTemplater:
     def _vllm_tokenize(self) -> _Rendering | None:
         where = f"POST /tokenize and /detokenize at {self._root.public_base}"
 
-        def ids_of(messages: Sequence[ChatMessage], add_generation_prompt: bool) -> Any:
+        def ids_of(messages: Sequence[ChatMessage], add_generation_prompt: bool) -> Any:  # Any: JSON request bodies and replies of the OpenAI-compatible API
             body = {"model": self._model, "messages": message_dicts(messages), "add_generation_prompt": add_generation_prompt}
             return self._try("tokenize", body, "tokens")
 

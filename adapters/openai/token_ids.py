@@ -23,8 +23,8 @@ class TokenizeRoute:
     text_field: str
     with_model: bool  # the body names the model (vLLM serves several)
 
-    def body(self, model: str, text: str) -> dict[str, Any]:
-        body: dict[str, Any] = {self.text_field: text}
+    def body(self, model: str, text: str) -> dict[str, Any]:  # Any: JSON request bodies and replies of the OpenAI-compatible API
+        body: dict[str, Any] = {self.text_field: text}  # Any: JSON request bodies and replies of the OpenAI-compatible API
         if self.with_model:
             body["model"] = model
         return body
@@ -44,11 +44,11 @@ def server_root(client: ApiClient) -> ApiClient:
     return root
 
 
-def is_token_ids(value: Any) -> bool:
+def is_token_ids(value: Any) -> bool:  # Any: JSON request bodies and replies of the OpenAI-compatible API
     return isinstance(value, list) and all(isinstance(i, int) and not isinstance(i, bool) for i in value)
 
 
-def check_ids(body: dict[str, Any], reply: dict[str, Any]) -> None:
+def check_ids(body: dict[str, Any], reply: dict[str, Any]) -> None:  # Any: JSON request bodies and replies of the OpenAI-compatible API
     if not is_token_ids(reply.get("tokens")):
         raise InvalidReply("the tokenize reply has no list of token ids under 'tokens'")
 

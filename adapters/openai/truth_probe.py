@@ -120,7 +120,7 @@ class TruthProbe:
         model: str,
         setting: BoundarySetting,
         rule: str,
-        body: Callable[[str], dict[str, Any]],
+        body: Callable[[str], dict[str, Any]],  # Any: JSON request bodies and replies of the OpenAI-compatible API
     ):
         self._client = client
         self._root = root
@@ -133,11 +133,11 @@ class TruthProbe:
         self._asked_again: list[str] = []
 
     # -- asking --------------------------------------------------------------------------
-    def _echo(self, prompt: str, whole: bool = False, tolerant: bool = True) -> dict[str, Any]:
+    def _echo(self, prompt: str, whole: bool = False, tolerant: bool = True) -> dict[str, Any]:  # Any: JSON request bodies and replies of the OpenAI-compatible API
         """A fresh reply for ``prompt``; ``whole``: it must show it covers the prompt (ASCII texts, whose token
         texts can be trusted, and the contexts of a context echo), else it is asked again like any invalid reply."""
 
-        def shape(body: dict[str, Any], reply: dict[str, Any]) -> None:
+        def shape(body: dict[str, Any], reply: dict[str, Any]) -> None:  # Any: JSON request bodies and replies of the OpenAI-compatible API
             try:
                 check_echo_reply(reply)
             except NoPromptLogprobs as error:  # the server's way, not a passing fault
@@ -173,8 +173,8 @@ class TruthProbe:
     # -- the probe -----------------------------------------------------------------------
     def run(self) -> ProbeOutcome:
         findings: dict[str, str] = {}
-        replies: dict[str, dict[str, Any]] = {}
-        self._asked_again: list[str] = []
+        replies: dict[str, dict[str, Any]] = {}  # Any: JSON request bodies and replies of the OpenAI-compatible API
+        self._asked_again = []
         # The ASCII texts first, each checked as it comes: a lying server is refused after one or two
         # requests (a server that sorts its whole vocabulary per prompt token takes seconds for each).
         for text in PROBE_TEXTS:
@@ -188,7 +188,7 @@ class TruthProbe:
             self._boundary_check(text, replies[text.name], plan, token_ids)
         return ProbeOutcome(plan, token_ids if plan.source == "tokenize" else None, findings)
 
-    def _plan(self, replies: dict[str, dict[str, Any]], findings: dict[str, str]) -> tuple[BoundaryPlan, TokenIds | None, str]:
+    def _plan(self, replies: dict[str, dict[str, Any]], findings: dict[str, str]) -> tuple[BoundaryPlan, TokenIds | None, str]:  # Any: JSON request bodies and replies of the OpenAI-compatible API
         """The first boundary source (of those the setting allows) that every probe reply fits, and why.
 
         A reply that does not fit a source is asked again (``REASKS`` times) before the source is given up:
@@ -209,7 +209,8 @@ class TruthProbe:
                 plan, failure = self._tokenize_fit(found, replies, findings)
                 if plan is not None and plan.usage_offset is None:
                     ids = found.of([t.text for t in PROBE_TEXTS])
-                    plan = replace(plan, exact_texts=self._exact_texts(replies, lambda t, r: len(ids[t.text]) + plan.listed_offset))
+                    offset = plan.listed_offset
+                    plan = replace(plan, exact_texts=self._exact_texts(replies, lambda t, r: len(ids[t.text]) + offset))
                 if plan is not None:
                     usage = "its usage counts the same" if plan.usage_offset is not None else "the echoed tokens reach each text's end"
                     return plan, found, self._reason(
@@ -243,7 +244,7 @@ class TruthProbe:
         )
 
     @staticmethod
-    def _exact_texts(replies: dict[str, dict[str, Any]], count: Callable[[ProbeText, dict[str, Any]], int]) -> bool:
+    def _exact_texts(replies: dict[str, dict[str, Any]], count: Callable[[ProbeText, dict[str, Any]], int]) -> bool:  # Any: JSON request bodies and replies of the OpenAI-compatible API
         """Whether every probe reply's prompt token texts spell its text exactly (no split character dropped)."""
         for text in PROBE_TEXTS:
             reply = replies[text.name]
@@ -259,7 +260,7 @@ class TruthProbe:
         return "; ".join(parts)
 
     def _fit(
-        self, replies: dict[str, dict[str, Any]], findings: dict[str, str], check: Callable[[ProbeText, dict[str, Any]], Any]
+        self, replies: dict[str, dict[str, Any]], findings: dict[str, str], check: Callable[[ProbeText, dict[str, Any]], Any]  # Any: JSON request bodies and replies of the OpenAI-compatible API
     ) -> tuple[ProbeText, str] | None:
         """None when every probe text's reply passes ``check``, a reply that fails it being asked again first;
         else the first text that failed every time and what it found."""
@@ -282,7 +283,7 @@ class TruthProbe:
         return None
 
     def _tokenize_fit(
-        self, found: TokenIds, replies: dict[str, dict[str, Any]], findings: dict[str, str]
+        self, found: TokenIds, replies: dict[str, dict[str, Any]], findings: dict[str, str]  # Any: JSON request bodies and replies of the OpenAI-compatible API
     ) -> tuple[BoundaryPlan | None, tuple[ProbeText | None, str] | None]:
         """The tokenize plan when the route's counts match the echo's lists and usage (else why not)."""
         ids = found.of([t.text for t in PROBE_TEXTS])
@@ -298,9 +299,9 @@ class TruthProbe:
             listed_offsets.add(fits[0] if fits else None)
             usage = reply_usage(reply)
             usage_offsets.add(usage - len(ids[text.text]) if usage is not None else None)
-        if len(listed_offsets) != 1 or None in listed_offsets:
+        listed_offset = listed_offsets.pop() if len(listed_offsets) == 1 else None
+        if listed_offset is None:
             return None, (None, f"the token counts of {found.where} do not match the tokens the completions echo lists")
-        listed_offset = listed_offsets.pop()
         usage_offset = usage_offsets.pop() if len(usage_offsets) == 1 else None
         plan = BoundaryPlan("tokenize", found.route.path, listed_offset, usage_offset)
         failure = self._fit(
@@ -309,7 +310,7 @@ class TruthProbe:
         )
         return (plan, None) if failure is None else (None, failure)
 
-    def _boundary_check(self, text: ProbeText, reply: dict[str, Any], plan: BoundaryPlan, token_ids: TokenIds | None) -> PromptTokens:
+    def _boundary_check(self, text: ProbeText, reply: dict[str, Any], plan: BoundaryPlan, token_ids: TokenIds | None) -> PromptTokens:  # Any: JSON request bodies and replies of the OpenAI-compatible API
         """The text's listed prompt tokens; its continuation must start inside it with finite values."""
         try:
             if plan.source == "offsets":
@@ -381,7 +382,7 @@ def _on(text: ProbeText | None) -> str:
     return f"on the {text.name}: " if text is not None else ""
 
 
-def _ascii_tokens(reply: dict[str, Any], text: ProbeText) -> PromptTokens:
+def _ascii_tokens(reply: dict[str, Any], text: ProbeText) -> PromptTokens:  # Any: JSON request bodies and replies of the OpenAI-compatible API
     """An ASCII text's listed tokens: by its offsets, which add up on ASCII, else by the listing alone."""
     try:
         return prompt_tokens(reply, text.text)

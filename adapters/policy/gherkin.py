@@ -117,7 +117,7 @@ def parse_gherkin_policy(text: str, file: str = "<policy>") -> Policy:
 
 
 def _apply(scenario: Scenario, kind: str, text: str, file: str, number: int) -> None:
-    found = match(text, kind)  # type: ignore[arg-type]
+    found = match(text, kind)  # type: ignore[arg-type]  # kind is a Gherkin keyword the parser read, one of Keyword's
     if found is None:
         other = match(text)
         if other is not None:

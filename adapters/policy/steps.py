@@ -36,7 +36,7 @@ class Scenario:
     criteria: list[Criterion] = field(default_factory=list)
     steps: list[str] = field(default_factory=list)  # the assertion steps' texts, for criterion names
 
-    def add(self, text: str, decision: dict[str, Any], groups: dict[str, Any], line: str | None) -> Criterion:
+    def add(self, text: str, decision: dict[str, Any], groups: dict[str, Any], line: str | None) -> Criterion:  # Any: a step's regex groups (text and parsed numbers)
         if self.benchmark is None:
             raise ValueError("no run named yet: start the scenario with 'Given the BENCHMARK run in \"FOLDER\"'")
         percent, point = groups.get("percent"), groups.get("point")
@@ -64,7 +64,7 @@ class Scenario:
         return [c.model_copy(update={"name": f"{self.name}: {text}"}) for c, text in zip(self.criteria, self.steps)]
 
 
-Apply = Callable[[Scenario, dict[str, Any], str, "str | None"], None]
+Apply = Callable[[Scenario, dict[str, Any], str, "str | None"], None]  # Any: a step's regex groups (text and parsed numbers)
 
 
 @dataclass(frozen=True)
@@ -81,16 +81,16 @@ class Step:
         return re.compile(self.pattern)
 
 
-def _run(scenario: Scenario, groups: dict[str, Any], text: str, line: str | None) -> None:
+def _run(scenario: Scenario, groups: dict[str, Any], text: str, line: str | None) -> None:  # Any: a step's regex groups (text and parsed numbers)
     scenario.benchmark, scenario.run = groups["benchmark"], groups.get("path")
 
 
-def _limited(scenario: Scenario, groups: dict[str, Any], text: str, line: str | None) -> None:
+def _limited(scenario: Scenario, groups: dict[str, Any], text: str, line: str | None) -> None:  # Any: a step's regex groups (text and parsed numbers)
     scenario.allow_limited = True
 
 
 def _threshold(name: str) -> Apply:
-    def apply(scenario: Scenario, groups: dict[str, Any], text: str, line: str | None) -> None:
+    def apply(scenario: Scenario, groups: dict[str, Any], text: str, line: str | None) -> None:  # Any: a step's regex groups (text and parsed numbers)
         if name == "between":
             scenario.add(text, {"between": (float(groups["low"]), float(groups["high"]))}, groups, line)
         else:
@@ -99,7 +99,7 @@ def _threshold(name: str) -> Apply:
     return apply
 
 
-def _baseline(scenario: Scenario, groups: dict[str, Any], text: str, line: str | None) -> None:
+def _baseline(scenario: Scenario, groups: dict[str, Any], text: str, line: str | None) -> None:  # Any: a step's regex groups (text and parsed numbers)
     if scenario.benchmark is not None and groups.get("benchmark") not in (None, scenario.benchmark):
         raise ValueError(f"the baseline is a {groups['benchmark']} run, the scenario's run a {scenario.benchmark} run")
     if groups.get("metric") is None:  # "it is not worse ...": the metric of the step before
@@ -145,7 +145,7 @@ STEPS: tuple[Step, ...] = (
 )
 
 
-def match(text: str, keyword: Keyword | None = None) -> tuple[Step, dict[str, Any]] | None:
+def match(text: str, keyword: Keyword | None = None) -> tuple[Step, dict[str, Any]] | None:  # Any: a step's regex groups (text and parsed numbers)
     """The step ``text`` is (of ``keyword``'s kind, where given) and its groups; None if it is none of them."""
     for step in STEPS:
         if keyword is not None and step.keyword != keyword:

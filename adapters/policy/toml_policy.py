@@ -57,7 +57,7 @@ def parse_toml_policy(text: str, file: str = "<policy>") -> Policy:
     return policy_from_mapping(data, file, text)
 
 
-def policy_from_mapping(data: Mapping[str, Any], file: str = "<policy>", text: str = "") -> Policy:
+def policy_from_mapping(data: Mapping[str, Any], file: str = "<policy>", text: str = "") -> Policy:  # Any: TOML values
     """A policy from the TOML form's data (``{"name": ..., "criterion": [{...}, ...]}``); ``text`` locates errors."""
     unknown = [key for key in data if key not in TOP_LEVEL]
     if unknown:
@@ -78,7 +78,7 @@ def policy_from_mapping(data: Mapping[str, Any], file: str = "<policy>", text: s
         raise PolicyError(str(error.errors()[0]["msg"]).removeprefix("Value error, "), file=file, line=line) from None
 
 
-def _criterion(table: Any, index: int, header: int, text: str, file: str) -> Criterion:
+def _criterion(table: Any, index: int, header: int, text: str, file: str) -> Criterion:  # Any: TOML values
     label = f"criterion {index + 1}" + (f" ({table.get('name')!r})" if isinstance(table, dict) and table.get("name") else "")
     for key in table:
         if key not in TOML_KEYS:

@@ -42,7 +42,7 @@ class Failure:
 
         module, _, name = self.error_class.partition(":")
         try:
-            cls: Any = importlib.import_module(module)
+            cls: Any = importlib.import_module(module)  # Any: a class imported by its dotted name
             for part in name.split("."):
                 cls = getattr(cls, part)
             if not (isinstance(cls, type) and issubclass(cls, Exception)):

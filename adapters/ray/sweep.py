@@ -34,7 +34,7 @@ class _RemotePair:
     resume: bool
 
 
-def _run_pair(run_one: PairRunner, task: _RemotePair, host: Any) -> PairOutcome:
+def _run_pair(run_one: PairRunner, task: _RemotePair, host: Any) -> PairOutcome:  # Any: a Ray actor handle
     store = RemoteStore(host)
     worker = f"{os.getpid()}@{socket.gethostname()}"
     with tempfile.TemporaryDirectory(prefix="culturebias-pair-") as folder:
@@ -55,7 +55,7 @@ class RayPairs:
     ``open_store`` opens the sweep's store on the driver.
     """
 
-    def __init__(self, options: RayOptions, settings: Mapping[tuple[str, str], Any], run_one: PairRunner, open_store: Callable[[], Any]):
+    def __init__(self, options: RayOptions, settings: Mapping[tuple[str, str], Any], run_one: PairRunner, open_store: Callable[[], Any]):  # Any: each pair's Settings and store (bootstrap types that adapters do not import)
         self._options = options
         self._settings = settings
         self._run_one = run_one

@@ -10,7 +10,8 @@ from culturebias.adapters.reports.intervals import any_intervals, ci_cells, ci_h
 from culturebias.domain.bbq.intervals import KOBBQ_HEADLINES
 from culturebias.adapters.reports.markdown import fmt, new_figure, save_figure, table
 from culturebias.domain.cbbq.comparison import HEATMAP_METRICS, CBBQComparison
-from culturebias.domain.kobbq.comparison import KoBBQComparison, KoBBQRow, RankSumRow, TukeyTest
+from culturebias.domain.bbq.fidelity_summary import RankSumRow, TukeyTest
+from culturebias.domain.kobbq.comparison import KoBBQComparison, KoBBQRow
 from culturebias.domain.bbq.summary import PromptStats
 from culturebias.domain.cbbq.summary import CBBQScores
 

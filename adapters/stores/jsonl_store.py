@@ -79,7 +79,7 @@ class JsonlResultStore:
     def create_run(self, manifest: RunManifest) -> None:
         self._append(self.root / "runs.jsonl", [{"event": "created", "run_id": manifest.run_id, "manifest": manifest.model_dump()}])
 
-    def _manifest(self, entry: dict[str, Any], leases: dict[str, RunLease]) -> RunManifest:
+    def _manifest(self, entry: dict[str, Any], leases: dict[str, RunLease]) -> RunManifest:  # Any: JSON payloads (the ResultStore port's)
         manifest = RunManifest.model_validate(entry["manifest"])
         return manifest.model_copy(
             update={
@@ -230,7 +230,7 @@ def _flocked(path: Path) -> Iterator[None]:
         os.close(fd)
 
 
-def _last_progress(path: Path) -> dict[str, Any] | None:
+def _last_progress(path: Path) -> dict[str, Any] | None:  # Any: JSON payloads (the ResultStore port's)
     """The newest progress of a stage file: normally in its last complete line, so lines are read from the end."""
     for raw in _complete_lines_from_end(path):
         try:

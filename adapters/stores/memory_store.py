@@ -19,8 +19,8 @@ class MemoryResultStore:
         self.path = Path(path) if path is not None else None  # accepted for a uniform factory; unused
         self._lock = threading.Lock()
         self._runs: dict[str, RunManifest] = {}
-        self._results: dict[tuple[str, str], dict[str, dict[str, Any]]] = {}
-        self._summaries: dict[str, dict[str, Any]] = {}
+        self._results: dict[tuple[str, str], dict[str, dict[str, Any]]] = {}  # Any: JSON payloads (the ResultStore port's)
+        self._summaries: dict[str, dict[str, Any]] = {}  # Any: JSON payloads (the ResultStore port's)
         self._leases: dict[str, RunLease] = {}
 
     def create_run(self, manifest: RunManifest) -> None:

@@ -201,7 +201,7 @@ class PostgresResultStore:
 
     def _manifests(self, conn, rows: list[tuple]) -> list[RunManifest]:
         progress: dict[str, dict[str, dict[str, int]]] = {}
-        leases: dict[str, Any] = {}
+        leases: dict[str, Any] = {}  # Any: JSON payloads (the ResultStore port's)
         if rows:
             run_ids = [r[0] for r in rows]
             for run_id, stage, done, total in conn.execute(

@@ -12,7 +12,7 @@ evaluated with ``--set data.path=FILE``.
 from __future__ import annotations
 
 from collections import Counter
-from typing import Any, Iterator, Mapping
+from typing import Any, Iterable, Iterator, Mapping
 
 from culturebias.domain.kobbq.sampling import sample_per_template
 from culturebias.domain.kobbq.templates import expand_templates
@@ -21,7 +21,7 @@ from culturebias.domain.option_types import option_list
 from culturebias.ports.template_files import KoBBQTemplateFiles, RowsWriter
 
 
-def expand_kobbq(protocol: Mapping[str, Any], templates: KoBBQTemplateFiles, write: RowsWriter) -> int:
+def expand_kobbq(protocol: Mapping[str, Any], templates: KoBBQTemplateFiles, write: RowsWriter) -> int:  # Any: TOML/JSON values
     """Expand the templates with ``protocol``'s versions and sampling into ``write``; returns the samples written."""
     versions = option_list(protocol, "versions")
     rows = templates.rows()
@@ -35,11 +35,11 @@ def expand_kobbq(protocol: Mapping[str, Any], templates: KoBBQTemplateFiles, wri
     except (TypeError, ValueError):
         raise ConfigError(f"protocol.seed must be a whole number, got {protocol.get('seed')!r}") from None
 
-    def expanded() -> Iterator[dict[str, Any]]:
+    def expanded() -> Iterable[Mapping[str, Any]]:  # Any: a sample's JSON values
         samples = expand_templates(rows, versions=versions)
         return sample_per_template(samples, seed) if how == "per_template" else samples
 
-    def counted() -> Iterator[dict[str, Any]]:
+    def counted() -> Iterator[Mapping[str, Any]]:  # Any: a sample's JSON values
         for sample in expanded():
             per_category[sample["sample_id"].split("-", 1)[0]] += 1
             yield sample

@@ -10,7 +10,7 @@ from culturebias.domain.policy.paired import NoUnitValues
 NO_RECORDS = "the run's item records are not at hand (no result store beside its summary.json)"
 
 
-def bbq_records(records: Sequence[Any] | None, breakdown: str | None, fields: dict[str, str]) -> list[Any]:
+def bbq_records(records: Sequence[Any] | None, breakdown: str | None, fields: dict[str, str]) -> list[Any]:  # Any: ItemRecords or their JSON
     """The first repeat's records of a BBQ-style run, those of one breakdown only where one is named."""
     if records is None:
         raise NoUnitValues(NO_RECORDS)

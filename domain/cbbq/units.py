@@ -19,7 +19,7 @@ from culturebias.domain.policy.paired import NoUnitValues, UnitValues
 BREAKDOWN_FIELDS = {"category": "category"}
 
 
-def cbbq_unit_values(summary: Any, records: Sequence[Any] | None, metric: HeadlineMetric, breakdown: str | None) -> UnitValues:
+def cbbq_unit_values(summary: Any, records: Sequence[Any] | None, metric: HeadlineMetric, breakdown: str | None) -> UnitValues:  # Any: the benchmark's own RunSummary subclass
     if metric.name not in CBBQ_HEADLINES:
         raise NoUnitValues(f"CBBQ keeps per-template values of {', '.join(CBBQ_HEADLINES)} only")
     condition = summary.metrics.condition

@@ -21,7 +21,7 @@ from culturebias.domain.policy.paired import NoUnitValues, UnitValues
 BREAKDOWN_FIELDS = {"category": "category", "label": "label_type"}
 
 
-def _row(record: Any) -> KoBBQRow:
+def _row(record: Any) -> KoBBQRow:  # Any: ItemRecords or their JSON
     meta = record.metadata
     if meta.get("context_condition") == "ambiguous":
         context = "a"
@@ -30,7 +30,7 @@ def _row(record: Any) -> KoBBQRow:
     return str(meta["template_id"]), str(meta["prompt_id"]), context, str(record.outcome)
 
 
-def kobbq_unit_values(summary: Any, records: Sequence[Any] | None, metric: HeadlineMetric, breakdown: str | None) -> UnitValues:
+def kobbq_unit_values(summary: Any, records: Sequence[Any] | None, metric: HeadlineMetric, breakdown: str | None) -> UnitValues:  # Any: the benchmark's own RunSummary subclass
     if metric.name not in KOBBQ_HEADLINES:
         raise NoUnitValues(f"KoBBQ keeps per-template values of {', '.join(KOBBQ_HEADLINES)} only")
     rows = [_row(r) for r in bbq_records(records, breakdown, BREAKDOWN_FIELDS)]

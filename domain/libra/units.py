@@ -19,12 +19,12 @@ from culturebias.domain.libra.intervals import HEADLINES, UNIT, libra_statistic
 from culturebias.domain.policy.paired import NoUnitValues, UnitValues
 
 
-def _protocol(summary: Any) -> dict[str, Any]:
+def _protocol(summary: Any) -> dict[str, Any]:  # Any: the benchmark's own RunSummary subclass
     protocol = summary.config.get("protocol") if isinstance(summary.config, dict) else None
     return protocol if isinstance(protocol, dict) else {}
 
 
-def libra_unit_values(summary: Any, records: Sequence[Any] | None, metric: HeadlineMetric, breakdown: str | None) -> UnitValues:
+def libra_unit_values(summary: Any, records: Sequence[Any] | None, metric: HeadlineMetric, breakdown: str | None) -> UnitValues:  # Any: the benchmark's own RunSummary subclass
     if metric.name not in HEADLINES:
         raise NoUnitValues(f"LIBRA keeps per-triplet values of {', '.join(HEADLINES)} only")
     columns = summary.details.triplets

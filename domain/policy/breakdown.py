@@ -44,7 +44,7 @@ def breakdown_metric(metric: HeadlineMetric, breakdown: str) -> HeadlineMetric |
     )
 
 
-def available_breakdowns(summary: Any, metric: HeadlineMetric) -> list[str]:
+def available_breakdowns(summary: Any, metric: HeadlineMetric) -> list[str]:  # Any: the benchmark's own RunSummary subclass
     """Every ``kind:value`` of the run whose block holds the metric (empty: none)."""
     split = _split(metric.value)
     if split is None:

@@ -29,7 +29,7 @@ def number(value: float | None) -> str:
     return "undefined" if value is None else f"{value:.4g}"
 
 
-def limitation(summary: Any) -> str | None:
+def limitation(summary: Any) -> str | None:  # Any: the benchmark's own RunSummary subclass
     """Why a run covered only part of its data (a limited or category-sampled run); None for a full run."""
     if summary.limit is not None:
         meaning = summary.limit.meaning.replace(" N ", f" {summary.limit.n} ", 1)
@@ -140,7 +140,7 @@ def decide_baseline(c: Criterion, label: str, direction: str, difference: Paired
 
 
 def decide_baseline_point(c: Criterion, label: str, direction: str, run_value: float | None, baseline_value: float | None,
-                          badness: Any) -> Decision:
+                          badness: Any) -> Decision:  # Any: a float or an array of resampled floats
     """Non-inferiority on the point estimates of both runs (``confidence = "point"``): no per-unit values needed."""
     margin = c.not_worse_than_baseline_by
     assert margin is not None

@@ -61,7 +61,7 @@ class UnitValues:
 
 # ``unit_values(summary, records, metric, breakdown) -> UnitValues``; raises NoUnitValues.
 # ``records`` are the run's stored item records (None where the run's store is not at hand).
-UnitValuesOf = Callable[[Any, Sequence[Any] | None, HeadlineMetric, "str | None"], UnitValues]
+UnitValuesOf = Callable[[Any, Sequence[Any] | None, HeadlineMetric, "str | None"], UnitValues]  # Any: JSON values
 
 
 def reproduces(units: UnitValues, reported: float | None) -> str | None:

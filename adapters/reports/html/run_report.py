@@ -19,7 +19,7 @@ from culturebias.domain.summary import RunSummary
 
 REPORT_FILE = "report.html"
 # run id → the run's audit records (ItemRecord objects or their JSON); None where a run kept none
-ItemSource = Callable[[str], Sequence[Any]]  # Any: ItemRecords or their JSON
+ItemSource = Callable[[str], Sequence[Any] | None]  # Any: ItemRecords or their JSON; None: none stored
 
 
 def banners(summary: RunSummary) -> str:

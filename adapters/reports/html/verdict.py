@@ -9,7 +9,7 @@ from culturebias.adapters.reports.html.page import text
 MARKS = {"pass": "PASS", "fail": "FAIL", "inconclusive": "INCONCLUSIVE"}
 
 
-def verdict_section(verdict: Any, run_id: str | None = None) -> str:
+def verdict_section(verdict: Any, run_id: str | None = None) -> str:  # Any: a PolicyVerdict
     """The policy's outcome and each criterion on this run (all criteria where ``run_id`` is None)."""
     rows = []
     for v in verdict.criteria:
