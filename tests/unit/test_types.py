@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import importlib.util
 import os
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -52,3 +53,30 @@ def test_domain_is_checked_strictly(tmp_path):
     finally:
         probe.unlink()
     assert result.returncode == 1 and "no-untyped-def" in result.stdout, result.stdout
+
+
+def _package_lines():
+    for path in sorted(ROOT.rglob("*.py")):
+        relative = path.relative_to(ROOT).as_posix()
+        if relative.startswith(("tests/", "perf/", "scripts/", ".")):
+            continue
+        lines = path.read_text(encoding="utf-8").splitlines()
+        for number, line in enumerate(lines, 1):
+            yield f"{relative}:{number}", line, lines[number - 2] if number > 1 else ""
+
+
+def test_every_type_ignore_says_why_on_its_line():
+    bare = [where for where, line, _ in _package_lines() if re.search(r"type: ignore(\[[-\w, ]+\])?\s*$", line)]
+    assert not bare, "a '# type: ignore[code]' needs a '# reason' after it: " + ", ".join(bare)
+
+
+def test_every_any_says_why():
+    """An ``Any`` in code has a comment on its line (or a comment line just above) saying what it stands for."""
+    bare = []
+    for where, line, above in _package_lines():
+        code = line.split("#", 1)[0]
+        if not re.search(r"\bAny\b", code) or re.match(r"\s*(from|import)\b", code) or re.search(r"\bAny (other|of)\b|``Any``", line):
+            continue
+        if "#" not in line and not above.strip().startswith("#"):
+            bare.append(where)
+    assert not bare, "an Any without its reason: " + ", ".join(bare)
