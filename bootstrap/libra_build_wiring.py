@@ -93,7 +93,25 @@ def _components(settings: BuildSettings, steps: Sequence[str], expander, cluster
 
         perturber = EmbeddingPerturber(open_embedder(settings.embedder))
     return Components(cleaner=cleaner, perturber=perturber, sheets=CsvXlsxSheets(),
-                      expander=expander, clusterer=clusterer)
+                      expander=expander, clusterer=clusterer, group_embedder=_OnFirstUse(settings.embedder))
+
+
+class _OnFirstUse:
+    """The embedder, opened only when group names must be compared (a seeds file without categories)."""
+
+    def __init__(self, spec: str):
+        self.spec = spec
+        self._opened = None
+
+    def describe(self) -> str:
+        return self.spec
+
+    def embed(self, texts):
+        if self._opened is None:
+            from culturebias.adapters.embeddings import open_embedder
+
+            self._opened = open_embedder(self.spec)
+        return self._opened.embed(texts)
 
 
 def build_libra(

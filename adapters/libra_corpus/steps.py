@@ -72,8 +72,8 @@ class CsvXlsxSheets:
 
 
 class EmbeddingPerturber(TablePerturber):
-    """Where the seeds give no antonym: the same-category term (another group's keyword) most distant from
-    the keyword by embedding cosine (ties: alphabetical), as the paper's "most distant same-group term"."""
+    """Where the seeds give no antonym: the counterpart group's (else a same-category group's) keyword most
+    distant from the keyword by embedding cosine (ties: alphabetical), as the paper's "most distant same-group term"."""
 
     def __init__(self, embedder):
         self.embedder = embedder
@@ -88,6 +88,7 @@ class EmbeddingPerturber(TablePerturber):
 
         known = {key.lower() for key in antonyms}
         category = {group.group: group.category for group in seeds}
+        counterpart = {group.group: group.counterpart for group in seeds}
         needed = sorted({(hit.keyword, hit.group) for hit in hits if hit.keyword.lower() not in known})
         chosen = dict(antonyms)
         terms = sorted({k for group in seeds for k in group.keywords})
@@ -97,7 +98,10 @@ class EmbeddingPerturber(TablePerturber):
             index = {term: vectors[i] for i, term in enumerate(terms)}
             for offset, (keyword, group) in enumerate(needed):
                 options = sorted(
-                    k for other in seeds if other.group != group and other.category == category.get(group)
+                    k for other in seeds if other.group != group and (
+                        other.group == counterpart.get(group)
+                        or (counterpart.get(group) is None and category.get(group) is not None
+                            and other.category == category.get(group)))
                     for k in other.keywords
                 )
                 if options:
