@@ -30,6 +30,9 @@ class BuildSettings(BaseModel):
     clusterer: str = "default"
     embedder: str = "minilm"
     cleaner: Literal["rules", "classifier"] = "rules"
+    # People's names: "ner" a named-entity model (spaCy's en_core_web_sm, the libra-build extra) with the name
+    # list as a supplement (PROTOCOLS §4 step 1); "list" the name list and its rules alone.
+    names: Literal["ner", "list"] = "ner"
     perturber: Literal["table", "embedding"] = "table"
     # The default components' own options: --set expand.similarity_threshold=0.7, --set cluster.mapping=llm.
     expand: ExpanderOptions = Field(default_factory=ExpanderOptions)
@@ -87,6 +90,10 @@ def _components(settings: BuildSettings, steps: Sequence[str], expander, cluster
         from culturebias.adapters.sklearn_relevance.classifier import ClassifierCleaner
 
         cleaner = ClassifierCleaner(seed=settings.seed)
+    if settings.names == "ner":
+        from culturebias.adapters.spacy_ner.names import SpacyNames
+
+        cleaner = cleaner.with_names(SpacyNames())
     perturber = TablePerturber()
     if settings.perturber == "embedding":
         from culturebias.adapters.embeddings import open_embedder

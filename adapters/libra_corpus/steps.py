@@ -21,10 +21,18 @@ from culturebias.domain.libra_build.keywords import SeedGroup
 
 
 class RuleCleaner:
-    """Names by gazetteer + titles + capitalisation; irrelevant documents by cue-word rules."""
+    """Irrelevant documents by cue-word rules; names by ``names`` (a named-entity model, see
+    adapters/spacy_ner) or, without one, by the gazetteer + titles + capitalisation."""
+
+    names = None  # an object with anonymise_all(texts, protected) -> [(text, names replaced)] and describe()
+
+    def with_names(self, names) -> "RuleCleaner":
+        self.names = names
+        return self
 
     def describe(self) -> str:
-        return "rules(name gazetteer + titles; weather/joke/puzzle cue words)"
+        found_by = self.names.describe() if self.names is not None else "name gazetteer + titles"
+        return f"rules({found_by}; weather/joke/puzzle cue words)"
 
     def irrelevant(self, text: str) -> str | None:
         return irrelevant_reason(text)
@@ -39,9 +47,14 @@ class RuleCleaner:
                 dropped.append((document, reason))
                 continue
             for n, raw in enumerate(split_sentences(text), start=1):
-                clean, count = anonymise(raw, protected)
-                replaced += count
-                sentences.append(Sentence(id=f"{document}:{n}", document=document, text=clean))
+                sentences.append(Sentence(id=f"{document}:{n}", document=document, text=raw))
+        raws = [sentence.text for sentence in sentences]
+        if self.names is not None:
+            cleaned = self.names.anonymise_all(raws, protected)
+        else:
+            cleaned = [anonymise(raw, protected) for raw in raws]
+        sentences = [s.model_copy(update={"text": text}) for s, (text, _) in zip(sentences, cleaned)]
+        replaced = sum(count for _, count in cleaned)
         return CleanResult(
             sentences=tuple(sentences), documents_read=len(documents), documents_dropped=tuple(dropped),
             names_replaced=replaced,

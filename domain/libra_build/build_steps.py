@@ -115,6 +115,7 @@ def anonymise(text: str, protected: frozenset[str] = frozenset()) -> tuple[str, 
         word = tokens[i].group()
         is_name = (word in GIVEN_NAMES and word not in protected) or (
             word.rstrip(".") in NAME_TITLES and i + 1 < len(tokens) and tokens[i + 1].group()[:1].isupper()
+            and tokens[i + 1].group() not in protected and text[tokens[i].end():tokens[i + 1].start()] in (" ", ". ")
         )
         if not is_name:
             i += 1
@@ -136,7 +137,7 @@ def anonymise(text: str, protected: frozenset[str] = frozenset()) -> tuple[str, 
         group = "a" if match["a"] else "b"
         start, end = match.span(group)
         words = match[group].split()
-        if words[0] in _NOT_NAMES or any(word in protected for word in words) \
+        if words[0] in _NOT_NAMES or words[0].rstrip(".") in NAME_TITLES or any(word in protected for word in words) \
                 or any(s < end and start < e for s, e in spans):
             continue
         spans.append((start, end))

@@ -205,7 +205,7 @@ def test_building_imports_no_heavy_library():
     code = (
         "import sys, tempfile, culturebias, culturebias.bootstrap.cli\n"
         "from culturebias.bootstrap.libra_build_wiring import build_libra\n"
-        f"build_libra({str(CORPUS)!r}, {str(SEEDS)!r}, tempfile.mkdtemp(), settings={{'expander': 'none', 'clusterer': 'none'}})\n"
+        f"build_libra({str(CORPUS)!r}, {str(SEEDS)!r}, tempfile.mkdtemp(), settings={{'expander': 'none', 'clusterer': 'none', 'names': 'list'}})\n"
         "print(','.join(m for m in ('umap', 'sklearn', 'mlxtend', 'torch') if m in sys.modules))\n"
     )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
