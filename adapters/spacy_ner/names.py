@@ -69,8 +69,10 @@ class SpacyNames:
             spans = [(e.start_char, e.end_char) for e in doc.ents
                      if e.label_ == "PERSON" and e.text.lower() not in lowered
                      and not any(word.lower() in lowered for word in e.text.split())]
-            spans = sorted(spans + [span for span in _after_a_role(doc, lowered)
-                                    if not any(s < span[1] and span[0] < e for s, e in spans)])
+            for span in _after_a_role(doc, lowered) + _leading_subject(doc, lowered):
+                if not any(s < span[1] and span[0] < e for s, e in spans):
+                    spans.append(span)
+            spans.sort()
             clean = text
             for start, end in reversed(spans):
                 clean = clean[:start] + _HIDDEN + clean[end:]
@@ -96,3 +98,27 @@ def _after_a_role(doc, lowered: set[str]) -> list[tuple[int, int]]:
         else:
             i += 1
     return spans
+
+
+_NOT_PEOPLE = frozenset({"GPE", "NORP", "LOC", "FAC", "DATE", "TIME", "EVENT", "LAW", "LANGUAGE"})
+
+
+def _leading_subject(doc, lowered: set[str]) -> list[tuple[int, int]]:
+    """A sentence that opens with proper nouns and then a verb or an appositive ("Ngaire thanked ...",
+    "Okafor told ...", "Ngaire Tautahi, a kaiwhakahaere, ..."): the proper nouns are a person's name unless
+    the model calls them a place, a people, a date, or (every one of them) an organisation. An organisation the
+    model does not know ("Te Whatu Ora said") is anonymised too: a word lost is better than a name kept."""
+    j = 0
+    while j < len(doc) and (doc[j].tag_ == "NNP" or (doc[j].tag_ == "HYPH" and 0 < j < len(doc) - 1)):
+        j += 1
+    if j == 0 or j >= len(doc) or doc[j - 1].tag_ != "NNP":
+        return []
+    follows = doc[j]
+    appositive = follows.text == "," and j + 1 < len(doc) and doc[j + 1].lower_ in ("a", "an", "the")
+    if not (follows.tag_ in ("VBD", "VBZ") or appositive):
+        return []
+    if any(doc[k].text.lower() in lowered or doc[k].ent_type_ in _NOT_PEOPLE for k in range(j)):
+        return []
+    if all(doc[k].ent_type_ == "ORG" for k in range(j) if doc[k].tag_ == "NNP"):  # "Auckland Council said"
+        return []
+    return [(doc[0].idx, doc[j - 1].idx + len(doc[j - 1].text))]
