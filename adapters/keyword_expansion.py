@@ -97,7 +97,8 @@ class CorpusKeywordExpander:
                 (found - every_seed) | seeds_in([term_key(w) for w in tokens(text)], every_seed)
                 for text, found in zip(sentences, terms.per_sentence)
             ]
-            per_source["association"] = self._by_association(transactions, every_seed, surfaces, group_seeds)
+            found = self._by_association(transactions, every_seed, surfaces, group_seeds)
+            per_source["association"] = self._near_the_seeds(found, seeds)
         return merge_sources(per_source, o.sources, [g.group for g in seeds], exclusive=o.exclusive)
 
     def _by_embedding(self, candidates, surfaces, seeds: Sequence[SeedGroup], group_seeds) -> list[ExpandedKeyword]:
@@ -123,6 +124,19 @@ class CorpusKeywordExpander:
             top_k=self.options.similarity_top_k,
         )
 
+    def _near_the_seeds(self, found: list[ExpandedKeyword], seeds: Sequence[SeedGroup]) -> list[ExpandedKeyword]:
+        floor = self.options.association_min_similarity
+        if floor is None or self._embeddings is None or not found:
+            return found
+        seed_texts = {group.group: list(group.keywords) for group in seeds}
+        vectors = self._embeddings.of([k.keyword for k in found])
+        kept = []
+        for keyword, vector in zip(found, vectors):
+            nearest = self._embeddings.of(seed_texts.get(keyword.group, []))
+            if len(nearest) and float(np.max(_cosines(nearest, vector))) >= floor:
+                kept.append(keyword)
+        return kept
+
     def _by_association(self, transactions: Sequence[Collection[str]], every_seed, surfaces, group_seeds) -> list[ExpandedKeyword]:
         assert self._mine is not None
         o = self.options
@@ -131,3 +145,8 @@ class CorpusKeywordExpander:
         return rules_to_keywords(
             rules, surfaces, group_seeds, min_confidence=o.min_confidence, min_lift=o.min_lift, top_k=o.association_top_k
         )
+
+
+def _cosines(matrix: np.ndarray, vector: np.ndarray) -> np.ndarray:
+    norms = np.maximum(np.linalg.norm(matrix, axis=1) * np.linalg.norm(vector), 1e-12)
+    return (matrix @ vector) / norms

@@ -28,7 +28,7 @@ def add_parser(kinds: argparse._SubParsersAction, name: str) -> None:  # type: i
                        help="apply an edited review sheet (CSV or XLSX) to --out's triplets instead of building")
     libra.add_argument("--set", dest="assignments", action="append", default=[], metavar="KEY=VALUE",
                        help="seed=N, expander=default|embedding|association|none, clusterer=default|none, embedder=minilm, "
-                       "cleaner=rules|classifier, perturber=table|embedding")
+                       "cleaner=rules|classifier, names=ner|list, perturber=table|embedding")
 
 
 def build_command(args: argparse.Namespace) -> int:

@@ -30,6 +30,9 @@ class BuildSettings(BaseModel):
     clusterer: str = "default"
     embedder: str = "minilm"
     cleaner: Literal["rules", "classifier"] = "rules"
+    # People's names: "ner" a named-entity model (spaCy's en_core_web_sm, the libra-build extra) with the name
+    # list as a supplement (PROTOCOLS §4 step 1); "list" the name list and its rules alone.
+    names: Literal["ner", "list"] = "ner"
     perturber: Literal["table", "embedding"] = "table"
     # The default components' own options: --set expand.similarity_threshold=0.7, --set cluster.mapping=llm.
     expand: ExpanderOptions = Field(default_factory=ExpanderOptions)
@@ -87,13 +90,35 @@ def _components(settings: BuildSettings, steps: Sequence[str], expander, cluster
         from culturebias.adapters.sklearn_relevance.classifier import ClassifierCleaner
 
         cleaner = ClassifierCleaner(seed=settings.seed)
+    if settings.names == "ner":
+        from culturebias.adapters.spacy_ner.names import SpacyNames
+
+        cleaner = cleaner.with_names(SpacyNames())
     perturber = TablePerturber()
     if settings.perturber == "embedding":
         from culturebias.adapters.embeddings import open_embedder
 
         perturber = EmbeddingPerturber(open_embedder(settings.embedder))
     return Components(cleaner=cleaner, perturber=perturber, sheets=CsvXlsxSheets(),
-                      expander=expander, clusterer=clusterer)
+                      expander=expander, clusterer=clusterer, group_embedder=_OnFirstUse(settings.embedder))
+
+
+class _OnFirstUse:
+    """The embedder, opened only when group names must be compared (a seeds file without categories)."""
+
+    def __init__(self, spec: str):
+        self.spec = spec
+        self._opened = None
+
+    def describe(self) -> str:
+        return self.spec
+
+    def embed(self, texts):
+        if self._opened is None:
+            from culturebias.adapters.embeddings import open_embedder
+
+            self._opened = open_embedder(self.spec)
+        return self._opened.embed(texts)
 
 
 def build_libra(

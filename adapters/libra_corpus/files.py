@@ -71,9 +71,12 @@ def read_seeds(path: str | Path) -> tuple[list[SeedGroup], dict[str, str]]:
     groups: list[SeedGroup] = []
     antonyms: dict[str, str] = {}
     for group, value in data.items():
-        category = None
+        category = counterpart = None
         if isinstance(value, dict):
             category = value.get("category")
+            counterpart = value.get("counterpart")
+            if counterpart is not None and not isinstance(counterpart, str):
+                raise DataError("must be the name of another group", file=name, field=f"{group}.counterpart")
             anti = value.get("anti", {})
             if not isinstance(anti, dict) or not all(isinstance(v, str) for v in anti.values()):
                 raise DataError("must map keywords to terms", file=name, field=f"{group}.anti")
@@ -83,7 +86,8 @@ def read_seeds(path: str | Path) -> tuple[list[SeedGroup], dict[str, str]]:
             raise DataError("must be a non-empty list of keywords", file=name, field=str(group))
         if category is not None and not isinstance(category, str):
             raise DataError("must be a string", file=name, field=f"{group}.category")
-        groups.append(SeedGroup(group=str(group).strip(), category=category, keywords=tuple(k.strip() for k in value)))
+        groups.append(SeedGroup(group=str(group).strip(), category=category, keywords=tuple(k.strip() for k in value),
+                                counterpart=counterpart.strip() if counterpart else None))
     return groups, antonyms
 
 

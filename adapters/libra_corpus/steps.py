@@ -21,10 +21,18 @@ from culturebias.domain.libra_build.keywords import SeedGroup
 
 
 class RuleCleaner:
-    """Names by gazetteer + titles + capitalisation; irrelevant documents by cue-word rules."""
+    """Irrelevant documents by cue-word rules; names by ``names`` (a named-entity model, see
+    adapters/spacy_ner) or, without one, by the gazetteer + titles + capitalisation."""
+
+    names = None  # an object with anonymise_all(texts, protected) -> [(text, names replaced)] and describe()
+
+    def with_names(self, names) -> "RuleCleaner":
+        self.names = names
+        return self
 
     def describe(self) -> str:
-        return "rules(name gazetteer + titles; weather/joke/puzzle cue words)"
+        found_by = self.names.describe() if self.names is not None else "name gazetteer + titles"
+        return f"rules({found_by}; weather/joke/puzzle cue words)"
 
     def irrelevant(self, text: str) -> str | None:
         return irrelevant_reason(text)
@@ -39,9 +47,14 @@ class RuleCleaner:
                 dropped.append((document, reason))
                 continue
             for n, raw in enumerate(split_sentences(text), start=1):
-                clean, count = anonymise(raw, protected)
-                replaced += count
-                sentences.append(Sentence(id=f"{document}:{n}", document=document, text=clean))
+                sentences.append(Sentence(id=f"{document}:{n}", document=document, text=raw))
+        raws = [sentence.text for sentence in sentences]
+        if self.names is not None:
+            cleaned = self.names.anonymise_all(raws, protected)
+        else:
+            cleaned = [anonymise(raw, protected) for raw in raws]
+        sentences = [s.model_copy(update={"text": text}) for s, (text, _) in zip(sentences, cleaned)]
+        replaced = sum(count for _, count in cleaned)
         return CleanResult(
             sentences=tuple(sentences), documents_read=len(documents), documents_dropped=tuple(dropped),
             names_replaced=replaced,
@@ -72,8 +85,8 @@ class CsvXlsxSheets:
 
 
 class EmbeddingPerturber(TablePerturber):
-    """Where the seeds give no antonym: the same-category term (another group's keyword) most distant from
-    the keyword by embedding cosine (ties: alphabetical), as the paper's "most distant same-group term"."""
+    """Where the seeds give no antonym: the counterpart group's (else a same-category group's) keyword most
+    distant from the keyword by embedding cosine (ties: alphabetical), as the paper's "most distant same-group term"."""
 
     def __init__(self, embedder):
         self.embedder = embedder
@@ -88,6 +101,7 @@ class EmbeddingPerturber(TablePerturber):
 
         known = {key.lower() for key in antonyms}
         category = {group.group: group.category for group in seeds}
+        counterpart = {group.group: group.counterpart for group in seeds}
         needed = sorted({(hit.keyword, hit.group) for hit in hits if hit.keyword.lower() not in known})
         chosen = dict(antonyms)
         terms = sorted({k for group in seeds for k in group.keywords})
@@ -97,7 +111,10 @@ class EmbeddingPerturber(TablePerturber):
             index = {term: vectors[i] for i, term in enumerate(terms)}
             for offset, (keyword, group) in enumerate(needed):
                 options = sorted(
-                    k for other in seeds if other.group != group and other.category == category.get(group)
+                    k for other in seeds if other.group != group and (
+                        other.group == counterpart.get(group)
+                        or (counterpart.get(group) is None and category.get(group) is not None
+                            and other.category == category.get(group)))
                     for k in other.keywords
                 )
                 if options:

@@ -33,6 +33,13 @@ def write_build_report(out: Path, report, clusters: TopicClusters | None) -> lis
                      f"| {report.clusters_per_group.get(group, 0)} |")
     lines += ["", "## Categories", "", "| category | triplets |", "|---|---|"]
     lines += [f"| {c} | {n} |" for c, n in sorted(report.triplets_per_category.items())]
+    pairs = getattr(report, "counterparts", ())
+    if pairs:
+        lines += ["", "## Counterpart groups (S_p terms; review those proposed by similarity)", "",
+                  f"Sentences searched: {report.search}.", "",
+                  "| social group | counterpart | chosen by | name similarity |", "|---|---|---|---|"]
+        lines += [f"| {p.group} | {p.counterpart} | {p.source} | "
+                  f"{'-' if p.similarity is None else f'{p.similarity:.2f}'} |" for p in pairs]
     written = [out / "report.md"]
     if clusters is not None and clusters.coordinates:
         written.append(_plot(out / "clusters.png", clusters))

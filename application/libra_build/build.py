@@ -12,6 +12,7 @@ from typing import Callable, Sequence
 
 from culturebias.application.libra_build.service import BuildReport, Components, LibraBuild, import_review
 from culturebias.application.out_folder import FolderLock
+from culturebias.domain.errors import DataError
 from culturebias.domain.libra_build.topics import TopicClusters
 from culturebias.ports.libra_build_steps import BuildInputs, ReviewSheets
 
@@ -42,7 +43,12 @@ def build_libra(
     folder.mkdir(parents=True, exist_ok=True)
     with FolderLock(folder):
         build = LibraBuild(folder, parts, seed=seed)
-        report = build.build(documents, groups, antonyms, steps=list(steps), resume=resume, glossary=definitions)
+        try:
+            report = build.build(documents, groups, antonyms, steps=list(steps), resume=resume, glossary=definitions)
+        except DataError as error:  # groups that cannot be paired: name the seeds file they came from
+            if error.file is not None or error.field is None or "counterpart" not in error.field:
+                raise
+            raise DataError(error.reason, file=str(seeds), field=error.field) from None
         stored = folder / "steps" / "cluster.json"
         clusters = TopicClusters.model_validate(json.loads(stored.read_text("utf-8"))["result"]) if stored.exists() else None
         write_report(folder, report, clusters)

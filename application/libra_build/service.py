@@ -20,10 +20,12 @@ from pydantic import BaseModel, ConfigDict, TypeAdapter
 from culturebias.application.out_folder import write_text_atomically
 from culturebias.domain.errors import ConfigError, DataError
 from culturebias.domain.libra_build.build_steps import NAME_PLACEHOLDER, Candidate, CleanResult, Hit, PerturbResult, search
+from culturebias.domain.libra_build.counterparts import Counterpart, needs_similarity, pair_groups
 from culturebias.domain.libra_build.keywords import ExpandedKeyword, SeedGroup
 from culturebias.domain.libra_build.topics import TopicClusters
 from culturebias.ports.dataset_building import KeywordExpander, TopicClusterer
 from culturebias.ports.libra_build_steps import DocumentCleaner, Perturber, ReviewSheets
+from culturebias.ports.similarity import TextEmbedder
 
 STEPS = ("clean", "expand", "cluster", "search", "perturb", "review")
 STEP_DIR = "steps"
@@ -55,6 +57,11 @@ class BuildReport(BaseModel):
     triplets_per_category: dict[str, int]
     glossary_terms: int
     components: dict[str, str]
+    # Each group's counterpart (the group whose terms make S_p) and what chose it, for review.
+    counterparts: tuple[Counterpart, ...] = ()
+    # "per cluster": each group's keywords searched in the sentences of its clusters (PROTOCOLS §4 step 4);
+    # "every sentence": no clusters (the cluster step configured off).
+    search: str = "every sentence"
 
 
 class Components(BaseModel):
@@ -65,6 +72,8 @@ class Components(BaseModel):
     sheets: ReviewSheets
     expander: KeywordExpander | None = None
     clusterer: TopicClusterer | None = None
+    # Embeds the group names to propose counterparts where the seeds give no category (PROTOCOLS §4 step 5).
+    group_embedder: TextEmbedder | None = None
 
 
 T = TypeVar("T")
@@ -131,6 +140,9 @@ class LibraBuild:
             raise DataError("the seed file names no social group", field="seeds")
         wanted = set(steps)
         parts = self.parts
+        pairs = self._pair(seeds, antonyms)  # groups that cannot be paired stop the build before it writes
+        paired = {pair.group: pair.counterpart for pair in pairs}
+        perturb_seeds = [g.model_copy(update={"counterpart": paired.get(g.group, g.counterpart)}) for g in seeds]
         protected = frozenset(k for group in seeds for k in group.keywords) | frozenset(g.group for g in seeds)
         fp = _digest(documents, [s.model_dump() for s in seeds], dict(antonyms), self.seed, parts.cleaner.describe())
         cleaned: CleanResult = self._step(
@@ -151,13 +163,15 @@ class LibraBuild:
             TopicClusters(labels=(), clusters=(), method="not run"), optional=True,
         )
         categories = {group.group: group.category or "unspecified" for group in seeds}
+        per_sentence = _groups_per_sentence(clusters, len(texts))
         hits: list[Hit] = self._step(
-            "search", wanted, resume, fp, lambda: search(cleaned.sentences, keywords, categories),
-            TypeAdapter(list[Hit]), [],
+            "search", wanted, resume, _digest(fp, "whole words", "per cluster"),
+            lambda: search(cleaned.sentences, keywords, categories, per_sentence), TypeAdapter(list[Hit]), [],
         )
-        fp = _digest(fp, parts.perturber.describe())
+        fp = _digest(fp, "per cluster", parts.perturber.describe(), [p.model_dump() for p in pairs])
         perturbed: PerturbResult = self._step(
-            "perturb", wanted, resume, fp, lambda: parts.perturber.perturb(hits, seeds, antonyms, seed=self.seed),
+            "perturb", wanted, resume, fp,
+            lambda: parts.perturber.perturb(hits, perturb_seeds, antonyms, seed=self.seed),
             TypeAdapter(PerturbResult), PerturbResult(candidates=(), not_perturbable=()),
         )
         sources = {(k.group, k.keyword.lower()): k.source for k in keywords}
@@ -170,7 +184,14 @@ class LibraBuild:
             found = {**self._definitions(texts, keywords), **found}
             self._review_export(candidates, found)
             self.run.append("review")
-        return self._report(cleaned, keywords, clusters, hits, perturbed, candidates, found)
+        return self._report(cleaned, keywords, clusters, hits, perturbed, candidates, found, pairs,
+                            "every sentence" if per_sentence is None else "per cluster")
+
+    def _pair(self, seeds: Sequence[SeedGroup], antonyms: Mapping[str, str]) -> tuple[Counterpart, ...]:
+        vectors = None
+        if needs_similarity(seeds) and self.parts.group_embedder is not None:
+            vectors = self.parts.group_embedder.embed([g.group for g in seeds])
+        return pair_groups(seeds, vectors, antonym_keywords=frozenset(k.lower() for k in antonyms))
 
     def _expand(self, texts: list[str], seeds: Sequence[SeedGroup]) -> list[ExpandedKeyword]:
         if self.parts.expander is None:  # configured off: the seeds alone are searched
@@ -212,7 +233,7 @@ class LibraBuild:
             for t, d in sorted(glossary.items())))
         write_triplets(self.out, candidates)
 
-    def _report(self, cleaned, keywords, clusters, hits, perturbed, candidates, glossary) -> BuildReport:
+    def _report(self, cleaned, keywords, clusters, hits, perturbed, candidates, glossary, pairs, searched) -> BuildReport:
         report = BuildReport(
             steps_run=tuple(self.run),
             steps_reused=tuple(self.reused),
@@ -237,9 +258,20 @@ class LibraBuild:
                 "cluster": clusters.method,
                 "perturb": self.parts.perturber.describe(),
             },
+            counterparts=pairs,
+            search=searched,
         )
         write_text_atomically(self.out / REPORT, report.model_dump_json(indent=2))
         return report
+
+
+def _groups_per_sentence(clusters: TopicClusters, sentences: int) -> list[frozenset[str]] | None:
+    """The group each sentence's cluster was mapped to (empty for noise and unmapped clusters); None without
+    clusters, where every sentence is searched with every keyword."""
+    if not clusters.clusters or len(clusters.labels) != sentences:
+        return None
+    group_of = {cluster.id: cluster.group for cluster in clusters.clusters}
+    return [frozenset({group_of[label]}) if group_of.get(label) else frozenset() for label in clusters.labels]
 
 
 def write_triplets(out: Path, candidates: Sequence[Candidate]) -> None:

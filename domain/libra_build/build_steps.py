@@ -115,6 +115,7 @@ def anonymise(text: str, protected: frozenset[str] = frozenset()) -> tuple[str, 
         word = tokens[i].group()
         is_name = (word in GIVEN_NAMES and word not in protected) or (
             word.rstrip(".") in NAME_TITLES and i + 1 < len(tokens) and tokens[i + 1].group()[:1].isupper()
+            and tokens[i + 1].group() not in protected and text[tokens[i].end():tokens[i + 1].start()] in (" ", ". ")
         )
         if not is_name:
             i += 1
@@ -136,7 +137,7 @@ def anonymise(text: str, protected: frozenset[str] = frozenset()) -> tuple[str, 
         group = "a" if match["a"] else "b"
         start, end = match.span(group)
         words = match[group].split()
-        if words[0] in _NOT_NAMES or any(word in protected for word in words) \
+        if words[0] in _NOT_NAMES or words[0].rstrip(".") in NAME_TITLES or any(word in protected for word in words) \
                 or any(s < end and start < e for s, e in spans):
             continue
         spans.append((start, end))
@@ -155,16 +156,26 @@ def search(
     sentences: Sequence[Sentence],
     keywords: Sequence[ExpandedKeyword],
     categories: Mapping[str, str],
+    groups_per_sentence: Sequence[frozenset[str]] | None = None,
 ) -> list[Hit]:
-    """Every (sentence, keyword, group) hit; longer keywords first so "Māori women" wins over "Māori"
-    at the same position. A sentence without a hit yields nothing."""
+    """Every (sentence, keyword, group) hit, whole words only; longer keywords first so "Māori women" wins over
+    "Māori" at the same position. A sentence without a hit yields nothing.
+
+    ``groups_per_sentence`` (aligned with ``sentences``): the groups whose keywords are searched in each
+    sentence, i.e. the group its topic cluster was mapped to (PROTOCOLS §4 step 4); None searches every
+    sentence with every keyword (the option for corpora too small to cluster)."""
     ordered = sorted(keywords, key=lambda k: (-len(k.keyword), k.group, k.keyword))
     patterns = [(keyword, keyword_pattern(keyword.keyword)) for keyword in ordered]  # compiled once, not per sentence
     hits: list[Hit] = []
-    for sentence in sentences:
+    for index, sentence in enumerate(sentences):
+        allowed = None if groups_per_sentence is None else groups_per_sentence[index]
+        if allowed is not None and not allowed:
+            continue
         # An anonymised name is never a keyword's span.
         taken = [(m.start(), m.end()) for m in re.finditer(re.escape(NAME_PLACEHOLDER), sentence.text)]
         for keyword, pattern in patterns:
+            if allowed is not None and keyword.group not in allowed:
+                continue
             for match in pattern.finditer(sentence.text):
                 if any(match.start() < end and start < match.end() for start, end in taken):
                     continue
@@ -195,6 +206,19 @@ def _match_case(term: str, like: str) -> str:
     return term
 
 
+def _counterpart_term(group: SeedGroup | None, seeds: Sequence[SeedGroup], by_group: Mapping[str, SeedGroup]) -> str | None:
+    """The first seed of the group's counterpart, else of the first other group of its category; a group with
+    neither has none (never an unrelated group's term)."""
+    if group is None:
+        return None
+    if group.counterpart is not None and group.counterpart in by_group:
+        return by_group[group.counterpart].keywords[0]
+    if group.category is None:
+        return None
+    others = [other for other in seeds if other.group != group.group and other.category == group.category]
+    return others[0].keywords[0] if others else None
+
+
 def perturb(
     hits: Sequence[Hit],
     seeds: Sequence[SeedGroup],
@@ -203,8 +227,8 @@ def perturb(
     seed: int = 0,
     unrelated_terms: Sequence[str] = UNRELATED_TERMS,
 ) -> PerturbResult:
-    """S_p: the keyword's antonym (seeds file or table), else the first seed of another group of the same
-    category; S_u: an unrelated term drawn with ``seed``. A hit with no anti-stereotyped term is counted."""
+    """S_p: the keyword's antonym (seeds file or table), else the first seed of the group's counterpart (or of
+    another group of the same category); S_u: an unrelated term drawn with ``seed``. A hit with no anti-stereotyped term is counted."""
     by_group = {group.group: group for group in seeds}
     lowered_antonyms = {key.lower(): value for key, value in antonyms.items()}
     candidates: list[Candidate] = []
@@ -214,12 +238,7 @@ def perturb(
         rng = random.Random(f"{seed}:{hit.sentence_id}:{hit.start}")
         anti = lowered_antonyms.get(hit.keyword.lower())
         if anti is None:
-            group = by_group.get(hit.group)
-            others = [
-                other for other in seeds
-                if other.group != hit.group and group is not None and other.category == group.category
-            ]
-            anti = others[0].keywords[0] if others else None
+            anti = _counterpart_term(by_group.get(hit.group), seeds, by_group)
         if anti is None:
             skipped.append((hit.sentence_id, f"no anti-stereotyped term for {hit.keyword!r} ({hit.group})"))
             continue

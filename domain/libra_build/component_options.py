@@ -32,6 +32,10 @@ class ExpanderOptions(BaseModel):
     min_confidence: float = Field(0.3, ge=0.0, le=1.0)
     min_lift: float = Field(1.5, ge=0.0)
     association_top_k: int = Field(15, ge=1)
+    # A term an association rule finds is kept only if it is also this similar (cosine to the group's nearest
+    # seed) where an embedder is configured: co-occurrence alone takes a corpus's stock phrases ("residents
+    # claimed", "food") for group words (issue 27). None keeps every rule's term.
+    association_min_similarity: float | None = Field(0.35, ge=-1.0, le=1.0)
     # A term found for several groups goes to one only (source priority, then score, then seed-file order).
     exclusive: bool = True
 

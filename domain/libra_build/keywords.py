@@ -17,6 +17,8 @@ class SeedGroup(BaseModel):
     group: str = Field(min_length=1)
     category: str | None = None
     keywords: tuple[str, ...] = Field(min_length=1)
+    # The group whose terms make S_p (the seeds file's "counterpart", or the one the build pairs it with).
+    counterpart: str | None = None
 
 
 class ExpandedKeyword(BaseModel):
