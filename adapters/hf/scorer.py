@@ -124,7 +124,7 @@ class HFScorer:
         window = getattr(self._model.config, "sliding_window", None)
         # A custom mask replaces sliding-window masks: trees only where no window is ever reached.
         self._window = window if isinstance(window, int) and window > 0 else None
-        self.prefix_tokens_run = 0  # shared-prefix tokens that went through the model (each distinct stretch once)
+        self.tokens_run = 0  # real tokens that went through the model (shared prefixes and tree nodes once)
         self._provenance = provenance or score_provenance("hf", options, device=loaded.device, dtype=loaded.dtype)
 
     @property
@@ -286,6 +286,7 @@ class HFScorer:
         offsets = np.zeros(count, dtype=np.int64) if past_lengths is None else past_lengths.cpu().numpy()
         if past_mask is not None:
             visible[:, 0, :, :before] = past_mask.cpu().numpy().astype(bool)[:, None, :]
+        self.tokens_run += sum(len(row) for row in rows)
         for b, row in enumerate(rows):
             n = len(row)
             ids[b, :n] = row.tokens
@@ -356,13 +357,14 @@ class HFScorer:
             return cache_layers(self._head.prefix(use_cache=True, **kwargs)), None
 
         filled = prefill(prefixes, forward, self._pad_id, self._device)
-        self.prefix_tokens_run += filled.tokens_run
+        self.tokens_run += filled.tokens_run
         return as_cache(filled.layers), filled.mask, filled.lengths
 
     def _score_rows(self, rows: list[_Row], past=None, past_mask=None, past_lengths=None) -> dict[int, tuple[float, int, bool]]:
         import torch
 
         width = max(len(r.ids) for r in rows)
+        self.tokens_run += sum(len(r.ids) for r in rows)
         ids = torch.full((len(rows), width), self._pad_id, dtype=torch.long)
         for k, row in enumerate(rows):
             ids[k, : len(row.ids)] = torch.tensor(row.ids, dtype=torch.long)
