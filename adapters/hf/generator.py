@@ -7,6 +7,11 @@ cut before the first stop string. Greedy output does not depend on batching.
 Sampling (``params.mode`` sample or model; unset values are the model's
 ``generation_config``) draws each request from its own generator seeded from
 ``params.seed`` and its prompt (``adapters/hf/sampling.py`` says what that guarantees).
+
+Greedy requests run their shared prompt prefixes once (``shared_generation``: the
+option orders of a BBQ item, the instruction across items) where the model takes
+custom attention masks and has no sliding window; ``model.prefix_cache=false``
+keeps ``model.generate`` on whole prompts (the replies are the same).
 """
 
 from __future__ import annotations
@@ -23,11 +28,22 @@ from culturebias.logs import get_logger
 from culturebias.ports.progress import ProgressTask
 from culturebias.ports.templating import ChatTemplater
 from culturebias.adapters.hf.dedupe import stored_attempt, unique_requests
+from culturebias.adapters.hf.sampling import resolve_sampling
+from culturebias.adapters.hf.shared_generation import shared_batches, greedy_generate
 
 log = get_logger("culturebias.hf")
 
 # Turn-ending tokens of common chat formats: generation stops at any that the vocabulary has.
 END_OF_TURN_TOKENS = ("<|im_end|>", "<|eot_id|>", "<end_of_turn>", "<|end|>", "<|endoftext|>")
+
+
+def shares_prefixes(model: Any) -> bool:
+    """Whether prompts may share a key/value cache: custom 2-D masks with holes, no sliding window."""
+    config = model.config
+    window = getattr(config, "sliding_window", None)
+    if isinstance(window, int) and window > 0 or "sliding_attention" in (getattr(config, "layer_types", None) or ()):
+        return False
+    return bool(getattr(model, "takes_custom_masks", False)) or getattr(config, "_attn_implementation", None) in ("sdpa", "eager")
 
 
 class HFGenerator:
@@ -43,6 +59,8 @@ class HFGenerator:
         self._eos_ids = self._stop_token_ids()
         pad = tokenizer.pad_token_id
         self._pad_id = pad if pad is not None else self._eos_ids[0]
+        self._share_prefixes = options.prefix_cache and shares_prefixes(self._model)
+        self.prompt_tokens_run = 0  # prompt tokens that went through the model (shared ones once)
 
     @property
     def identity(self) -> ModelIdentity:
@@ -90,12 +108,12 @@ class HFGenerator:
             texts[i] = result.text
         known = set(stored)
         for params, members in by_params.items():
-            ordered = sorted(members, key=lambda i: len(encoded[i]), reverse=True)
-            for start in range(0, len(ordered), self._batch_size):
-                batch = ordered[start : start + self._batch_size]
+            shared = self._share_prefixes and resolve_sampling(params, self._model.generation_config) is None
+            for batch in self._batches(members, encoded, shared):
                 if known and all(i in known for i in batch):
                     continue
-                outputs = self._generate_batch([encoded[i] for i in batch], params)
+                prompts = [encoded[i] for i in batch]
+                outputs = self._generate_shared(prompts, params) if shared else self._generate_batch(prompts, params)
                 for i, text in zip(batch, outputs):
                     texts[i] = text
                 if progress is not None:
@@ -104,16 +122,40 @@ class HFGenerator:
                     sink.deliver({r: GenerationResult(texts[i]) for i in batch for r in owners[i]})  # type: ignore[arg-type]  # the batch's texts are set
         return [GenerationResult(texts[position[r]]) for r in requests]  # type: ignore[arg-type]  # every text is set by now
 
-    def _generate_batch(self, prompts: list[list[int]], params: GenerationParams) -> list[str]:
-        import torch
-        from transformers import GenerationConfig, LogitsProcessorList
+    def _batches(self, members: list[int], encoded: list[list[int]], shared: bool) -> list[list[int]]:
+        if shared:
+            return shared_batches(members, encoded, self._batch_size)
+        ordered = sorted(members, key=lambda i: len(encoded[i]), reverse=True)
+        return [ordered[start : start + self._batch_size] for start in range(0, len(ordered), self._batch_size)]
 
-        from culturebias.adapters.hf.sampling import request_seed, resolve_sampling, seeded_sampler
-
+    def _fit(self, prompts: list[list[int]], params: GenerationParams) -> list[list[int]]:
         limit = None if self._max_length is None else max(1, self._max_length - params.max_new_tokens)
         if limit is not None and any(len(p) > limit for p in prompts):
             log.warning("prompts longer than the model's context were left-truncated", limit=limit)
             prompts = [p[-limit:] for p in prompts]
+        return prompts
+
+    def _generate_shared(self, prompts: list[list[int]], params: GenerationParams) -> list[str]:
+        import torch
+        from transformers import StopStringCriteria
+
+        prompts = self._fit(prompts, params)
+        stops = StopStringCriteria(self._tokenizer, list(params.stop)) if params.stop else None
+        with torch.inference_mode():
+            replies, run = greedy_generate(
+                self._model, prompts, params.max_new_tokens, self._eos_ids, self._pad_id, self._device, stops
+            )
+        self.prompt_tokens_run += run
+        return [self._decode(tokens, params.stop) for tokens in replies]
+
+    def _generate_batch(self, prompts: list[list[int]], params: GenerationParams) -> list[str]:
+        import torch
+        from transformers import GenerationConfig, LogitsProcessorList
+
+        from culturebias.adapters.hf.sampling import request_seed, seeded_sampler
+
+        prompts = self._fit(prompts, params)
+        self.prompt_tokens_run += sum(len(p) for p in prompts)
         width = max(len(p) for p in prompts)
         ids = torch.full((len(prompts), width), self._pad_id, dtype=torch.long)
         mask = torch.zeros((len(prompts), width), dtype=torch.long)

@@ -3,8 +3,10 @@
 Requests are deduplicated and tokenised once. Requests that share a context (every
 sentence of a TWBias prompt type shares the rendered chat prompt; every option of
 a BBQ item shares the question) form a group whose shared tokens run once, in a
-batch of such prefixes (left-padded); their key/value cache is then indexed out
-to the batches of continuations.
+batch of such prefixes; their key/value cache is then indexed out to the batches
+of continuations. Prefixes that share tokens themselves (a BBQ item under its
+option orders, the instruction across items) go to one batch, which runs each
+shared stretch once (``shared_prefill``).
 
 Continuations are packed into token-tree rows (``prefix_tree``): sequences that
 share a prefix beyond the context (an original sentence and its replacements)
@@ -32,6 +34,8 @@ from culturebias.adapters.hf.local_backend import score_provenance
 from culturebias.adapters.model_options import LocalModelOptions
 from culturebias.adapters.hf.prefix_tree import TreeRow, common_prefix_length, pack_rows
 from culturebias.adapters.hf.scoring_head import scoring_head
+from culturebias.adapters.hf.shared_generation import shared_batches
+from culturebias.adapters.hf.shared_prefill import as_cache, cache_layers, prefill
 from culturebias.adapters.hf.tokens import RequestTokenizer, ScoredSequence
 from culturebias.domain.identity import ModelIdentity, ScoreProvenance
 from culturebias.domain.requests import LoglikelihoodRequest, LoglikelihoodResult
@@ -121,6 +125,7 @@ class HFScorer:
         window = getattr(self._model.config, "sliding_window", None)
         # A custom mask replaces sliding-window masks: trees only where no window is ever reached.
         self._window = window if isinstance(window, int) and window > 0 else None
+        self.tokens_run = 0  # real tokens that went through the model (shared prefixes and tree nodes once)
         self._provenance = provenance or score_provenance("hf", options, device=loaded.device, dtype=loaded.dtype)
 
     @property
@@ -215,9 +220,10 @@ class HFScorer:
         return groups, singles
 
     def _prefix_batches(self, groups: list[_PrefixGroup]) -> Iterator[list[_PrefixGroup]]:
-        ordered = sorted(groups, key=lambda g: len(g.prefix), reverse=True)
-        for start in range(0, len(ordered), self._batch_size):
-            yield ordered[start : start + self._batch_size]
+        # Prefixes that share tokens (a BBQ item under its option orders) go to one batch, which runs them once.
+        prefixes = [g.prefix for g in groups]
+        for batch in shared_batches(range(len(groups)), prefixes, self._batch_size):
+            yield [groups[i] for i in batch]
 
     def _batches(self, rows: list, length=len) -> Iterator[list]:
         """Longest first; at most ``batch_size`` rows and a bounded number of tokens per batch."""
@@ -284,6 +290,7 @@ class HFScorer:
         offsets = np.zeros(count, dtype=np.int64) if past_lengths is None else past_lengths.cpu().numpy()
         if past_mask is not None:
             visible[:, 0, :, :before] = past_mask.cpu().numpy().astype(bool)[:, None, :]
+        self.tokens_run += sum(len(row) for row in rows)
         for b, row in enumerate(rows):
             n = len(row)
             ids[b, :n] = row.tokens
@@ -348,26 +355,22 @@ class HFScorer:
         finish(list(scores))
 
     def _run_prefixes(self, prefixes: list[tuple[int, ...]]):
-        import torch
+        """The prefixes' cache (their shared stretches run once), its mask (holes are padding) and real lengths."""
 
-        longest = max(len(p) for p in prefixes)
-        ids = torch.full((len(prefixes), longest), self._pad_id, dtype=torch.long)
-        mask = torch.zeros((len(prefixes), longest), dtype=torch.long)
-        for row, prefix in enumerate(prefixes):  # left padding: every prefix ends at the same column
-            ids[row, longest - len(prefix) :] = torch.tensor(prefix, dtype=torch.long)
-            mask[row, longest - len(prefix) :] = 1
-        ids, mask = ids.to(self._device), mask.to(self._device)
-        lengths = mask.sum(dim=1)
-        kwargs: dict[str, Any] = {"use_cache": True}  # Any: the model's forward arguments
-        if bool((mask == 0).any()):
-            kwargs["attention_mask"] = mask
-            kwargs["position_ids"] = (mask.cumsum(dim=1) - 1).clamp(min=0)
-        return self._head.prefix(input_ids=ids, **kwargs), mask, lengths
+        def forward(past=None, **kwargs: Any):
+            if past is not None:
+                kwargs["past_key_values"] = as_cache(past)
+            return cache_layers(self._head.prefix(use_cache=True, **kwargs)), None
+
+        filled = prefill(prefixes, forward, self._pad_id, self._device)
+        self.tokens_run += filled.tokens_run
+        return as_cache(filled.layers), filled.mask, filled.lengths
 
     def _score_rows(self, rows: list[_Row], past=None, past_mask=None, past_lengths=None) -> dict[int, tuple[float, int, bool]]:
         import torch
 
         width = max(len(r.ids) for r in rows)
+        self.tokens_run += sum(len(r.ids) for r in rows)
         ids = torch.full((len(rows), width), self._pad_id, dtype=torch.long)
         for k, row in enumerate(rows):
             ids[k, : len(row.ids)] = torch.tensor(row.ids, dtype=torch.long)

@@ -83,6 +83,7 @@ class OrtCausalLM(*_generative_base()):  # type: ignore[misc]  # transformers' b
 
     main_input_name = "input_ids"
     _supports_cache_class = True
+    takes_custom_masks = True  # the graph takes any 2-D mask (holes too): the hf generator shares prompt prefixes
 
     def __init__(self, runner: SessionRunner, config: Any, meta: dict[str, Any], generation_config: Any = None):  # Any: transformers config objects; the export's JSON metadata
         super().__init__(config)

@@ -1,0 +1,121 @@
+"""Generation over shared prompt prefixes gives model.generate's greedy replies, running each shared stretch once."""
+
+from __future__ import annotations
+
+import tempfile
+from pathlib import Path
+
+import pytest
+
+pytest.importorskip("torch")
+
+from culturebias.adapters.hf.shared_prefill import distinct_tokens, radix_nodes  # noqa: E402
+from culturebias.domain.requests import ChatMessage, GenerationParams, GenerationRequest  # noqa: E402
+from culturebias.testing.tiny_models import cached_tiny_causal_lm  # noqa: E402
+
+CACHE = Path(tempfile.gettempdir()) / "culturebias-test-cache"
+
+
+def bbq_requests(templater, kobbq_items: int = 1, cbbq_items: int = 2, params: GenerationParams | None = None):
+    """KoBBQ's five prompts × three option orders and CBBQ's prompt × three orders, rendered as the services do."""
+    from culturebias.adapters.cbbq.files import CBBQFiles
+    from culturebias.adapters.kobbq.files import KoBBQFiles
+    from culturebias.application.cbbq.service import CBBQService
+    from culturebias.application.kobbq.service import KoBBQService
+    from culturebias.domain.bbq.options import CBBQOptions, KoBBQOptions
+
+    kobbq = KoBBQFiles(None).load()
+    cbbq = CBBQFiles(None).load()
+    step = len(kobbq.items) // kobbq_items
+    questions = KoBBQService(KoBBQOptions()).questions(kobbq.items[::step][:kobbq_items], kobbq)
+    step = len(cbbq.items) // cbbq_items
+    questions += CBBQService(CBBQOptions(permutations=[0, 1, 2])).questions(cbbq.items[::step][:cbbq_items])
+    params = params or GenerationParams(max_new_tokens=12)
+    return [GenerationRequest.chat([ChatMessage("user", q.turns[0])], params) for q in questions]
+
+
+def generate(backend, requests):
+    generator = backend.generator()
+    return [r.text for r in generator.generate(requests)], generator.prompt_tokens_run
+
+
+def hf(arch: str, batch_size: int, prefix_cache: bool):
+    from culturebias.adapters.hf.backend import create_backend
+    from culturebias.adapters.hf.options import HFOptions
+
+    path = cached_tiny_causal_lm(arch=arch)
+    return create_backend(HFOptions(path=str(path), batch_size=batch_size, prefix_cache=prefix_cache), CACHE)
+
+
+def test_radix_nodes_hold_each_shared_stretch_once_and_end_every_prompt():
+    prompts = [[1, 2, 3, 4], [1, 2, 3, 5, 6], [1, 2], [7, 8], [1, 2, 3, 5, 9]]
+    nodes = radix_nodes(prompts)
+    assert sorted(node.tokens for node in nodes) == [(1, 2), (3,), (4,), (5,), (6,), (7, 8), (9,)]
+    assert distinct_tokens(prompts) == 9
+    ended = sorted(p for node in nodes for p in node.ends)
+    assert ended == [0, 1, 2, 3, 4]
+    for node in nodes:  # parents come first, one level up
+        assert node.parent < 0 and node.level == 0 or nodes[node.parent].level == node.level - 1
+
+
+@pytest.mark.parametrize(("arch", "batch_size"), [("llama", 4), ("gpt2", 64)])
+def test_shared_prefixes_give_the_replies_of_whole_prompts(arch, batch_size):
+    shared, whole = hf(arch, batch_size, True), hf(arch, batch_size, False)
+    requests = bbq_requests(shared.templater())
+    stops = GenerationParams(max_new_tokens=12, stop=("A", "\n"))
+    requests += bbq_requests(shared.templater(), 1, 1, stops)
+    new, run = generate(shared, requests)
+    old, run_whole = generate(whole, requests)
+    assert new == old
+    assert any(new) and len(set(new)) > 1  # real, varied replies (the test would pass on empty ones)
+    assert run < 0.7 * run_whole  # BBQ prompts share most of their tokens, even in batches of 4
+
+
+def test_one_batch_runs_exactly_the_distinct_tokens():
+    backend = hf("llama", 64, True)
+    requests = bbq_requests(backend.templater(), 1, 2)
+    generator = backend.generator()
+    prompts = [generator._encode(*generator.render(r)) for r in requests]
+    _, run = generate(backend, requests)
+    assert run == distinct_tokens(prompts) < sum(len(p) for p in prompts)
+
+
+def test_sampled_requests_keep_whole_prompts():
+    shared = hf("llama", 4, True)
+    sampled = GenerationParams(max_new_tokens=6, temperature=0.8, seed=3, strategy="sample")
+    requests = bbq_requests(shared.templater(), 1, 1, sampled)
+    generator = shared.generator()
+    prompts = [generator._encode(*generator.render(r)) for r in requests]
+    _, run = generate(shared, requests)
+    assert run == sum(len(p) for p in prompts)
+
+
+def test_onnx_generation_shares_prefixes_with_the_same_replies():
+    pytest.importorskip("onnxruntime")
+    from culturebias.adapters.onnx.backend import create_backend
+    from culturebias.adapters.onnx.options import OnnxOptions
+
+    path = str(cached_tiny_causal_lm(arch="llama"))
+    backends = [
+        create_backend(OnnxOptions(backend="onnx", path=path, device="cpu", batch_size=6, prefix_cache=flag), CACHE)
+        for flag in (True, False)
+    ]
+    requests = bbq_requests(backends[0].templater(), 1, 2)
+    (new, run), (old, run_whole) = (generate(b, requests) for b in backends)
+    assert new == old and any(new)
+    assert run < run_whole / 2
+
+
+@pytest.mark.slow
+def test_smollm2_kobbq_and_cbbq_replies_are_byte_identical(smollm2_installed, user_cache_dir):
+    from culturebias.adapters.hf.backend import create_backend
+    from culturebias.adapters.hf.options import HFOptions
+
+    shared = create_backend(HFOptions(batch_size=8), user_cache_dir)  # the embedded SmolLM2-135M-Instruct
+    whole = create_backend(HFOptions(batch_size=8, prefix_cache=False), user_cache_dir)
+    requests = bbq_requests(shared.templater(), 2, 3, GenerationParams(max_new_tokens=32))  # the services' answer budget
+    new, run = generate(shared, requests)
+    old, run_whole = generate(whole, requests)
+    assert [a.encode() for a in new] == [b.encode() for b in old]
+    assert len(set(new)) > 1
+    assert run < 0.6 * run_whole
