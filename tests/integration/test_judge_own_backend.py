@@ -134,3 +134,16 @@ def test_the_judge_decodes_as_judge_sampling_says_and_greedily_by_default():
         generator,
     )
     assert sampled._params.temperature == 0.5 and sampled._params.strategy == "sample"
+
+
+def test_libras_judge_is_a_served_model_of_its_own(tmp_path, judge_server, monkeypatch):
+    import culturebias
+
+    monkeypatch.setenv("LIBRA_JUDGE_KEY", "sk-libra")
+    judge = {"backend": "openai", "path": "glm-4-air", "api_base": judge_server.api_base, "api_key_env": "LIBRA_JUDGE_KEY"}
+    options = {"limit": 2, "knowledge_boundary": "on", "comparison": "judge", "definition_max_tokens": 4}
+    model = {"path": str(cached_tiny_causal_lm(arch="llama")), "device": "cpu"}
+    result = culturebias.evaluate("libra", model=model, options=options, judge=judge, run={"progress": "never", "cache_dir": str(tmp_path)})
+    served = judge_server.requests()
+    assert served and all(s.authorization == "Bearer sk-libra" and s.endpoint == "chat/completions" for s in served)
+    assert result.summary.model.judge.model == "glm-4-air"
