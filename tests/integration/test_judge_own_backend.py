@@ -146,4 +146,4 @@ def test_libras_judge_is_a_served_model_of_its_own(tmp_path, judge_server, monke
     result = culturebias.evaluate("libra", model=model, options=options, judge=judge, run={"progress": "never", "cache_dir": str(tmp_path)})
     served = judge_server.requests()
     assert served and all(s.authorization == "Bearer sk-libra" and s.endpoint == "chat/completions" for s in served)
-    assert result.summary.model.judge.model == "glm-4-air"
+    assert result.model.judge.model == "glm-4-air"
