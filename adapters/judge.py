@@ -29,12 +29,17 @@ class Replies(Protocol):
 
 
 class GeneratorJudge:
-    def __init__(self, generator: Replies, max_retries: int = 3, max_new_tokens: int = 16):
+    MAX_NEW_TOKENS = 16
+
+    def __init__(
+        self, generator: Replies, max_retries: int = 3, max_new_tokens: int = MAX_NEW_TOKENS, params: GenerationParams | None = None
+    ):
+        """``params``: the judge's own decoding (``judge.sampling.*``); default greedy."""
         if max_retries < 0:
             raise ValueError("max_retries must be >= 0")
         self._generator = generator
         self.max_retries = max_retries
-        self._params = GenerationParams(max_new_tokens=max_new_tokens, temperature=0.0)
+        self._params = params or GenerationParams(max_new_tokens=max_new_tokens, temperature=0.0)
         self.batches: list[int] = []  # generator batch sizes, for tests and diagnostics
 
     @property

@@ -39,7 +39,8 @@ def run_repeats(
     summary_model: type[RunSummary],
     headlines: Sequence[HeadlineMetric],
 ) -> tuple[Outcome, RepeatsBlock | None]:
-    """The first repeat's outcome (the summary's metrics), and the repeats block (None for a single run)."""
+    """The first repeat's outcome (the summary's metrics; a service's ``combine_repeats(outcomes)`` may add
+    every score's mean ± std over the repeats to it), and the repeats block (None for a single run)."""
     if repeats <= 1:
         return service.run(ctx, dataset, plan), None
     outcomes: list[Outcome] = []
@@ -50,7 +51,10 @@ def run_repeats(
         outcomes.append(service.run(replace(ctx, repeat=index), dataset, plan))
         seeds.append(seed)
     values = [_headline(benchmark, summary_model, headlines, outcome) for outcome in outcomes]
-    return outcomes[0], repeats_block(ctx.sampling.describe(), seeds, values)
+    # A service whose protocol reports every score over the runs (McBE) combines them into the first's metrics.
+    combine = getattr(service, "combine_repeats", None)
+    first = combine(outcomes) if combine is not None else outcomes[0]
+    return first, repeats_block(ctx.sampling.describe(), seeds, values)
 
 
 def _headline(

@@ -16,7 +16,7 @@ from culturebias.ports.model_backend import ModelBackend
 from culturebias.application.recorded_ports import RecordedGenerator, RunProgress
 from culturebias.bootstrap.registry import registry
 from culturebias.domain.model_options import ModelOptions
-from culturebias.bootstrap.settings import ModelSettings, Settings
+from culturebias.bootstrap.settings import Settings
 from culturebias.domain.errors import ConfigError
 from culturebias.ports.generation import Generator
 from culturebias.ports.judging import Judge
@@ -65,16 +65,8 @@ def build_executor_backend(settings: Settings, model: ModelOptions, cache_dir: P
 
 
 def judge_model_settings(settings: Settings) -> ModelOptions | None:
-    """The judge's model options, or None when the judge is the evaluated model itself.
-
-    The judge inherits the evaluated model's settings that its own backend has.
-    """
-    judge = settings.judge
-    if judge.backend is None and judge.path is None:
-        return None
-    update = {k: v for k, v in {"backend": judge.backend, "path": judge.path}.items() if v is not None}
-    inherited = ModelSettings.model_validate({**settings.model.model_dump(), **update})
-    return inherited.backend_options(keep_known_only=judge.backend not in (None, settings.model.backend))
+    """The judge's model options, or None when the judge is the evaluated model itself (``Settings.judge_options``)."""
+    return settings.judge_options()
 
 
 def check_model_locations(settings: Settings, cache_dir: Path) -> None:
@@ -104,9 +96,14 @@ def read_model_weights(model: ModelOptions, cache_dir: Path) -> dict[str, str] |
 
 
 def build_judge(settings: Settings, generator: Replies) -> Judge:
+    """The judge: greedy, unless ``judge.sampling.*`` gives it sampling of its own."""
     from culturebias.adapters.judge import GeneratorJudge
 
-    return GeneratorJudge(generator, max_retries=settings.judge.max_retries)
+    options = settings.judge_options()
+    params = None
+    if options is not None and not options.sampling.greedy:
+        params = options.sampling.params(GeneratorJudge.MAX_NEW_TOKENS, seed=options.sampling.seed_for(settings.run.seed))
+    return GeneratorJudge(generator, max_retries=settings.judge.max_retries, params=params)
 
 
 def build_progress(settings: Settings):

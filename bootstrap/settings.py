@@ -32,6 +32,13 @@ from culturebias.domain.sampling import SamplingSettings
 SECRET_KEYS = frozenset({"api_key"})
 
 
+def _wrap_secrets(values: Any) -> Any:
+    # Backend keys arrive untyped; a secret must be wrapped before anything can print it.
+    if isinstance(values, dict):
+        values = {k: SecretStr(v) if k in SECRET_KEYS and isinstance(v, str) else v for k, v in values.items()}
+    return values
+
+
 class ModelSettings(ModelOptions):
     """The common ``model.*`` keys; every other ``model.*`` key belongs to the chosen backend.
 
@@ -44,24 +51,15 @@ class ModelSettings(ModelOptions):
     @model_validator(mode="before")
     @classmethod
     def _secrets_stay_secret(cls, values: Any) -> Any:  # Any: the raw input, before validation
-        # Backend keys arrive untyped; a secret must be wrapped before anything can print it.
-        if isinstance(values, dict):
-            values = {k: SecretStr(v) if k in SECRET_KEYS and isinstance(v, str) else v for k, v in values.items()}
-        return values
+        return _wrap_secrets(values)
 
-    def backend_options(self, keep_known_only: bool = False) -> ModelOptions:
-        """The typed options of ``model.backend``; an unknown key is an error naming the backend's keys.
-
-        ``keep_known_only`` drops keys the backend does not have (a judge on another
-        backend inherits the evaluated model's settings, not all of which apply).
-        """
+    def backend_options(self) -> ModelOptions:
+        """The typed options of ``model.backend``; an unknown key is an error naming the backend's keys."""
         from culturebias.bootstrap.registry import registry
 
         descriptor = registry().backend(self.backend)
         options_model = descriptor.options_model()
         values = self.model_dump()
-        if keep_known_only:
-            values = {k: v for k, v in values.items() if k in options_model.model_fields}
         unknown = [k for k in values if k not in options_model.model_fields]
         owners = _backends_with_option(unknown[0]) if unknown else []
         if owners:
@@ -100,13 +98,57 @@ def _backends_with_option(key: str) -> list[str]:
 
 
 class JudgeSettings(BaseModel):
-    """The judge model (McBE BA, LIBRA knowledge boundary). Unset fields follow ``model``."""
+    """The judge model (McBE BA, LIBRA knowledge boundary): a model of its own, on any backend.
 
-    model_config = ConfigDict(extra="forbid")
+    ``judge.backend`` and ``judge.path`` name it; every other ``judge.*`` key except
+    ``max_retries`` is an option of the judge's backend (``judge.api_base``,
+    ``judge.api_key_env``, ``judge.max_concurrency``, ``judge.timeout_s``,
+    ``judge.chat_template``, ``judge.sampling.*``, ...), checked against that backend's
+    options like ``model.*`` (``Settings.judge_options``). A judge on the evaluated
+    model's backend inherits its ``model.*`` settings; one on another backend takes
+    only its own ``judge.*`` keys. Nothing set: the evaluated model judges.
+    """
+
+    model_config = ConfigDict(extra="allow")
 
     backend: str | None = None
     path: str | None = None
     max_retries: int = 3
+
+    @model_validator(mode="before")
+    @classmethod
+    def _secrets_stay_secret(cls, values: Any) -> Any:
+        return _wrap_secrets(values)
+
+    @property
+    def backend_keys(self) -> dict[str, Any]:
+        """The judge's own backend options (every ``judge.*`` key but ``max_retries``)."""
+        own = {"backend": self.backend, "path": self.path}
+        return {**{k: v for k, v in own.items() if v is not None}, **(self.model_extra or {})}
+
+
+def judge_backend_options(judge: JudgeSettings, model: ModelSettings) -> ModelOptions | None:
+    """The judge's typed backend options, or None when the evaluated model is the judge.
+
+    An unknown key is an error naming ``judge.<key>`` and the judge backend's keys.
+    """
+    own = judge.backend_keys
+    if not own:
+        return None
+    backend = own.get("backend") or model.backend
+    from culturebias.bootstrap.registry import registry
+
+    options_model = registry().backend(backend).options_model()
+    unknown = [k for k in own if k not in options_model.model_fields]
+    if unknown:
+        owners = _backends_with_option(unknown[0])
+        where = f"for the judge's backend {backend!r}" + (f" (a setting of {', '.join(owners)}: set judge.backend={owners[0]})" if owners else "")
+        raise UnknownNameError("setting", f"judge.{unknown[0]}", [f"judge.{k}" for k in options_model.model_fields], where)
+    inherited = model.model_dump() if backend == model.backend else {}
+    try:
+        return options_model.model_validate({**inherited, **own, "backend": backend})
+    except ValidationError as error:
+        raise ConfigError(explain_validation_error(error, prefix="judge")) from None
 
 
 class StoreSettings(BaseModel):
@@ -215,6 +257,7 @@ class Settings(BaseSettings):
 
         registry().store(self.store.backend)
         self.model_options()  # the backend exists and owns every model.* key given
+        self.judge_options()  # likewise the judge's backend and every judge.* key
         return self
 
     def model_options(self) -> ModelOptions:
@@ -225,12 +268,17 @@ class Settings(BaseSettings):
             self._model_options_of = self.model
         return self._model_options
 
+    def judge_options(self) -> ModelOptions | None:
+        """The judge's backend options (``judge_backend_options``); None: the evaluated model judges."""
+        return judge_backend_options(self.judge, self.model)
+
     def redacted(self) -> dict[str, Any]:  # Any: the JSON configuration
         """The configuration as stored with a run: secrets never leave the process."""
         data = self.model_dump(mode="json")
         data["model"] = self.model_options().model_dump(mode="json")
-        if data["model"].get("api_key"):
-            data["model"]["api_key"] = "**redacted**"
+        for section in ("model", "judge"):
+            if data[section].get("api_key"):
+                data[section]["api_key"] = "**redacted**"
         if data["store"].get("dsn"):
             data["store"]["dsn"] = redact_dsn(data["store"]["dsn"])
 

@@ -89,6 +89,8 @@ def setting_keys() -> list[SettingKey]:
         annotation = Settings.model_fields[section].annotation
         if isinstance(annotation, type) and issubclass(annotation, BaseModel):
             keys += model_keys(section, annotation)
+        if section == "judge":  # the judge's backend options: the model.* keys of judge.backend
+            keys.append(SettingKey("judge.<option>", "any model.* key of judge.backend", "model.*, on its backend"))
     for benchmark in registry().benchmarks.all():
         if isinstance(benchmark, BenchmarkDescriptor):
             keys += model_keys("protocol", benchmark.options_model(), owner=f"benchmark {benchmark.name}")

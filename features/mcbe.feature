@@ -122,8 +122,8 @@ Feature: McBE scores five tasks over Bias Evaluation Instances
     And the "bs" robustness of "culturebias" has Spearman 0.235702 and Pearson 0.301511 over 4 categories
 
   Scenario: An unknown prompt set is an error naming the option
-    When McBE is configured with "prompt_set" set to "table11"
-    Then the configuration error names "protocol.prompt_set" and the known sets "culturebias, table7"
+    When McBE is configured with "prompt_set" set to "table12"
+    Then the configuration error names "protocol.prompt_set" and the known sets "culturebias, released, table11, table7"
 
   Scenario: Category labels of earlier versions are read as the paper's
     When McBE reads the files "ethnicity.xlsx" and "sexual_orientation.xlsx"

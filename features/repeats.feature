@@ -20,3 +20,12 @@ Feature: Repeated runs report every repeat's headline metrics and their mean ± 
     And the headline "overall" is 75 ± 12.9099 over 4 repeats
     And the model was asked 4 questions
     And the summary's metrics are those of the first repeat
+
+  Scenario: With repeats every McBE score is a mean ± std over the runs
+    Given a BEI in category "region" with words "甲，乙" and human severity 2
+    When McBE runs the tasks "bs" with 4 repeats sampling at temperature 0.7 with seed 12
+    Then the "bs" score of "gender" over the runs is 75 ± 12.9099
+    And the "bs" score of "region" over the runs is 85 ± 12.9099
+    And the "bs" task score over the runs is 80 ± 0
+    And the overall score over the runs is 80 ± 0
+    And the report shows "75.00 ± 12.91" for "gender"

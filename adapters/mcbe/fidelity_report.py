@@ -7,6 +7,7 @@ from __future__ import annotations
 
 from culturebias.adapters.reports.markdown import fmt, table
 from culturebias.domain.mcbe.summary import McBESummary
+from culturebias.domain.mcbe.prompts import PROMPT_SETS
 
 EFFECT = {
     "no_score": "no score (left out of every mean, never 0)",
@@ -68,7 +69,7 @@ def prompts_section(summary: McBESummary) -> str:
         "## Prompts",
         "",
         f"Prompt set `{sets[0]}` scored every task"
-        + (" (the paper's Table 7 wording, verbatim)." if sets[0] == "table7" else ".")
+        + (f" ({PROMPT_SETS[sets[0]].description})." if sets[0] in PROMPT_SETS else ".")
         + (f" Further set(s) {', '.join(f'`{s}`' for s in sets[1:])} re-ran SC and BS." if len(sets) > 1 else ""),
     ]
     variants = metrics.prompt_variants or {}

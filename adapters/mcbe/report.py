@@ -17,6 +17,7 @@ from culturebias.adapters.reports.markdown import (
     write_markdown,
 )
 from culturebias.domain.mcbe.summary import McBEMetrics, McBESummary
+from culturebias.domain.repeats import RepeatStat
 
 TASK_ORDER = ("pc", "sc", "ss", "ba", "bs")
 FIGURE = "mcbe_scores.png"
@@ -25,6 +26,27 @@ FIGURE = "mcbe_scores.png"
 def _tasks(metrics: McBEMetrics) -> list[str]:
     present = metrics.tasks.present()
     return [t for t in TASK_ORDER if t in present]
+
+
+def repeat_means_section(summary: McBESummary) -> str:
+    """Every score's mean ± std over the runs (``run.repeats``; PROTOCOLS §3 run protocol)."""
+    means = summary.metrics.repeat_means
+    if means is None:
+        return ""
+    tasks = _tasks(summary.metrics)
+
+    def cell(stat: RepeatStat | None) -> str:
+        return "–" if stat is None or stat.mean is None else f"{fmt(stat.mean, 2)} ± {fmt(stat.std, 2)}"
+
+    rows = [[c, *[cell(row.get(t)) for t in tasks], cell(row.get("mean"))] for c, row in means.categories.items()]
+    rows.append(["**all categories**", *[cell(means.tasks.get(t)) for t in tasks], cell(means.overall)])
+    return "\n".join([
+        f"## Mean ± std over the {means.n} runs",
+        "",
+        f"Overall: **{cell(means.overall)}**. The paper reports these (four runs); the table above is the first run's.",
+        "",
+        table(["category", *[t.upper() for t in tasks], "mean"], rows),
+    ])
 
 
 def scores_section(summary: McBESummary) -> str:
@@ -206,6 +228,7 @@ class McBEReport:
             model_section(summary),
             judge_section(summary),
             scores_section(summary),
+            repeat_means_section(summary),
             f"![McBE scores by category and task]({chart.name})" if chart else "",
             stops_section(summary),
             prompts_section(summary),

@@ -7,6 +7,7 @@ retry round. Each task can run alone (``--set protocol.tasks=pc,ss``).
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import Any, ClassVar
 
 from culturebias.application.context import RunContext
@@ -39,6 +40,7 @@ from culturebias.domain.mcbe.summary import (
 from culturebias.domain.mcbe.taxonomy import category_name_zh
 from culturebias.domain.summary import Number
 from culturebias.domain.mcbe.intervals import attach_mcbe
+from culturebias.domain.mcbe.repeat_means import repeat_means
 
 SMALL_JUDGE_PARAMETERS = 1_000_000_000
 GENERATION_TASKS = ("sc", "ss", "ba", "bs")
@@ -65,6 +67,12 @@ class McBEService:
         if any(t in tasks for t in GENERATION_TASKS):
             ctx.generator()  # building the port raises CapabilityError when the backend cannot generate
         return McBEPlan(tasks=tasks, judge=self._judge_facts(ctx, self.options) if "ba" in tasks else None)
+
+    def combine_repeats(self, outcomes: Sequence[McBEOutcome]) -> McBEOutcome:
+        """The first run's outcome with every score's mean ± std over the runs (PROTOCOLS §3 run protocol)."""
+        means = repeat_means([o.metrics for o in outcomes])
+        first = outcomes[0]
+        return first.model_copy(update={"metrics": first.metrics.model_copy(update={"repeat_means": means})})
 
     def run(self, ctx: RunContext, dataset: McBEDataset, plan: McBEPlan) -> McBEOutcome:
         options = self.options

@@ -48,7 +48,8 @@ class McBEOptions(BaseModel):
     # set re-runs SC and BS, and the robustness correlations compare it with the first.
     prompt_set: CommaList = Field(
         default_factory=lambda: [DEFAULT_PROMPT_SET],
-        description=f"prompt sets: {', '.join(PROMPT_SETS)}; the first scores, further ones re-run SC and BS",
+        description=f"prompt sets: {', '.join(PROMPT_SETS)}; the first scores, further ones re-run SC and BS "
+        "(table7,table11: the paper's robustness experiment)",
     )
 
     # retries of the model's unparseable BS ratings (the judge has judge.max_retries)
@@ -89,7 +90,7 @@ class McBEOptions(BaseModel):
     def _known_prompt_sets(cls, value: list[str]) -> list[str]:
         names = [v.strip().lower() for v in value if v.strip()]
         if not names:
-            raise ValueError(f"no McBE prompt set named; choose from {list(PROMPT_SETS)}")
+            raise ValueError(f"no McBE prompt set named; choose from {', '.join(sorted(PROMPT_SETS))}")
         for name in names:
             prompt_set(name)  # ValueError naming the unknown set and the known ones
         repeated = sorted({n for n in names if names.count(n) > 1})

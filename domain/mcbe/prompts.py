@@ -1,12 +1,13 @@
 """McBE's prompt sets (``protocol.prompt_set``), and the prompt of each generation task under one of them.
 
-``table7`` (the default) is the paper's Table 7 wording as the authors' released code
-has it (``prompts_table7.py``); ``culturebias`` is this project's own wording, the
-default of earlier versions (``prompts_culturebias.py``). ``protocol.prompt_set`` names
-one set, or several: the first scores every task, each further one re-runs SC and BS
-(the two tasks whose prompts the paper's Table 11 varies) for the robustness
-correlations. The paper's Table 11 wording itself is not shipped: its text was not
-available to this project, and a made-up stand-in would not be the paper's.
+``table7`` (the default) is the paper's Table 7 wording (``prompts_table7.py``);
+``released`` is the authors' released ``eval.py`` wording, verbatim
+(``prompts_released.py``), which differs from Table 7 where PROTOCOLS §3 says;
+``table11`` is the paper's Table 11 robustness wording of SC and BS (``prompts_table11.py``);
+``culturebias`` is this project's own wording (``prompts_culturebias.py``).
+``protocol.prompt_set`` names one set, or several: the first scores every task, each
+further one re-runs SC and BS (the two tasks whose prompts Table 11 varies) for the
+robustness correlations (``table7,table11``: the paper's Table 12).
 """
 
 from __future__ import annotations
@@ -15,7 +16,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Protocol
 
-from culturebias.domain.mcbe import prompts_culturebias, prompts_table7
+from culturebias.domain.mcbe import prompts_culturebias, prompts_released, prompts_table7, prompts_table11
 from culturebias.domain.mcbe.instances import BEI
 from culturebias.domain.mcbe.taxonomy import BACriterion
 from culturebias.domain.requests import ChatMessage
@@ -35,7 +36,7 @@ class PromptSet:
 
 
 class _PromptsModule(Protocol):
-    """What a prompts module (``prompts_table7``, ``prompts_culturebias``) defines."""
+    """What a prompts module (``prompts_table7``, ``prompts_released``, ...) defines."""
 
     def classification_prompt(self, text: str, subcategories: Sequence[str]) -> Conversation: ...
     def selection_prompt(self, first: str, second: str) -> Conversation: ...
@@ -52,12 +53,16 @@ def _from_module(name: str, description: str, module: _PromptsModule) -> PromptS
 
 
 PROMPT_SETS: dict[str, PromptSet] = {
-    "table7": _from_module("table7", "the paper's Table 7 prompts, verbatim (the authors' released eval.py)", prompts_table7),
+    "table7": _from_module("table7", "the paper's Table 7 prompts (the released wording where Table 7's is not known)", prompts_table7),
+    "released": _from_module("released", "the authors' released eval.py wording, verbatim", prompts_released),
+    "table11": _from_module("table11", "the paper's Table 11 robustness prompts for SC and BS, verbatim (others: Table 7)", prompts_table11),
     "culturebias": _from_module(
         "culturebias", "culturebias's own wording (the default before the paper's prompts were restored)", prompts_culturebias
     ),
 }
 DEFAULT_PROMPT_SET = "table7"
+# The set the paper's robustness experiment (Tables 11-12) sets against the default.
+ROBUSTNESS_PROMPT_SET = "table11"
 # The tasks a further prompt set re-runs for the robustness correlations (PROTOCOLS §3: SC and BS).
 VARIANT_TASKS: tuple[str, ...] = ("sc", "bs")
 
@@ -66,7 +71,7 @@ def prompt_set(name: str) -> PromptSet:
     try:
         return PROMPT_SETS[name]
     except KeyError:
-        raise ValueError(f"unknown McBE prompt set {name!r}; choose from {sorted(PROMPT_SETS)}") from None
+        raise ValueError(f"unknown McBE prompt set {name!r}; choose from {', '.join(sorted(PROMPT_SETS))}") from None
 
 
 # The default set's prompts by task (callers that know the run's options pass ``prompt_set``).

@@ -19,6 +19,7 @@ from culturebias.domain.mcbe.options import TASKS
 from culturebias.domain.mcbe.robustness import PromptVariant
 from culturebias.domain.summary import Block, Count, Number, ProtocolOutcome, RunSummary
 from culturebias.domain.uncertainty.interval import Interval
+from culturebias.domain.mcbe.repeat_means import McBERepeatMeans
 
 T = TypeVar("T")
 
@@ -140,6 +141,8 @@ class McBEMetrics(SparseBlock):
     prompt_variants: dict[str, PromptVariant] | None = None  # further sets: SC/BS scores and robustness
     # 95% bootstrap intervals over BEIs of ``overall`` and each task score (domain/mcbe/intervals.py)
     intervals: dict[str, Interval] | None = None
+    # run.repeats > 1: every score's mean ± std over the runs (domain/mcbe/repeat_means.py)
+    repeat_means: McBERepeatMeans | None = None
 
 
 class McBECounts(SparseBlock):

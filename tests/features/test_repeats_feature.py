@@ -56,7 +56,9 @@ def _run(world: World, tmp_path, tasks: str, repeats: int, sampling: SamplingSet
         generator=ScriptedGenerator(reply, name="model"),
         repeats=repeats,
         sampling=sampling,
+        out_dir=tmp_path / "out",
     )
+    world.out = tmp_path / "out"
     assert isinstance(result.summary, McBESummary)
     world.summary = result.summary
 
@@ -104,3 +106,32 @@ def per_repeat(world: World, name: str, a: float, b: float, c: float, d: float):
 def first_repeat(world: World):
     block = world.done.repeats
     assert block.metrics_from == 0 and world.done.metrics.overall == pytest.approx(block.runs[0].headline["overall"])
+
+
+def _stat(stat, mean: float, std: float) -> None:
+    assert stat is not None and stat.n == 4
+    assert (stat.mean, stat.std) == (pytest.approx(mean), pytest.approx(std, abs=5e-5))
+
+
+@then(parsers.parse('the "{task}" score of "{category}" over the runs is {mean:g} ± {std:g}'))
+def cell_over_runs(world: World, task: str, category: str, mean: float, std: float):
+    _stat(world.done.metrics.repeat_means.categories[category][task], mean, std)
+
+
+@then(parsers.parse('the "{task}" task score over the runs is {mean:g} ± {std:g}'))
+def task_over_runs(world: World, task: str, mean: float, std: float):
+    _stat(world.done.metrics.repeat_means.tasks[task], mean, std)
+
+
+@then(parsers.parse("the overall score over the runs is {mean:g} ± {std:g}"))
+def overall_over_runs(world: World, mean: float, std: float):
+    _stat(world.done.metrics.repeat_means.overall, mean, std)
+    # the generic headline block agrees with it
+    assert world.done.repeats.headline["overall"].mean == pytest.approx(mean)
+
+
+@then(parsers.parse('the report shows "{text}" for "{category}"'))
+def report_shows(world: World, text: str, category: str):
+    report = (world.out / "report.md").read_text(encoding="utf-8")
+    [row] = [line for line in report.splitlines() if line.startswith(f"| {category} |") and "±" in line]
+    assert text in row

@@ -140,7 +140,9 @@ def framework_scores(tmp_path, model_path: str, dataset):
         run_id="differential",
         chunk_size=2048,
     )
-    options = McBEOptions.model_validate({"tasks": "pc,ss", "pc_decay": "released", "ss_decay": "released"})
+    options = McBEOptions.model_validate(
+        {"tasks": "pc,ss", "pc_decay": "released", "ss_decay": "released", "prompt_set": "released"}  # eval.py's wording
+    )
     service = McBEService(options)
     return service.run(ctx, dataset, service.preflight(ctx))
 

@@ -88,10 +88,12 @@ def test_the_judge_follows_the_model_unless_configured(tmp_path):
     settings = load_settings(None, ["model.path=/m", "judge.path=/j"])
     judge = judge_model_settings(settings)
     assert judge.path == "/j" and judge.backend == "hf"
-    # A judge on another backend inherits only the settings that backend has.
+    # A judge on the model's backend inherits its settings; one on another backend takes only its own judge.* keys.
+    settings = load_settings(None, ["model.batch_size=4", "judge.path=/j"])
+    assert judge_model_settings(settings).batch_size == 4
     settings = load_settings(None, ["model.prefix_cache=false", "model.batch_size=4", "judge.backend=openai", "judge.path=served"])
     judge = judge_model_settings(settings)
-    assert judge.backend == "openai" and judge.batch_size == 4 and not hasattr(judge, "prefix_cache")
+    assert judge.backend == "openai" and judge.batch_size == 16 and not hasattr(judge, "prefix_cache")
 
 
 def test_json_logs_on_demand(capsys):
