@@ -38,6 +38,10 @@ def cbbq_setup_lines(metrics: CBBQMetrics) -> list[str]:
             f"({reasoning.sampling}{seed}, at most {reasoning.max_new_tokens} tokens)"
             + ("; the paper sampled it" if reasoning.decoding == "greedy" else ", as in the paper")
         )
+    wording = metrics.wording
+    if wording is not None:
+        for name, sentence in (("IF", wording.if_sentence), ("CoT", wording.cot_sentence)):
+            lines.append(f"- {name} sentence: 「{sentence.text}」 ({sentence.source}; the paper: \"{sentence.paper_english}\")")
     return lines
 
 

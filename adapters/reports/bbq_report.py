@@ -226,6 +226,10 @@ def cbbq_row(name: str, scores: CBBQScores) -> list[Any]:
     return [name, *[getattr(scores, k) for k in CBBQ_COLUMNS]]
 
 
+OVERALL_MEANING = {
+    "category_mean": "category_mean (the mean over categories, each weighing the same, as the paper's Fig. 7)",
+    "pooled": "pooled (all items together; the paper's Fig. 7 averages categories)",
+}
 CBBQ_HEADERS = ["", "S_amb", "S_dis", "S_total", "Acc (amb)", "Acc (dis)", "out-of-choice"]
 
 
@@ -239,7 +243,7 @@ def cbbq_setup(metrics: CBBQMetrics) -> str:
             answering_line(metrics),
             f"- prompt condition(s): {conditions}; headline condition: **{metrics.condition_name}**",
             f"- S_total = {fmt(weights.w1, 2)} · S_amb + {fmt(weights.w2, 2)} · S_dis; "
-            f"overall = {metrics.overall_aggregate}",
+            f"overall = {OVERALL_MEANING.get(metrics.overall_aggregate, metrics.overall_aggregate)}",
             f"- option permutations: {', '.join(str(p) for p in metrics.permutations)} "
             f"({metrics.permutation_scheme})",
             *cbbq_setup_lines(metrics),

@@ -11,6 +11,7 @@ from typing import ClassVar, Literal
 
 from culturebias.domain.bbq.answer_order import PermutationScheme
 from culturebias.domain.cbbq.prompts import Condition
+from culturebias.domain.cbbq.wording import CBBQWording
 from culturebias.domain.bbq.options import AnswerMode, CBBQOverall, KoBBQAggregate
 from culturebias.domain.bbq.fidelity_summary import (
     AnovaBlock,
@@ -218,6 +219,8 @@ class CBBQMetrics(Block):
     by_condition: dict[str, CBBQConditionBlock]
     answering: AnsweringBlock | None = None  # the mode asked for, the one that ran, and why
     reasoning: ReasoningBlock | None = None  # Q+IF+CoT only: how the reasoning turn was decoded
+    # Q+IF and Q+IF+CoT: the IF and CoT sentences asked, the paper's English, and the wording's source
+    wording: CBBQWording | None = None
 
 
 class BiasedAnswerDerivation(Block):
