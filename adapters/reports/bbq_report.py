@@ -6,6 +6,7 @@ from pathlib import Path
 from typing import Any
 
 from culturebias.adapters.reports.bbq_fidelity_report import (
+    kobbq_extra_section,
     answering_line,
     cbbq_setup_lines,
     group_topic_section,
@@ -33,6 +34,7 @@ from culturebias.domain.bbq.summary import (
     KoBBQSummary,
     PromptStats,
 )
+from culturebias.domain.kobbq.evaluators import EVALUATOR_MEANING
 from culturebias.domain.skips import SkippedRow
 
 KOBBQ_COLUMNS = ("acc_amb", "acc_dis", "diff_bias_amb", "diff_bias_dis", "ooc_ratio")
@@ -88,6 +90,7 @@ def kobbq_setup(metrics: KoBBQMetrics) -> str:
         f"- prompts: {', '.join(metrics.prompts)}; option permutations: "
         f"{', '.join(str(p) for p in metrics.permutations)} ({metrics.permutation_scheme})",
         f"- aggregation within a prompt: {metrics.aggregate}; std over prompts with ddof {metrics.std_ddof}",
+        f"- evaluator: {EVALUATOR_MEANING.get(metrics.evaluator, metrics.evaluator)}",
         "",
         table(["prompt", "unknown option worded as"], [[p, w] for p, w in metrics.unknown_wording.items()]),
     ]
@@ -210,6 +213,7 @@ def kobbq_sections(summary: KoBBQSummary, out_dir: Path) -> tuple[list[str], lis
         model_section(summary),
         kobbq_setup(metrics),
         kobbq_headline(metrics),
+        kobbq_extra_section(metrics),
         kobbq_breakdown("By label annotation (ST simply transferred, TM target modified, NC newly created)", metrics.by_label),
         kobbq_breakdown("By category", metrics.by_category),
         f"![diff-bias by category]({FIGURE})" if figure else "",

@@ -20,6 +20,7 @@ from pydantic import BaseModel, ConfigDict, Field, field_validator, model_valida
 
 from culturebias.domain.cbbq.prompts import CONDITIONS
 from culturebias.domain.bbq.answer_order import PermutationScheme
+from culturebias.domain.kobbq.evaluators import KoBBQEvaluator
 from culturebias.domain.option_types import CommaIntList, CommaList, nonempty_subset
 
 # masked: an encoder (masked LM, model.kind=masked) scores each option by pseudo-log-likelihood (CBBQ §5.8)
@@ -77,6 +78,9 @@ class KoBBQOptions(BBQOptions):
     # template); per_template: the mean of per-template scores ("all-samples").
     aggregate: KoBBQAggregate = "pooled"
     std_ddof: int = Field(1, ge=0)  # std over prompts
+    # The authors' evaluator whose DiffBias_d is scored: 5_evaluation (evaluation/5_evaluation.py) or
+    # KoBBQ_evaluation (the root KoBBQ_evaluation.py); the extra metrics are scored under either.
+    evaluator: KoBBQEvaluator = "5_evaluation"
     # One-way ANOVA and Tukey HSD of per-template diff-bias across categories
     # (Tukey's p-values take a few seconds for twelve categories).
     statistics: bool = True

@@ -19,6 +19,7 @@ from culturebias.domain.bbq.fidelity_summary import (
     KoBBQRunTests,
     ReasoningBlock,
 )
+from culturebias.domain.kobbq.evaluators import KoBBQEvaluator
 from culturebias.domain.skips import SkippedRow
 from culturebias.domain.summary import Block, Count, Number, OmittedWhenNone, RunSummary
 from culturebias.domain.uncertainty.interval import Interval
@@ -42,6 +43,10 @@ class KoBBQAnswerCounts(Block):
     n_cb: Count = 0
     n_cc: Count = 0
     n_cu: Count = 0
+    # disambiguated version-d items (within n_b) and their correct answers (within n_bb): what
+    # KoBBQ_evaluation.py counts on the counter-biased side (domain/kobbq/evaluators.py)
+    n_version_d: Count = 0
+    n_version_d_correct: Count = 0
 
 
 class PromptStats(Block):
@@ -72,6 +77,12 @@ class KoBBQScoreBlock(Block):
     counts: dict[str, KoBBQAnswerCounts]
     # 95% bootstrap intervals of the headline means over prompts, by metric (domain/bbq/intervals.py)
     intervals: dict[str, Interval] | None = None
+    # KoBBQ_evaluation.py's extra metrics, under either evaluator (domain/kobbq/evaluators.py);
+    # None in summaries written before them
+    acc_overall: PromptStats | None = None
+    bias_score_amb: PromptStats | None = None
+    bias_score_dis: PromptStats | None = None
+    inconsistency: PromptStats | None = None
 
 
 class TemplateScores(Block):
@@ -119,6 +130,8 @@ class KoBBQMetrics(Block):
     answering: AnsweringBlock | None = None  # the mode asked for, the one that ran, and why
     # The paper's tests in this run: Tukey HSD 99% on normalised diff-bias (Figs. 3–4), rank-sum (Table 4)
     tests: KoBBQRunTests | None = None
+    # The authors' evaluator whose DiffBias_d ran (domain/kobbq/evaluators.py); older summaries ran 5_evaluation
+    evaluator: KoBBQEvaluator = "5_evaluation"
 
 
 class KoBBQCounts(Block):
