@@ -34,7 +34,7 @@ from culturebias.domain.bbq.summary import (
     KoBBQSummary,
     PromptStats,
 )
-from culturebias.domain.kobbq.evaluators import EVALUATOR_MEANING
+from culturebias.domain.bbq.evaluators import EVALUATOR_MEANING
 from culturebias.domain.skips import SkippedRow
 
 KOBBQ_COLUMNS = ("acc_amb", "acc_dis", "diff_bias_amb", "diff_bias_dis", "ooc_ratio")

@@ -16,7 +16,7 @@ from __future__ import annotations
 from collections import Counter
 from typing import Any, Iterator, Mapping
 
-from culturebias.domain.kobbq.evaluators import template_version
+from culturebias.domain.bbq.evaluators import template_version
 from culturebias.domain.kobbq.sampling import sample_per_template
 from culturebias.domain.kobbq.templates import expand_templates
 from culturebias.domain.errors import ConfigError

@@ -32,6 +32,21 @@ class ReasoningBlock(Block):
     first_turn: str  # what the first turn carries
 
 
+class SentenceWording(Block):
+    """One sentence as asked, the paper's English original, and where the asked text comes from."""
+
+    text: str
+    paper_english: str
+    source: str
+
+
+class CBBQWording(Block):
+    """The IF and CoT sentences a CBBQ run asked (summary ``metrics.wording``; domain/cbbq/wording.py)."""
+
+    if_sentence: SentenceWording
+    cot_sentence: SentenceWording
+
+
 # -- KoBBQ statistics (paper Table 4, Figs. 3–4): one run's, and across runs (domain/kobbq/comparison.py) --
 class AnovaBlock(Block):
     f: Number

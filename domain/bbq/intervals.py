@@ -22,7 +22,7 @@ import numpy as np
 from culturebias.domain.array_types import Floats, Indices
 from culturebias.domain.bbq.model import Answer, AnswerClass
 from culturebias.domain.bbq.summary import CBBQScores, KoBBQScoreBlock
-from culturebias.domain.kobbq.evaluators import evaluator_context
+from culturebias.domain.bbq.evaluators import evaluator_context
 from culturebias.domain.uncertainty.arrays import nan_mean as _nan_mean, ratio as _ratio
 from culturebias.domain.uncertainty.bootstrap import unit_intervals
 from culturebias.domain.uncertainty.interval import DEFAULT_RESAMPLES, Interval

@@ -20,7 +20,7 @@ from pydantic import BaseModel, ConfigDict, Field, field_validator, model_valida
 
 from culturebias.domain.cbbq.prompts import CONDITIONS
 from culturebias.domain.bbq.answer_order import PermutationScheme
-from culturebias.domain.kobbq.evaluators import KoBBQEvaluator
+from culturebias.domain.bbq.evaluators import KoBBQEvaluator
 from culturebias.domain.option_types import CommaIntList, CommaList, nonempty_subset
 
 # masked: an encoder (masked LM, model.kind=masked) scores each option by pseudo-log-likelihood (CBBQ §5.8)

@@ -9,7 +9,7 @@ Out-of-choice answers are left out of every count except ``n_ooc``.
     DiffBias_a = (n_ab - n_ac) / n_a   DiffBias_d = n_bb / n_b - n_cc / n_c
 
 An undefined ratio (empty denominator) is NaN, never 0. ``evaluator`` picks the
-authors' evaluator for DiffBias_d (``domain/kobbq/evaluators.py``); the extra
+authors' evaluator for DiffBias_d (``domain/bbq/evaluators.py``); the extra
 metrics of ``KoBBQ_evaluation.py`` are scored under either.
 """
 
@@ -21,7 +21,7 @@ from typing import Iterable, Sequence
 from culturebias.domain.bbq.answers import ratio
 from culturebias.domain.bbq.model import Answer, AnswerClass
 from culturebias.domain.bbq.summary import DiffBiasBounds, KoBBQAnswerCounts
-from culturebias.domain.kobbq.evaluators import EXTRA_METRICS, inconsistency, is_version_d
+from culturebias.domain.bbq.evaluators import EXTRA_METRICS, inconsistency, is_version_d
 
 KOBBQ_METRICS: tuple[str, ...] = ("acc_amb", "acc_dis", "diff_bias_amb", "diff_bias_dis", "ooc_ratio")
 ALL_METRICS: tuple[str, ...] = KOBBQ_METRICS + EXTRA_METRICS

@@ -15,7 +15,7 @@ from typing import Any
 from culturebias.domain.bbq.intervals import KOBBQ_HEADLINES, UNIT, KoBBQRow, kobbq_statistic, kobbq_tallies
 from culturebias.domain.bbq.units import bbq_records
 from culturebias.domain.headlines import HeadlineMetric
-from culturebias.domain.kobbq.evaluators import SWAPPED, template_version
+from culturebias.domain.bbq.evaluators import SWAPPED, template_version
 from culturebias.domain.policy.paired import NoUnitValues, UnitValues
 
 # breakdown kind → the record's metadata field that holds it
@@ -30,7 +30,7 @@ def _row(record: Any, evaluator: str) -> KoBBQRow:
     else:
         context = "b" if meta.get("context_polarity") == "biased" else "c"
         d = context == "b" and template_version(str(meta.get("sample_id", ""))) == "d"
-        if evaluator == "KoBBQ_evaluation" and d:  # as domain/kobbq/evaluators.py's evaluator_context
+        if evaluator == "KoBBQ_evaluation" and d:  # as domain/bbq/evaluators.py's evaluator_context
             context, outcome = "c", SWAPPED.get(outcome, outcome)
     return str(meta["template_id"]), str(meta["prompt_id"]), context, outcome
 

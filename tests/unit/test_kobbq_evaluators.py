@@ -7,7 +7,7 @@ import pytest
 from culturebias.domain.bbq.intervals import kobbq_rows, kobbq_statistic, kobbq_tallies
 from culturebias.domain.bbq.model import Answer, QAItem
 from culturebias.domain.kobbq.aggregate import block
-from culturebias.domain.kobbq.evaluators import inconsistency, template_version
+from culturebias.domain.bbq.evaluators import inconsistency, template_version
 from culturebias.domain.kobbq.metrics import count_answers, score_answers
 
 BIASED, COUNTER, UNKNOWN = 0, 1, 2
