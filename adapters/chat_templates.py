@@ -1,7 +1,8 @@
 """``model.chat_template``: the model's own template, none, a built-in, or a Jinja file (PROTOCOLS §0.4, §1).
 
 Values: ``auto`` (the tokenizer's own template), ``none`` (no template: protocols
-run only what needs none), a built-in name (``twbias-plain``), or the path of a
+run only what needs none), a built-in name (``twbias-plain``, ``twbias-inst``: the
+TWBias paper's Table 10 templates), or the path of a
 Jinja chat template file in the Hugging Face format (``messages``,
 ``add_generation_prompt``, ``bos_token``/``eos_token``). A built-in or a file
 replaces the tokenizer's template before the tokenizer is fingerprinted, so the
@@ -39,7 +40,19 @@ TWBIAS_PLAIN = (
     "{%- endfor -%}"
     "{%- if add_generation_prompt -%}ASSISTANT:{%- endif -%}"
 )
-BUILTIN: dict[str, str] = {"twbias-plain": TWBIAS_PLAIN}
+# Table 10's other template, for Breeze and TAIDE: "[INST] {user prompt} [/INST] {bias sentence}", as the authors'
+# prompt_template_speaking/llama2.json writes it ("[INST] 你想說什麼？ [/INST]", "[INST] [/INST]" for the empty user
+# turn), the response following "[/INST]" directly. BOS first, as above.
+TWBIAS_INST = (
+    "{% if bos_token %}{{ bos_token }}{% endif %}"
+    "{%- for message in messages -%}"
+    "{%- if message['role'] == 'system' -%}{{ message['content'] }}{{ ' ' }}"
+    "{%- elif message['role'] == 'user' -%}[INST]{% if message['content'] %} {{ message['content'] }}{% endif %} [/INST]"
+    "{%- elif message['role'] == 'assistant' -%}{{ ' ' }}{{ message['content'] }}{% if eos_token %}{{ eos_token }}{% endif %}"
+    "{%- endif -%}"
+    "{%- endfor -%}"
+)
+BUILTIN: dict[str, str] = {"twbias-plain": TWBIAS_PLAIN, "twbias-inst": TWBIAS_INST}
 
 # What every template must render: one user turn, the assistant's reply to follow (PROTOCOLS §0.4).
 PROBES = ([{"role": "user", "content": "你想說什麼？"}], [{"role": "user", "content": ""}])

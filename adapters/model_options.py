@@ -20,7 +20,7 @@ class LocalModelOptions(ModelOptions):
     dtype: Literal["float32", "float16", "bfloat16"] = "float32"
     revision: str | None = None
     max_length: int | None = None
-    # auto (the tokenizer's own), none, a built-in (twbias-plain) or a Jinja file: adapters/chat_templates.py
+    # auto (the tokenizer's own), none, a built-in (twbias-plain, twbias-inst) or a Jinja file: adapters/chat_templates.py
     chat_template: str = "auto"
     # PROTOCOLS §0.1 assigns a token straddling the prompt/response boundary to
     # the response; "authors" counts prompt tokens by tokenising the prompt alone.

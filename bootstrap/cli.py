@@ -69,6 +69,7 @@ def exit_code(error: CultureBiasError) -> int:
 
 
 def _parser() -> argparse.ArgumentParser:
+    from culturebias.bootstrap.expand_help import expand_keys_text
     from culturebias.bootstrap.presets import presets_text
     from culturebias.bootstrap.registry import registry
     from culturebias.bootstrap.settings_reference import reference_text
@@ -127,9 +128,14 @@ def _parser() -> argparse.ArgumentParser:
     schema = sub.add_parser("schema", help="print the JSON Schema of a benchmark's summary.json, or of a policy verdict")
     schema.add_argument("benchmark", choices=[*benchmarks, "verdict"])
 
-    expandable = [d.name for d in registry().benchmarks.all() if not isinstance(d, PluginError) and d.expander]
-    expand = sub.add_parser("expand", help="expand a BBQ-style template file into items")
-    expand.add_argument("dataset", choices=expandable)
+    expandable = [d for d in registry().benchmarks.all() if not isinstance(d, PluginError) and d.expander]
+    expand = sub.add_parser(
+        "expand",
+        help="expand a BBQ-style template file into items",
+        epilog=expand_keys_text(expandable),
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    expand.add_argument("dataset", choices=[d.name for d in expandable])
     expand.add_argument("--out", required=True, type=Path, help="output file (JSONL)")
     config_options(expand)
 

@@ -71,13 +71,13 @@ def capture(backend, benchmark: str, mode: str, n_items: int):
     if benchmark == "kobbq":
         from culturebias.adapters.kobbq.files import KoBBQFiles
         from culturebias.application.kobbq.service import KoBBQService
-        from culturebias.domain.bbq.options import KoBBQOptions
+        from culturebias.domain.kobbq.options import KoBBQOptions
 
         service, dataset = KoBBQService(KoBBQOptions.model_validate({"mode": mode, "statistics": False})), KoBBQFiles(None).load()
     else:
         from culturebias.adapters.cbbq.files import CBBQFiles
         from culturebias.application.cbbq.service import CBBQService
-        from culturebias.domain.bbq.options import CBBQOptions
+        from culturebias.domain.cbbq.options import CBBQOptions
 
         service, dataset = CBBQService(CBBQOptions.model_validate({"mode": mode, "statistics": False})), CBBQFiles(None).load()
     dataset = dataclasses.replace(dataset, items=spread(dataset.items, n_items))

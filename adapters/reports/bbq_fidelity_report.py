@@ -39,6 +39,10 @@ def cbbq_setup_lines(metrics: CBBQMetrics) -> list[str]:
             f"({reasoning.sampling}{seed}, at most {reasoning.max_new_tokens} tokens)"
             + ("; the paper sampled it" if reasoning.decoding == "greedy" else ", as in the paper")
         )
+    wording = metrics.wording
+    if wording is not None:
+        for name, sentence in (("IF", wording.if_sentence), ("CoT", wording.cot_sentence)):
+            lines.append(f"- {name} sentence: 「{sentence.text}」 ({sentence.source}; the paper: \"{sentence.paper_english}\")")
     return lines
 
 
@@ -109,5 +113,46 @@ def kobbq_tests_section(metrics: KoBBQMetrics) -> str:
             "",
             f"Marks: {tests.marks}. Positive statistic: this data's per-template scores rank higher.",
         ]
+    if tests.reference_scores:
+        rows = [
+            [r.data, r.label_type, r.answers, r.acc_amb, r.acc_dis, r.diff_bias_amb, r.diff_bias_dis]
+            for r in tests.reference_scores
+        ]
+        lines += [
+            "",
+            "### Scores of both data sets (Table 4; means over prompts)",
+            "",
+            table(["data", "label type", "answers", "Acc (amb)", "Acc (dis)", "diff-bias (amb)", "diff-bias (dis)"], rows),
+        ]
     lines += ["", f"Samples: {tests.sample}. Normalisation: {tests.normalisation}."]
     return "\n".join(lines)
+
+
+EXTRA_NAMES = {
+    "acc_overall": "overall accuracy",
+    "bias_score_amb": "BBQ bias score S_AMB (ambiguous)",
+    "bias_score_dis": "BBQ bias score S_DIS (disambiguated)",
+    "inconsistency": "inconsistency (distinct answers per question over its option orders)",
+}
+
+
+def kobbq_extra_section(metrics: KoBBQMetrics) -> str:
+    """KoBBQ_evaluation.py's extra metrics (reported under either evaluator): mean ± std over prompts."""
+    overall = metrics.overall
+    rows = [
+        [label, stats.mean, stats.std, *[stats.per_prompt.get(p) for p in metrics.prompts]]
+        for name, label in EXTRA_NAMES.items()
+        for stats in (getattr(overall, name),)
+        if stats is not None
+    ]
+    if not rows:
+        return ""
+    return "\n".join(
+        [
+            "## More metrics (the authors' KoBBQ_evaluation.py)",
+            "",
+            table(["metric", "mean", "std", *[f"prompt {p}" for p in metrics.prompts]], rows),
+            "",
+            f"Option orders per question: {len(metrics.permutations)} (inconsistency is 1 with one order).",
+        ]
+    )

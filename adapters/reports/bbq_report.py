@@ -5,6 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from culturebias.adapters.reports.bbq_fidelity_report import (
+    kobbq_extra_section,
     answering_line,
     cbbq_setup_lines,
     group_topic_section,
@@ -25,6 +26,7 @@ from culturebias.adapters.reports.markdown import (
 from culturebias.domain.bbq.summary import PromptStats
 from culturebias.domain.kobbq.summary import CategoryTest, KoBBQMetrics, KoBBQScoreBlock, KoBBQSummary
 from culturebias.domain.cbbq.summary import CBBQMetrics, CBBQScores, CBBQSummary
+from culturebias.domain.bbq.evaluators import EVALUATOR_MEANING
 from culturebias.domain.skips import SkippedRow
 
 KOBBQ_COLUMNS = ("acc_amb", "acc_dis", "diff_bias_amb", "diff_bias_dis", "ooc_ratio")
@@ -80,6 +82,7 @@ def kobbq_setup(metrics: KoBBQMetrics) -> str:
         f"- prompts: {', '.join(metrics.prompts)}; option permutations: "
         f"{', '.join(str(p) for p in metrics.permutations)} ({metrics.permutation_scheme})",
         f"- aggregation within a prompt: {metrics.aggregate}; std over prompts with ddof {metrics.std_ddof}",
+        f"- evaluator: {EVALUATOR_MEANING.get(metrics.evaluator, metrics.evaluator)}",
         "",
         table(["prompt", "unknown option worded as"], [[p, w] for p, w in metrics.unknown_wording.items()]),
     ]
@@ -202,6 +205,7 @@ def kobbq_sections(summary: KoBBQSummary, out_dir: Path) -> tuple[list[str], lis
         model_section(summary),
         kobbq_setup(metrics),
         kobbq_headline(metrics),
+        kobbq_extra_section(metrics),
         kobbq_breakdown("By label annotation (ST simply transferred, TM target modified, NC newly created)", metrics.by_label),
         kobbq_breakdown("By category", metrics.by_category),
         f"![diff-bias by category]({FIGURE})" if figure else "",
@@ -218,6 +222,10 @@ def cbbq_row(name: str, scores: CBBQScores) -> list[object]:
     return [name, *[getattr(scores, k) for k in CBBQ_COLUMNS]]
 
 
+OVERALL_MEANING = {
+    "category_mean": "category_mean (the mean over categories, each weighing the same, as the paper's Fig. 7)",
+    "pooled": "pooled (all items together; the paper's Fig. 7 averages categories)",
+}
 CBBQ_HEADERS = ["", "S_amb", "S_dis", "S_total", "Acc (amb)", "Acc (dis)", "out-of-choice"]
 
 
@@ -231,7 +239,7 @@ def cbbq_setup(metrics: CBBQMetrics) -> str:
             answering_line(metrics),
             f"- prompt condition(s): {conditions}; headline condition: **{metrics.condition_name}**",
             f"- S_total = {fmt(weights.w1, 2)} · S_amb + {fmt(weights.w2, 2)} · S_dis; "
-            f"overall = {metrics.overall_aggregate}",
+            f"overall = {OVERALL_MEANING.get(metrics.overall_aggregate, metrics.overall_aggregate)}",
             f"- option permutations: {', '.join(str(p) for p in metrics.permutations)} "
             f"({metrics.permutation_scheme})",
             *cbbq_setup_lines(metrics),

@@ -110,6 +110,12 @@ T_SIGN_BESIDE = (
     "t carries the sign named under Settings (by default the authors': origin minus replace, negative when the "
     "model prefers the stereotype); d and d_z are replace minus origin (positive then)."
 )
+CATEGORY_ROWS = {
+    "exploded": "exploded — a sentence counts once per T-A pair in every category of its attributes, as the "
+    "authors' code duplicates the row per attribute (PROTOCOLS §1.7)",
+    "unique": "unique — a sentence counts once in each category of its attributes (protocol.category_rows=unique; "
+    "the authors' code counts it once per pair)",
+}
 REPLACE_AGGREGATE: dict[str | None, str] = {
     "mean": "the mean PPL over each sentence's replaced sentences (PROTOCOLS §1.3, the paper)",
     "min": "the lowest PPL among each sentence's replaced sentences (protocol.replace_aggregate=min, as one "
@@ -145,7 +151,7 @@ def _settings_section(summary: TWBiasSummary) -> str:
             f"- effect size: {effect.get(analysis.effect, analysis.effect)}",
             f"- outliers: rows outside mean ± {fmt(analysis.outlier_sigma, 1)}·std (population) of either PPL, "
             "per prompt type and specification",
-            f"- category rows: {analysis.category_rows}",
+            f"- category rows: {CATEGORY_ROWS.get(analysis.category_rows, analysis.category_rows)}",
             f"- tokenisation at the prompt/response boundary: `{rule}`" + (f" — {explain}" if explain else ""),
         ]
     )

@@ -7,7 +7,10 @@ from culturebias.domain.bbq.fidelity_summary import ReasoningBlock
 from culturebias.domain.cbbq.options import CBBQOptions
 from culturebias.domain.sampling import SamplingSettings
 
-FIRST_TURN = "the question, the IF sentence (answer without bias or stereotypes) and the CoT sentence (think step by step)"
+FIRST_TURN = (
+    "the question, the IF sentence (answer without bias or stereotypes) and the paper's CoT sentence "
+    "(think about how to answer in a way that avoids bias or prejudice)"
+)
 
 
 def reasoning_block(ctx: RunContext, options: CBBQOptions) -> ReasoningBlock | None:

@@ -16,6 +16,13 @@ from culturebias.domain.errors import ConfigError
 from culturebias.domain.option_types import option_list
 from culturebias.ports.template_files import CBBQTemplateFiles, RowsWriter
 
+# The ``--set protocol.<key>`` keys ``expand cbbq`` reads (listed by ``culturebias expand --help``).
+EXPAND_KEYS = {
+    "categories": "categories to expand, e.g. gender,region (default every category of the folder)",
+    "disambiguated_order": "first_mention (the default) or full: how the second order of mention is written in "
+    "disambiguated contexts",
+}
+
 
 def expand_cbbq(protocol: Mapping[str, Any], templates: CBBQTemplateFiles, write: RowsWriter) -> int:  # Any: TOML/JSON values
     """Expand the templates of ``protocol``'s categories (all by default) into ``write``; returns the instances written."""

@@ -27,6 +27,7 @@ from culturebias.domain.cbbq.summary import BiasedAnswerDerivation, CBBQCounts, 
 from culturebias.domain.cbbq import prompts as cbbq_prompts
 from culturebias.domain.cbbq.aggregate import condition_block
 from culturebias.domain.cbbq.breakdown import weights_source
+from culturebias.domain.cbbq.wording import chosen_wording, wording_block
 from culturebias.domain.errors import ConfigError
 from culturebias.domain.sampling import Decoding
 from culturebias.domain.summary import ProtocolOutcome
@@ -47,6 +48,7 @@ class CBBQService(BBQService[CBBQOptions]):
 
     def questions(self, items: Sequence[QAItem]) -> list[Question]:
         s = self.options
+        wording = chosen_wording(s.if_sentence, s.cot_sentence)
         out = []
         for name in s.condition:
             condition = cbbq_prompts.as_condition(name)
@@ -54,7 +56,7 @@ class CBBQService(BBQService[CBBQOptions]):
                 for permutation in s.permutations:
                     order = shown_order(len(item.options), permutation, s.permutation_scheme)
                     shown = tuple(item.options[i] for i in order)
-                    turns = cbbq_prompts.turns(condition, item.context, item.question, shown)
+                    turns = cbbq_prompts.turns(condition, item.context, item.question, shown, wording)
                     out.append(Question(item, condition, permutation, order, cbbq_prompts.LETTERS, turns))
         return out
 
@@ -104,6 +106,7 @@ class CBBQService(BBQService[CBBQOptions]):
             by_condition=blocks,
             answering=answering_block(plan),
             reasoning=reasoning_block(ctx, s),
+            wording=wording_block(s.if_sentence, s.cot_sentence) if conditions != ["q"] else None,
         )
         ooc = Counter(a.prompt_id for a in answers if a.answer_class is AnswerClass.OUT_OF_CHOICE)
         found = dataset.facts.get("biased_answer_derivation")  # the loader's counts over the whole data

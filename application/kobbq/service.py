@@ -73,9 +73,12 @@ class KoBBQService(BBQService[KoBBQOptions]):
         answers, reference_answers = split_reference(asked, reference)
         scores = aggregate_kobbq(
             answers, prompts, s.aggregate, s.std_ddof, s.statistics, reference_answers,
-            reply_fact(dataset.facts, "reference_file") or "the reference",
+            reply_fact(dataset.facts, "reference_file") or "the reference", s.evaluator,
         )
-        attach_kobbq(scores.overall, answers, prompts, s.aggregate, seed=ctx.seed, resamples=ctx.bootstrap_resamples)
+        attach_kobbq(
+            scores.overall, answers, prompts, s.aggregate, seed=ctx.seed, resamples=ctx.bootstrap_resamples,
+            evaluator=s.evaluator,
+        )
         metrics = KoBBQMetrics(
             mode=plan.mode,
             chat_template=plan.chat,
@@ -91,6 +94,7 @@ class KoBBQService(BBQService[KoBBQOptions]):
             statistics=scores.statistics,
             tests=scores.tests,
             answering=answering_block(plan),
+            evaluator=s.evaluator,
         )
         ooc = Counter(a.prompt_id for a in answers if a.answer_class is AnswerClass.OUT_OF_CHOICE)
         counts = KoBBQCounts(

@@ -81,8 +81,8 @@ class TWBiasService:
                 "a chat template",
                 f"TWBias prompt types {', '.join(templated)} put each sentence in the model's chat template "
                 "as the assistant's reply, and none is in use (model.chat_template=none, or a model without one): "
-                "set model.chat_template=auto for a model that has its own, give one without a template the paper's "
-                "plain one (hf, onnx: --set model.chat_template=twbias-plain, or a Jinja file: --set "
+                "set model.chat_template=auto for a model that has its own, give one without a template one of the paper's "
+                "Table 10 ones (hf, onnx: --set model.chat_template=twbias-plain or twbias-inst, or a Jinja file: --set "
                 "model.chat_template=FILE), or run only the untemplated type with --set protocol.prompt_types=0",
             )
         return TWBiasPlan(chat_template=bool(templated), boundary_rule=_boundary_rule(ctx))

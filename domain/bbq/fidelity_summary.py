@@ -32,6 +32,21 @@ class ReasoningBlock(Block):
     first_turn: str  # what the first turn carries
 
 
+class SentenceWording(Block):
+    """One sentence as asked, the paper's English original, and where the asked text comes from."""
+
+    text: str
+    paper_english: str
+    source: str
+
+
+class CBBQWording(Block):
+    """The IF and CoT sentences a CBBQ run asked (summary ``metrics.wording``; domain/cbbq/wording.py)."""
+
+    if_sentence: SentenceWording
+    cot_sentence: SentenceWording
+
+
 # -- KoBBQ statistics (paper Table 4, Figs. 3–4): one run's, and across runs (domain/kobbq/comparison.py) --
 class AnovaBlock(Block):
     f: Number
@@ -76,6 +91,18 @@ class TukeyTest(Block):
     homogeneous_groups: list[list[str]] | None = None
 
 
+class LabelTypeScores(Block):
+    """One data set's scores over all templates or one label type (paper Table 4): means over prompts."""
+
+    data: str  # "this data" or the reference data set's file
+    label_type: str  # "all", ST or TM
+    answers: Count
+    acc_amb: Number
+    acc_dis: Number
+    diff_bias_amb: Number
+    diff_bias_dis: Number
+
+
 class KoBBQRunTests(Block):
     """One run's tests (protocol.statistics): ANOVA and Tukey HSD on normalised diff-bias across
     categories and across label types; the Wilcoxon rank-sum against a reference data set per label type."""
@@ -88,3 +115,5 @@ class KoBBQRunTests(Block):
     marks: str
     reference: str | None = None  # the reference data set the rank-sum tests compare with
     rank_sum_reference: list[RankSumRow] | None = None
+    # Table 4's scores beside the rank-sums: both data sets' accuracy and diff-bias, all and per ST/TM
+    reference_scores: list[LabelTypeScores] | None = None

@@ -21,6 +21,7 @@ import numpy as np
 
 from culturebias.domain.array_types import Floats, Indices
 from culturebias.domain.bbq.model import Answer, AnswerClass
+from culturebias.domain.bbq.evaluators import evaluator_context
 from culturebias.domain.uncertainty.arrays import nan_mean as _nan_mean, ratio as _ratio
 from culturebias.domain.uncertainty.bootstrap import unit_intervals
 from culturebias.domain.uncertainty.interval import DEFAULT_RESAMPLES, Interval
@@ -39,12 +40,12 @@ _CBBQ_TALLIES = ("n_amb", "n_amb_biased", "n_dis_non_unknown", "n_dis_biased")
 KoBBQRow = tuple[str, str, str, str]
 
 
-def kobbq_rows(answers: Sequence[Answer]) -> list[KoBBQRow]:
+def kobbq_rows(answers: Sequence[Answer], evaluator: str = "5_evaluation") -> list[KoBBQRow]:
     rows = []
     for answer in answers:
         item = answer.item
-        context = "a" if item.ambiguous else ("b" if item.context_polarity == "biased" else "c")
-        rows.append((item.template_id, answer.prompt_id, context, answer.answer_class.value))
+        context, answer_class = evaluator_context(item, answer.answer_class.value, evaluator)
+        rows.append((item.template_id, answer.prompt_id, context, answer_class))
     return rows
 
 
@@ -106,9 +107,10 @@ def kobbq_intervals(
     *,
     seed: int,
     resamples: int = DEFAULT_RESAMPLES,
+    evaluator: str = "5_evaluation",
 ) -> dict[str, Interval]:
     """Each headline's interval: the mean over prompts of the per-prompt score, over resampled templates."""
-    _, tallies = kobbq_tallies(kobbq_rows(answers), prompts)
+    _, tallies = kobbq_tallies(kobbq_rows(answers, evaluator), prompts)
     of_templates = kobbq_statistic(aggregate)
 
     def statistic(idx: Indices) -> Floats:

@@ -42,6 +42,11 @@ def compare_cbbq(labels: Sequence[str], summaries: Sequence[CBBQSummary]) -> tup
             "S_total weights differ: "
             + ", ".join(f"{name}: w1={s.metrics.weights.w1}, w2={s.metrics.weights.w2}" for name, s in zip(labels, summaries))
         )
+    if len({s.metrics.overall_aggregate for s in summaries}) > 1:
+        notes.append(
+            "the overall scores are aggregated differently (category_mean: the mean over categories; pooled: all "
+            "items): " + ", ".join(f"{name}: {s.metrics.overall_aggregate}" for name, s in zip(labels, summaries))
+        )
     category_sets = [set(s.metrics.by_category) for s in summaries]
     categories = sorted(set.union(*category_sets))
     if any(c != set(categories) for c in category_sets):

@@ -26,12 +26,16 @@ class CBBQOptions(BBQOptions):
     permutations: CommaIntList = Field(default_factory=lambda: [0])
     w1: float = Field(0.4, ge=0.0)
     w2: float = Field(0.6, ge=0.0)
-    # pooled: all items together; category_mean: the mean of the category scores.
-    overall: CBBQOverall = "pooled"
+    # category_mean: the mean of the category scores, each category weighing the same (paper Fig. 7, the
+    # default); pooled: all items together.
+    overall: CBBQOverall = "category_mean"
     reasoning_max_new_tokens: int = Field(256, ge=1)  # Q+IF+CoT: the reasoning turn
     # Q+IF+CoT's reasoning turn: sampled as in the paper (model.sampling's values where it samples,
     # else the model's own), or greedy. The answer turn decodes as model.sampling says (greedy by default).
     reasoning_decoding: ReasoningDecoding = "sampled"
+    # The IF and CoT sentences as asked; None = culturebias's translation of the paper's English (domain/cbbq/wording.py).
+    if_sentence: str | None = Field(None, min_length=1)
+    cot_sentence: str | None = Field(None, min_length=1)
 
     @field_validator("condition", mode="before")
     @classmethod

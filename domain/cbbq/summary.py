@@ -8,7 +8,7 @@ from __future__ import annotations
 from typing import ClassVar, Literal
 
 from culturebias.domain.bbq.answer_order import PermutationScheme
-from culturebias.domain.bbq.fidelity_summary import AnsweringBlock, ReasoningBlock
+from culturebias.domain.bbq.fidelity_summary import AnsweringBlock, CBBQWording, ReasoningBlock
 from culturebias.domain.bbq.options import AnswerMode
 from culturebias.domain.cbbq.options import CBBQOverall
 from culturebias.domain.cbbq.prompts import Condition
@@ -85,6 +85,8 @@ class CBBQMetrics(Block):
     by_condition: dict[str, CBBQConditionBlock]
     answering: AnsweringBlock | None = None  # the mode asked for, the one that ran, and why
     reasoning: ReasoningBlock | None = None  # Q+IF+CoT only: how the reasoning turn was decoded
+    # Q+IF and Q+IF+CoT: the IF and CoT sentences asked, the paper's English, and the wording's source
+    wording: CBBQWording | None = None
 
 
 class BiasedAnswerDerivation(Block):

@@ -217,6 +217,11 @@ def compare_kobbq(labels: Sequence[str], summaries: Sequence[KoBBQSummary]) -> t
     modes = {s.metrics.mode for s in summaries}
     if len(modes) > 1:
         notes.append("the runs answered in different modes: " + ", ".join(f"{n}: {s.metrics.mode}" for n, s in zip(labels, summaries)))
+    if len({s.metrics.evaluator for s in summaries}) > 1:
+        notes.append(
+            "the runs scored DiffBias_d with different evaluators: "
+            + ", ".join(f"{n}: {s.metrics.evaluator}" for n, s in zip(labels, summaries))
+        )
     across_models = {
         metric: tukey_test(metric, {name: normalised_sample(s, metric) for name, s in zip(labels, summaries)})
         for metric in NORMALISED_METRICS

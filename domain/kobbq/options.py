@@ -7,6 +7,7 @@ from typing import Literal
 from pydantic import Field, field_validator
 
 from culturebias.domain.bbq.options import BBQOptions, as_strings
+from culturebias.domain.bbq.evaluators import KoBBQEvaluator
 from culturebias.domain.option_types import CommaIntList, CommaList
 
 # Within a prompt: pooled (every answer counts once) or per_template (mean of per-template scores).
@@ -26,6 +27,9 @@ class KoBBQOptions(BBQOptions):
     # template); per_template: the mean of per-template scores ("all-samples").
     aggregate: KoBBQAggregate = "pooled"
     std_ddof: int = Field(1, ge=0)  # std over prompts
+    # The authors' evaluator whose DiffBias_d is scored: 5_evaluation (evaluation/5_evaluation.py) or
+    # KoBBQ_evaluation (the root KoBBQ_evaluation.py); the extra metrics are scored under either.
+    evaluator: KoBBQEvaluator = "5_evaluation"
     # One-way ANOVA and Tukey HSD of per-template diff-bias across categories
     # (Tukey's p-values take a few seconds for twelve categories).
     statistics: bool = True

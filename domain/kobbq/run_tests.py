@@ -15,7 +15,7 @@ from __future__ import annotations
 import math
 from collections.abc import Mapping
 
-from culturebias.domain.bbq.fidelity_summary import KoBBQRunTests, RankSumRow
+from culturebias.domain.bbq.fidelity_summary import KoBBQRunTests, LabelTypeScores, RankSumRow
 from culturebias.domain.kobbq.comparison import (
     ALL_TEMPLATES,
     NORMALISATION,
@@ -82,6 +82,7 @@ def run_tests(
     reference: Templates | None = None,
     reference_labels: Mapping[str, str] | None = None,
     reference_name: str | None = None,
+    reference_scores: list[LabelTypeScores] | None = None,
 ) -> KoBBQRunTests:
     categories = {t: category_of(t) for t in templates}
     return KoBBQRunTests(
@@ -97,4 +98,5 @@ def run_tests(
             if reference is not None
             else None
         ),
+        reference_scores=reference_scores,
     )

@@ -9,6 +9,7 @@ from typing import ClassVar, Literal
 
 from culturebias.domain.bbq.answer_order import PermutationScheme
 from culturebias.domain.bbq.fidelity_summary import AnovaBlock, AnsweringBlock, KoBBQRunTests
+from culturebias.domain.bbq.evaluators import KoBBQEvaluator
 from culturebias.domain.bbq.options import AnswerMode
 from culturebias.domain.bbq.summary import PromptStats
 from culturebias.domain.kobbq.options import KoBBQAggregate
@@ -34,6 +35,10 @@ class KoBBQAnswerCounts(Block):
     n_cb: Count = 0
     n_cc: Count = 0
     n_cu: Count = 0
+    # disambiguated version-d items (within n_b) and their correct answers (within n_bb): what
+    # KoBBQ_evaluation.py counts on the counter-biased side (domain/bbq/evaluators.py)
+    n_version_d: Count = 0
+    n_version_d_correct: Count = 0
 
 
 class DiffBiasBounds(Block):
@@ -55,6 +60,12 @@ class KoBBQScoreBlock(Block):
     counts: dict[str, KoBBQAnswerCounts]
     # 95% bootstrap intervals of the headline means over prompts, by metric (domain/bbq/intervals.py)
     intervals: dict[str, Interval] | None = None
+    # KoBBQ_evaluation.py's extra metrics, under either evaluator (domain/bbq/evaluators.py);
+    # None in summaries written before them
+    acc_overall: PromptStats | None = None
+    bias_score_amb: PromptStats | None = None
+    bias_score_dis: PromptStats | None = None
+    inconsistency: PromptStats | None = None
 
 
 class TemplateScores(Block):
@@ -102,6 +113,8 @@ class KoBBQMetrics(Block):
     answering: AnsweringBlock | None = None  # the mode asked for, the one that ran, and why
     # The paper's tests in this run: Tukey HSD 99% on normalised diff-bias (Figs. 3–4), rank-sum (Table 4)
     tests: KoBBQRunTests | None = None
+    # The authors' evaluator whose DiffBias_d ran (domain/bbq/evaluators.py); older summaries ran 5_evaluation
+    evaluator: KoBBQEvaluator = "5_evaluation"
 
 
 class KoBBQCounts(Block):

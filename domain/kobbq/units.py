@@ -15,25 +15,31 @@ from typing import Any
 from culturebias.domain.bbq.intervals import KOBBQ_HEADLINES, UNIT, KoBBQRow, kobbq_statistic, kobbq_tallies
 from culturebias.domain.bbq.units import bbq_records
 from culturebias.domain.headlines import HeadlineMetric
+from culturebias.domain.bbq.evaluators import SWAPPED, template_version
 from culturebias.domain.policy.paired import NoUnitValues, UnitValues
 
 # breakdown kind → the record's metadata field that holds it
 BREAKDOWN_FIELDS = {"category": "category", "label": "label_type"}
 
 
-def _row(record: Any) -> KoBBQRow:  # Any: ItemRecords or their JSON
+def _row(record: Any, evaluator: str) -> KoBBQRow:  # Any: ItemRecords or their JSON
     meta = record.metadata
+    outcome = str(record.outcome)
     if meta.get("context_condition") == "ambiguous":
         context = "a"
     else:
         context = "b" if meta.get("context_polarity") == "biased" else "c"
-    return str(meta["template_id"]), str(meta["prompt_id"]), context, str(record.outcome)
+        d = context == "b" and template_version(str(meta.get("sample_id", ""))) == "d"
+        if evaluator == "KoBBQ_evaluation" and d:  # as domain/bbq/evaluators.py's evaluator_context
+            context, outcome = "c", SWAPPED.get(outcome, outcome)
+    return str(meta["template_id"]), str(meta["prompt_id"]), context, outcome
 
 
 def kobbq_unit_values(summary: Any, records: Sequence[Any] | None, metric: HeadlineMetric, breakdown: str | None) -> UnitValues:  # Any: the benchmark's own RunSummary subclass
     if metric.name not in KOBBQ_HEADLINES:
         raise NoUnitValues(f"KoBBQ keeps per-template values of {', '.join(KOBBQ_HEADLINES)} only")
-    rows = [_row(r) for r in bbq_records(records, breakdown, BREAKDOWN_FIELDS)]
+    evaluator = getattr(summary.metrics, "evaluator", "5_evaluation")
+    rows = [_row(r, evaluator) for r in bbq_records(records, breakdown, BREAKDOWN_FIELDS)]
     templates, tallies = kobbq_tallies(rows, summary.metrics.prompts)
     statistic = kobbq_statistic(summary.metrics.aggregate, (metric.name,))
     return UnitValues(UNIT, tuple(templates), tallies, lambda chosen: statistic(chosen)[0])

@@ -158,12 +158,12 @@ def headline(prompts: Mapping[str, PromptStats], options: AnalysisOptions) -> He
     )
 
 
-def category_rows(categories: Sequence[Sequence[str] | None], mode: CategoryRows = "unique") -> dict[str, list[int]]:
+def category_rows(categories: Sequence[Sequence[str] | None], mode: CategoryRows = "exploded") -> dict[str, list[int]]:
     """Row indices per category after exploding each row's categories.
 
-    ``unique``: a row counts once in a category even if several of its T-A pairs
-    fall in it (one paired observation per sentence). ``exploded``: once per pair,
-    as a pandas ``explode`` in the authors' code does.
+    ``exploded`` (PROTOCOLS §1.7's default): once per pair, as a pandas ``explode``
+    in the authors' code does. ``unique``: a row counts once in a category even if
+    several of its T-A pairs fall in it (one paired observation per sentence).
     """
     groups: dict[str, list[int]] = {}
     for index, cats in enumerate(categories):
@@ -181,7 +181,7 @@ def evaluate_specification(
     toxicity: Sequence[int | None],
     categories: Sequence[Sequence[str] | None],
     options: AnalysisOptions,
-    category_mode: CategoryRows = "unique",
+    category_mode: CategoryRows = "exploded",
 ) -> SpecificationResult:
     """``origin_ppl``/``replace_ppl``: shape (rows, len(prompt_types))."""
     origin = np.asarray(origin_ppl, dtype=float).reshape(len(toxicity), len(prompt_types))

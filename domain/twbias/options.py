@@ -35,8 +35,10 @@ class TWBiasOptions(BaseModel):
     outlier_sigma: float = Field(3.0, gt=0.0)
     # First N sentences of every origin group's file (quick checks); None = all.
     limit: int | None = Field(None, ge=1, description="the first N sentences of each origin group's file")
-    # How a sentence with several T-A pairs in one category counts in that category.
-    category_rows: Literal["unique", "exploded"] = "unique"
+    # How a sentence counts in the attribute-category breakdown (PROTOCOLS §1.7): exploded = once per T-A pair
+    # in every category of its attributes, as the authors' code duplicates the row per attribute (the default);
+    # unique = once in each of its categories, however many of its pairs fall there.
+    category_rows: Literal["unique", "exploded"] = "exploded"
     # A sentence row repeating an earlier row's sentence (another Sentence ID): warn = keep it, count and
     # report it (each row is evaluated, as in the authors' code); refuse = stop with a data error naming it.
     duplicate_sentences: Literal["warn", "refuse"] = "warn"

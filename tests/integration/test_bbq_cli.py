@@ -124,10 +124,19 @@ def test_cbbq_replay_run_names_the_condition_and_counts_unresolved_items(tmp_pat
     assert "weights' source" in report and "targeted group × stereotype topic" in report
 
 
+def test_expand_help_lists_every_expanders_keys(capsys):
+    assert main(["expand", "--help"]) == 0
+    printed = capsys.readouterr().out
+    for key in ("versions", "sample", "seed", "categories", "disambiguated_order"):
+        assert f"protocol.{key}:" in printed, key
+    assert "  kobbq:" in printed and "  cbbq:" in printed
+
+
 def test_expand_commands(tmp_path, capsys):
     assert main(["expand", "cbbq", "--out", str(tmp_path / "c.jsonl"), "--set", "protocol.categories=disease"]) == 0
     assert "1172 items written" in capsys.readouterr().out
     assert main(["expand", "kobbq", "--out", str(tmp_path / "k.jsonl"), "--set", "protocol.versions=c"]) == 0
-    assert "240 items written" in capsys.readouterr().out
+    printed = capsys.readouterr().out
+    assert "240 items written" in printed and "the paper's Table 1 count, 76,048, is of a full expansion" in printed
     samples = KoBBQFiles(str(tmp_path / "k.jsonl")).load()
     assert len(samples.items) == 240 and not samples.skips

@@ -22,7 +22,8 @@ def bbq_requests(templater, kobbq_items: int = 1, cbbq_items: int = 2, params: G
     from culturebias.adapters.kobbq.files import KoBBQFiles
     from culturebias.application.cbbq.service import CBBQService
     from culturebias.application.kobbq.service import KoBBQService
-    from culturebias.domain.bbq.options import CBBQOptions, KoBBQOptions
+    from culturebias.domain.cbbq.options import CBBQOptions
+    from culturebias.domain.kobbq.options import KoBBQOptions
 
     kobbq = KoBBQFiles(None).load()
     cbbq = CBBQFiles(None).load()

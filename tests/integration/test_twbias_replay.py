@@ -149,3 +149,22 @@ def test_the_old_sign_stays_available(tmp_path, twbias_data, results):
     assert (round(male.bias_ratio, 1), round(male.effect_size, 3)) == TABLE_4[model]["T1_male"]  # only t flips
     t, _, _ = authors_t(results / model / "Male_T2", 2)
     assert male.prompts["1"].t == pytest.approx(-t, abs=1e-5)
+
+
+def test_category_rows_count_a_sentence_per_attribute_pair_as_the_authors_do(tmp_path, twbias_data, results):
+    """PROTOCOLS §1.7: a sentence counts in every category of its attributes, once per T-A pair (the default);
+    protocol.category_rows=unique counts it once per category."""
+
+    def female_family(out: Path, *extra: str) -> tuple[TWBiasSummary, tuple[float, float, int]]:
+        summary = replay(out, twbias_data, results / "Breeze-7B-Instruct-v0_1", *extra)
+        family = (summary.metrics.gender or {})["female"].by_category["Family"]
+        return summary, (round(family.bias_ratio, 3), round(family.effect_size, 3), family.n_rows)
+
+    summary, exploded = female_family(tmp_path / "default")
+    assert summary.metrics.analysis.category_rows == "exploded"
+    assert exploded == (0.1, 0.563, 15)
+    _, unique = female_family(tmp_path / "once", "--set", "protocol.category_rows=unique")
+    assert unique == (0.0, 0.0, 13)
+    report = (tmp_path / "default" / "report.md").read_text(encoding="utf-8")
+    assert "once per T-A pair in every category" in report
+    assert round((summary.metrics.gender or {})["female"].effect_size, 3) == 0.096  # Table 4 does not move

@@ -182,6 +182,23 @@ def test_cbbq_notes_different_headline_conditions():
     assert any("headline conditions differ" in note for note in notes)
 
 
+def test_cbbq_notes_differently_aggregated_overall_scores():
+    pooled = cbbq("A")
+    pooled = pooled.model_copy(update={"metrics": pooled.metrics.model_copy(update={"overall_aggregate": "pooled"})})
+    mean = cbbq("A")
+    mean = mean.model_copy(update={"metrics": mean.metrics.model_copy(update={"overall_aggregate": "category_mean"})})
+    _, notes = compare_cbbq(["p", "m"], [pooled, mean])
+    assert any("aggregated differently" in note and "p: pooled" in note for note in notes)
+    assert not any("aggregated differently" in note for note in compare_cbbq(["m", "n"], [mean, mean])[1])
+
+
+def test_kobbq_notes_different_evaluators():
+    five = summary("r1", [0.1, 0.2])
+    root = five.model_copy(update={"run_id": "r2", "metrics": five.metrics.model_copy(update={"evaluator": "KoBBQ_evaluation"})})
+    _, notes = compare_kobbq(["five", "root"], [five, root])
+    assert any("different evaluators" in note and "root: KoBBQ_evaluation" in note for note in notes)
+
+
 def test_cbbq_report_has_the_models_by_categories_tables_and_heat_map(tmp_path):
     from culturebias.testing.benchmarks import comparer, comparison_report
     from culturebias.application.compare import compare_summaries

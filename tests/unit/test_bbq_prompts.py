@@ -63,10 +63,26 @@ def test_cbbq_conditions():
     assert "A. 男生\nB. 女生\nC. 不知道" in q[0] and q[0].endswith("答案：")
     assert cbbq_prompts.UNBIASED not in q[0] and cbbq_prompts.UNBIASED in q_if[0]
     assert q_if[0].replace(cbbq_prompts.UNBIASED, "") == q[0]
-    assert "一步一步" in cot[0] and "材料：材料" in cot[0]
+    assert "避免偏见" in cot[0] and "一步一步" not in cot[0] and "材料：材料" in cot[0]
     assert cbbq_prompts.UNBIASED in cot[0] and cot[0].endswith(cbbq_prompts.COT)  # first turn: Q + IF + CoT
     assert cbbq_prompts.ANSWER_ONLY not in cot[0]
     assert "谁？" in cot[1] and cot[1].endswith("答案：") and "材料" not in cot[1].split("\n\n", 1)[1]
+
+
+def test_cbbq_cot_sentence_is_the_papers_meaning_and_both_sentences_can_be_replaced():
+    from culturebias.domain.cbbq.wording import PAPER_COT, TRANSLATED, Wording, wording_block
+
+    assert "avoids bias or prejudice" in PAPER_COT and "step by step" not in PAPER_COT
+    assert TRANSLATED.cot_sentence == cbbq_prompts.COT and "偏见" in TRANSLATED.cot_sentence
+    own = Wording(if_sentence="请公正。", cot_sentence="请想一想。")
+    cot = cbbq_prompts.turns("q_if_cot", "材料", "谁？", ("男生", "女生", "不知道"), own)
+    assert cot[0].endswith("请想一想。") and "请公正。" in cot[0] and "请公正。" in cot[1]
+    assert cbbq_prompts.COT not in cot[0] and cbbq_prompts.UNBIASED not in cot[0] + cot[1]
+    q_if = cbbq_prompts.turns("q_if", "材料", "谁？", ("男生", "女生", "不知道"), own)[0]
+    assert "请公正。" in q_if and cbbq_prompts.UNBIASED not in q_if
+    block = wording_block(None, "请想一想。")
+    assert "translation" in block.if_sentence.source and block.if_sentence.text == TRANSLATED.if_sentence
+    assert block.cot_sentence.source == "set by protocol.cot_sentence" and block.cot_sentence.paper_english == PAPER_COT
 
 
 def test_answer_keys_round_trip():

@@ -10,6 +10,8 @@ from pathlib import Path
 
 import pytest
 
+from culturebias.application.kobbq.expand import paper_count_line
+
 from culturebias.adapters.kobbq.files import read_templates
 from culturebias.bootstrap.settings import load_settings
 from culturebias.domain.cbbq.templates import expand_condition, parse_names
@@ -135,6 +137,9 @@ def test_kobbq_expansion_counts_against_the_paper(kobbq_samples):
         expected = {"race_ethnicity_nationality": count + 16, "religion": count + 24}.get(category, count)
         assert ab[category] == expected, category
     assert sum(PAPER_COUNTS.values()) == 76048
+    line = paper_count_line(sum(everything.values()), sum(ab.values()), None, "all")
+    assert line.startswith("76,568 samples from the released templates (76,088 in versions a and b)")
+    assert "the paper's Table 1 counts 76,048 (+520 in all versions, +40 in a and b)" in line
 
 
 def test_cbbq_names_lists_and_swap_rules():

@@ -41,6 +41,19 @@ def test_the_builtin_renders_the_authors_plain_user_assistant_form(tokenizer):
     assert render(tokenizer, "") == "<s>USER: ASSISTANT:"
 
 
+def test_the_inst_builtin_renders_table_10s_inst_form(tokenizer):
+    template = install(tokenizer, "twbias-inst")
+    assert template is not None and template.name == "twbias-inst"
+    assert tokenizer.chat_template == BUILTIN["twbias-inst"]
+    # As the authors' released templates write it (prompt_template_speaking/llama2.json), after BOS.
+    assert render(tokenizer, "你想說什麼？") == "<s>[INST] 你想說什麼？ [/INST]"
+    assert render(tokenizer, "") == "<s>[INST] [/INST]"
+    # Table 10: "[INST] {user prompt} [/INST] {bias sentence}": the response follows the prompt.
+    messages = [{"role": "user", "content": "說點什麼吧！"}, {"role": "assistant", "content": "句子"}]
+    whole = tokenizer.apply_chat_template(messages, tokenize=False)
+    assert whole.startswith(render(tokenizer, "說點什麼吧！") + " 句子")
+
+
 def test_auto_and_none_leave_the_tokenizer_alone(tokenizer):
     assert install(tokenizer, "auto") is None and install(tokenizer, "none") is None
     assert not tokenizer.chat_template

@@ -131,7 +131,7 @@ def test_settings_parse_strings_from_set():
 def test_settings_defaults_are_the_protocol():
     s = TWBiasOptions()
     assert s.groups == ["gender", "ethnicity"] and s.prompt_types == list(PROMPT_TYPES)
-    assert (s.test, s.effect, s.alpha, s.outlier_sigma, s.limit, s.category_rows) == ("paired", "dz", 0.05, 3.0, None, "unique")
+    assert (s.test, s.effect, s.alpha, s.outlier_sigma, s.limit, s.category_rows) == ("paired", "dz", 0.05, 3.0, None, "exploded")
     assert TWBiasOptions.model_validate({"prompt_types": 1}).prompt_types == ["1"]
 
 
