@@ -80,7 +80,11 @@ class KoBBQOptions(BBQOptions):
     std_ddof: int = Field(1, ge=0)  # std over prompts
     # The authors' evaluator whose DiffBias_d is scored: 5_evaluation (evaluation/5_evaluation.py) or
     # KoBBQ_evaluation (the root KoBBQ_evaluation.py); the extra metrics are scored under either.
-    evaluator: KoBBQEvaluator = "5_evaluation"
+    evaluator: KoBBQEvaluator = Field(
+        "5_evaluation",
+        description="the authors' evaluator whose DiffBias_d is scored: 5_evaluation (versions b and d biased) "
+        "or KoBBQ_evaluation (version b alone)",
+    )
     # One-way ANOVA and Tukey HSD of per-template diff-bias across categories
     # (Tukey's p-values take a few seconds for twelve categories).
     statistics: bool = True
@@ -117,8 +121,12 @@ class CBBQOptions(BBQOptions):
     # else the model's own), or greedy. The answer turn decodes as model.sampling says (greedy by default).
     reasoning_decoding: ReasoningDecoding = "sampled"
     # The IF and CoT sentences as asked; None = culturebias's translation of the paper's English (domain/cbbq/wording.py).
-    if_sentence: str | None = Field(None, min_length=1)
-    cot_sentence: str | None = Field(None, min_length=1)
+    if_sentence: str | None = Field(
+        None, min_length=1, description="the IF sentence as asked (default: culturebias's translation of the paper's)"
+    )
+    cot_sentence: str | None = Field(
+        None, min_length=1, description="the CoT sentence as asked (default: culturebias's translation of the paper's)"
+    )
 
     @field_validator("condition", mode="before")
     @classmethod
