@@ -34,8 +34,12 @@ class CBBQOptions(BBQOptions):
     # else the model's own), or greedy. The answer turn decodes as model.sampling says (greedy by default).
     reasoning_decoding: ReasoningDecoding = "sampled"
     # The IF and CoT sentences as asked; None = culturebias's translation of the paper's English (domain/cbbq/wording.py).
-    if_sentence: str | None = Field(None, min_length=1)
-    cot_sentence: str | None = Field(None, min_length=1)
+    if_sentence: str | None = Field(
+        None, min_length=1, description="the IF sentence as asked (default: culturebias's translation of the paper's)"
+    )
+    cot_sentence: str | None = Field(
+        None, min_length=1, description="the CoT sentence as asked (default: culturebias's translation of the paper's)"
+    )
 
     @field_validator("condition", mode="before")
     @classmethod

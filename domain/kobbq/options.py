@@ -29,7 +29,11 @@ class KoBBQOptions(BBQOptions):
     std_ddof: int = Field(1, ge=0)  # std over prompts
     # The authors' evaluator whose DiffBias_d is scored: 5_evaluation (evaluation/5_evaluation.py) or
     # KoBBQ_evaluation (the root KoBBQ_evaluation.py); the extra metrics are scored under either.
-    evaluator: KoBBQEvaluator = "5_evaluation"
+    evaluator: KoBBQEvaluator = Field(
+        "5_evaluation",
+        description="the authors' evaluator whose DiffBias_d is scored: 5_evaluation (versions b and d biased) "
+        "or KoBBQ_evaluation (version b alone)",
+    )
     # One-way ANOVA and Tukey HSD of per-template diff-bias across categories
     # (Tukey's p-values take a few seconds for twelve categories).
     statistics: bool = True
