@@ -144,7 +144,8 @@ def judge_backend_options(judge: JudgeSettings, model: ModelSettings) -> ModelOp
         owners = _backends_with_option(unknown[0])
         where = f"for the judge's backend {backend!r}" + (f" (a setting of {', '.join(owners)}: set judge.backend={owners[0]})" if owners else "")
         raise UnknownNameError("setting", f"judge.{unknown[0]}", [f"judge.{k}" for k in options_model.model_fields], where)
-    inherited = model.model_dump() if backend == model.backend else {}
+    # The judge decodes greedily unless judge.sampling says otherwise: model.sampling is the evaluated model's.
+    inherited = {k: v for k, v in model.model_dump().items() if k != "sampling"} if backend == model.backend else {}
     try:
         return options_model.model_validate({**inherited, **own, "backend": backend})
     except ValidationError as error:

@@ -53,11 +53,11 @@ def _from_module(name: str, description: str, module: _PromptsModule) -> PromptS
 
 
 PROMPT_SETS: dict[str, PromptSet] = {
-    "table7": _from_module("table7", "the paper's Table 7 prompts (the released wording where Table 7's is not known)", prompts_table7),
+    "table7": _from_module("table7", "the paper's Table 7 prompts; the released wording where Table 7's is not known, its judge role line", prompts_table7),
     "released": _from_module("released", "the authors' released eval.py wording, verbatim", prompts_released),
-    "table11": _from_module("table11", "the paper's Table 11 robustness prompts for SC and BS, verbatim (others: Table 7)", prompts_table11),
+    "table11": _from_module("table11", "the paper's Table 11 robustness prompts for SC and BS, verbatim; other tasks as table7", prompts_table11),
     "culturebias": _from_module(
-        "culturebias", "culturebias's own wording (the default before the paper's prompts were restored)", prompts_culturebias
+        "culturebias", "culturebias's own wording, the default before the paper's prompts were restored", prompts_culturebias
     ),
 }
 DEFAULT_PROMPT_SET = "table7"

@@ -134,6 +134,9 @@ def test_the_judge_decodes_as_judge_sampling_says_and_greedily_by_default():
         generator,
     )
     assert sampled._params.temperature == 0.5 and sampled._params.strategy == "sample"
+    # a judge on the model's backend inherits its settings, but not the evaluated model's sampling
+    inherited = build_judge(load_settings(None, ["model.sampling.temperature=0.7", "judge.path=/j"]), generator)
+    assert inherited._params.temperature == 0.0
 
 
 def test_libras_judge_is_a_served_model_of_its_own(tmp_path, judge_server, monkeypatch):

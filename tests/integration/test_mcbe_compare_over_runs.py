@@ -95,3 +95,13 @@ def test_the_comparison_report_says_means_over_runs_and_shows_table_12(tmp_path)
     assert "Each score is the mean over the model's runs (A: 2, B: 2" in report
     assert "| gender | – | 95.00 |" not in report and "### Std over the runs" in report
     assert "## Prompt robustness across models (paper Table 12)" in report and "| BS | table7 | table11 |" in report
+
+
+def test_the_html_report_holds_every_score_over_the_runs(tmp_path):
+    from culturebias.adapters.reports.html.run_report import HtmlRunReport
+
+    summary = _run("A")
+    [page] = HtmlRunReport().write(summary, tmp_path)
+    text = page.read_text(encoding="utf-8")
+    section = text[text.index("repeat_means") :]
+    assert "85.0000" in section  # region's BS mean over the two runs (the first run's is 90)
