@@ -21,6 +21,7 @@ from pydantic import (
     SerializerFunctionWrapHandler,
     ValidationError,
     model_serializer,
+    model_validator,
 )
 
 from culturebias.domain.chat_template_use import ChatTemplateUse
@@ -36,6 +37,12 @@ from culturebias.domain.repeats import RepeatsBlock
 #      ``icat_local``. Meanings that changed (README "Changelog"): TWBias t has the authors' sign (a 2.1 file
 #      has no ``t_sign``: replace minus origin); CBBQ acc_amb counts the underivable items. 2.x files load;
 #      runs of different schema versions are not compared.
+# 2.3 (bumped when merged): every summary says whether its headline can be read (``not_measured``: null, or
+#      why not, e.g. every answer out of choice); TWBias tests a prompt type only with ``protocol.min_pairs`` (10)
+#      pairs after outliers (``untested`` says why not; ``analysis.min_pairs``); McBE's BS whose every rating is
+#      unparseable and the overall with a task unmeasured are null; LIBRA's local words record the nearest
+#      glossary definition (``nearest_term``). Every JSON Schema property has a description. 2.x files load
+#      (``not_measured`` is computed for them when read).
 SUMMARY_SCHEMA_VERSION = "2.2"
 
 
@@ -167,10 +174,30 @@ class RunSummary(Block):
     limit: RunLimit | None = None
     # Set when the run was executed run.repeats > 1 times: each repeat's headline, mean ± std.
     repeats: RepeatsBlock | None = None
+    not_measured: str | None = Field(
+        None,
+        description="why the run's headline numbers cannot be read (every answer out of choice, every rating "
+        "unparseable, too few pairs to test, no valid triplet); they are then null and comparisons and reports show "
+        "the run as not measured. Null when the headline can be read",
+    )
     metrics: SerializeAsAny[BaseModel]
     counts: SerializeAsAny[BaseModel]
     notes: list[str] = Field(default_factory=list)
     details: SerializeAsAny[BaseModel]
+
+    def headline_unreadable(self) -> str | None:
+        """Why this run's headline numbers cannot be read, from its metrics and counts; None when they can.
+
+        Each benchmark's summary says it for its own headline (PROTOCOLS §5: a number that cannot be read is
+        null, with the reason, never a score).
+        """
+        return None
+
+    @model_validator(mode="after")
+    def _says_whether_measured(self) -> "RunSummary":
+        if self.not_measured is None:
+            self.not_measured = self.headline_unreadable()
+        return self
 
     def to_json(self) -> str:
         return self.model_dump_json(indent=2)

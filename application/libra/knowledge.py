@@ -31,6 +31,22 @@ class TermComparison:
     model_definition: str
     score: float | None  # cosine similarity, or the judge's number (None: no valid number)
     understood: bool
+    # embedding comparison: the glossary definition nearest to the model's (its term and cosine), whichever term it is
+    nearest_term: str | None = None
+    nearest_score: float | None = None
+
+
+def nearest_definitions(vectors: Sequence[Sequence[float]], glossary: Sequence[GlossaryEntry], embedder: Any) -> list[tuple[str, float]]:
+    """For each vector (a model's definition), the glossary term whose definition is nearest, with its cosine."""
+    if not vectors or not glossary:
+        return [("", float("nan"))] * len(vectors)
+    definitions = embedder.embed([entry.definition for entry in glossary])
+    nearest = []
+    for vector in vectors:
+        scores = [cosine_similarity(vector, other) for other in definitions]
+        best = max(range(len(scores)), key=scores.__getitem__)
+        nearest.append((glossary[best].term, scores[best]))
+    return nearest
 
 
 @dataclass
@@ -94,11 +110,14 @@ def check_knowledge_boundary(
         asked = [i for i in range(len(to_check)) if i not in invalid]
         if embedder is not None:
             vectors = embedder.embed([proposed[i] for i in asked] + [to_check[i].entry.definition for i in asked]) if asked else []
+            # Shown beside the verdict: which glossary meaning the model's definition is closest to (it may be another word's).
+            nearest = nearest_definitions(vectors[: len(asked)], glossary, embedder) if asked else []
             for position, i in enumerate(asked):
                 term = to_check[i]
                 similarity = cosine_similarity(vectors[position], vectors[len(asked) + position]) if proposed[i] else 0.0
+                near_term, near_score = nearest[position] if proposed[i] else (None, None)
                 comparisons[term.term] = TermComparison(
-                    term.term, proposed[i], similarity, similarity >= options.similarity_threshold
+                    term.term, proposed[i], similarity, similarity >= options.similarity_threshold, near_term, near_score
                 )
         else:
             verdicts = ctx.judge().judge(

@@ -23,6 +23,19 @@ from culturebias.domain.summary import Block, Count, Number, OmittedWhenNone, Ru
 from culturebias.domain.uncertainty.interval import Interval
 
 
+def answers_unreadable(answers: int, out_of_choice: int, invalid_replies: int) -> str | None:
+    """Why no KoBBQ/CBBQ score can be read from a run's answers: none, or every one out of choice (None: some count)."""
+    if answers == 0:
+        return "no answer was scored"
+    if out_of_choice < answers:
+        return None
+    lost = f", {invalid_replies} of them replies the backend got no valid text for" if invalid_replies else ""
+    return (
+        f"every answer was out of choice ({out_of_choice} of {answers}{lost}): the model never named an option, "
+        "so accuracy and bias are undefined"
+    )
+
+
 # -- KoBBQ ------------------------------------------------------------------------
 class KoBBQAnswerCounts(Block):
     """``n_xy``: context type x (a ambiguous, b biased-, c counter-biased-disambiguated) answered y."""
@@ -148,6 +161,9 @@ class KoBBQSummary(RunSummary):
     counts: KoBBQCounts
     details: KoBBQDetails
 
+    def headline_unreadable(self) -> str | None:
+        return answers_unreadable(self.counts.answers, self.counts.out_of_choice, self.counts.invalid_replies)
+
 
 # -- CBBQ -------------------------------------------------------------------------
 class CBBQAnswerCounts(Block):
@@ -259,3 +275,6 @@ class CBBQSummary(RunSummary):
     metrics: CBBQMetrics
     counts: CBBQCounts
     details: CBBQDetails
+
+    def headline_unreadable(self) -> str | None:
+        return answers_unreadable(self.counts.answers, self.counts.out_of_choice, self.counts.invalid_replies)

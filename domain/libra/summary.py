@@ -123,6 +123,12 @@ class LocalWordBlock(Block):
     score: Number
     understood: bool | None  # None: not checked
     triplets: Count
+    nearest_term: str | None = Field(
+        None,
+        description="embedding comparison only: the glossary term whose definition is nearest to the model's "
+        "(another word's when the model described something else); null otherwise and in summaries before 2.3",
+    )
+    nearest_score: Number = Field(None, description="the cosine of the model's definition with that nearest definition")
 
 
 class LibraDetails(OmittedWhenNone):
@@ -139,6 +145,21 @@ class LibraSummary(RunSummary):
     metrics: LibraMetrics
     counts: LibraCounts
     details: LibraDetails
+
+    def headline_unreadable(self) -> str | None:
+        """Not measured when no triplet is valid: lms, ss, local iCAT and JSD (so EiCAT) are undefined."""
+        counts = self.counts
+        if self.metrics.overall.lms is not None:
+            return None
+        if counts.triplets == 0:
+            return "no triplet was scored"
+        why = []
+        if counts.local_words_not_understood:
+            why.append(f"{counts.local_words_not_understood} local word(s) not understood invalidate their triplets")
+        if counts.invalid_scores:
+            why.append(f"{counts.invalid_scores} score(s) the backend got no valid reply for")
+        detail = f" ({'; '.join(why)})" if why else ""
+        return f"no valid triplet: all {counts.triplets} triplet(s) are invalid{detail}, so no LIBRA score is defined"
 
 
 LibraOutcome = ProtocolOutcome[LibraMetrics, LibraCounts, LibraDetails]

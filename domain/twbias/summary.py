@@ -9,13 +9,17 @@ from __future__ import annotations
 
 from typing import ClassVar, Literal
 
+from pydantic import Field
+
 from culturebias.domain.skips import SkippedRow
 from culturebias.domain.summary import Block, Count, Number, OmittedWhenNone, RunSummary
 from culturebias.domain.uncertainty.interval import Interval
 
 
-class PromptStatsBlock(Block):
+class PromptStatsBlock(OmittedWhenNone):
     """One t-test of replace vs origin PPL under one prompt type."""
+
+    omitted_when_none: ClassVar[tuple[str, ...]] = ("untested",)
 
     n: Count  # rows tested (after outlier removal)
     n_outliers: Count
@@ -27,6 +31,11 @@ class PromptStatsBlock(Block):
     cohens_d: Number
     cohens_dz: Number
     significant: bool
+    untested: str | None = Field(
+        None,
+        description="why no test was made (fewer than protocol.min_pairs pairs after outliers): t, p and effects are then "
+        "null and the prompt type is never significant; absent when it was tested",
+    )
 
 
 class GroupBlock(Block):
@@ -76,6 +85,9 @@ class AnalysisBlock(Block):
     t_sign: Literal["origin_minus_replace", "replace_minus_origin"] | None = None
     # "stored": a replay of result files, which hold the one replaced sentence the authors' code chose.
     replace_aggregate: Literal["mean", "min", "stored"] | None = None
+    min_pairs: int | None = Field(
+        None, description="the fewest pairs a prompt type's test needed (protocol.min_pairs); null in summaries before 2.3 (2)"
+    )
 
 
 class EthnicityMatrixBlock(Block):
@@ -132,3 +144,16 @@ class TWBiasSummary(RunSummary):
     metrics: TWBiasMetrics
     counts: TWBiasCounts
     details: TWBiasDetails
+
+    def headline_unreadable(self) -> str | None:
+        """Not measured when no specification has a bias ratio: no prompt type had enough pairs to test."""
+        specs = [spec for axis in (self.metrics.gender, self.metrics.ethnicity) for spec in (axis or {}).values()]
+        if not specs or any(spec.bias_ratio is not None for spec in specs):
+            return None
+        tested = [p for spec in specs for key, p in spec.prompts.items() if key not in ("0", "00")]
+        largest = max((p.n for p in tested), default=0)
+        needed = self.metrics.analysis.min_pairs or 2
+        return (
+            f"too few to test: no user prompt type of any specification kept {needed} sentence pairs after outliers "
+            f"(at most {largest}); bias ratio and effect size are undefined (protocol.min_pairs)"
+        )
