@@ -42,7 +42,7 @@ Feature: McBE scores five tasks over Bias Evaluation Instances
     Then 6 answers are reported unparseable
     And the win counts are 0, 0 and 0
     And "gender" has no "ss" score
-    And the overall score is undefined: "SS has no score: every choice of every BEI was unparseable (6 of 6)"
+    And the overall score is undefined: "SS has no score: every choice was unparseable (6 of 6)"
 
   Scenario: Exact human severity gives a bias-scoring score of 100
     Given a model that rates severity "6"

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from typing import Any, Generic, Literal, TypeVar
 
-from pydantic import ConfigDict, Field, SerializerFunctionWrapHandler, model_serializer
+from pydantic import ConfigDict, SerializerFunctionWrapHandler, model_serializer
 
 from culturebias.domain.mcbe.judge_stop import ReplyStop
 from culturebias.domain.mcbe.options import TASKS
@@ -70,9 +70,6 @@ class InvalidCounts(SparseBlock):
     sc_several_named: Count | None = None
     sc_none_named: Count | None = None
     ss_unparseable: Count | None = None
-    ss_unmeasured: Count | None = Field(
-        None, description="BEIs whose every SS choice was unparseable: no SS score (when it happened)"
-    )
     ba_judge_invalid: Count | None = None
     ba_judge_clamped: Count | None = None
     ba_skipped_invalid: Count | None = None  # only with ba_invalid=skip, when it happened
@@ -157,9 +154,6 @@ class McBECounts(SparseBlock):
     sc_several_named: Count | None = None
     sc_none_named: Count | None = None
     ss_unparseable: Count | None = None
-    ss_unmeasured: Count | None = Field(
-        None, description="BEIs whose every SS choice was unparseable: no SS score (when it happened)"
-    )
     ss_skipped_category: Count | None = None
     ss_skipped_single_word: Count | None = None
     ss_asked: Count | None = None
@@ -270,8 +264,8 @@ class McBESummary(RunSummary):
             return f"BA has no score ({stop.reason})"
         if task == "bs" and counts.bs_invalid:
             return f"BS has no score: every rating was unparseable ({counts.bs_invalid} of {counts.beis})"
-        if task == "ss" and counts.ss_unmeasured:
-            return f"SS has no score: every choice of every BEI was unparseable ({counts.ss_unparseable} of {counts.ss_asked})"
+        if task == "ss" and counts.ss_asked and counts.ss_unparseable == counts.ss_asked:
+            return f"SS has no score: every choice was unparseable ({counts.ss_unparseable} of {counts.ss_asked})"
         invalid = getattr(counts, f"{task}_invalid_replies", None)
         if invalid:
             return f"{task.upper()} has no score: {invalid} repl(y/ies) the backend got no valid text for"
