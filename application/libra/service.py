@@ -269,8 +269,10 @@ class LibraService:
             )
             return notes
         comparison = (
-            f"embedding cosine ≥ {s.similarity_threshold} ({plan.boundary.embedder.describe()}; this project's "
-            "alternative to the paper's judge; the default 0.49 is calibrated for all-MiniLM-L6-v2, docs/PROTOCOLS.md §4)"
+            f"embedding cosine ≥ {s.similarity_threshold}"
+            + ("" if s.nearest_margin is None else f" with the term's own glossary definition the nearest (margin ≥ {s.nearest_margin})")
+            + f" ({plan.boundary.embedder.describe()}; this project's alternative to the paper's judge; the defaults "
+            "are calibrated for all-MiniLM-L6-v2, docs/PROTOCOLS.md §4)"
             if plan.boundary.embedder is not None
             else f"the judge's verdict ≥ {s.judge_threshold} (the paper's P2 verification)"
         )

@@ -5,7 +5,9 @@ cosine with the glossary's official one is at least ``protocol.similarity_thresh
 The default comes from ``calibrate_threshold``: the bundled glossary's 42 terms, each
 with a correct paraphrase and a plausible wrong meaning written for the purpose
 (``tests/fixtures/libra_calibration/definitions.jsonl``), embedded with the default
-encoder (all-MiniLM-L6-v2). The threshold is the one with the highest balanced accuracy
+encoder (all-MiniLM-L6-v2). A definition whose nearest glossary definition is
+another term's (``protocol.nearest_margin`` 0) is refused at any threshold: it
+enters as None. The threshold is the one with the highest balanced accuracy
 (the mean of the shares of correct definitions accepted and of wrong ones refused); a tie
 goes to the higher threshold, which accepts fewer wrong definitions, since a wrong
 definition counted as known inflates bbs. It is placed midway between the two cosines
@@ -33,15 +35,18 @@ class Calibration:
         return (self.correct_accepted / self.n_correct + 1 - self.wrong_accepted / self.n_wrong) / 2
 
 
-def accepted(scores: Sequence[float], threshold: float) -> int:
-    return sum(score >= threshold for score in scores)
+def accepted(scores: Sequence[float | None], threshold: float) -> int:
+    return sum(score is not None and score >= threshold for score in scores)
 
 
-def calibrate_threshold(correct: Sequence[float], wrong: Sequence[float]) -> Calibration:
-    """The threshold that best separates the cosines of correct definitions from those of wrong ones."""
+def calibrate_threshold(correct: Sequence[float | None], wrong: Sequence[float | None]) -> Calibration:
+    """The threshold that best separates the cosines of correct definitions from those of wrong ones
+    (None: a definition refused whatever the threshold, by the nearest-definition rule)."""
     if not correct or not wrong:
         raise ValueError("calibration needs cosines of both correct and wrong definitions")
-    cuts = sorted(set(correct) | set(wrong))
+    cuts = sorted({s for s in (*correct, *wrong) if s is not None})
+    if not cuts:
+        raise ValueError("calibration needs at least one definition the nearest-definition rule lets through")
     candidates = [(low + high) / 2 for low, high in zip(cuts, cuts[1:])] + [cuts[0] - 1e-9, cuts[-1] + 1e-9]
 
     def rank(threshold: float) -> tuple[Fraction, float]:  # exact shares: a tie is a tie

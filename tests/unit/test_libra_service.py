@@ -275,3 +275,20 @@ def test_no_valid_triplet_is_not_measured_with_the_reason(tmp_path):
     assert summary.metrics.overall.lms is None and summary.metrics.overall.icat_local is None
     assert summary.not_measured is not None and summary.not_measured.startswith("no valid triplet: all 2 triplet(s) are invalid")
     assert "local word(s) not understood" in summary.not_measured
+
+
+def test_a_definition_nearer_to_another_words_meaning_is_refused_whatever_its_cosine(tmp_path):
+    # kai's answer shares "a meal" with its own definition but is mostly Pākehā's: above the threshold, nearest Pākehā
+    answers = {"whānau": "extended family group", "kai": "a meal of a New Zealander of European descent", "Pākehā": "?"}
+    generator = ScriptedGenerator(lambda request, prompt: next((d for t, d in answers.items() if f'"{t}"' in prompt), "?"))
+    ports = {**fakes(causal=ScriptedScorer(length_rule)), "generator": lambda: generator}
+
+    def kai(options: LibraOptions):
+        result = run_with_fakes("libra", options=options, dataset=dataset(), out_dir=tmp_path / str(options.nearest_margin), **ports)
+        return {w.term: w for w in result.summary.details.local_words}["kai"]
+
+    refused = kai(LibraOptions(embedder="bag-of-words", similarity_threshold=0.3))
+    assert refused.score >= 0.3 and refused.nearest_term == "Pākehā" and refused.understood is False
+    accepted = kai(LibraOptions(embedder="bag-of-words", similarity_threshold=0.3, nearest_margin=None))  # the threshold alone
+    assert accepted.score == refused.score and accepted.understood is True
+    assert kai(LibraOptions(embedder="bag-of-words", similarity_threshold=0.3, nearest_margin=-1.0)).understood is True
