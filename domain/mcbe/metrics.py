@@ -211,8 +211,8 @@ def aggregate(
         row["mean"] = mean_or_none([v for t, v in row.items() if v is not None])
         per_category[category] = row
     task_scores = {task: mean_or_none([per_category[c][task] for c in categories if per_category[c][task] is not None]) for task in tasks}
-    measured = all(v is not None for v in task_scores.values())
-    overall = mean_or_none(list(task_scores.values())) if measured else None  # type: ignore[arg-type]
+    scored = [v for v in task_scores.values() if v is not None]
+    overall = mean_or_none(scored) if len(scored) == len(task_scores) else None
     return Aggregate(per_category, task_scores, overall)
 
 
