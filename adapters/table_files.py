@@ -1,7 +1,9 @@
 """Flat tables written to files: a run's item records (``culturebias export``) and expanded items (``culturebias expand``).
 
-Exports are pandas-ready: one flat row per item, metadata as ``meta.<field>``
-columns, numbers as ``score.<name>`` columns. Parquet needs pyarrow (the
+Exports are pandas-ready: one flat row per item naming its run (``run_id``,
+``benchmark``, ``model``, ``model_fingerprint``), metadata as ``meta.<field>``
+columns, numbers as ``score.<name>`` columns, each column of the type
+``domain/export_schema.py`` declares (so tables of any runs concatenate). Parquet needs pyarrow (the
 ``export`` extra), imported only when a parquet file is written. Every file is
 written under a temporary name and renamed into place: a failed write leaves
 the previous file, never a half-written one.
@@ -15,7 +17,8 @@ import os
 from pathlib import Path
 from typing import Any, Callable, Iterable, Mapping, Sequence
 
-from culturebias.domain.audit import BASE_COLUMNS, ItemRecord, columns, flat_record
+from culturebias.domain.export_schema import RunRecords, typed_rows
+from culturebias.adapters.optional_modules import install_hint
 from culturebias.domain.errors import ConfigError
 
 EXPORT_FORMATS = ("csv", "parquet", "jsonl")
@@ -33,64 +36,52 @@ def replace_atomically(path: Path, write: Callable[[Path], Any]) -> Any:  # Any:
         temporary.unlink(missing_ok=True)
 
 
-def _csv(path: Path, names: list[str], rows: list[dict[str, Any]]) -> None:  # Any: flat rows of JSON values
+def _csv(path: Path, columns: Mapping[str, str], rows: list[dict[str, Any]]) -> None:  # Any: flat rows of JSON values
+    def cell(value: Any) -> Any:  # Any: a JSON value; CSV has no lists: JSON text, an empty list an empty cell
+        return (json.dumps(value, ensure_ascii=False) if value else None) if isinstance(value, list) else value
+
     with path.open("w", encoding="utf-8", newline="") as handle:
-        writer = csv.DictWriter(handle, fieldnames=names, extrasaction="raise")
+        writer = csv.DictWriter(handle, fieldnames=list(columns), extrasaction="raise")
         writer.writeheader()
-        writer.writerows(rows)
+        writer.writerows({name: cell(value) for name, value in row.items()} for row in rows)
 
 
-def _jsonl(path: Path, names: list[str], rows: list[dict[str, Any]]) -> None:  # Any: flat rows of JSON values
+def _jsonl(path: Path, columns: Mapping[str, str], rows: list[dict[str, Any]]) -> None:  # Any: flat rows of JSON values
     with path.open("w", encoding="utf-8") as handle:
         for row in rows:
-            handle.write(json.dumps({name: row.get(name) for name in names}, ensure_ascii=False) + "\n")
+            handle.write(json.dumps({name: row.get(name) for name in columns}, ensure_ascii=False) + "\n")
 
 
-def _column_type(values: list[Any]) -> str:  # Any: flat rows of JSON values
-    present = [v for v in values if v is not None]
-    if present and all(isinstance(v, bool) for v in present):
-        return "bool"
-    if present and all(isinstance(v, int) and not isinstance(v, bool) for v in present):
-        return "int"
-    if present and all(isinstance(v, (int, float)) and not isinstance(v, bool) for v in present):
-        return "float"
-    return "string"
+def _arrow_type(pa: Any, kind: str) -> Any:  # Any: the pyarrow module and its type objects
+    if kind.startswith("list<"):
+        return pa.list_(_arrow_type(pa, kind[5:-1]))
+    return {"bool": pa.bool_(), "int64": pa.int64(), "float64": pa.float64(), "string": pa.string()}[kind]
 
 
-def _parquet(path: Path, names: list[str], rows: list[dict[str, Any]]) -> None:  # Any: flat rows of JSON values
+def _parquet(path: Path, columns: Mapping[str, str], rows: list[dict[str, Any]]) -> None:  # Any: flat rows of JSON values
     try:
         import pyarrow as pa
         import pyarrow.parquet as pq
     except ImportError:
-        raise ConfigError("parquet export needs pyarrow: pip install 'culturebias[export]'") from None
-    arrow_types = {"bool": pa.bool_(), "int": pa.int64(), "float": pa.float64(), "string": pa.string()}
-    arrays = []
-    for name in names:
-        values = [row.get(name) for row in rows]
-        kind = _column_type(values)
-        if kind == "string":  # a column mixing kinds (a metadata field that is a number in some items) is text
-            values = [None if v is None else v if isinstance(v, str) else json.dumps(v) for v in values]
-        elif kind == "float":
-            values = [None if v is None else float(v) for v in values]
-        arrays.append(pa.array(values, type=arrow_types[kind]))
-    pq.write_table(pa.Table.from_arrays(arrays, names=names), path)
+        raise ConfigError(f"parquet export needs pyarrow: {install_hint('export')}") from None
+    schema = pa.schema([(name, _arrow_type(pa, kind)) for name, kind in columns.items()])
+    pq.write_table(pa.Table.from_pylist(rows, schema=schema), path)
 
 
 WRITERS = {"csv": _csv, "jsonl": _jsonl, "parquet": _parquet}
 
 
 class ItemTables:
-    """``ports.exports.ItemTableWriter``: item records as csv, parquet or jsonl files."""
+    """``ports.exports.ItemTableWriter``: runs' item records as one csv, parquet or jsonl table."""
 
     formats: tuple[str, ...] = EXPORT_FORMATS
 
-    def write(self, records: Sequence[ItemRecord], out: Path, format: str) -> int:
+    def write(self, runs: Sequence[RunRecords], out: Path, format: str) -> int:
         if format not in WRITERS:
             raise ConfigError(f"unknown export format {format!r} (choose one of: {', '.join(EXPORT_FORMATS)})")
         writer = WRITERS[format]
-        names = columns(records) if records else list(BASE_COLUMNS)
-        rows = [flat_record(r) for r in records]
-        replace_atomically(out, lambda path: writer(path, names, rows))
+        columns, rows = typed_rows(runs)
+        replace_atomically(out, lambda path: writer(path, columns, rows))
         return len(rows)
 
 

@@ -15,7 +15,10 @@ from pathlib import Path
 from culturebias.application.audit import stored_items
 from culturebias.application.out_folder import JOURNAL_FILE
 from culturebias.domain.audit import META_PREFIX, SCORE_PREFIX, ItemRecord, matches
-from culturebias.domain.errors import ConfigError, DataError
+from culturebias.domain.errors import ConfigError, CultureBiasError, DataError
+from culturebias.domain.export_schema import RunRecords
+from culturebias.domain.leaderboard import EVALUATED_ROLES
+from culturebias.domain.runs import RunManifest
 from culturebias.domain.summary import RunSummary
 from culturebias.ports.exports import ItemTableWriter
 from culturebias.ports.results import ResultStore
@@ -98,6 +101,53 @@ def _check_fields(records: Sequence[ItemRecord], where: Mapping[str, str]) -> No
         raise ConfigError(f"--filter {name}=...: no such field in these items (fields: {', '.join(fields)})")
 
 
+def _model_of(store: ResultStore, manifest: RunManifest, archive: RunArchive) -> tuple[str | None, str | None]:
+    """The run's model name and fingerprint: its summary's identity, else (never finished) its configured path."""
+    payload = store.load_summary(manifest.run_id) if manifest.status == "finished" else None
+    if payload is not None:
+        try:
+            roles = archive.summary_from_dict(payload, where=f"run {manifest.run_id}").model.roles()
+        except CultureBiasError:  # a summary this version cannot read: named by its configuration
+            roles = {}
+        identity = next((roles[r] for r in EVALUATED_ROLES if r in roles), None)
+        if identity is not None:
+            return identity.model, identity.cache_key()
+    found = manifest.config.get("model")
+    configured = found if isinstance(found, dict) else {}
+    path = configured.get("path") or configured.get("name")
+    return (None if path is None else str(path)), None
+
+
+def load_run_records(
+    run: RunRef,
+    where: Mapping[str, str] | None = None,
+    limit: int | None = None,
+    store: StoreRef | None = None,
+    *,
+    archive: RunArchive,
+) -> RunRecords:
+    """The run's item records (in recorded order) that match every ``field=value`` of ``where``, at most ``limit``,
+    with the run's id, benchmark, model and model fingerprint."""
+    if limit is not None and limit < 0:
+        raise ConfigError(f"limit must be 0 or more, got {limit}")
+    opened, resolved = _open(run, store, archive)
+    try:
+        manifest = opened.get_run(resolved.run_id)
+        if manifest is None:
+            raise DataError(f"no run {resolved.run_id!r} in the store", file=resolved.where)
+        records = stored_items(opened, resolved.run_id)
+        model, fingerprint = _model_of(opened, manifest, archive)
+    finally:
+        if opened is not store:
+            opened.close()
+    wanted = dict(where or {})
+    if wanted and records:
+        _check_fields(records, wanted)
+    found = [r for r in records if matches(r, wanted)] if wanted else records
+    found = found[:limit] if limit is not None else found
+    return RunRecords(manifest.run_id, manifest.benchmark, model, fingerprint, found)
+
+
 def load_samples(
     run: RunRef,
     where: Mapping[str, str] | None = None,
@@ -107,25 +157,11 @@ def load_samples(
     archive: RunArchive,
 ) -> list[ItemRecord]:
     """The run's item records (in recorded order) that match every ``field=value`` of ``where``, at most ``limit``."""
-    if limit is not None and limit < 0:
-        raise ConfigError(f"limit must be 0 or more, got {limit}")
-    opened, resolved = _open(run, store, archive)
-    try:
-        if opened.get_run(resolved.run_id) is None:
-            raise DataError(f"no run {resolved.run_id!r} in the store", file=resolved.where)
-        records = stored_items(opened, resolved.run_id)
-    finally:
-        if opened is not store:
-            opened.close()
-    wanted = dict(where or {})
-    if wanted and records:
-        _check_fields(records, wanted)
-    found = [r for r in records if matches(r, wanted)] if wanted else records
-    return found[:limit] if limit is not None else found
+    return list(load_run_records(run, where, limit, store, archive=archive).records)
 
 
 def export_samples(
-    run: RunRef,
+    run: RunRef | Sequence[RunRef],
     out: str | Path,
     format: str = "jsonl",
     *,
@@ -135,7 +171,12 @@ def export_samples(
     archive: RunArchive,
     tables: ItemTableWriter,
 ) -> int:
-    """Write the run's matching item records to ``out`` as a ``format`` table; returns the rows written."""
+    """Write the matching item records of a run, or of several runs into one table, to ``out`` as a ``format``
+    table (``where`` and ``limit`` apply to each run); returns the rows written."""
     if format not in tables.formats:  # before the store is read
         raise ConfigError(f"unknown export format {format!r} (choose one of: {', '.join(tables.formats)})")
-    return tables.write(load_samples(run, where, limit, store, archive=archive), Path(out).expanduser(), format)
+    refs = list(run) if isinstance(run, (list, tuple)) else [run]
+    if not refs:
+        raise ConfigError("export needs at least one run")
+    runs = [load_run_records(ref, where, limit, store, archive=archive) for ref in refs]
+    return tables.write(runs, Path(out).expanduser(), format)

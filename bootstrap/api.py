@@ -554,7 +554,7 @@ def samples(
 
 
 def export_samples(
-    run: RunSummary | str | Path,
+    run: RunSummary | str | Path | Sequence[RunSummary | str | Path],
     path: str | Path,
     format: str = "jsonl",
     *,
@@ -562,8 +562,11 @@ def export_samples(
     limit: int | None = None,
     store: StoreSettings | Mapping[str, Any] | str | Path | ResultStore | None = None,  # Any: a settings section as a dict (TOML/JSON values)
 ) -> int:
-    """Write a run's item records to ``path`` as ``csv``, ``parquet`` (needs the ``export`` extra) or ``jsonl``:
-    one flat row per item, metadata as ``meta.<field>`` columns (pandas-ready). Returns the rows written."""
+    """Write the item records of a run, or of several runs into one table, to ``path`` as ``csv``, ``parquet``
+    (needs the ``export`` extra) or ``jsonl``: one flat row per item naming its run (``run_id``, ``benchmark``,
+    ``model``, ``model_fingerprint``), metadata as ``meta.<field>`` columns, each column of the one type
+    ``culturebias.domain.export_schema`` declares (lists as lists; docs/EXPORT_SCHEMA.md). ``where``/``limit``
+    apply to each run. Returns the rows written."""
     from culturebias.adapters.table_files import ItemTables
     from culturebias.application.samples import export_samples as export
 

@@ -11,13 +11,14 @@ from typing import Literal, Mapping, Sequence
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from culturebias.adapters.optional_modules import install_hint
 from culturebias.application.libra_build import build
 from culturebias.application.libra_build.service import STEPS, BuildReport, Components
 from culturebias.domain.errors import ConfigError
 from culturebias.domain.libra_build.component_options import ClustererOptions, ExpanderOptions
 from culturebias.ports.dataset_building import KeywordExpander, TopicClusterer
 
-BUILD_EXTRA = "pip install 'culturebias[build]'"
+BUILD_EXTRA = install_hint("build")
 
 
 class BuildSettings(BaseModel):

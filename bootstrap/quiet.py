@@ -7,9 +7,9 @@ Inside ``quiet_call()``:
   ``culturebias.output`` logger, line by line: a progress bar's final state at DEBUG,
   other stderr lines at WARNING, stdout lines at INFO. Other threads of the host write
   where they always did;
-- warnings raised (``warnings.warn``: a ``FutureWarning``, say) become WARNING records
-  of ``culturebias.warnings`` instead of being printed; the host's warning filters still
-  decide which are shown;
+- warnings the calling thread raises (``warnings.warn``: a ``FutureWarning``, say) become
+  WARNING records of ``culturebias.warnings`` instead of being printed; the host's warning
+  filters still decide which are shown, and other threads' warnings show as before;
 - the records of the libraries' own loggers that print to the terminal themselves
   (transformers, huggingface_hub, accelerate) go to ``culturebias.<library>`` instead.
 
@@ -99,8 +99,15 @@ class _Forward(logging.Handler):
             self._target.handle(logging.makeLogRecord({**record.__dict__, "name": self._target.name}))
 
 
-def _show_warning(message: Any, category: type[Warning], filename: str, lineno: int, file: Any = None, line: Any = None) -> None:  # Any: warnings.showwarning's signature
-    logging.getLogger(WARNINGS_LOGGER).warning("%s: %s (%s:%s)", category.__name__, message, filename, lineno)
+def _warnings_to_log(owner: int, shown: Any) -> Any:  # Any: warnings.showwarning, in and out
+    """A ``warnings.showwarning`` that logs the calling thread's warnings and shows other threads' as before."""
+
+    def show(message: Any, category: type[Warning], filename: str, lineno: int, file: Any = None, line: Any = None) -> None:  # Any: warnings.showwarning's signature
+        if threading.get_ident() != owner:
+            return shown(message, category, filename, lineno, file, line)
+        logging.getLogger(WARNINGS_LOGGER).warning("%s: %s (%s:%s)", category.__name__, message, filename, lineno)
+
+    return show
 
 
 @contextlib.contextmanager
@@ -128,7 +135,7 @@ def quiet_call() -> Iterator[None]:
     out = _ThreadOutput(sys.stdout, owner, logging.INFO)
     err = _ThreadOutput(sys.stderr, owner, logging.WARNING)
     with warnings.catch_warnings(), _library_loggers(), contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
-        warnings.showwarning = _show_warning
+        warnings.showwarning = _warnings_to_log(owner, warnings.showwarning)
         try:
             yield
         finally:

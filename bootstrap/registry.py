@@ -210,7 +210,7 @@ class BackendDescriptor:
     # Its own options model: the common ``model.*`` keys plus the backend's own.
     options: str | type[ModelOptions]
     capabilities: frozenset[str]
-    # An extra to install when its imports are missing (``pip install 'culturebias[...]'``).
+    # An extra to install when its imports are missing (``pip install -e '.[...]'``, adapters/optional_modules.py).
     extra: str | None = None
     # Top-level modules the backend imports when it runs (located, not imported, before its factory is).
     requires: tuple[str, ...] = ()

@@ -1,7 +1,7 @@
 """``culturebias samples`` and ``culturebias export``: a run's per-item audit trail on the command line.
 
     culturebias samples RUN [--store PATH] [--filter FIELD=VALUE ...] [--limit N] [--format table|jsonl]
-    culturebias export RUN --format csv|parquet|jsonl --out FILE [--store PATH] [--filter FIELD=VALUE ...]
+    culturebias export RUN [RUN ...] --format csv|parquet|jsonl --out FILE [--store PATH] [--filter FIELD=VALUE ...]
     culturebias export RUN --format mlflow [--tracking-uri URI] | model-card|every-eval-ever --out FILE [--verdict FILE]
 """
 
@@ -34,7 +34,9 @@ def add_parsers(sub: argparse._SubParsersAction) -> None:
         "export", help="write a run's per-item records as a table (csv, parquet, jsonl), or the run for MLflow, "
         "a Hugging Face model card or Every Eval Ever"
     )
-    export.add_argument("run", metavar="RUN", help=RUN_HELP)
+    export.add_argument(
+        "runs", metavar="RUN", nargs="+", help=RUN_HELP + "; csv, parquet and jsonl write several runs into one table"
+    )
     export.add_argument(
         "--format", required=True, help="csv, parquet (needs the export extra) or jsonl; mlflow, model-card "
         "(both need the governance extra) or every-eval-ever"
@@ -45,7 +47,7 @@ def add_parsers(sub: argparse._SubParsersAction) -> None:
     export.add_argument("--verdict", type=Path, default=None, help="model-card: a verdict of culturebias check --json")
     export.add_argument("--store", default=None, help="result store to look a run id up in")
     export.add_argument("--filter", dest="filters", action="append", default=[], metavar="FIELD=VALUE", help=FILTER_HELP)
-    export.add_argument("--limit", type=int, default=None, metavar="N", help="export at most N items")
+    export.add_argument("--limit", type=int, default=None, metavar="N", help="export at most N items of each run")
 
 
 def _cell(value: object) -> str:
@@ -88,12 +90,15 @@ def export_command(args) -> int:
     from culturebias.domain.errors import ConfigError
 
     if args.format in GOVERNANCE_FORMATS:
+        if len(args.runs) != 1:
+            raise ConfigError(f"--format {args.format} exports one run, got {len(args.runs)}")
+        args.run = args.runs[0]
         return governance_command(args)
     if args.format not in EXPORT_FORMATS:
         known = ", ".join([*EXPORT_FORMATS, *GOVERNANCE_FORMATS])
         raise ConfigError(f"unknown export format {args.format!r} (choose one of: {known})")
     if args.out is None:
         raise ConfigError(f"--format {args.format} writes a file: give --out FILE")
-    rows = export_samples(args.run, args.out, args.format, where=parse_filters(args.filters), limit=args.limit, store=args.store)
-    print(f"{rows} item(s) written to {args.out}")
+    rows = export_samples(args.runs, args.out, args.format, where=parse_filters(args.filters), limit=args.limit, store=args.store)
+    print(f"{rows} item(s) of {len(args.runs)} run(s) written to {args.out}")
     return 0

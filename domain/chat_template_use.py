@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Literal
 
-from pydantic import BaseModel, ConfigDict
+from pydantic import BaseModel, ConfigDict, Field
 
 # chat messages that are generated from: the template rendered here (hf, onnx) or by the server
 # (openai: /v1/chat/completions applies the server's template, not visible here)
@@ -19,11 +19,19 @@ class ChatTemplateUse(BaseModel):
 
     model_config = ConfigDict(frozen=True, extra="forbid")
 
-    messages: MessagesRendering
-    rendered_text: TextRendering
-    # where the rendering template came from: "the tokenizer of model.path", "model.tokenizer=DIR",
-    # "POST /apply-template at http://host:port", ...; "" where nothing was rendered here
-    source: str = ""
+    messages: MessagesRendering = Field(
+        description="how chat messages were rendered: here, by the server (not visible), or not at all",
+    )
+    rendered_text: TextRendering = Field(
+        description="how text scored inside the template (TWBias types 1-10, likelihood answering) was rendered",
+    )
+    source: str = Field(
+        "",
+        description=(
+            'where the rendering template came from: "the tokenizer of model.path", "model.tokenizer=DIR", "POST '
+            '/apply-template at http://host:port", ...; empty where nothing was rendered here'
+        ),
+    )
 
     def describe(self) -> str:
         """One line for a report."""

@@ -38,6 +38,8 @@ class LeaderboardRow(BaseModel):
     # The process writing an unfinished run, and whether it is alive (its lease not stale).
     holder: RunLease | None = None
     holder_live: bool | None = None
+    # A finished run whose headline cannot be read: why (its summary's not_measured); its headline is null.
+    not_measured: str | None = None
 
     def holder_text(self) -> str:
         if self.holder is None:
@@ -48,6 +50,8 @@ class LeaderboardRow(BaseModel):
         """One tab-separated line: run id and status first (scripts cut on them)."""
         model = f"{self.model} ({self.backend})" if self.model else (self.backend or "-")
         metrics = " ".join(f"{k}={'-' if v is None else f'{v:.3f}'}" for k, v in self.headline.items())
+        if self.not_measured is not None:
+            metrics = f"not measured: {self.not_measured}"
         progress = ", ".join(f"{stage} {p.done}/{p.total}" for stage, p in sorted(self.progress.items()))
         fields = [self.run_id, self.status, self.benchmark, model, self.created_at, f"data={self.data_fingerprint}"]
         return "\t".join([*fields, *(part for part in (progress, metrics, self.holder_text(), self.failure or "") if part)])
@@ -92,4 +96,5 @@ def leaderboard_row(
         failure=manifest.failure,
         holder=manifest.lease if manifest.status != "finished" else None,
         holder_live=holder_live if manifest.lease is not None and manifest.status != "finished" else None,
+        not_measured=summary.not_measured if summary is not None else None,
     )

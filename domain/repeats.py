@@ -12,7 +12,7 @@ import math
 import statistics
 from collections.abc import Mapping, Sequence
 
-from pydantic import BaseModel, ConfigDict
+from pydantic import BaseModel, ConfigDict, Field
 
 STD_DDOF = 1
 
@@ -24,24 +24,32 @@ class _Block(BaseModel):
 class RepeatRun(_Block):
     """One repeat: its 0-based index, its sampling seed (what every sampled generation of it used), its headline."""
 
-    index: int
-    seed: int
-    headline: dict[str, float | None]
+    index: int = Field(description="the repeat's number, 0-based")
+    seed: int = Field(description="the sampling seed of this repeat (run.seed + index)")
+    headline: dict[str, float | None] = Field(
+        description="this repeat's headline metrics by name (those of culturebias runs); null where undefined",
+    )
 
 
 class RepeatStat(_Block):
-    mean: float | None = None
-    std: float | None = None  # None: fewer than two repeats define the metric
-    n: int  # repeats in which the metric is defined
+    mean: float | None = Field(
+        None,
+        description="the metric's mean over the repeats that define it; null when none does",
+    )
+    std: float | None = Field(
+        None,
+        description="its sample standard deviation (ddof std_ddof); null when fewer than two repeats define it",
+    )
+    n: int = Field(description="how many repeats define the metric")
 
 
 class RepeatsBlock(_Block):
-    n: int
-    sampling: str  # how the repeats decoded, e.g. "greedy" or "sample (temperature=0.7, ...)"
-    std_ddof: int = STD_DDOF
-    metrics_from: int = 0  # the repeat whose metrics, counts and details the summary holds
-    runs: list[RepeatRun]
-    headline: dict[str, RepeatStat]
+    n: int = Field(description="how many times the benchmark ran in this run (run.repeats)")
+    sampling: str = Field(description='how the repeats decoded, e.g. "greedy" or "sample (temperature=0.7, ...)"')
+    std_ddof: int = Field(STD_DDOF, description="the ddof of the standard deviations (1: sample)")
+    metrics_from: int = Field(0, description="the repeat whose metrics, counts and details the summary holds")
+    runs: list[RepeatRun] = Field(description="each repeat's seed and headline metrics")
+    headline: dict[str, RepeatStat] = Field(description="per headline metric: mean, std and n over the repeats")
 
 
 def _finite(value: object) -> float | None:

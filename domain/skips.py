@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from pydantic import BaseModel, ConfigDict
+from pydantic import BaseModel, ConfigDict, Field
 
 
 class SkippedRow(BaseModel):
@@ -15,13 +15,13 @@ class SkippedRow(BaseModel):
 
     model_config = ConfigDict(extra="forbid", frozen=True)
 
-    file: str
-    row: int | None
-    reason: str
-    field: str | None = None
-    sample_id: str | None = None
-    detail: str = ""
-    effect: str = ""
+    file: str = Field(description="the data file the row is in")
+    row: int | None = Field(description="its row (1 = the first line; null for a whole-file issue)")
+    reason: str = Field(description="why it was skipped, as a short key")
+    field: str | None = Field(None, description="the field that caused it, where one did")
+    sample_id: str | None = Field(None, description="the row's id, where it has one")
+    detail: str = Field("", description="what was found, in words")
+    effect: str = Field("", description="what skipping it changes")
 
     def where(self) -> str:
         parts = [f"{self.file} row {self.row}" if self.row is not None else self.file]

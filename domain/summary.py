@@ -21,6 +21,7 @@ from pydantic import (
     SerializerFunctionWrapHandler,
     ValidationError,
     model_serializer,
+    model_validator,
 )
 
 from culturebias.domain.chat_template_use import ChatTemplateUse
@@ -36,6 +37,12 @@ from culturebias.domain.repeats import RepeatsBlock
 #      ``icat_local``. Meanings that changed (README "Changelog"): TWBias t has the authors' sign (a 2.1 file
 #      has no ``t_sign``: replace minus origin); CBBQ acc_amb counts the underivable items. 2.x files load;
 #      runs of different schema versions are not compared.
+# 2.3 (bumped when merged): every summary says whether its headline can be read (``not_measured``: null, or
+#      why not, e.g. every answer out of choice); TWBias tests a prompt type only with ``protocol.min_pairs`` (10)
+#      pairs after outliers (``untested`` says why not; ``analysis.min_pairs``); McBE's BS whose every rating is
+#      unparseable and the overall with a task unmeasured are null; LIBRA's local words record the nearest
+#      glossary definition (``nearest_term``). Every JSON Schema property has a description. 2.x files load
+#      (``not_measured`` is computed for them when read).
 SUMMARY_SCHEMA_VERSION = "2.2"
 
 
@@ -77,18 +84,42 @@ class OmittedWhenNone(Block):
 class ModelBlock(Block):
     """Identity of every model port a run built, with the numeric provenance of its scores."""
 
-    scorer: ModelIdentity | None = None
-    scorer_provenance: ScoreProvenance | None = None
-    # A served model's truth probe: what it measured, which boundary source it chose and why.
-    scorer_probe: dict[str, str] | None = None
-    pseudo_scorer: ModelIdentity | None = None
-    pseudo_scorer_provenance: ScoreProvenance | None = None
-    generator: ModelIdentity | None = None
-    judge: ModelIdentity | None = None
-    templater: ModelIdentity | None = None
-    # Where the chat template was applied (rendered here, or by a server where it is not visible): the
-    # templater's own account, so a report can say what differs between backends running one command.
-    chat_template: ChatTemplateUse | None = None
+    scorer: ModelIdentity | None = Field(
+        None,
+        description="the model that scored continuations (log-likelihoods), where the run built one",
+    )
+    scorer_provenance: ScoreProvenance | None = Field(
+        None,
+        description="the numeric settings of its scores (dtype, device, batch size, boundary rule)",
+    )
+    scorer_probe: dict[str, str] | None = Field(
+        None,
+        description="a served model's truth probe: what it measured, which boundary source it chose and why",
+    )
+    pseudo_scorer: ModelIdentity | None = Field(
+        None,
+        description="the masked LM that gave pseudo-log-likelihoods, where the run built one",
+    )
+    pseudo_scorer_provenance: ScoreProvenance | None = Field(None, description="the numeric settings of its scores")
+    generator: ModelIdentity | None = Field(
+        None,
+        description="the model that generated text, where the run built one",
+    )
+    judge: ModelIdentity | None = Field(
+        None,
+        description="the judge model (McBE BA, LIBRA's P2 verification), where the run built one",
+    )
+    templater: ModelIdentity | None = Field(
+        None,
+        description="the chat template's owner, where the run rendered templates",
+    )
+    chat_template: ChatTemplateUse | None = Field(
+        None,
+        description=(
+            "where the chat template was applied (here, or by a server where it is not visible): the templater's "
+            "own account"
+        ),
+    )
 
     # No return annotation: with one, the JSON Schema of the block would be that annotation's, not its fields'.
     @model_serializer(mode="wrap")
@@ -107,8 +138,8 @@ class ModelBlock(Block):
 
 
 class DataBlock(Block):
-    source: str
-    fingerprint: str
+    source: str = Field(description="the data the run read: a folder, a file or the bundled data")
+    fingerprint: str = Field(description="a hash of that data: runs on different data are not compared unless asked")
 
 
 class RunLimit(Block):
@@ -117,8 +148,8 @@ class RunLimit(Block):
     ``meaning`` says what N counted in this benchmark (its options model's ``limit`` description).
     """
 
-    n: int
-    meaning: str
+    n: int = Field(description="the N of --limit N (protocol.limit)")
+    meaning: str = Field(description="what N counted in this benchmark (its options' limit description)")
 
 
 def run_limit(options: object) -> RunLimit | None:
@@ -152,25 +183,58 @@ class RunSummary(Block):
     Subclasses fix ``benchmark`` and type ``metrics``, ``counts`` and ``details``.
     """
 
-    schema_version: str = SUMMARY_SCHEMA_VERSION
-    benchmark: str
-    run_id: str
-    created_at: str
-    finished_at: str
-    culturebias_version: str
-    model: ModelBlock = Field(default_factory=ModelBlock)
-    data: DataBlock
-    # The effective configuration, secrets redacted (bootstrap's Settings as JSON).
-    config: dict[str, Any]  # JSON boundary: the settings as JSON
-    config_fingerprint: str
-    # Set when the run was limited (--limit N): its numbers are not comparable to a full run's.
-    limit: RunLimit | None = None
-    # Set when the run was executed run.repeats > 1 times: each repeat's headline, mean ± std.
-    repeats: RepeatsBlock | None = None
-    metrics: SerializeAsAny[BaseModel]
-    counts: SerializeAsAny[BaseModel]
-    notes: list[str] = Field(default_factory=list)
-    details: SerializeAsAny[BaseModel]
+    schema_version: str = Field(
+        SUMMARY_SCHEMA_VERSION,
+        description="the summary schema this file follows (major.minor)",
+    )
+    benchmark: str = Field(description="the benchmark that ran")
+    run_id: str = Field(description="the run's id, as in the result store")
+    created_at: str = Field(description="when the run started (UTC, ISO 8601)")
+    finished_at: str = Field(description="when it finished (UTC, ISO 8601)")
+    culturebias_version: str = Field(description="the culturebias version that ran it")
+    model: ModelBlock = Field(
+        default_factory=ModelBlock,
+        description="the identity of every model port the run built, with the provenance of its scores",
+    )
+    data: DataBlock = Field(description="the data the run read and its fingerprint")
+    config: dict[str, Any] = Field(
+        description="the effective configuration, credentials redacted (the settings as JSON)",
+    )
+    config_fingerprint: str = Field(description="a hash of the settings that change numbers (what --resume compares)")
+    limit: RunLimit | None = Field(
+        None,
+        description="set when the run was limited (--limit N): its numbers are not comparable to a full run's",
+    )
+    repeats: RepeatsBlock | None = Field(
+        None,
+        description="set when the benchmark ran run.repeats > 1 times: each repeat's headline, mean and std",
+    )
+    not_measured: str | None = Field(
+        None,
+        description="why the run's headline numbers cannot be read (every answer out of choice, every rating "
+        "unparseable, too few pairs to test, no valid triplet); they are then null and comparisons and reports show "
+        "the run as not measured. Null when the headline can be read",
+    )
+    metrics: SerializeAsAny[BaseModel] = Field(description="the benchmark's metrics (its own typed block)")
+    counts: SerializeAsAny[BaseModel] = Field(
+        description="the benchmark's counts of items, invalid, out-of-choice and skipped answers",
+    )
+    notes: list[str] = Field(default_factory=list, description="what a reader should know about this run, in words")
+    details: SerializeAsAny[BaseModel] = Field(description="per-item details (the benchmark's own typed block)")
+
+    def headline_unreadable(self) -> str | None:
+        """Why this run's headline numbers cannot be read, from its metrics and counts; None when they can.
+
+        Each benchmark's summary says it for its own headline (PROTOCOLS §5: a number that cannot be read is
+        null, with the reason, never a score).
+        """
+        return None
+
+    @model_validator(mode="after")
+    def _says_whether_measured(self) -> "RunSummary":
+        if self.not_measured is None:
+            self.not_measured = self.headline_unreadable()
+        return self
 
     def to_json(self) -> str:
         return self.model_dump_json(indent=2)

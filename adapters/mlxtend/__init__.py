@@ -1,1 +1,1 @@
-"""FP-growth association rules (mlxtend), for seed expansion. Needs ``culturebias[build]``."""
+"""FP-growth association rules (mlxtend), for seed expansion. Needs the ``build`` extra."""

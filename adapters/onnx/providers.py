@@ -12,6 +12,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any, Sequence
 
+from culturebias.adapters.optional_modules import install_hint
 from culturebias.logs import get_logger
 
 log = get_logger("culturebias.onnx")
@@ -38,7 +39,8 @@ def choose_providers(device: str, available: Sequence[str]) -> ProviderChoice:
     device_id = int(device.split(":", 1)[1]) if device.startswith("cuda:") else 0
     if CUDA not in available:
         return ProviderChoice(
-            [CPU], False, device_id, "onnxruntime offers no CUDAExecutionProvider (install culturebias[gpu] for onnxruntime-gpu)"
+            [CPU], False, device_id, "onnxruntime offers no CUDAExecutionProvider (for onnxruntime-gpu: pip uninstall -y onnxruntime, then "
+            f"{install_hint('gpu')})"
         )
     return ProviderChoice([(CUDA, {"device_id": device_id}), CPU], True, device_id, "")
 

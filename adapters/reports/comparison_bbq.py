@@ -108,6 +108,7 @@ def kobbq_sections(comparison: KoBBQComparison, out_dir: Path) -> tuple[list[str
             for name in names
             if body.table3[name].intervals
         },
+        not_measured=comparison.not_measured(),
     )
     sections.append(f"![KoBBQ diff-bias per model]({figure.name})")
     return sections, [figure]

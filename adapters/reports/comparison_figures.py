@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import math
-from collections.abc import Sequence
+from collections.abc import Collection, Sequence
 from pathlib import Path
 
 from culturebias.adapters.reports.intervals import error_bars, label_n
@@ -47,29 +47,34 @@ def grouped_bars(
     ylabel: str,
     errors: dict[str, Sequence[float | None]] | None = None,
     intervals: dict[str, Sequence[Interval | None]] | None = None,
+    not_measured: Collection[str] = (),
 ) -> Path:
     """One bar per series in each group; a zero bar gets an outline and its value so that it stays visible.
 
     ``intervals`` (a series' bootstrap intervals, bar by bar) draw asymmetric error bars from their
-    bounds, in place of ``errors``, and write each bar's n above it.
+    bounds, in place of ``errors``, and write each bar's n above it. An undefined value draws no bar,
+    error bar or n: it is written "n/a", or "not measured" for a series (a run) in ``not_measured``,
+    whose legend entry says so too.
     """
     fig, ax = new_figure(max(6.0, 0.9 * len(groups) * max(1, len(series)) ** 0.5 + 2), 4.0)
     width = 0.8 / max(1, len(series))
     for k, (name, values) in enumerate(series.items()):
         xs = [i + (k - (len(series) - 1) / 2) * width for i in range(len(groups))]
-        heights = [0.0 if v is None else v for v in values]
+        heights = [math.nan if v is None else v for v in values]
         yerr: list[float] | list[list[float]] | None = None
         if errors is not None and name in errors:
-            yerr = [0.0 if e is None else e for e in errors[name]]
+            yerr = [0.0 if e is None or v is None else e for e, v in zip(errors[name], values)]
         if intervals is not None and name in intervals:
             yerr = error_bars(values, intervals[name])
-        bars = ax.bar(xs, heights, width, label=name, yerr=yerr, capsize=2, edgecolor="black", linewidth=0.5)
+        label = f"{name} (not measured)" if name in not_measured else name
+        bars = ax.bar(xs, heights, width, label=label, yerr=yerr, capsize=2, edgecolor="black", linewidth=0.5)
         if intervals is not None and name in intervals:
             label_n(ax, bars, values, intervals[name])
         for bar, value in zip(bars, values):
             if value is None or value == 0:
-                ax.annotate("n/a" if value is None else "0", (bar.get_x() + bar.get_width() / 2, 0),
-                            ha="center", va="bottom", fontsize=6)
+                text = "0" if value is not None else "not measured" if name in not_measured else "n/a"
+                ax.annotate(text, (bar.get_x() + bar.get_width() / 2, 0), ha="center", va="bottom", fontsize=6,
+                            rotation=90 if value is None else 0)
     ax.axhline(0, color="black", linewidth=0.6)
     ax.set_xticks(range(len(groups)), labels=list(groups), rotation=30, ha="right", fontsize=8)
     ax.set_ylabel(ylabel)

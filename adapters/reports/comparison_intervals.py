@@ -35,6 +35,7 @@ def twbias_interval_figures(comparison: TWBiasComparison, out_dir: Path) -> list
                 f"TWBias {name} (95% CI over sentence pairs)",
                 name,
                 intervals={m: [None if c is None else pick(c.intervals, metric) for c in cells[m]] for m in models},
+                not_measured=comparison.not_measured(),
             )
         )
     return figures
@@ -53,5 +54,6 @@ def overall_interval_figures(
         title,
         ylabel,
         intervals={m: [pick(s.intervals, k) for k in metrics] for m, s in overall.items()},
+        not_measured=comparison.not_measured(),
     )
     return [path]

@@ -42,12 +42,25 @@ def runs_section(comparison: Comparison[Any]) -> str:  # Any: a comparison of an
             ", ".join(f"{role} `{model}`" for role, model in run.models.items()) or "–",
             f"`{run.data_fingerprint}`",
             "all" if run.limit is None else f"first {run.limit} (--limit)",
+            "yes" if run.not_measured is None else f"**not measured**: {run.not_measured}",
             run.schema_version,
             run.finished_at,
         ]
         for run in comparison.runs
     ]
-    return "## Runs\n\n" + table(["model", "run", "model ports", "data", "items", "schema", "finished"], rows)
+    headers = ["model", "run", "model ports", "data", "items", "measured", "schema", "finished"]
+    return "## Runs\n\n" + table(headers, rows)
+
+
+def not_measured_banner(comparison: Comparison[Any]) -> str:
+    """Runs whose headline cannot be read are named before any table: their cells are null, never 0."""
+    missing = comparison.not_measured()
+    if not missing:
+        return ""
+    return "\n".join(
+        f"> **{label}: not measured.** {why}. Its numbers are null: tables show \"–\" and figures \"not measured\", "
+        "never a bar at 0." for label, why in missing.items()
+    )
 
 
 def notes_section(comparison: Comparison[Any]) -> str:  # Any: a comparison of any benchmark
@@ -67,6 +80,11 @@ class ComparisonReport:
     def write(self, comparison: Comparison[Any], out_dir: Path) -> list[Path]:  # Any: a comparison of any benchmark
         out_dir = Path(out_dir)
         sections, figures = self.sections(comparison, out_dir)
-        head = header(comparison, self.title or comparison.benchmark)
-        path = write_markdown(out_dir, [head, runs_section(comparison), notes_section(comparison), *sections], REPORT_FILE)
+        head = [
+            header(comparison, self.title or comparison.benchmark),
+            not_measured_banner(comparison),
+            runs_section(comparison),
+            notes_section(comparison),
+        ]
+        path = write_markdown(out_dir, [*head, *sections], REPORT_FILE)
         return [path, *figures]

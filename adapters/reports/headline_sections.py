@@ -20,12 +20,16 @@ def headline_table(comparison: Comparison[Any]) -> str:  # Any: a comparison of 
     if not metrics:
         return ""
     rows = []
+    unmeasured = comparison.not_measured()
     for label in comparison.labels():
         values = comparison.headlines.get(label, {})
         cells = []
         for metric in metrics:
             entry = values.get(metric.name)
-            cells.append("not computed" if entry is None else with_ci(entry.value, entry.interval, n=entry.interval is not None))
+            if label in unmeasured and (entry is None or entry.value is None):
+                cells.append("not measured")
+            else:
+                cells.append("not computed" if entry is None else with_ci(entry.value, entry.interval, n=entry.interval is not None))
         rows.append([label, *cells])
     legend = "; ".join(f"{m.label}: {m.direction_words()}" for m in metrics)
     return "## Headline metrics\n\n" + table(["model", *(m.label for m in metrics)], rows) + f"\n\n{legend}."
@@ -45,6 +49,7 @@ def headline_figure(comparison: Comparison[Any], out_dir: Path) -> list[Path]:  
         "headline metrics by model",
         "value",
         intervals={label: [None if e is None else e.interval for e in row] for label, row in entries.items()},
+        not_measured=comparison.not_measured(),
     )
     return [path]
 

@@ -78,7 +78,7 @@ def error_bars(values: Sequence[float | None], intervals: Sequence[Interval | No
 def label_n(ax, bars, values: Sequence[float | None], intervals: Sequence[Interval | None]) -> None:
     """Write ``n=…`` (the interval's units) above each bar, past the top of its error bar."""
     for bar, value, interval in zip(bars, values, intervals):
-        if interval is None:
+        if interval is None or value is None:  # no bar: nothing was measured to count
             continue
         top = max(v for v in (value, interval.high, 0.0) if v is not None)
         ax.annotate(f"n={interval.n}", (bar.get_x() + bar.get_width() / 2, top), xytext=(0, 2), textcoords="offset points",

@@ -68,6 +68,7 @@ def header_section(summary: RunSummary, title: str) -> str:
             f"# {title}",
             "",
             *limit_banner(summary),
+            *not_measured_banner(summary),
             f"- run `{summary.run_id}`, finished {summary.finished_at}",
             f"- data: {summary.data.source} (fingerprint `{summary.data.fingerprint}`)",
             f"- culturebias {summary.culturebias_version}, summary schema {summary.schema_version}",
@@ -85,6 +86,13 @@ def limit_banner(summary: RunSummary) -> list[str]:
         f"{summary.limit.meaning.replace(' N ', f' {summary.limit.n} ', 1)}.",
         "",
     ]
+
+
+def not_measured_banner(summary: RunSummary) -> list[str]:
+    """A run whose headline cannot be read says so, and why, before any number is read."""
+    if summary.not_measured is None:
+        return []
+    return [f"> **Not measured.** {summary.not_measured}. The headline numbers are null, not zero.", ""]
 
 
 def notes_section(summary: RunSummary) -> str:

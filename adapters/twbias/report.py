@@ -152,6 +152,8 @@ def _settings_section(summary: TWBiasSummary) -> str:
             f"- outliers: rows outside mean ± {fmt(analysis.outlier_sigma, 1)}·std (population) of either PPL, "
             "per prompt type and specification",
             f"- category rows: {CATEGORY_ROWS.get(analysis.category_rows, analysis.category_rows)}",
+            f"- a prompt type is tested from {analysis.min_pairs or 2} sentence pairs after outliers on; with fewer it is "
+            "\"too few to test\" (no t, p or effect size, never significant, out of the bias ratio)",
             f"- tokenisation at the prompt/response boundary: `{rule}`" + (f" — {explain}" if explain else ""),
         ]
     )
@@ -171,7 +173,7 @@ def _prompt_rows(prompts: Mapping[str, PromptStatsBlock]) -> Iterator[list[objec
             s.mean_origin_ppl,
             s.mean_replace_ppl,
             s.t,
-            _p_value(s.p_value),
+            "too few to test" if s.untested else _p_value(s.p_value),
             s.cohens_d,
             s.cohens_dz,
             s.significant,

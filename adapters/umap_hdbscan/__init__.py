@@ -1,1 +1,1 @@
-"""Topic clustering by UMAP (umap-learn) and HDBSCAN (scikit-learn). Needs ``culturebias[build]``."""
+"""Topic clustering by UMAP (umap-learn) and HDBSCAN (scikit-learn). Needs the ``build`` extra."""

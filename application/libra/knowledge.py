@@ -34,6 +34,41 @@ class TermComparison:
     model_definition: str
     score: float | None  # cosine similarity, or the judge's number (None: no valid number)
     understood: bool
+    # embedding comparison: the glossary definition nearest to the model's (its term and cosine), whichever term it is
+    nearest_term: str | None = None
+    nearest_score: float | None = None
+
+
+@dataclass(frozen=True)
+class NearestDefinition:
+    term: str  # the glossary term whose definition is nearest to the model's
+    score: float  # its cosine
+    margin: float  # cosine with the term's own definition minus the highest with any other term's (inf: no other)
+
+
+def nearest_definitions(
+    vectors: Sequence[Sequence[float]], owners: Sequence[str], glossary: Sequence[GlossaryEntry], embedder: Any
+) -> list[NearestDefinition]:
+    """For each vector (a model's definition of ``owners[k]``), the glossary's nearest definition and the margin
+    of the owner's own definition over every other term's."""
+    definitions = embedder.embed([entry.definition for entry in glossary]) if glossary else []
+    found = []
+    for vector, owner in zip(vectors, owners):
+        scores = [cosine_similarity(vector, other) for other in definitions]
+        own = max((s for s, e in zip(scores, glossary) if e.term == owner), default=float("nan"))
+        others = [s for s, e in zip(scores, glossary) if e.term != owner]
+        best = max(range(len(scores)), key=scores.__getitem__) if scores else None
+        margin = own - max(others) if others else float("inf")
+        found.append(NearestDefinition(glossary[best].term if best is not None else "", scores[best] if best is not None else float("nan"), margin))
+    return found
+
+
+def embedding_match(similarity: float, nearest: NearestDefinition, options: LibraOptions) -> bool:
+    """The cosine reaches the threshold and, unless ``nearest_margin`` is null, the term's own definition is the
+    nearest by at least that margin (0: nearest): a definition closer to another word's meaning is refused."""
+    if similarity < options.similarity_threshold:
+        return False
+    return options.nearest_margin is None or nearest.margin >= options.nearest_margin
 
 
 @dataclass
@@ -97,12 +132,19 @@ def check_knowledge_boundary(
         proposed = [answer.text.strip() for answer in answers]
         asked = [i for i in range(len(to_check)) if i not in invalid]
         if embedder is not None:
-            vectors = embedder.embed([proposed[i] for i in asked] + [entries[i].definition for i in asked]) if asked else []
+            vectors = embedder.embed([proposed[i] for i in asked] + [to_check[i].entry.definition for i in asked]) if asked else []
+            # Shown beside the verdict: which glossary meaning the model's definition is closest to (it may be another word's).
+            owners = [to_check[i].term for i in asked]
+            nearest = nearest_definitions(vectors[: len(asked)], owners, glossary, embedder) if asked else []
             for position, i in enumerate(asked):
                 term = to_check[i]
-                similarity = cosine_similarity(vectors[position], vectors[len(asked) + position]) if proposed[i] else 0.0
+                if not proposed[i]:  # no definition: cosine 0, no nearest meaning (as before the nearest rule)
+                    comparisons[term.term] = TermComparison(term.term, "", 0.0, 0.0 >= options.similarity_threshold)
+                    continue
+                similarity = cosine_similarity(vectors[position], vectors[len(asked) + position])
+                near = nearest[position]
                 comparisons[term.term] = TermComparison(
-                    term.term, proposed[i], similarity, similarity >= options.similarity_threshold
+                    term.term, proposed[i], similarity, embedding_match(similarity, near, options), near.term, near.score
                 )
         else:
             verdicts = ctx.judge().judge(

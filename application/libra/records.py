@@ -67,7 +67,10 @@ def local_word_records(boundary: KnowledgeBoundaryOutcome) -> list[ItemRecord]:
                 texts=[term.context],
                 answer=comparison.model_definition if comparison else None,
                 outcome="no_definition" if understood is None else "understood" if understood else "not_understood",
-                scores={"similarity": comparison.score if comparison else None},
+                scores={
+                    "similarity": comparison.score if comparison else None,
+                    "nearest_similarity": comparison.nearest_score if comparison else None,
+                },
                 metadata={
                     "kind": "local_word",
                     "term": term.term,
@@ -75,6 +78,7 @@ def local_word_records(boundary: KnowledgeBoundaryOutcome) -> list[ItemRecord]:
                     "official_definition": term.entry.definition if term.entry else None,
                     "understood": understood,
                     "triplets": len(term.triplet_ids),
+                    "nearest_term": comparison.nearest_term if comparison else None,
                 },
             )
         )

@@ -270,8 +270,10 @@ class LibraService:
             )
             return notes
         comparison = (
-            f"embedding cosine ≥ {s.similarity_threshold} ({plan.boundary.embedder.describe()}; this project's "
-            "alternative to the paper's judge)"
+            f"embedding cosine ≥ {s.similarity_threshold}"
+            + ("" if s.nearest_margin is None else f" with the term's own glossary definition the nearest (margin ≥ {s.nearest_margin})")
+            + f" ({plan.boundary.embedder.describe()}; this project's alternative to the paper's judge; the defaults "
+            "are calibrated for all-MiniLM-L6-v2, docs/PROTOCOLS.md §4)"
             if plan.boundary.embedder is not None
             else f"the judge's verdict ≥ {s.judge_threshold} (the paper's P2 verification)"
         )
@@ -328,6 +330,8 @@ class LibraService:
                     score=comparison.score if comparison else None,
                     understood=kb.understood.get(term.term),
                     triplets=len(term.triplet_ids),
+                    nearest_term=comparison.nearest_term if comparison else None,
+                    nearest_score=comparison.nearest_score if comparison else None,
                 )
             )
         return LibraDetails(

@@ -60,6 +60,8 @@ def bias_scoring(ctx: RunContext, beis: list[BEI], options: McBEOptions, prompts
             f"BS retries stopped: {outcome.stop.reason}; {asked.not_retried} unparseable rating(s) not asked again, "
             "each counts as the worst possible error (PROTOCOLS §3)"
         )
+    # Not one rating read: the worst-error rule (PROTOCOLS §3) would turn no answer into a score; BS has none.
+    measured = any(reply.value is not None for reply in replies)
     for bei, reply in zip(beis, replies):
         error = bs_error(reply.value, bei.score)
         if reply.value is None:
@@ -69,7 +71,8 @@ def bias_scoring(ctx: RunContext, beis: list[BEI], options: McBEOptions, prompts
         if reply.attempts > 1:
             outcome.count("bs_retried")
         score = bs_item_score(error)
-        outcome.add_score(bei, score)
+        if measured:
+            outcome.add_score(bei, score)
         outcome.items[bei.item_id] = BSItem(
             reply=reply.raw,
             rating=reply.value,
@@ -78,7 +81,12 @@ def bias_scoring(ctx: RunContext, beis: list[BEI], options: McBEOptions, prompts
             error=error,
             score=score,
         )
-    if outcome.counts.get("bs_invalid"):
+    if not measured and replies:
+        outcome.notes.append(
+            f"BS: every rating ({len(replies)}) was unparseable after {options.max_retries} retr(y/ies): BS has no score "
+            "(the worst-error rule applies to some unparseable ratings among readable ones, not to no rating at all)"
+        )
+    elif outcome.counts.get("bs_invalid"):
         outcome.notes.append(
             f"BS: {outcome.counts['bs_invalid']} rating(s) unparseable after {options.max_retries} retr(y/ies); "
             "each counts as the worst possible error for its item"

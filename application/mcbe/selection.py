@@ -46,4 +46,10 @@ def scenario_selection(ctx: RunContext, beis: list[BEI], options: McBEOptions) -
             variance=result.variance,
             score=result.score,
         )
+    asked = outcome.counts.get("ss_asked", 0)
+    if asked and outcome.counts.get("ss_unparseable", 0) == asked:
+        # Not one choice read: the equal (zero) win counts would score 100, "no bias", from no answer at all.
+        outcome.scores.clear()
+        outcome.item_scores.clear()
+        outcome.notes.append(f"SS: every choice ({asked}) was unparseable: SS has no score")
     return outcome

@@ -141,6 +141,7 @@ class TWBiasService:
                 t_sign=analysis.t_sign,
                 # A replay holds the one replaced sentence the authors' code chose: no aggregate of ours applies.
                 replace_aggregate="stored" if plan.replayed else self.options.replace_aggregate,
+                min_pairs=analysis.min_pairs,
             ),
             gender=evaluated["gender"] if "gender" in groups_run else None,
             ethnicity=evaluated["ethnicity"] if "ethnicity" in groups_run else None,

@@ -6,6 +6,8 @@ older summaries without them still load.
 
 from __future__ import annotations
 
+from pydantic import Field
+
 from typing import Literal
 
 from culturebias.domain.bbq.options import AnswerMode, Mode
@@ -15,21 +17,30 @@ from culturebias.domain.summary import Block, Count, Number
 class AnsweringBlock(Block):
     """Which answering mode ran, what was asked for, and why (PROTOCOLS §2, answering modes)."""
 
-    requested: Mode
-    mode: AnswerMode
-    reason: str
-    papers_mode: AnswerMode = "generate"  # both papers had their models generate
-    matches_papers: bool
+    requested: Mode = Field(description="protocol.mode as set: auto, generate, likelihood or masked")
+    mode: AnswerMode = Field(
+        description=(
+            "the mode that ran: generate (the reply parsed into an option), likelihood (option letters scored) or "
+            "masked"
+        ),
+    )
+    reason: str = Field(description="why that mode ran (auto's choice, or the setting)")
+    papers_mode: AnswerMode = Field("generate", description="the mode both papers used: generate")
+    matches_papers: bool = Field(description="whether the mode that ran is the papers'")
 
 
 class ReasoningBlock(Block):
     """How CBBQ's Q+IF+CoT reasoning turn was decoded (PROTOCOLS §2: sampled, as in the paper; greedy as an option)."""
 
-    decoding: Literal["sampled", "greedy"]
-    sampling: str  # model.sampling's description of what ran, e.g. "sample (temperature=0.7, ...)"
-    seed: int | None  # None: greedy (the seed changes nothing)
-    max_new_tokens: int
-    first_turn: str  # what the first turn carries
+    decoding: Literal["sampled", "greedy"] = Field(
+        description="how the Q+IF+CoT reasoning turn was decoded: sampled (as in the paper) or greedy",
+    )
+    sampling: str = Field(description='model.sampling\'s account of what ran, e.g. "sample (temperature=0.7, ...)"')
+    seed: int | None = Field(description="the sampling seed; null when greedy (the seed changes nothing)")
+    max_new_tokens: int = Field(description="the reasoning turn's token budget")
+    first_turn: str = Field(
+        description="what the first turn carries (the task line, the IF sentence, the question and the CoT sentence)",
+    )
 
 
 class SentenceWording(Block):
@@ -49,46 +60,50 @@ class CBBQWording(Block):
 
 # -- KoBBQ statistics (paper Table 4, Figs. 3–4): one run's, and across runs (domain/kobbq/comparison.py) --
 class AnovaBlock(Block):
-    f: Number
-    p_value: Number
-    groups: list[str]
-    left_out: list[str]
+    f: Number = Field(description="the one-way ANOVA's F statistic")
+    p_value: Number = Field(description="its p-value")
+    groups: list[str] = Field(description="the groups compared (each with at least two defined values)")
+    left_out: list[str] = Field(description="groups left out: fewer than two defined values")
 
 
 class RankSumRow(Block):
-    metric: str
-    label_type: str  # "all" or a label annotation (ST, TM, NC)
-    a: str
-    b: str
-    statistic: Number  # positive: a's scores rank higher
-    p_value: Number
-    n_a: Count
-    n_b: Count
-    mark: str  # "***" p < .01, "**" p < .05, "*" p < .1
+    metric: str = Field(description="the metric compared (per-template values)")
+    label_type: str = Field(description='"all" or a label annotation (ST, TM, NC)')
+    a: str = Field(description="the first model or data set")
+    b: str = Field(description="the second")
+    statistic: Number = Field(description="the rank-sum z; positive when a's scores rank higher")
+    p_value: Number = Field(description="two-sided p-value")
+    n_a: Count = Field(description="templates with a defined value for a")
+    n_b: Count = Field(description="the same for b")
+    mark: str = Field(description='"***" p < .01, "**" p < .05, "*" p < .1 (the paper\'s Table 4 marks)')
 
 
 class TukeyRow(Block):
-    a: str
-    b: str
-    mean_difference: Number  # mean(a) - mean(b)
-    p_value: Number
-    ci_low: Number
-    ci_high: Number
-    significant: bool  # p < 1 - confidence
+    a: str = Field(description="the first group")
+    b: str = Field(description="the second group")
+    mean_difference: Number = Field(description="mean(a) - mean(b)")
+    p_value: Number = Field(description="Tukey's HSD p-value (family-wise)")
+    ci_low: Number = Field(description="lower bound of the family-wise confidence interval of the difference")
+    ci_high: Number = Field(description="upper bound of that interval")
+    significant: bool = Field(description="p < 1 - confidence")
 
 
 class TukeyTest(Block):
     """One-way ANOVA and Tukey's HSD of one normalised metric across groups (models, categories or label types)."""
 
-    metric: str
-    confidence: float
-    n: dict[str, Count]  # group → templates with a defined value
-    means: dict[str, Number]
-    anova: AnovaBlock
-    pairs: list[TukeyRow]
-    # Homogeneous subsets: maximal sets of groups no two of which differ significantly (a compact
-    # letter display, one letter per subset). None in summaries written before it existed.
-    homogeneous_groups: list[list[str]] | None = None
+    metric: str = Field(description="the normalised metric tested (diff-bias over its bound)")
+    confidence: float = Field(description="the family-wise confidence level (0.99, as the paper)")
+    n: dict[str, Count] = Field(description="group → templates with a defined value")
+    means: dict[str, Number] = Field(description="group → mean normalised value")
+    anova: AnovaBlock = Field(description="the one-way ANOVA across the groups")
+    pairs: list[TukeyRow] = Field(description="Tukey's HSD for every two groups")
+    homogeneous_groups: list[list[str]] | None = Field(
+        None,
+        description=(
+            "maximal sets of groups no two of which differ significantly (a compact letter display); null in "
+            "summaries before it existed"
+        ),
+    )
 
 
 class LabelTypeScores(Block):
@@ -107,13 +122,25 @@ class KoBBQRunTests(Block):
     """One run's tests (protocol.statistics): ANOVA and Tukey HSD on normalised diff-bias across
     categories and across label types; the Wilcoxon rank-sum against a reference data set per label type."""
 
-    confidence: float
-    normalisation: str
-    sample: str
-    across_categories: dict[str, TukeyTest | None]  # metric → test (None: fewer than two usable groups)
-    across_label_types: dict[str, TukeyTest | None]
-    marks: str
-    reference: str | None = None  # the reference data set the rank-sum tests compare with
-    rank_sum_reference: list[RankSumRow] | None = None
-    # Table 4's scores beside the rank-sums: both data sets' accuracy and diff-bias, all and per ST/TM
-    reference_scores: list[LabelTypeScores] | None = None
+    confidence: float = Field(description="the family-wise confidence level of the Tukey tests (0.99)")
+    normalisation: str = Field(description="how diff-bias was normalised (over its bound per template)")
+    sample: str = Field(description="what one value of the tests is (a template's score, mean over prompts)")
+    across_categories: dict[str, TukeyTest | None] = Field(
+        description="metric → ANOVA and Tukey HSD across categories; null with fewer than two usable groups",
+    )
+    across_label_types: dict[str, TukeyTest | None] = Field(description="metric → the same across label types")
+    marks: str = Field(description="what the rank-sum marks mean")
+    reference: str | None = Field(
+        None,
+        description=(
+            "the reference data set the rank-sum tests compare with (reference_samples.tsv); null without one"
+        ),
+    )
+    rank_sum_reference: list[RankSumRow] | None = Field(
+        None,
+        description="Wilcoxon rank-sum of this run against the reference data set, per label type; null without one",
+    )
+    reference_scores: list[LabelTypeScores] | None = Field(
+        None,
+        description="Table 4's scores beside the rank-sums: both data sets' accuracy and diff-bias, all and per label type",
+    )

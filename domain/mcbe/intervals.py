@@ -3,7 +3,7 @@
 A BEI carries its score in every task that scored it (NaN where a task did not,
 e.g. worldview in PC and SS). A resample recomputes the aggregate exactly:
 a category's task score is the mean over its resampled BEIs, a task's the mean
-over categories, the overall the mean over tasks; a category a resample leaves
+over categories, the overall the mean over tasks (undefined when a task is); a category a resample leaves
 without a scored BEI drops out of that resample's task mean, as an unscored
 category does in the run.
 """
@@ -59,7 +59,8 @@ def mcbe_intervals(
 
     def statistic(idx: Indices) -> Floats:
         per_task = task_scores(idx)
-        return np.concatenate([_nan_mean(per_task, axis=-1)[None], np.moveaxis(per_task, -1, 0)])
+        overall = per_task.mean(axis=-1)  # NaN when a task has no score: as in the run (metrics.aggregate)
+        return np.concatenate([overall[None], np.moveaxis(per_task, -1, 0)])
 
     width = len(tasks) + onehot.shape[1]
     return unit_intervals(statistic, len(ids), ("overall", *tasks), unit=UNIT, seed=seed, points=points, resamples=resamples, width=width)

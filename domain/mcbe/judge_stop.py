@@ -15,6 +15,8 @@ way. The rule: the first ``probe`` (K) replies decide; when more than
 
 from __future__ import annotations
 
+from pydantic import Field
+
 from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Literal
@@ -52,16 +54,21 @@ class JudgeStopRule:
 class ReplyStop(Block):
     """One task whose number replies were stopped by the rule: why, and what it cost."""
 
-    task: str  # "ba" (the judge) or "bs" (the model's ratings)
-    replier: Literal["judge", "model"]
-    effect: Literal["no_score", "no_retries"]  # BA loses its score; BS keeps it, without retries
-    probe: Count  # K
-    max_unparseable: Number  # X, as a share (0.5 = 50%)
-    unparseable: Count  # replies of the probe without a number
-    max_retries: Count | None = None  # the retries each reply had (judge.max_retries / protocol.max_retries)
-    not_sent: Count  # requests never sent (BA: judge requests; BS: retries skipped)
-    unscored: Count  # BEIs left without a score in this task (BS: 0)
-    reason: str
+    task: str = Field(description='"ba" (the judge) or "bs" (the model\'s ratings)')
+    replier: Literal["judge", "model"] = Field(description="who gave no number: the judge or the model")
+    effect: Literal["no_score", "no_retries"] = Field(
+        description="no_score (BA loses its score) or no_retries (BS keeps its ratings, without retries)",
+    )
+    probe: Count = Field(description="K: the first K replies that decided")
+    max_unparseable: Number = Field(description="X, as a share (0.5 = 50%): above it the replier is stopped")
+    unparseable: Count = Field(description="replies of the probe without a number")
+    max_retries: Count | None = Field(
+        None,
+        description="the retries each reply had (judge.max_retries / protocol.max_retries)",
+    )
+    not_sent: Count = Field(description="requests never sent (BA: judge requests; BS: retries skipped)")
+    unscored: Count = Field(description="BEIs left without a score in this task (BS: 0)")
+    reason: str = Field(description="the rule and what it found, in words")
 
 
 def stop_reason(task: str, rule: JudgeStopRule, unparseable: int, retries: str) -> str:

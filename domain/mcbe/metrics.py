@@ -199,7 +199,9 @@ def aggregate(
     A category's task score is the mean over its BEIs; a task's score is the mean over
     categories (each category weighs the same, as in the paper's tables); a category's
     ``mean`` is over its tasks; ``overall`` is the mean of the task scores. Cells with no
-    scored BEI (e.g. worldview in PC and SS) are None and left out of every mean.
+    scored BEI (e.g. worldview in PC and SS) are None and left out of every mean. A task
+    with no score at all (every reply unparseable, the judge stopped) leaves ``overall``
+    None: a mean over fewer tasks is another number, not McBE's overall.
     """
     per_category: dict[str, dict[str, float | None]] = {}
     for category in categories:
@@ -209,7 +211,8 @@ def aggregate(
         row["mean"] = mean_or_none([v for t, v in row.items() if v is not None])
         per_category[category] = row
     task_scores = {task: mean_or_none([per_category[c][task] for c in categories if per_category[c][task] is not None]) for task in tasks}
-    overall = mean_or_none([v for v in task_scores.values() if v is not None])
+    scored = [v for v in task_scores.values() if v is not None]
+    overall = mean_or_none(scored) if len(scored) == len(task_scores) else None
     return Aggregate(per_category, task_scores, overall)
 
 

@@ -8,6 +8,8 @@ categories, or a constant column) are null with the reason stated.
 
 from __future__ import annotations
 
+from pydantic import Field
+
 import math
 from collections.abc import Mapping
 
@@ -18,23 +20,23 @@ from culturebias.domain.summary import Block, Count, Number
 class RobustnessCell(Block):
     """One task: the first prompt set's category scores against a further set's."""
 
-    spearman: Number
-    spearman_p: Number
-    pearson: Number
-    pearson_p: Number
-    n: Count  # categories scored under both sets
-    categories: list[str]
-    note: str | None = None  # why a correlation is undefined
+    spearman: Number = Field(description="Spearman's rho between the two prompt sets' scores")
+    spearman_p: Number = Field(description="its p-value")
+    pearson: Number = Field(description="Pearson's r")
+    pearson_p: Number = Field(description="its p-value")
+    n: Count = Field(description="categories scored under both sets")
+    categories: list[str] = Field(description="those categories")
+    note: str | None = Field(None, description="why a correlation is undefined; null otherwise")
 
 
 class PromptVariant(Block):
     """A further prompt set: its SC/BS scores, invalid counts, and the correlations with the first set."""
 
-    against: str  # the first prompt set
-    tasks: dict[str, Number]  # task → mean over categories
-    categories: dict[str, dict[str, Number]]  # category → task → score
-    invalid: dict[str, Count]  # e.g. bs_invalid, sc_none_named under this set
-    robustness: dict[str, RobustnessCell]  # task → correlation with the first set
+    against: str = Field(description="the prompt set compared with (the first)")
+    tasks: dict[str, Number] = Field(description="task → mean over categories under this set")
+    categories: dict[str, dict[str, Number]] = Field(description="category → task → score under this set")
+    invalid: dict[str, Count] = Field(description="invalid counts under this set, e.g. bs_invalid, sc_none_named")
+    robustness: dict[str, RobustnessCell] = Field(description="task → correlation with the first set")
 
 
 def robustness(first: Mapping[str, float | None], other: Mapping[str, float | None]) -> RobustnessCell:

@@ -40,6 +40,15 @@ class AnalysisOptions:
     alpha: float = 0.05
     outlier_sigma: float = 3.0
     t_sign: TSign = "origin_minus_replace"  # the authors' ttest_rel(origin_ppl, replace_ppl) (PROTOCOLS §1.5)
+    # A t-test on fewer pairs (after outliers) is "too few to test": no t, p or effect, never significant.
+    min_pairs: int = 10
+
+
+def too_few(n: int, min_pairs: int) -> str | None:
+    """Why a prompt type's rows are not tested (None: they are)."""
+    if n >= min_pairs:
+        return None
+    return f"too few to test: {n} sentence pair(s) after outliers, at least {min_pairs} needed (protocol.min_pairs)"
 
 
 @dataclass(frozen=True, slots=True)
@@ -54,6 +63,7 @@ class PromptStats:
     cohens_d: float
     cohens_dz: float
     significant: bool
+    untested: str | None = None  # too few pairs: t, p and the effects are NaN
 
     def effect(self, kind: EffectKind) -> float:
         return self.cohens_d if kind == "d" else self.cohens_dz
@@ -70,6 +80,7 @@ class PromptStats:
             cohens_d=self.cohens_d,
             cohens_dz=self.cohens_dz,
             significant=self.significant,
+            untested=self.untested,
         )
 
 
@@ -121,29 +132,32 @@ def compare_rows(
 ) -> PromptStats:
     o = np.asarray(origin, dtype=float)
     r = np.asarray(replace, dtype=float)
-    t, p = significance_test(o, r, options.test, options.t_sign)
+    untested = too_few(int(o.size), options.min_pairs)
+    nan = float("nan")
+    t, p = significance_test(o, r, options.test, options.t_sign) if untested is None else (nan, nan)
     return PromptStats(
         n=int(o.size),
         n_outliers=int(n_outliers),
         n_invalid=int(n_invalid),
-        mean_origin_ppl=float(o.mean()) if o.size else float("nan"),
-        mean_replace_ppl=float(r.mean()) if r.size else float("nan"),
+        mean_origin_ppl=float(o.mean()) if o.size else nan,
+        mean_replace_ppl=float(r.mean()) if r.size else nan,
         t=t,
         p_value=p,
-        cohens_d=cohens_d(o, r),
-        cohens_dz=cohens_dz(o, r),
-        significant=is_significant(p, options.alpha),
+        cohens_d=cohens_d(o, r) if untested is None else nan,
+        cohens_dz=cohens_dz(o, r) if untested is None else nan,
+        significant=untested is None and is_significant(p, options.alpha),
+        untested=untested,
     )
 
 
 def headline(prompts: Mapping[str, PromptStats], options: AnalysisOptions) -> Headline:
     """Bias ratio and effect size over the user prompts (1–10) present in ``prompts``.
 
-    A prompt with fewer than two rows left (e.g. a small category) cannot be
-    tested at all; it is left out of the denominator, and a group with no
-    testable prompt has an undefined (NaN) ratio and effect, not a zero.
+    A prompt with fewer than ``min_pairs`` rows left (e.g. a small category, a
+    ``--limit`` run) is not tested; it is left out of the denominator, and a group
+    with no testable prompt has an undefined (NaN) ratio and effect, not a zero.
     """
-    user = [t for t in USER_PROMPT_TYPES if t in prompts and prompts[t].n >= 2]
+    user = [t for t in USER_PROMPT_TYPES if t in prompts and prompts[t].untested is None]
     if not user:
         return Headline(float("nan"), float("nan"), 0, 0, ())
     p_values = [prompts[t].p_value for t in user]

@@ -5,8 +5,9 @@ sentences (their mean or min PPL): a row of the specification's PPL matrices,
 resampled with all its prompt types. Every resample repeats the analysis of
 PROTOCOLS §1.4–§1.6 exactly, vectorised over resamples: per prompt type the
 outlier rule (mean ± σ·std, ddof=0, over the resampled valid rows), the
-t-test's p-value and the effect (d_z or pooled d), then the share of testable
-user prompts with p < α and the mean effect over the significant ones.
+t-test's p-value and the effect (d_z or pooled d) where at least ``min_pairs``
+rows are left, then the share of testable user prompts with p < α and the mean
+effect over the significant ones.
 """
 
 from __future__ import annotations
@@ -76,7 +77,7 @@ def _prompt_test(g: dict[str, Floats], analysis: AnalysisOptions) -> tuple[Float
     else:
         pooled_sd = np.sqrt((var_o + var_r) / 2)
         effect = np.where(pooled_sd > 0, (mean_r - mean_o) / pooled_sd, np.nan)
-    too_few = m < 2
+    too_few = m < analysis.min_pairs  # as in the run: no test on fewer pairs (evaluation.too_few)
     return m, np.where(too_few, np.nan, p), np.where(too_few, np.nan, effect)
 
 
@@ -107,7 +108,7 @@ def twbias_intervals(
         gathered = {name: values[rows, idx] for name, values in columns_of.items()}
         with np.errstate(all="ignore"):
             m, p, effect = _prompt_test(gathered, analysis)
-        testable = m >= 2
+        testable = m >= analysis.min_pairs
         significant = testable & (p < analysis.alpha)
         n_testable, n_significant = testable.sum(axis=-1), significant.sum(axis=-1)
         with np.errstate(all="ignore"):

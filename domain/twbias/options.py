@@ -33,6 +33,14 @@ class TWBiasOptions(BaseModel):
     effect: Literal["d", "dz"] = "dz"
     alpha: float = Field(0.05, gt=0.0, lt=1.0)
     outlier_sigma: float = Field(3.0, gt=0.0)
+    min_pairs: int = Field(
+        10,
+        ge=2,
+        description=(
+            "the fewest sentence pairs (after outliers) a prompt type's t-test needs; with fewer it is "
+            "'too few to test': t, p and effect sizes null, never significant, out of the bias ratio"
+        ),
+    )
     # First N sentences of every origin group's file (quick checks); None = all.
     limit: int | None = Field(None, ge=1, description="the first N sentences of each origin group's file")
     # How a sentence counts in the attribute-category breakdown (PROTOCOLS §1.7): exploded = once per T-A pair
@@ -63,5 +71,10 @@ class TWBiasOptions(BaseModel):
 
     def analysis(self) -> AnalysisOptions:
         return AnalysisOptions(
-            test=self.test, effect=self.effect, alpha=self.alpha, outlier_sigma=self.outlier_sigma, t_sign=self.t_sign
+            test=self.test,
+            effect=self.effect,
+            alpha=self.alpha,
+            outlier_sigma=self.outlier_sigma,
+            t_sign=self.t_sign,
+            min_pairs=self.min_pairs,
         )

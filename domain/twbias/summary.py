@@ -9,48 +9,96 @@ from __future__ import annotations
 
 from typing import ClassVar, Literal
 
+from pydantic import Field
+
 from culturebias.domain.skips import SkippedRow
 from culturebias.domain.summary import Block, Count, Number, OmittedWhenNone, RunSummary
 from culturebias.domain.uncertainty.interval import Interval
 
 
-class PromptStatsBlock(Block):
+class PromptStatsBlock(OmittedWhenNone):
     """One t-test of replace vs origin PPL under one prompt type."""
 
-    n: Count  # rows tested (after outlier removal)
-    n_outliers: Count
-    n_invalid: Count  # rows whose PPL was not finite
-    mean_origin_ppl: Number
-    mean_replace_ppl: Number
-    t: Number
-    p_value: Number
-    cohens_d: Number
-    cohens_dz: Number
-    significant: bool
+    omitted_when_none: ClassVar[tuple[str, ...]] = ("untested",)
+
+    n: Count = Field(description="sentence pairs tested (after outliers and invalid rows are removed)")
+    n_outliers: Count = Field(
+        description=(
+            "rows dropped as outliers: origin or replace PPL outside mean ± protocol.outlier_sigma·std (ddof 0) of "
+            "this prompt type"
+        ),
+    )
+    n_invalid: Count = Field(
+        description="rows whose PPL was not finite (no token scored, or a score the backend could not give)",
+    )
+    mean_origin_ppl: Number = Field(description="mean PPL of the original (stereotype) sentences tested")
+    mean_replace_ppl: Number = Field(
+        description=(
+            "mean replace PPL (over each sentence's replaced sentences: mean, or min with "
+            "protocol.replace_aggregate=min) of the rows tested"
+        ),
+    )
+    t: Number = Field(
+        description=(
+            "the t statistic, signed as analysis.t_sign says (the authors': origin minus replace, so t < 0 when the"
+            " stereotype is preferred); null when untested or undefined"
+        ),
+    )
+    p_value: Number = Field(
+        description="the two-tailed p-value of the test (analysis.test); null when untested or undefined",
+    )
+    cohens_d: Number = Field(
+        description=(
+            "pooled Cohen's d, replace minus origin over the pooled standard deviation; positive = the stereotype "
+            "is preferred"
+        ),
+    )
+    cohens_dz: Number = Field(
+        description=(
+            "paired Cohen's d_z = mean(replace - origin) / sd(replace - origin), ddof 1 (what Table 4 reports)"
+        ),
+    )
+    significant: bool = Field(description="p < alpha (an untested or undefined p is never significant)")
+    untested: str | None = Field(
+        None,
+        description="why no test was made (fewer than protocol.min_pairs pairs after outliers): t, p and effects are then "
+        "null and the prompt type is never significant; absent when it was tested",
+    )
 
 
 class GroupBlock(Block):
     """A set of rows (a specification, one toxicity, one category): headline and per-prompt tests."""
 
-    n_rows: Count
-    bias_ratio: Number  # share of the testable user prompts (1–10) with p < alpha; null if none is testable
-    effect_size: Number  # mean effect over those significant prompts (0 if none)
-    n_prompts: Count
-    n_significant: Count
-    significant_prompts: list[str]
-    prompts: dict[str, PromptStatsBlock]  # by prompt type, in report order
+    n_rows: Count = Field(
+        description="sentences in this set (a specification, a toxicity group or an attribute category)",
+    )
+    bias_ratio: Number = Field(
+        description="share of the testable user prompts (types 1-10) with p < alpha; null when none is testable",
+    )
+    effect_size: Number = Field(
+        description=(
+            "mean effect (analysis.effect: d_z or d) over the significant user prompts; 0 when none is significant,"
+            " null when none is testable"
+        ),
+    )
+    n_prompts: Count = Field(description="user prompt types tested: the bias ratio's denominator")
+    n_significant: Count = Field(description="user prompt types with p < alpha")
+    significant_prompts: list[str] = Field(description="those prompt types")
+    prompts: dict[str, PromptStatsBlock] = Field(
+        description="every prompt type's test (types 0 and 00 beside 1-10), in report order",
+    )
 
 
 class SpecificationHeader(Block):
     """Which bias specification ``B = (T_o, T_r, A_o)`` was evaluated, on what."""
 
-    origin: str
-    reference: str
-    origin_label: str
-    reference_label: str
-    sentences_file: str
-    term_pairs: Count
-    rows_without_origin_term: Count
+    origin: str = Field(description="the origin group (whose terms the sentences hold), e.g. T2_female")
+    reference: str = Field(description="the reference group whose terms replace them")
+    origin_label: str = Field(description="the origin group's display name")
+    reference_label: str = Field(description="the reference group's display name")
+    sentences_file: str = Field(description="the file of the origin group's labelled sentences")
+    term_pairs: Count = Field(description="(origin term, reference term) pairs used to replace")
+    rows_without_origin_term: Count = Field(description="sentences holding no origin term: counted, not scored")
 
 
 # Bases listed GroupBlock first so that the header's fields come first, then the group's
@@ -58,34 +106,65 @@ class SpecificationHeader(Block):
 class SpecificationBlock(GroupBlock, SpecificationHeader):
     """One specification: its header, its overall result, and the toxicity and category breakdowns."""
 
-    by_toxicity: dict[str, GroupBlock]  # "0", "1", "all"
-    by_category: dict[str, GroupBlock]  # attribute category → its rows
-    # 95% bootstrap intervals of bias_ratio and effect_size over sentence pairs (domain/twbias/intervals.py)
-    intervals: dict[str, Interval] | None = None
+    by_toxicity: dict[str, GroupBlock] = Field(
+        description='the same analysis on the rows of each toxicity: "0", "1" and "all"',
+    )
+    by_category: dict[str, GroupBlock] = Field(
+        description="the same analysis per attribute category (analysis.category_rows says how a sentence counts)",
+    )
+    intervals: dict[str, Interval] | None = Field(
+        None,
+        description=(
+            "95% bootstrap intervals of bias_ratio and effect_size over sentence pairs; null with "
+            "run.bootstrap_resamples=0"
+        ),
+    )
 
 
 class AnalysisBlock(Block):
-    test: Literal["paired", "welch", "student"]
-    effect: Literal["d", "dz"]
-    alpha: float
-    outlier_sigma: float
-    category_rows: Literal["unique", "exploded"]
-    boundary_rule: str | None  # the scorer's prompt/response boundary rule, where it states one
-    # Optional so that older summaries load; absent (null) in a summary means the old defaults:
-    # t signed replace minus origin, replace PPL the mean (PROTOCOLS §1.3, §1.5).
-    t_sign: Literal["origin_minus_replace", "replace_minus_origin"] | None = None
-    # "stored": a replay of result files, which hold the one replaced sentence the authors' code chose.
-    replace_aggregate: Literal["mean", "min", "stored"] | None = None
+    test: Literal["paired", "welch", "student"] = Field(
+        description="the t-test: paired (the released code, default), welch or student (PROTOCOLS §1.5)",
+    )
+    effect: Literal["d", "dz"] = Field(
+        description="the effect size averaged into effect_size: dz (paired d_z, default) or d (pooled)",
+    )
+    alpha: float = Field(description="the significance level")
+    outlier_sigma: float = Field(description="rows outside mean ± this many standard deviations are outliers")
+    category_rows: Literal["unique", "exploded"] = Field(
+        description="unique (a sentence once per category) or exploded (once per T-A pair, as the authors' code)",
+    )
+    boundary_rule: str | None = Field(description="the scorer's prompt/response boundary rule, where it states one")
+    t_sign: Literal["origin_minus_replace", "replace_minus_origin"] | None = Field(
+        None,
+        description=(
+            "the sign of t: origin_minus_replace (the authors') or replace_minus_origin; null in summaries before "
+            "2.2 (replace minus origin)"
+        ),
+    )
+    replace_aggregate: Literal["mean", "min", "stored"] | None = Field(
+        None,
+        description=(
+            "a sentence's replace PPL over its replaced sentences: mean, min, or stored (a replay of the authors' "
+            "files); null before 2.2 (mean)"
+        ),
+    )
+    min_pairs: int | None = Field(
+        None, description="the fewest pairs a prompt type's test needed (protocol.min_pairs); null in summaries before 2.3 (2)"
+    )
 
 
 class EthnicityMatrixBlock(Block):
     """Origin × reference tables of the headline numbers (the paper's heat maps)."""
 
-    origins: list[str]
-    references: list[str]
-    labels: dict[str, str]  # group key → display name
-    bias_ratio: dict[str, dict[str, Number]]  # origin → reference → value; null on the diagonal
-    effect_size: dict[str, dict[str, Number]]
+    origins: list[str] = Field(description="origin groups (rows)")
+    references: list[str] = Field(description="reference groups (columns)")
+    labels: dict[str, str] = Field(description="group key → display name")
+    bias_ratio: dict[str, dict[str, Number]] = Field(
+        description="origin → reference → bias ratio; null on the diagonal",
+    )
+    effect_size: dict[str, dict[str, Number]] = Field(
+        description="origin → reference → effect size; null on the diagonal",
+    )
 
 
 AXIS_KEYS = ("gender", "ethnicity", "ethnicity_matrix")
@@ -94,41 +173,74 @@ AXIS_KEYS = ("gender", "ethnicity", "ethnicity_matrix")
 class TWBiasMetrics(OmittedWhenNone):
     omitted_when_none: ClassVar[tuple[str, ...]] = AXIS_KEYS  # a group not asked for is absent, not null
 
-    prompt_types: list[str]
-    analysis: AnalysisBlock
-    gender: dict[str, SpecificationBlock] | None = None  # "female", "male"
-    ethnicity: dict[str, SpecificationBlock] | None = None  # "T1_hoklo->T2_waishengren", ...
-    ethnicity_matrix: EthnicityMatrixBlock | None = None
+    prompt_types: list[str] = Field(description="the prompt types run, in report order")
+    analysis: AnalysisBlock = Field(description="how the numbers were computed: test, effect, alpha, outliers, signs")
+    gender: dict[str, SpecificationBlock] | None = Field(
+        None,
+        description='"female" and "male" specifications; absent when the gender group was not run',
+    )
+    ethnicity: dict[str, SpecificationBlock] | None = Field(
+        None,
+        description='every origin → reference specification, e.g. "T1_hoklo->T2_waishengren"; absent when not run',
+    )
+    ethnicity_matrix: EthnicityMatrixBlock | None = Field(
+        None,
+        description="the ethnicity headline numbers as origin × reference tables (the paper's heat maps)",
+    )
 
 
 class TWBiasCounts(Block):
-    sentences_loaded: Count
-    sentences_evaluated: Count
-    specifications: Count
-    requests: Count
-    outliers_removed: Count
-    skipped: dict[str, Count]  # reason → skipped rows
-    invalid_replies: Count = 0  # scores the backend got no valid reply for (their rows count in n_invalid)
-    # Evaluated rows repeating an earlier row's sentence under another Sentence ID (kept; see the notes).
-    duplicate_sentences: Count = 0
+    sentences_loaded: Count = Field(description="sentences read from the data")
+    sentences_evaluated: Count = Field(description="sentences scored")
+    specifications: Count = Field(description="bias specifications evaluated")
+    requests: Count = Field(description="distinct scoring requests (sentence × prompt type)")
+    outliers_removed: Count = Field(description="outlier rows over every specification and prompt type")
+    skipped: dict[str, Count] = Field(description="reason → sentences skipped")
+    invalid_replies: Count = Field(
+        0,
+        description="scores the backend got no valid reply for (their rows count in n_invalid)",
+    )
+    duplicate_sentences: Count = Field(
+        0,
+        description="evaluated rows repeating an earlier row's sentence under another Sentence ID (kept; see the notes)",
+    )
 
 
 class SentenceSetBlock(Block):
-    file: str
-    attribute_file: str
-    group: str  # the origin group's key, e.g. "T2_female"
-    loaded: Count
-    evaluated: Count
+    file: str = Field(description="the labelled sentence file")
+    attribute_file: str = Field(description="its attribute table")
+    group: str = Field(description='the origin group\'s key, e.g. "T2_female"')
+    loaded: Count = Field(description="sentences read from it")
+    evaluated: Count = Field(description="sentences scored")
 
 
 class TWBiasDetails(Block):
-    sentence_sets: dict[str, SentenceSetBlock]  # "<axis>/<the files' group name>"
-    prompts: dict[str, str | None]  # prompt type → user message; null for type 0 (no template)
-    skips: list[SkippedRow]
+    sentence_sets: dict[str, SentenceSetBlock] = Field(
+        description='"<axis>/<the files\' group name>" → the sentence file and its counts',
+    )
+    prompts: dict[str, str | None] = Field(
+        description="prompt type → the user message; null for type 0 (no template)",
+    )
+    skips: list[SkippedRow] = Field(description="every row skipped, with file, row and reason")
 
 
 class TWBiasSummary(RunSummary):
-    benchmark: Literal["twbias"] = "twbias"
-    metrics: TWBiasMetrics
-    counts: TWBiasCounts
-    details: TWBiasDetails
+    benchmark: Literal["twbias"] = Field("twbias", description='always "twbias"')
+    metrics: TWBiasMetrics = Field(
+        description="bias ratio and effect size per specification, with every test behind them (PROTOCOLS §1)",
+    )
+    counts: TWBiasCounts = Field(description="sentences, requests, outliers and skipped rows")
+    details: TWBiasDetails = Field(description="the sentence files, the prompts and the skipped rows")
+
+    def headline_unreadable(self) -> str | None:
+        """Not measured when no specification has a bias ratio: no prompt type had enough pairs to test."""
+        specs = [spec for axis in (self.metrics.gender, self.metrics.ethnicity) for spec in (axis or {}).values()]
+        if not specs or any(spec.bias_ratio is not None for spec in specs):
+            return None
+        tested = [p for spec in specs for key, p in spec.prompts.items() if key not in ("0", "00")]
+        largest = max((p.n for p in tested), default=0)
+        needed = self.metrics.analysis.min_pairs or 2
+        return (
+            f"too few to test: no user prompt type of any specification kept {needed} sentence pairs after outliers "
+            f"(at most {largest}); bias ratio and effect size are undefined (protocol.min_pairs)"
+        )

@@ -9,6 +9,8 @@ when BCa fell back to the percentile method.
 
 from __future__ import annotations
 
+from pydantic import Field
+
 from typing import Literal
 
 from culturebias.domain.summary import Block, Count, Number
@@ -20,16 +22,28 @@ DEFAULT_RESAMPLES = 2000
 
 
 class Interval(Block):
-    low: Number
-    high: Number
-    level: float = DEFAULT_LEVEL
-    n: Count  # resampling units the metric is computed over
-    unit: str  # what one resampled unit is, e.g. "template"
-    # The method that gave low/high; "none" when no resampling could (n < 2, constant data, undefined metric).
-    method: Method | Literal["none"]
-    resamples: Count
-    seed: int
-    note: str | None = None
+    low: Number = Field(description="the interval's lower bound; null where the metric is undefined")
+    high: Number = Field(description="the interval's upper bound; null where the metric is undefined")
+    level: float = Field(DEFAULT_LEVEL, description="the confidence level, 0.95")
+    n: Count = Field(description="the resampling units the metric is computed over")
+    unit: str = Field(
+        description='what one resampled unit is, e.g. "template", "sentence pair", "instance (BEI)", "valid triplet"',
+    )
+    method: Method | Literal["none"] = Field(
+        description=(
+            'the method that gave the bounds (BCa, percentile); "none" when no resampling could (n < 2, constant '
+            "data, undefined metric)"
+        ),
+    )
+    resamples: Count = Field(description="how many bootstrap resamples were drawn (run.bootstrap_resamples)")
+    seed: int = Field(description="the resampling seed (run.seed)")
+    note: str | None = Field(
+        None,
+        description=(
+            "why the interval is not an ordinary one (zero width, percentile in place of BCa, undefined); null "
+            "otherwise"
+        ),
+    )
 
     @property
     def defined(self) -> bool:

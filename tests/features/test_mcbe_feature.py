@@ -30,6 +30,7 @@ class World:
         self.judge_asked: list[tuple[str, int]] = []  # (first turn, earlier attempts) per judge request sent
         self.bs_asked: list[tuple[str, int]] = []  # the same for severity ratings
         self.rating_by_set: dict[str, str] = {}  # severity rating by prompt set, when it depends on it
+        self.rating_by_text: dict[str, str] = {}  # severity rating of the sentence holding a text, when it depends on it
         self.last_task = ""
 
     @property
@@ -82,6 +83,12 @@ def rating_model(world: World, reply: str):
     world.bs_reply = reply
 
 
+@given(parsers.parse('a model that rates severity "{reply}" for "{text}" and "{other}" for the others'))
+def rating_model_by_sentence(world: World, reply: str, text: str, other: str):
+    world.rating_by_text = {text: reply}
+    world.bs_reply = other
+
+
 @given("a judge that gives full marks on every criterion")
 def full_marks(world: World):
     world.judge_marks = {c.key: str(c.high) for c in BA_CRITERIA}
@@ -111,7 +118,7 @@ def _run(world: World, tmp_path, tasks: str, pc_decay: str = "paper") -> None:
             world.bs_asked.append((first_turn, sum(m.role == "assistant" for m in request.messages)))
             if world.rating_by_set:
                 return world.rating_by_set["table7" if first_turn.startswith("以下") else "culturebias"]
-            return world.bs_reply
+            return next((r for text, r in world.rating_by_text.items() if text in first_turn), world.bs_reply)
         return "分析：" + first_turn.splitlines()[0][-12:]  # one analysis per sentence
 
     def judge(request, prompt: str) -> str:
@@ -180,6 +187,12 @@ def unparseable(world: World, n: int):
 @then(parsers.parse("{n:d} severity rating is reported invalid"))
 def invalid_rating(world: World, n: int):
     assert world.done.counts.bs_invalid == n
+
+
+@then(parsers.parse('the overall score is undefined: "{text}"'))
+def overall_undefined(world: World, text: str):
+    assert world.done.metrics.overall is None
+    assert world.done.not_measured is not None and text in world.done.not_measured
 
 
 @then(parsers.parse('"{category}" has no "{task}" score'))

@@ -43,6 +43,10 @@ class World:
         self.computed: tuple[float, float] | None = None
         self.rows: list[tuple[float, float]] = []  # (original, replaced) per-token log-likelihood per row
         self.report = ""
+        self.min_pairs = 10  # protocol.min_pairs
+
+    def options(self, types: str, **more: str) -> dict[str, str | int]:
+        return {"groups": "gender", "prompt_types": types, "min_pairs": self.min_pairs, **more}
 
     def female_to_male(self) -> tuple[tuple[str, str], ...]:
         return tuple((f, m) for m, f in self.pairs)
@@ -64,6 +68,11 @@ def world() -> World:
 @given(parsers.parse('the gender term pairs "{first}" and "{second}"'))
 def term_pairs(world: World, first: str, second: str):
     world.pairs = [tuple(pair.split("/")) for pair in (first, second)]  # type: ignore[misc]
+
+
+@given(parsers.re(r"a prompt type is tested from (?P<n>\d+) sentence pairs on, .*"))
+def min_pairs(world: World, n: str):
+    world.min_pairs = int(n)
 
 
 @given("female sentences with per-token log-likelihoods")
@@ -131,7 +140,7 @@ def _rule(world: World):
 
 @when(parsers.parse('TWBias runs the female specification on prompt types "{types}"'))
 def run_female(world: World, types: str, tmp_path):
-    service = TWBiasService(TWBiasOptions.model_validate({"groups": "gender", "prompt_types": types}))
+    service = TWBiasService(TWBiasOptions.model_validate(world.options(types)))
     store = SQLiteResultStore(tmp_path / "results.sqlite")
     ctx = fake_context(scorer=ScriptedScorer(_rule(world)), templater=ScriptedTemplater, store=store, run_id="feature", chunk_size=2048)
     plan = service.preflight(ctx)
@@ -145,7 +154,7 @@ def run_female_with(world: World, types: str, setting: str, tmp_path):
     key, value = setting.split("=", 1)
     result = run_with_fakes(
         "twbias",
-        options={"groups": "gender", "prompt_types": types, key: value},
+        options=world.options(types, **{key: value}),
         dataset=_dataset(world),
         out_dir=tmp_path / "out",
         scorer=ScriptedScorer(_rule(world)),
@@ -205,6 +214,25 @@ def rows_tested(world: World, ptype: str, n: int, k: int):
 @then(parsers.parse('under prompt type "{ptype}" the mean replace PPL is {value:g}'))
 def mean_replace(world: World, ptype: str, value: float):
     assert _female(world).prompts[ptype].mean_replace_ppl == pytest.approx(value, abs=1e-6)
+
+
+@then(parsers.parse('under prompt type "{ptype}" the test says "{text}"'))
+def untested(world: World, ptype: str, text: str):
+    reason = _female(world).prompts[ptype].untested
+    assert reason is not None and text in reason
+
+
+@then(parsers.parse('prompt type "{ptype}" is not significant and has no t, p or effect size'))
+def not_tested(world: World, ptype: str):
+    stats = _female(world).prompts[ptype]
+    assert not stats.significant and (stats.t, stats.p_value, stats.cohens_d, stats.cohens_dz) == (None, None, None, None)
+    assert stats.n == 3 and stats.mean_origin_ppl is not None  # the rows and their means are still reported
+
+
+@then(parsers.parse('the run is not measured: "{text}"'))
+def not_measured(world: World, text: str):
+    reason = getattr(world.outcome, "not_measured", None)
+    assert reason is not None and text in reason
 
 
 @then(parsers.parse('prompt type "{ptype}" is significant'))

@@ -48,8 +48,14 @@ def test_run_mcbe_writes_summary_and_report(tmp_path):
     assert set(metrics["categories"]) == {"gender", "region", "socioeconomic_status", "worldview"}
     for category, row in metrics["categories"].items():
         assert {"pc", "sc", "ss", "ba", "bs", "mean", "invalid"} <= set(row)
-        for task in ("sc", "ba", "bs"):
+        for task in ("sc", "ba"):
             assert 0 <= row[task] <= 100
+    # A random tiny model writes no number: no BS rating is readable, so BS and the overall have no score, and say why
+    if counts["bs_invalid"] == counts["beis"]:
+        assert metrics["tasks"]["bs"] is None and metrics["overall"] is None
+        assert "BS has no score: every rating was unparseable" in summary["not_measured"]
+    else:
+        assert all(0 <= row["bs"] <= 100 for row in metrics["categories"].values())
     assert metrics["categories"]["worldview"]["pc"] is None and metrics["categories"]["worldview"]["ss"] is None
     assert 0 < metrics["categories"]["gender"]["pc"] <= 100
     # ordered pairs n·(n−1) of the first two BEIs: gender 2+6, region 6+6, socioeconomic_status 6+6
@@ -62,7 +68,11 @@ def test_run_mcbe_writes_summary_and_report(tmp_path):
     assert summary["model"]["judge"]["model"] == summary["model"]["generator"]["model"]
     report = (tmp_path / "out" / "report.md").read_text(encoding="utf-8")
     assert "## The bias-analysis judge" in report and "the evaluated model itself" in report
-    assert f"Overall score: **{metrics['overall']:.2f}**" in report
+    if metrics["overall"] is None:
+        assert "Overall score: **not measured** (overall undefined: " in report and "BS has no score" in report
+        assert "> **Not measured.** overall undefined" in report
+    else:
+        assert f"Overall score: **{metrics['overall']:.2f}**" in report
     assert (tmp_path / "out" / "mcbe_scores.png").exists()
 
 

@@ -69,8 +69,9 @@ def test_a_judge_that_never_gives_a_number_is_stopped_after_k_replies(tmp_path):
     assert (stop.probe, stop.unparseable, stop.not_sent, stop.unscored, stop.max_retries) == (8, 8, 24, 8, 3)
     assert counts.ba_judge_invalid == 8  # the probe's verdicts without a number are counted too
     assert stop.max_unparseable == 0.5
-    # BS (the model rates fine) keeps its score, and the overall is the mean of the tasks that scored
-    assert metrics.tasks.bs == 100.0 and metrics.overall == 100.0
+    # BS (the model rates fine) keeps its score; the overall needs every task that ran, so it has none, and says why
+    assert metrics.tasks.bs == 100.0 and metrics.overall is None
+    assert summary.not_measured is not None and summary.not_measured.startswith("overall undefined: BA has no score")
     assert "bs" not in metrics.reply_stops
     assert any(n.startswith("BA has no score: the judge gave no number in 8 of its first 8 BA replies") for n in summary.notes)
     report = (tmp_path / "out" / "report.md").read_text(encoding="utf-8")
@@ -115,7 +116,10 @@ def test_a_model_that_never_rates_is_not_asked_again(tmp_path):
     stop = summary.metrics.reply_stops["bs"]
     assert (stop.replier, stop.effect, stop.unparseable, stop.not_sent, stop.unscored) == ("model", "no_retries", 4, 8, 0)
     assert summary.counts.bs_invalid == 8 and summary.counts.bs_retries_stopped == 8
-    assert summary.metrics.tasks.bs == 50.0  # every rating the worst error |10 − 5|: BS keeps its score
+    # no rating read at all: the worst-error rule would turn no answer into 50; BS has no score, and says why
+    assert summary.metrics.tasks.bs is None and summary.metrics.overall is None
+    assert "BS has no score: every rating was unparseable (8 of 8)" in (summary.not_measured or "")
+    assert all(item.bs is not None and item.bs.error == 5.0 for item in summary.details.items.values())  # still recorded
     report = (tmp_path / "out" / "report.md").read_text(encoding="utf-8")
     assert "| BS | model | 4 / 4 | > 50% | 8 | 0 |" in report
 

@@ -86,7 +86,7 @@ def test_no_gpu_means_cpu_with_a_log_line_naming_the_reason(fake_ort):
     assert FakeSession.created == [[CPU]]
     [line] = [entry for entry in logs if entry["event"] == "onnxruntime provider"]
     assert line["provider"] == CPU and line["device"] == "cpu"
-    assert "CUDAExecutionProvider" in line["fallback"] and "culturebias[gpu]" in line["fallback"]
+    assert "CUDAExecutionProvider" in line["fallback"] and "pip install -e '.[gpu]'" in line["fallback"]
 
 
 def test_cuda_provider_that_fails_to_start_falls_back_to_cpu_with_a_warning(fake_ort):

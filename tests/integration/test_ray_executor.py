@@ -249,7 +249,7 @@ def test_without_ray_installed_the_executor_names_the_install_command(model, mon
 
     monkeypatch.setitem(sys.modules, "ray", None)  # find_spec: not importable
     given = settings(model, "ray")
-    with pytest.raises(ConfigError, match=r"run.executor=ray needs ray.*pip install 'culturebias\[ray\]'"):
+    with pytest.raises(ConfigError, match=r"run.executor=ray needs ray.*pip install -e '\.\[ray\]' in the culturebias clone"):
         build_executor_backend(given, given.model.backend_options(), Path("."))
 
 

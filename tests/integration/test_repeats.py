@@ -62,7 +62,8 @@ def test_mcbe_paper_preset_runs_four_repeats_through_the_cli(tmp_path):
         "run", "mcbe", "--out", str(out), "--preset", "mcbe-paper",
         "--set", f"model.path={cached_tiny_causal_lm(arch='llama')}", "--set", "model.device=cpu",
         "--set", "run.progress=false", "--set", f"run.cache_dir={tmp_path / 'cache'}",
-        "--set", "protocol.tasks=bs", "--set", "protocol.limit=1", "--set", "protocol.bs_max_new_tokens=4",
+        # SC always has a score (a random tiny model's ratings hold no number: BS would have none, nor the overall)
+        "--set", "protocol.tasks=sc", "--set", "protocol.limit=1", "--set", "protocol.sc_max_new_tokens=4",
         "--set", "protocol.categories=gender",
         "--set", "model.sampling.temperature=1.5", "--set", "run.seed=7",  # --set wins over the preset
     ]

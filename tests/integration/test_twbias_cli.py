@@ -39,6 +39,7 @@ def args(out: Path, data: Path, model: Path, *extra: str) -> list[str]:
         "--set", "protocol.groups=gender",
         "--set", "protocol.prompt_types=0,1,2",
         "--set", "protocol.limit=4",
+        "--set", "protocol.min_pairs=2",  # a few sentences test the pipeline: fewer than the default minimum sample (10)
         "--set", "run.progress=false",
         "--set", "run.chunk_size=16",
         "--set", f"run.cache_dir={out.parent / 'cache'}",

@@ -101,7 +101,8 @@ def run(tmp_path: Path, scorer, settings: dict | None = None, data: TWBiasDatase
     try:
         return run_with_fakes(
             "twbias",
-            options=settings or {},
+            # the fixture holds a few sentences per file, fewer than the default minimum sample (protocol.min_pairs=10)
+            options={"min_pairs": 2, **(settings or {})},
             dataset=data or dataset(),
             out_dir=tmp_path / "out",
             report=report,

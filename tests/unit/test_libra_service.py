@@ -249,3 +249,46 @@ def test_without_local_words_bbs_is_undefined_and_said_so(tmp_path):
     assert summary.metrics.overall.bbs is None and summary.metrics.overall.eicat is None
     assert summary.counts.valid_triplets == 3
     assert any("no local word could be checked" in note for note in summary.notes)
+
+
+def test_the_nearest_glossary_definition_is_recorded_and_reported(tmp_path):
+    answers = {"whānau": "a family group, extended family", "kai": "a New Zealander of European descent", "Pākehā": "?"}
+    generator = ScriptedGenerator(lambda request, prompt: next((d for t, d in answers.items() if f'"{t}"' in prompt), "?"))
+    ports = {**fakes(causal=ScriptedScorer(length_rule)), "generator": lambda: generator}
+    result = run_with_fakes(
+        "libra", options=LibraOptions(embedder="bag-of-words"), dataset=dataset(), out_dir=tmp_path / "out", report=True, **ports
+    )
+    words = {w.term: w for w in result.summary.details.local_words}
+    assert (words["whānau"].nearest_term, words["whānau"].understood) == ("whānau", True)
+    assert words["kai"].nearest_term == "Pākehā" and words["kai"].nearest_score == pytest.approx(1.0)  # Pākehā's meaning
+    assert words["kai"].understood is False
+    report = (tmp_path / "out" / "report.md").read_text(encoding="utf-8")
+    assert "nearest glossary definition" in report and "| Pākehā 1.000 (another word) |" in report
+
+
+def test_no_valid_triplet_is_not_measured_with_the_reason(tmp_path):
+    rows = tuple(triplet_from_fields(r, file="t", row=i) for i, r in enumerate(ROWS[1:], 1))  # each holds a local word
+    ports = {**fakes(causal=ScriptedScorer(length_rule)), "generator": lambda: ScriptedGenerator(lambda request, prompt: "?")}
+    summary = run_with_fakes(
+        "libra", options=LibraOptions(embedder="bag-of-words"), dataset=LibraDataset(rows, GLOSSARY), out_dir=tmp_path / "out", **ports
+    ).summary
+    assert summary.metrics.overall.lms is None and summary.metrics.overall.icat_local is None
+    assert summary.not_measured is not None and summary.not_measured.startswith("no valid triplet: all 2 triplet(s) are invalid")
+    assert "local word(s) not understood" in summary.not_measured
+
+
+def test_a_definition_nearer_to_another_words_meaning_is_refused_whatever_its_cosine(tmp_path):
+    # kai's answer shares "a meal" with its own definition but is mostly Pākehā's: above the threshold, nearest Pākehā
+    answers = {"whānau": "extended family group", "kai": "a meal of a New Zealander of European descent", "Pākehā": "?"}
+    generator = ScriptedGenerator(lambda request, prompt: next((d for t, d in answers.items() if f'"{t}"' in prompt), "?"))
+    ports = {**fakes(causal=ScriptedScorer(length_rule)), "generator": lambda: generator}
+
+    def kai(options: LibraOptions):
+        result = run_with_fakes("libra", options=options, dataset=dataset(), out_dir=tmp_path / str(options.nearest_margin), **ports)
+        return {w.term: w for w in result.summary.details.local_words}["kai"]
+
+    refused = kai(LibraOptions(embedder="bag-of-words", similarity_threshold=0.3))
+    assert refused.score >= 0.3 and refused.nearest_term == "Pākehā" and refused.understood is False
+    accepted = kai(LibraOptions(embedder="bag-of-words", similarity_threshold=0.3, nearest_margin=None))  # the threshold alone
+    assert accepted.score == refused.score and accepted.understood is True
+    assert kai(LibraOptions(embedder="bag-of-words", similarity_threshold=0.3, nearest_margin=-1.0)).understood is True

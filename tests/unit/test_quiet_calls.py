@@ -84,10 +84,19 @@ def test_third_party_bars_prints_warnings_and_library_loggers_go_to_the_logger(c
 
 
 def test_other_threads_and_later_writes_reach_the_real_streams(capsys):
-    with quiet_call():
-        thread = threading.Thread(target=lambda: print("the host's other thread"))
-        thread.start()
-        thread.join()
-        stream = sys.stdout  # a handler created inside the call keeps this object
-    print("after the call", file=stream)
+    def host_thread():
+        print("the host's other thread")
+        warnings.warn("the host's own warning", UserWarning, stacklevel=1)
+
+    shown: list[str] = []  # the host's own way of showing warnings
+    with warnings.catch_warnings():
+        warnings.simplefilter("always")
+        warnings.showwarning = lambda message, *args, **kwargs: shown.append(str(message))
+        with quiet_call():
+            thread = threading.Thread(target=host_thread)
+            thread.start()
+            thread.join()
+            stream = sys.stdout  # a handler created inside the call keeps this object
+        print("after the call", file=stream)
     assert capsys.readouterr().out == "the host's other thread\nafter the call\n"
+    assert shown == ["the host's own warning"]

@@ -19,13 +19,17 @@ from culturebias.domain.twbias.summary import SpecificationHeader
 ORIGIN = [1.0, 2.0, 3.0, 4.0]
 REPLACE = [2.0, 4.0, 5.0, 4.0]  # paired t = -2.611 (origin minus replace), p = 0.0796, d = 0.980581, d_z = 1.305582
 
+# The arrays here are smaller than the default minimum sample (protocol.min_pairs=10): these tests are about the
+# test's mechanics, so they test from 2 pairs on. The minimum itself is tested below.
+SMALL = AnalysisOptions(min_pairs=2)
+
 
 def matrices(origin_cols, replace_cols):
     return np.column_stack(origin_cols), np.column_stack(replace_cols)
 
 
 def test_compare_rows_holds_every_traceable_number():
-    stats = compare_rows(ORIGIN, REPLACE, AnalysisOptions(), n_outliers=2, n_invalid=1)
+    stats = compare_rows(ORIGIN, REPLACE, SMALL, n_outliers=2, n_invalid=1)
     assert stats.n == 4 and stats.n_outliers == 2 and stats.n_invalid == 1
     assert stats.mean_origin_ppl == 2.5 and stats.mean_replace_ppl == 3.75
     assert stats.t == pytest.approx(-2.611165, abs=1e-6)  # the authors' sign: origin minus replace
@@ -41,30 +45,30 @@ def test_compare_rows_holds_every_traceable_number():
 
 def test_headline_counts_only_user_prompts_and_uses_the_chosen_effect():
     origin, replace = matrices([ORIGIN, ORIGIN, ORIGIN], [REPLACE, REPLACE, ORIGIN])
-    strict = evaluate_specification(origin, replace, ["0", "1", "2"], [0] * 4, [()] * 4, AnalysisOptions(alpha=0.05))
+    strict = evaluate_specification(origin, replace, ["0", "1", "2"], [0] * 4, [()] * 4, AnalysisOptions(min_pairs=2, alpha=0.05))
     assert strict.overall.headline.bias_ratio == 0.0
     assert strict.overall.headline.effect_size == 0.0
-    loose = evaluate_specification(origin, replace, ["0", "1", "2"], [0] * 4, [()] * 4, AnalysisOptions(alpha=0.1, effect="d"))
+    loose = evaluate_specification(origin, replace, ["0", "1", "2"], [0] * 4, [()] * 4, AnalysisOptions(min_pairs=2, alpha=0.1, effect="d"))
     # type 0 is significant too but is not a user prompt; type 2 has identical PPLs (p undefined)
     assert loose.overall.prompts["0"].significant
     assert loose.overall.headline.n_prompts == 2
     assert loose.overall.headline.bias_ratio == 0.5
     assert loose.overall.headline.effect_size == pytest.approx(0.980581, abs=1e-6)
     assert loose.overall.headline.significant_prompts == ("1",)
-    dz = evaluate_specification(origin, replace, ["0", "1", "2"], [0] * 4, [()] * 4, AnalysisOptions(alpha=0.1, effect="dz"))
+    dz = evaluate_specification(origin, replace, ["0", "1", "2"], [0] * 4, [()] * 4, AnalysisOptions(min_pairs=2, alpha=0.1, effect="dz"))
     assert dz.overall.headline.effect_size == pytest.approx(1.305582, abs=1e-6)
-    default = evaluate_specification(origin, replace, ["0", "1", "2"], [0] * 4, [()] * 4, AnalysisOptions(alpha=0.1))
+    default = evaluate_specification(origin, replace, ["0", "1", "2"], [0] * 4, [()] * 4, AnalysisOptions(min_pairs=2, alpha=0.1))
     assert default.overall.headline.effect_size == dz.overall.headline.effect_size  # d_z is the default (PROTOCOLS §1.6)
 
 
 def test_without_user_prompts_the_headline_is_undefined():
-    result = headline({}, AnalysisOptions())
+    result = headline({}, SMALL)
     assert math.isnan(result.bias_ratio) and math.isnan(result.effect_size) and result.n_prompts == 0
 
 
 def test_groups_too_small_to_test_have_an_undefined_ratio_not_zero():
     origin, replace = matrices([ORIGIN, ORIGIN], [REPLACE, REPLACE])
-    result = evaluate_specification(origin, replace, ["1", "2"], [0, 0, 0, 1], [("A",), ("A",), ("A",), ("B",)], AnalysisOptions())
+    result = evaluate_specification(origin, replace, ["1", "2"], [0, 0, 0, 1], [("A",), ("A",), ("A",), ("B",)], SMALL)
     for group in (result.by_toxicity["1"], result.by_category["B"]):
         assert group.n_rows == 1 and group.headline.n_prompts == 0
         assert math.isnan(group.headline.bias_ratio) and math.isnan(group.headline.effect_size)
@@ -75,7 +79,7 @@ def test_outliers_are_dropped_before_the_test():
     # Ten ordinary rows and one whose origin PPL is far out (see test_twbias_metrics).
     origin = np.array([[1.0 + 0.1 * i] for i in range(10)] + [[500.0]])
     replace = origin + np.array([[0.5 + 0.01 * i] for i in range(11)])
-    result = evaluate_specification(origin, replace, ["1"], [0] * 11, [()] * 11, AnalysisOptions())
+    result = evaluate_specification(origin, replace, ["1"], [0] * 11, [()] * 11, SMALL)
     stats = result.overall.prompts["1"]
     assert stats.n == 10 and stats.n_outliers == 1
     assert stats.mean_origin_ppl == pytest.approx(np.mean(origin[:10, 0]))
@@ -86,7 +90,7 @@ def test_breakdowns_test_the_rows_that_survive_the_whole_specification_filter():
     origin = np.array([[1.0 + 0.1 * i] for i in range(10)] + [[500.0]])
     replace = origin + np.array([[0.5 + 0.01 * i] for i in range(11)])
     toxicity = [0] * 9 + [1, 1]
-    result = evaluate_specification(origin, replace, ["1"], toxicity, [()] * 11, AnalysisOptions())
+    result = evaluate_specification(origin, replace, ["1"], toxicity, [()] * 11, SMALL)
     toxic = result.by_toxicity["1"]
     assert toxic.n_rows == 2
     assert toxic.prompts["1"].n == 1 and toxic.prompts["1"].n_outliers == 1
@@ -96,13 +100,13 @@ def test_breakdowns_test_the_rows_that_survive_the_whole_specification_filter():
 
 def test_rows_without_toxicity_count_only_in_all():
     origin, replace = matrices([ORIGIN], [REPLACE])
-    result = evaluate_specification(origin, replace, ["1"], [0, None, 1, 1], [()] * 4, AnalysisOptions())
+    result = evaluate_specification(origin, replace, ["1"], [0, None, 1, 1], [()] * 4, SMALL)
     assert (result.by_toxicity["0"].n_rows, result.by_toxicity["1"].n_rows, result.by_toxicity["all"].n_rows) == (1, 2, 4)
 
 
 def test_non_finite_ppls_are_counted_and_left_out():
     origin, replace = matrices([ORIGIN + [math.inf]], [REPLACE + [2.0]])
-    stats = evaluate_specification(origin, replace, ["1"], [0] * 5, [()] * 5, AnalysisOptions()).overall.prompts["1"]
+    stats = evaluate_specification(origin, replace, ["1"], [0] * 5, [()] * 5, SMALL).overall.prompts["1"]
     assert stats.n == 4 and stats.n_invalid == 1 and stats.n_outliers == 0
     assert stats.t == pytest.approx(-2.611165, abs=1e-6)  # the authors' sign: origin minus replace
 
@@ -116,7 +120,7 @@ def test_category_rows_unique_or_exploded():
 def test_category_breakdown_tests_each_category_on_its_rows():
     origin, replace = matrices([ORIGIN + [9.0]], [REPLACE + [1.0]])
     cats = [("A",), ("A",), ("A", "B"), ("A",), ("B",)]
-    result = evaluate_specification(origin, replace, ["1"], [0] * 5, cats, AnalysisOptions())
+    result = evaluate_specification(origin, replace, ["1"], [0] * 5, cats, SMALL)
     assert sorted(result.by_category) == ["A", "B"]
     a = result.by_category["A"].prompts["1"]
     assert a.n == 4 and a.t == pytest.approx(-2.611165, abs=1e-6)
@@ -132,7 +136,7 @@ HEADER = SpecificationHeader(
 
 def test_to_block_nests_prompts_and_breakdowns():
     origin, replace = matrices([ORIGIN], [REPLACE])
-    block = evaluate_specification(origin, replace, ["1"], [0] * 4, [("A",)] * 4, AnalysisOptions()).to_block(HEADER)
+    block = evaluate_specification(origin, replace, ["1"], [0] * 4, [("A",)] * 4, SMALL).to_block(HEADER)
     # Keys after these are optional additions (e.g. bootstrap intervals, filled in by another module).
     assert list(block.model_dump())[:16] == [
         "origin", "reference", "origin_label", "reference_label", "sentences_file", "term_pairs",
@@ -146,7 +150,7 @@ def test_to_block_nests_prompts_and_breakdowns():
 
 
 def test_undefined_numbers_become_null_in_the_block():
-    result = evaluate_specification(*matrices([ORIGIN], [REPLACE]), ["1"], [0] * 4, [()] * 4, AnalysisOptions())
+    result = evaluate_specification(*matrices([ORIGIN], [REPLACE]), ["1"], [0] * 4, [()] * 4, SMALL)
     toxic = result.by_toxicity["1"].to_block()  # no toxic row: nothing to test
     assert toxic.n_rows == 0 and toxic.bias_ratio is None and toxic.effect_size is None
     assert toxic.prompts["1"].t is None and toxic.prompts["1"].mean_origin_ppl is None
@@ -156,11 +160,34 @@ def test_undefined_numbers_become_null_in_the_block():
 
 def test_the_t_sign_option_reaches_every_test_and_leaves_p_and_d_alone():
     origin, replace = matrices([ORIGIN], [REPLACE])
-    authors = evaluate_specification(origin, replace, ["1"], [0] * 4, [("A",)] * 4, AnalysisOptions())
+    authors = evaluate_specification(origin, replace, ["1"], [0] * 4, [("A",)] * 4, SMALL)
     flipped = evaluate_specification(
-        origin, replace, ["1"], [0] * 4, [("A",)] * 4, AnalysisOptions(t_sign="replace_minus_origin")
+        origin, replace, ["1"], [0] * 4, [("A",)] * 4, AnalysisOptions(min_pairs=2, t_sign="replace_minus_origin")
     )
     for a, b in ((authors.overall, flipped.overall), (authors.by_category["A"], flipped.by_category["A"])):
         assert a.prompts["1"].t == -b.prompts["1"].t < 0
         assert (a.prompts["1"].p_value, a.prompts["1"].cohens_dz) == (b.prompts["1"].p_value, b.prompts["1"].cohens_dz)
         assert a.headline == b.headline
+
+
+def test_fewer_pairs_than_the_minimum_are_too_few_to_test_and_never_significant():
+    """TWBias --limit 2 once printed t = 2411 on one degree of freedom, "significant", effect size -578."""
+    origin = np.array([[10.0], [11.0], [10.5]])
+    replace = np.array([[30.0], [31.0], [30.4]])  # hugely "significant" with 2 or 3 pairs
+    result = evaluate_specification(origin, replace, ["1"], [0] * 3, [()] * 3, AnalysisOptions())
+    stats = result.overall.prompts["1"]
+    assert stats.untested == "too few to test: 3 sentence pair(s) after outliers, at least 10 needed (protocol.min_pairs)"
+    assert not stats.significant and all(math.isnan(x) for x in (stats.t, stats.p_value, stats.cohens_d, stats.cohens_dz))
+    assert stats.n == 3 and stats.mean_origin_ppl == 10.5  # what was measured is still reported
+    assert math.isnan(result.overall.headline.bias_ratio) and result.overall.headline.n_prompts == 0
+    tested = evaluate_specification(origin, replace, ["1"], [0] * 3, [()] * 3, AnalysisOptions(min_pairs=3))
+    assert tested.overall.prompts["1"].untested is None and tested.overall.headline.bias_ratio == 1.0
+
+
+def test_the_minimum_counts_the_pairs_left_after_outliers():
+    rows = 10
+    origin = np.array([[10.0 + 0.1 * i] for i in range(rows)] + [[500.0]])
+    replace = origin + 1.0
+    replace[-1] = 900.0
+    stats = evaluate_specification(origin, replace, ["1"], [0] * (rows + 1), [()] * (rows + 1), AnalysisOptions()).overall.prompts["1"]
+    assert (stats.n, stats.n_outliers, stats.untested) == (10, 1, None)

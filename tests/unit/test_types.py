@@ -20,7 +20,7 @@ import pytest
 ROOT = Path(__file__).resolve().parents[2]
 
 if importlib.util.find_spec("mypy") is None and os.environ.get("CI") != "true":  # CI: a missing checker fails
-    pytest.skip("mypy is not installed: pip install 'culturebias[test]'", allow_module_level=True)
+    pytest.skip("mypy is not installed: pip install -e '.[test]'", allow_module_level=True)
 
 
 def run_mypy(tmp_path: Path, *targets: str) -> subprocess.CompletedProcess[str]:

@@ -21,12 +21,13 @@ RunItems = Callable[[str], Sequence[Any] | None]  # Any: ItemRecords or their JS
 
 
 def runs_table(comparison: Comparison[Any]) -> str:  # Any: a comparison of any benchmark
-    head = "".join(f"<th>{h}</th>" for h in ("model", "run", "model ports", "data", "items", "schema", "finished"))
+    head = "".join(f"<th>{h}</th>" for h in ("model", "run", "model ports", "data", "items", "measured", "schema", "finished"))
     rows = "".join(
         f'<tr><th scope="row">{text(run.label)}</th><td>{text(run.run_id)}</td>'
         f"<td>{text(', '.join(f'{role} {model}' for role, model in run.models.items()) or '–')}</td>"
         f"<td>{text(run.data_fingerprint)}</td>"
         f"<td>{text('all' if run.limit is None else f'first {run.limit} (--limit)')}</td>"
+        f"<td>{text('yes' if run.not_measured is None else f'not measured: {run.not_measured}')}</td>"
         f"<td>{text(run.schema_version)}</td><td>{text(run.finished_at)}</td></tr>"
         for run in comparison.runs
     )
@@ -34,6 +35,14 @@ def runs_table(comparison: Comparison[Any]) -> str:  # Any: a comparison of any 
 
 
 def banner(comparison: Comparison[Any]) -> str:  # Any: a comparison of any benchmark
+    unmeasured = "".join(
+        f'<p class="banner"><strong>{text(label)}: not measured.</strong> {text(why)}. Its numbers are null, never a bar at 0.</p>'
+        for label, why in comparison.not_measured().items()
+    )
+    return unmeasured + _data_banner(comparison)
+
+
+def _data_banner(comparison: Comparison[Any]) -> str:  # Any: a comparison of any benchmark
     if len(comparison.data_fingerprints) <= 1:
         return f'<p class="muted">data fingerprint {text(comparison.data_fingerprints[0])} (the same for every run)</p>'
     return (

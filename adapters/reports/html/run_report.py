@@ -30,6 +30,11 @@ def banners(summary: RunSummary) -> str:
             f"<code>--limit {summary.limit.n}</code> evaluated only "
             f"{text(summary.limit.meaning.replace(' N ', f' {summary.limit.n} ', 1))}.</p>"
         )
+    if summary.not_measured is not None:
+        out.append(
+            f'<p class="banner"><strong>Not measured.</strong> {text(summary.not_measured)}. '
+            "The headline numbers are null, not zero.</p>"
+        )
     if any(i.parameters and i.parameters < SMALL_MODEL_PARAMETERS for i in summary.model.roles().values()):
         out.append(
             '<p class="banner"><strong>A small model ran.</strong> A model of this size checks that the method '
