@@ -12,6 +12,7 @@ from typing import ClassVar, Literal
 from culturebias.domain.bbq.answer_order import PermutationScheme
 from culturebias.domain.bbq.fidelity_summary import AnsweringBlock, CBBQWording, ReasoningBlock
 from culturebias.domain.bbq.options import AnswerMode
+from culturebias.domain.bbq.summary import answers_unreadable
 from culturebias.domain.cbbq.options import CBBQOverall
 from culturebias.domain.cbbq.prompts import Condition
 from culturebias.domain.skips import SkippedRow

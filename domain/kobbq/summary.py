@@ -13,7 +13,7 @@ from culturebias.domain.bbq.answer_order import PermutationScheme
 from culturebias.domain.bbq.fidelity_summary import AnovaBlock, AnsweringBlock, KoBBQRunTests
 from culturebias.domain.bbq.evaluators import KoBBQEvaluator
 from culturebias.domain.bbq.options import AnswerMode
-from culturebias.domain.bbq.summary import PromptStats
+from culturebias.domain.bbq.summary import PromptStats, answers_unreadable
 from culturebias.domain.kobbq.options import KoBBQAggregate
 from culturebias.domain.skips import SkippedRow
 from culturebias.domain.summary import Block, Count, Number, OmittedWhenNone, RunSummary

@@ -41,7 +41,8 @@ def test_the_protocols_document_names_every_option_of_the_code(benchmark):
 
 
 def test_the_documented_defaults_are_the_code_s():
-    from culturebias.domain.bbq.options import CBBQOptions, KoBBQOptions
+    from culturebias.domain.cbbq.options import CBBQOptions
+    from culturebias.domain.kobbq.options import KoBBQOptions
     from culturebias.domain.libra.options import LibraOptions
     from culturebias.domain.mcbe.options import McBEOptions
     from culturebias.domain.twbias.options import TWBiasOptions
