@@ -47,6 +47,10 @@ def _plot(path: Path, clusters: TopicClusters) -> Path:
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
 
+    from culturebias.adapters.reports.fonts import use_script_fonts
+
+    use_script_fonts()
+
     xs = [x for x, _ in clusters.coordinates]
     ys = [y for _, y in clusters.coordinates]
     figure, axes = plt.subplots(figsize=(6, 5))

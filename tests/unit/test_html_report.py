@@ -78,7 +78,8 @@ def test_the_page_is_self_contained_and_escapes_what_it_shows(tmp_path):
     assert "</script><img" not in html
     assert items_data(html)[0]["prompt"] == hostile["prompt"]  # the JSON still reads back unchanged
     assert 'src="data:image/png;base64,' in html and 'src="bbq_bias.png"' not in html
-    for fetching in ("http://", "https://", "<link", "@import", "url(", "src=\"//"):
+    assert html.count("url(") == html.count("url(data:font/woff;base64,")  # only the embedded font
+    for fetching in ("http://", "https://", "<link", "@import", "src=\"//"):
         assert fetching not in html
 
 

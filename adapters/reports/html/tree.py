@@ -15,6 +15,7 @@ from typing import Any
 
 from culturebias.adapters.reports.html.drilldown import Drill, drill_cells, row_cap
 from culturebias.adapters.reports.html.page import cell, text
+from culturebias.adapters.reports.html.words import title_words, words
 
 ROW_CAP = 2000  # rows of one table; a longer one says how many it left out
 MAX_COLUMNS = 40  # a wider record is shown as its own section
@@ -69,7 +70,7 @@ def _row_name(record: Mapping[str, Any], index: int) -> str:
 
 
 def title_of(name: str) -> str:
-    return name.replace("_", " ")
+    return title_words(name)
 
 
 def kv_table(pairs: Sequence[tuple[str, Any]]) -> str:
@@ -83,7 +84,7 @@ def records_table(field: str, rows: list[tuple[str, Mapping[str, Any]]], drill: 
         for key in record:
             if key not in columns:
                 columns.append(key)
-    head = "".join(f"<th>{text(c)}</th>" for c in ["", *columns])
+    head = "".join(f"<th>{text(words(c))}</th>" for c in ["", *columns])
     items_head = "<th>items</th>" if drill else ""
     body = []
     cap = row_cap(drill, len(rows)) if drill else None
