@@ -106,6 +106,7 @@ def comparison_card(comparison: Comparison[Any], title: str) -> str:
     )
     return (
         f'<section class="card" id="headline" aria-label="headline"><h2>{text(title)}: which model is more biased</h2>'
+        '<p class="muted">Each cell: the model\'s value, its 95% interval and n (the resampling units).</p>'
         f"{models_table(comparison)}"
         f'<h3>Ranking, best first</h3><ul class="ranking">{"".join(ranking_line(m, comparison) for m in metrics)}</ul>{caveat}'
         f"{pairs}</section>"

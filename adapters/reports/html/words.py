@@ -24,7 +24,14 @@ PHRASES = {
     "s_amb": "bias score, ambiguous",
     "s_dis": "bias score, disambiguated",
     "s_total": "overall bias score",
+    "S_amb": "bias score, ambiguous",
+    "S_dis": "bias score, disambiguated",
+    "S_total": "overall bias score",
     "n": "n",
+    "n_total": "n (total)",
+    "n_ooc": "n out-of-choice",
+    "ooc_ratio": "out-of-choice ratio",
+    "within_bound": "within its bound",
     "ss": "SS",
     "lms": "LMS",
     "jsd": "JSD",
@@ -57,30 +64,38 @@ WORDS = {
     "twbias": "TWBias",
     "libra": "LIBRA",
 }
-_KEY = re.compile(r"^[A-Za-z][A-Za-z0-9]*(?:[_.][A-Za-z0-9]+)+$")
+_SNAKE = re.compile(r"\b[A-Za-z][A-Za-z0-9]*(?:_[A-Za-z0-9]+)+\b")
+_SIMPLE = re.compile(r"[A-Za-z][A-Za-z0-9_]*")
+_FILE = re.compile(r"\.(jsonl?|csv|tsv|xlsx|txt|parquet|png)$")
 
 
 def _part(part: str) -> str:
     if part in PHRASES:
         return PHRASES[part]
-    for phrase, words in PHRASES.items():
+    for phrase, replaced in PHRASES.items():
         if "_" in phrase and phrase in part:
             before, _, after = part.partition(phrase)
-            return " ".join(w for w in (_part(before.strip("_")), words, _part(after.strip("_"))) if w)
+            return " ".join(w for w in (_part(before.strip("_")), replaced, _part(after.strip("_"))) if w)
     return " ".join(WORDS.get(word, word) for word in part.split("_") if word)
 
 
+def prose(value: str) -> str:
+    """A text with every snake_case key in it read as words (``1 - acc_amb`` → ``1 - accuracy ambiguous``)."""
+    return _SNAKE.sub(lambda m: _part(m.group(0)), value)
+
+
 def words(key: str) -> str:
-    """A key of a summary block in words; text that is not a key (a category name, a file) stays as it is."""
+    """A key of a summary block (a heading, a column) in words; a file name or a sentence keeps its shape."""
     if (table := re.fullmatch(r"(table|figure|fig)(\d+)", key)) is not None:
         return f"{'Table' if table.group(1) == 'table' else 'Figure'} {table.group(2)}"
-    if "_" not in key and "." not in key:
-        return WORDS.get(key, PHRASES.get(key, key))
-    if not _KEY.match(key) or re.search(r"\.(jsonl?|csv|tsv|xlsx|txt)$", key):
-        return key
-    return ": ".join(_part(p) for p in key.split("."))
+    if _FILE.search(key) or " " in key:
+        return prose(key)
+    parts = key.split(".")
+    if len(parts) > 1 and all(re.fullmatch(r"[^\W_][\w]*", p) for p in parts[1:]) and any(_SIMPLE.fullmatch(p) for p in parts):
+        return ": ".join(_part(p) if _SIMPLE.fullmatch(p) else p for p in parts)
+    return _part(key) if _SIMPLE.fullmatch(key) else prose(key)
 
 
 def title_words(name: str) -> str:
-    """A heading made of keys joined by spaces or colons (``table3 by label: acc_amb``)."""
-    return re.sub(r"[A-Za-z][A-Za-z0-9]*(?:[_.][A-Za-z0-9]+)*", lambda m: words(m.group(0)), name)
+    """A heading made of keys joined by spaces, slashes or colons (``table3 by label: acc_amb``)."""
+    return re.sub(r"[^\s:/]+", lambda m: words(m.group(0)), name)
