@@ -52,9 +52,9 @@ def use_script_fonts() -> None:
     from matplotlib import font_manager
 
     font_manager.fontManager.addfont(str(path))
-    cjk = [f"Noto Sans CJK {face}" for face in ("TC", "SC", "KR")]
-    matplotlib.rcParams["font.family"] = "sans-serif"
-    matplotlib.rcParams["font.sans-serif"] = ["DejaVu Sans", *cjk]
+    # Fallback runs along a list of concrete families (a generic one resolves to a single font);
+    # every face of the collection holds every glyph, so one is enough.
+    matplotlib.rcParams["font.family"] = ["DejaVu Sans", f"Noto Sans CJK {DEFAULT_FACE}"]
     _registered = True
 
 

@@ -31,5 +31,5 @@ HEADLINES: tuple[HeadlineMetric, ...] = (
         "bias score in disambiguated contexts",
         "the share of non-unknown disambiguated answers that follow the stereotype",
     ),
-    _score("s_total", "overall bias score", "the weighted sum w1·S_amb + w2·S_dis"),
+    _score("s_total", "overall bias score", "the weighted sum of the two: w1 × the ambiguous score + w2 × the disambiguated score"),
 )

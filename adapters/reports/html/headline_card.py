@@ -9,7 +9,7 @@ judge that was stopped). A value or interval the summary does not hold reads "no
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 from culturebias.adapters.reports.html.page import text
@@ -67,6 +67,14 @@ def metric_row(summary: RunSummary, metric: HeadlineMetric) -> str:
     )
 
 
+def _field(block: Any, name: str) -> Any:
+    return block.get(name) if isinstance(block, Mapping) else getattr(block, name, None)
+
+
+def _count(value: Any) -> str:
+    return f"{value:,}" if isinstance(value, int) else "?" if value is None else str(value)
+
+
 def warnings(summary: RunSummary) -> list[str]:
     """Everything that limits what the numbers say, in words."""
     found = []
@@ -78,12 +86,11 @@ def warnings(summary: RunSummary) -> list[str]:
         )
     sample = getattr(summary, "sample", None)
     if sample is not None:
-        n, population = getattr(sample, "n", None), getattr(sample, "population", None)
-        strata = getattr(sample, "strata", None)
+        n, population, strata, seed = (_field(sample, k) for k in ("n", "population", "strata", "seed"))
         by = f", stratified by {', '.join(map(str, strata))}" if strata else ""
         found.append(
-            f"A sampled run: {n} of {population} items{by} (seed {getattr(sample, 'seed', '–')}); the intervals "
-            "include the sampling error of these items only."
+            f"A sampled run: {_count(n)} of {_count(population)} items{by} (seed {seed if seed is not None else '–'}); "
+            "not the whole data set, and the intervals cover the sampling of these items only."
         )
     small = [i.model for i in summary.model.roles().values() if i.parameters and i.parameters < SMALL_MODEL_PARAMETERS]
     if small:

@@ -1,0 +1,143 @@
+"""The headline card, the comparison card and what they read: sentences, paired differences, ranking, words, fonts."""
+
+from __future__ import annotations
+
+import re
+import warnings
+from html import unescape
+
+import numpy as np
+import pytest
+
+from culturebias.adapters.reports.fonts import embedded_font_css, font_path, page_characters, use_script_fonts
+from culturebias.adapters.reports.html.comparison_card import pair_sentence
+from culturebias.adapters.reports.html.headline_card import headline_card
+from culturebias.adapters.reports.html.words import prose, title_words, words
+from culturebias.bootstrap.registry import registry
+from culturebias.domain.comparison.headline_pairs import HeadlinePair, paired_pair, ranking
+from culturebias.domain.kobbq.headlines import HEADLINES as KOBBQ
+from culturebias.domain.policy.paired import UnitValues
+from culturebias.domain.uncertainty.interval import Interval
+from culturebias.testing.report_pages import PER_BENCHMARK, reference_summary
+
+DIFF_BIAS_AMB = next(m for m in KOBBQ if m.name == "diff_bias_amb")
+
+
+def visible(html: str) -> str:
+    return unescape(re.sub(r"<[^>]+>", " ", html))
+
+
+@pytest.mark.parametrize("benchmark", list(PER_BENCHMARK))
+def test_every_benchmark_opens_with_a_card_of_its_declared_headlines(benchmark):
+    descriptor = registry().benchmark(benchmark)
+    summary = reference_summary(PER_BENCHMARK[benchmark])
+    card = visible(headline_card(summary, descriptor.headline_metrics(), descriptor.title))
+    assert f"{descriptor.title}: the answer" in card and "example-org/model-7b" in card
+    for metric in descriptor.headline_metrics():
+        assert metric.label in card and metric.direction_words() in card
+    assert "95% CI" in card
+    if summary.limit is not None:
+        assert f"A limited run (--limit {summary.limit.n})" in card and "not representative" in card
+
+
+def test_a_sentence_reads_the_value_in_plain_words_with_its_interval_and_n():
+    interval = Interval(low=0.08, high=0.16, n=2280, unit="template", method="BCa", resamples=2000, seed=0)
+    assert DIFF_BIAS_AMB.reading(0.12, interval) == (
+        "In ambiguous contexts the model chose the stereotyped answer 12 points more often than the "
+        "counter-stereotyped one (95% CI 8 to 16, 2,280 templates)."
+    )
+    assert DIFF_BIAS_AMB.reading(-0.05, None).endswith("5 points less often than the counter-stereotyped one.")
+    plain = next(m for m in registry().benchmark("libra").headline_metrics() if m.name == "eicat")
+    assert plain.reading(61.25, None) == f"EiCAT is 61.2: {plain.meaning}."
+
+
+def test_a_summary_without_an_interval_or_a_value_says_not_computed_and_why():
+    summary = reference_summary("kobbq_replay")
+    summary.metrics.overall.intervals.pop("diff_bias_amb")
+    summary.metrics.overall.acc_dis.mean = float("nan")
+    card = visible(headline_card(summary, KOBBQ, "KoBBQ"))
+    assert "not computed: this run's summary holds no interval for it" in card
+    assert "Not measured: it is undefined on this run's data." in card
+    assert "None" not in card and "nan" not in card
+
+
+def test_the_card_reads_the_summarys_own_not_measured_reason_and_sample_where_the_schema_has_them():
+    model = type(reference_summary("kobbq_replay"))
+
+    class Later(model):  # a later schema: the envelope carries not_measured and sample
+        not_measured: str | None = None
+        sample: dict | None = None
+
+    summary = Later.model_validate(
+        reference_summary("kobbq_replay").model_dump(mode="json")
+        | {"not_measured": "no answer could be parsed", "sample": {"n": 50, "population": 4000, "strata": ["category"], "seed": 3}}
+    )
+    summary.metrics.overall.acc_amb.mean = None
+    card = visible(headline_card(summary, KOBBQ, "KoBBQ"))
+    assert "Not measured: no answer could be parsed." in card
+    assert "A sampled run: 50 of 4,000 items, stratified by category (seed 3); not the whole data set" in card
+
+
+def _units(values: np.ndarray) -> UnitValues:
+    return UnitValues("template", tuple(f"t{i}" for i in range(len(values))), values, lambda chosen: chosen.mean(axis=-1))
+
+
+def test_a_paired_difference_is_significant_only_when_the_shift_is_real():
+    rng = np.random.default_rng(1)
+    base = rng.normal(0.2, 0.05, 200)
+    shifted = paired_pair(DIFF_BIAS_AMB, ("A", "B"), (_units(base), _units(base + 0.05 + rng.normal(0, 0.02, 200))))
+    assert shifted.significant and shifted.p_value < 0.001 and shifted.n == 200
+    assert shifted.low < shifted.difference < shifted.high and shifted.difference == pytest.approx(0.05, abs=0.01)
+    same = paired_pair(DIFF_BIAS_AMB, ("A", "B"), (_units(base), _units(base + rng.normal(0, 0.05, 200))))
+    assert not same.significant and same.low < 0 < same.high
+    sentence = pair_sentence(DIFF_BIAS_AMB, shifted)
+    assert sentence.startswith("B does worse than A on diff-bias in ambiguous contexts (closer to 0 is better): +0.0")
+    assert "p < 0.001, paired over 200 templates" in sentence
+
+
+def test_the_ranking_ties_runs_whose_difference_is_not_significant():
+    def pair(a: str, b: str, p: float | None) -> HeadlinePair:
+        return HeadlinePair(metric="diff_bias_amb", a=a, b=b, difference=0.1, p_value=p)
+
+    values = {"A": 0.30, "B": 0.02, "C": 0.05, "D": None}
+    pairs = [pair("A", "B", 0.001), pair("A", "C", 0.01), pair("B", "C", 0.4)]
+    assert ranking(DIFF_BIAS_AMB, values, pairs) == [["B", "C"], ["A"], ["D"]]
+    assert ranking(DIFF_BIAS_AMB, values, [pair("B", "C", 0.4)]) == [["B", "C", "A"], ["D"]]  # untested: a tie
+
+
+def test_keys_of_the_summary_read_as_words():
+    assert title_words("diff_bias_amb.tukey_hsd") == "diff-bias ambiguous: Tukey HSD"
+    assert title_words("table3 by label: biased40.jsonl: acc_amb") == "Table 3 by label: biased40.jsonl: accuracy ambiguous"
+    assert words("unknown_wording") == "wording of the 'unknown' option" and words("statistics") == "statistical tests"
+    assert prose("1 - acc_amb") == "1 - accuracy ambiguous" and prose("Qwen2.5-7B") == "Qwen2.5-7B"
+    assert words("Māori.icat_local") == "Māori: iCAT (local triplets)"
+
+
+needs_font = pytest.mark.skipif(font_path() is None, reason="noto-cjk-sans-otc is not installed")
+
+
+@needs_font
+def test_figures_draw_chinese_korean_and_macrons_without_a_missing_glyph(tmp_path):
+    from culturebias.adapters.reports.markdown import new_figure, save_figure
+
+    fig, ax = new_figure()
+    ax.set_title("台女 台男 女性 한국어 모름 Māori")
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")  # matplotlib warns "Glyph ... missing from font(s)" on tofu
+        save_figure(fig, tmp_path / "script.png")
+    use_script_fonts()  # idempotent
+
+
+@needs_font
+def test_a_page_embeds_a_font_subset_of_exactly_the_glyphs_it_uses():
+    import base64
+    import io
+
+    from fontTools.ttLib import TTFont
+
+    page = "<p>台女 한국어 Māori</p><script>[\"\\u6a21\"]</script>"
+    css = embedded_font_css(page, "Traditional Chinese")
+    font = TTFont(io.BytesIO(base64.b64decode(re.search(r"base64,([^)]+)\)", css).group(1))))
+    assert set(map(chr, font.getBestCmap())) == {c for c in page_characters(page) if ord(c) > 0x7F}
+    assert "模" in page_characters(page)
+    assert embedded_font_css("<p>ascii only</p>") == ""
