@@ -7,7 +7,7 @@ from collections.abc import Sequence
 from pathlib import Path
 
 from culturebias.adapters.reports.intervals import error_bars, label_n
-from culturebias.adapters.reports.figure_marks import label_colour
+from culturebias.adapters.reports.figure_marks import label_colour, nothing_to_show
 from culturebias.adapters.reports.markdown import new_figure, save_figure
 from culturebias.domain.uncertainty.interval import Interval
 
@@ -54,6 +54,10 @@ def grouped_bars(
     bounds, in place of ``errors``, and write each bar's n above it.
     """
     fig, ax = new_figure(max(6.0, 0.9 * len(groups) * max(1, len(series)) ** 0.5 + 2), 4.0)
+    if all(v is None for values in series.values() for v in values):
+        nothing_to_show(ax, "no model has a value of these metrics (every one is undefined)")
+        ax.set_title(title, fontsize=10)
+        return save_figure(fig, path)
     width = 0.8 / max(1, len(series))
     for k, (name, values) in enumerate(series.items()):
         xs = [i + (k - (len(series) - 1) / 2) * width for i in range(len(groups))]

@@ -141,3 +141,34 @@ def test_a_page_embeds_a_font_subset_of_exactly_the_glyphs_it_uses():
     assert set(map(chr, font.getBestCmap())) == {c for c in page_characters(page) if ord(c) > 0x7F}
     assert "模" in page_characters(page)
     assert embedded_font_css("<p>ascii only</p>") == ""
+
+
+def test_a_figure_with_nothing_to_show_says_why_instead_of_drawing_empty_axes(tmp_path):
+    from culturebias.adapters.reports import figure_marks
+    from culturebias.adapters.reports.comparison_figures import grouped_bars
+
+    said = []
+    original = figure_marks.nothing_to_show
+    try:
+        import culturebias.adapters.reports.comparison_figures as figures
+
+        figures.nothing_to_show = lambda ax, why: (said.append(why), original(ax, why))
+        grouped_bars(tmp_path / "empty.png", ["a", "b"], {"m1": [None, None], "m2": [None, None]}, "t", "y")
+        grouped_bars(tmp_path / "full.png", ["a", "b"], {"m1": [0.1, None]}, "t", "y")
+    finally:
+        figures.nothing_to_show = original
+    assert said == ["no model has a value of these metrics (every one is undefined)"]
+    assert (tmp_path / "empty.png").is_file() and (tmp_path / "full.png").is_file()
+
+
+def test_every_bar_of_a_category_figure_states_its_n(tmp_path, monkeypatch):
+    from culturebias.adapters.reports import bbq_report
+
+    written = []
+    monkeypatch.setattr(bbq_report, "label_bar_n", lambda ax, bars, values, ns, highs=(): written.append(list(ns)))
+    summary = reference_summary("cbbq_replay")
+    bbq_report.cbbq_figure(summary.metrics, tmp_path)
+    counts = {name: block.counts for name, block in summary.metrics.by_category.items()}
+    assert written[0] == [c.n_amb for c in counts.values()]
+    assert written[1] == [c.n_dis - c.n_dis_unknown for c in counts.values()]
+    assert len(written) == 3 and all(n > 0 for ns in written for n in ns)

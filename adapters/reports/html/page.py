@@ -23,7 +23,7 @@ th,td{border:1px solid #ccc;padding:.2rem .45rem;vertical-align:top;text-align:l
 td.num{text-align:right;font-variant-numeric:tabular-nums}
 th{background:#eef1f5}
 td{overflow-wrap:anywhere}
-table.sortable th{cursor:pointer}
+table.sortable th{cursor:pointer}table.sortable th:focus{outline:2px solid #1f4e79;outline-offset:-2px}
 th[aria-sort=ascending]::after{content:" \\25B2"}th[aria-sort=descending]::after{content:" \\25BC"}
 tr.drill>td{background:#fafafa}
 button.dd{font-size:.75rem;cursor:pointer}
@@ -109,6 +109,15 @@ SCRIPT = """
     slot.appendChild(table);
     slot.setAttribute('data-done', '1');
   }
+  // Keyboard sorting: every sortable heading takes the focus, Enter or Space sorts by it.
+  document.querySelectorAll('table.sortable > thead th').forEach(function(th){
+    th.tabIndex = 0;
+    th.setAttribute('title', 'sort by this column (click, Enter or Space)');
+  });
+  document.addEventListener('keydown', function(event){
+    var th = event.target.closest && event.target.closest('table.sortable > thead th');
+    if(th && (event.key === 'Enter' || event.key === ' ')){ event.preventDefault(); sortBy(th); }
+  });
   document.addEventListener('click', function(event){
     var th = event.target.closest('table.sortable > thead th');
     if(th){ sortBy(th); return; }
