@@ -66,24 +66,26 @@ class HeadlineMetric(BaseModel):
     def reading(self, value: float, interval: Interval | None) -> str:
         """One sentence on ``value`` in plain words, with its interval and n where the run computed them."""
         points = "{points}" in self.sentence
+        digits = _digits(value, *((interval.low, interval.high) if interval is not None else ()))
         ci = ""
         if interval is not None and interval.low is not None and interval.high is not None:
             low_, high_ = (
                 (f"{interval.low * 100:.0f}", f"{interval.high * 100:.0f}")
                 if points
-                else (_plain(interval.low, self.unit), _plain(interval.high, self.unit))
+                else (_plain(interval.low, self.unit, digits), _plain(interval.high, self.unit, digits))
             )
             ci = f"95% CI {low_} to {high_}, {interval.n:,} {_units(interval)}"
         if not self.sentence:
-            head = f"{self.label[:1].upper()}{self.label[1:]} is {_plain(value, self.unit)}"
+            label = self.label if self.label[1:2].isupper() else f"{self.label[:1].upper()}{self.label[1:]}"  # iCAT stays
+            head = f"{label} is {_plain(value, self.unit, digits)}"
             head += f" ({ci})" if ci else ""
             return f"{head}: {self.meaning}." if self.meaning else f"{head}."
         low = interval.low if interval is not None and interval.low is not None else math.nan
         high = interval.high if interval is not None and interval.high is not None else math.nan
         filled = self.sentence.format(
-            value=_plain(value, self.unit),
-            low=_plain(low, self.unit),
-            high=_plain(high, self.unit),
+            value=_plain(value, self.unit, digits),
+            low=_plain(low, self.unit, digits),
+            high=_plain(high, self.unit, digits),
             n=f"{interval.n:,}" if interval is not None else "?",
             unit=_units(interval) if interval is not None else "units",
             points=f"{abs(value) * 100:.0f}",
@@ -111,16 +113,25 @@ def _number(value: float | None) -> str:
     return "-" if value is None else f"{value:g}"
 
 
-def _plain(value: float, unit: str) -> str:
-    """A value as a sentence gives it: three decimals below 10, one above, its unit after it."""
+def _plain(value: float, unit: str, digits: int = 3) -> str:
+    """A value as a sentence gives it, with its unit after it."""
     if not math.isfinite(value):
         return "undefined"
-    shown = f"{value:.3f}" if abs(value) < 10 else f"{value:.1f}"
-    return f"{shown} {unit}".rstrip()
+    return f"{value:.{digits}f} {unit}".rstrip()
+
+
+def _digits(*values: float | None) -> int:
+    """One decimal where a number of the sentence reaches 10 (a 0-100 score), else three, for all of them alike."""
+    return 1 if any(v is not None and math.isfinite(v) and abs(v) >= 10 for v in values) else 3
 
 
 def _units(interval: Interval) -> str:
-    return interval.unit if interval.n == 1 or interval.unit.endswith("s") else f"{interval.unit}s"
+    """The resampling unit, in the plural where n is not 1 (``instance (BEI)`` → ``instances (BEI)``)."""
+    if interval.n == 1:
+        return interval.unit
+    word, _, rest = interval.unit.partition(" ")
+    plural = word if word.endswith("s") else f"{word}s"
+    return f"{plural} {rest}".rstrip()
 
 
 _MISSING = object()

@@ -101,7 +101,21 @@ def embedded_font_css(html: str, language: str | None = None) -> str:
     if not characters:
         return ""
     data = base64.b64encode(_subset(face_for(language), characters)).decode("ascii")
+    # The face comes first in the page's font stack, limited to its own characters: it loads with the
+    # first layout (a face met only in fallback can leave text shaped before it loaded as empty boxes).
     return (
         f'@font-face{{font-family:"{FAMILY}";src:url(data:font/woff;base64,{data}) format("woff");'
-        "font-display:block}"
+        f"font-display:block;unicode-range:{unicode_range(characters)}}}"
     )
+
+
+def unicode_range(characters: frozenset[str]) -> str:
+    """The CSS unicode-range of a set of characters, consecutive code points merged."""
+    codes = sorted(ord(c) for c in characters)
+    spans: list[list[int]] = []
+    for code in codes:
+        if spans and code == spans[-1][1] + 1:
+            spans[-1][1] = code
+        else:
+            spans.append([code, code])
+    return ",".join(f"U+{a:X}" if a == b else f"U+{a:X}-{b:X}" for a, b in spans)

@@ -18,7 +18,7 @@ import numpy as np
 from pydantic import Field
 
 from culturebias.domain.headlines import HeadlineMetric
-from culturebias.domain.policy.paired import UnitValues
+from culturebias.domain.policy.paired import UnitValues, paired_statistic
 from culturebias.domain.summary import Block
 from culturebias.domain.uncertainty.interval import DEFAULT_LEVEL, DEFAULT_RESAMPLES
 
@@ -59,17 +59,7 @@ def paired_pair(
 ) -> HeadlinePair:
     """The paired percentile bootstrap of ``badness(b) - badness(a)`` over the units both runs share."""
     a, b = units
-    in_a = {unit: i for i, unit in enumerate(a.ids)}
-    shared = [unit for unit in b.ids if unit in in_a]
-    in_b = {unit: i for i, unit in enumerate(b.ids)}
-    a_at = np.array([in_a[u] for u in shared], dtype=np.intp)
-    b_at = np.array([in_b[u] for u in shared], dtype=np.intp)
-
-    def difference(idx: np.ndarray) -> np.ndarray:
-        with np.errstate(all="ignore"):
-            ours = b.statistic(b.values[b_at[idx]])
-            theirs = a.statistic(a.values[a_at[idx]])
-            return np.asarray(metric.badness(ours) - metric.badness(theirs), dtype=float)
+    shared, difference = paired_statistic(metric, b, a)
 
     base = {"metric": metric.name, "a": labels[0], "b": labels[1], "n": len(shared), "unit": a.unit}
     if len(shared) < 2:

@@ -102,6 +102,41 @@ def test_the_cultures_script_is_drawn_with_real_glyphs(pages, browser, which):
     assert drawn["widths"][0] != drawn["widths"][1]
 
 
+MARK_SCRIPT_NODES = r"""
+(() => {
+  const script = /[\u3400-\u9fff\uac00-\ud7af\u0100-\u017f]/g;
+  let marked = 0;
+  for (const el of document.body.querySelectorAll('*')) {
+    if (marked >= 150 || el.children.length || !el.getClientRects().length) continue;
+    const found = (el.textContent.match(script) || []).length;
+    if (found) { el.setAttribute('data-script', found); marked++; }
+  }
+  return marked;
+})()
+"""
+
+
+@pytest.mark.parametrize("which", ["twbias", "kobbq", "cbbq", "libra"])
+def test_every_element_draws_its_script_with_the_embedded_font(pages, browser, which):
+    """The font the browser really used, element by element (a cell shaped before the font loaded shows boxes)."""
+    browser.load(pages[which])
+    browser.evaluate("document.querySelectorAll('details').forEach(d => d.open = true)")
+    browser.evaluate("document.fonts.ready.then(() => 1)")
+    assert browser.evaluate(MARK_SCRIPT_NODES) > 0
+    browser.send("DOM.enable")
+    browser.send("CSS.enable")
+    root = browser.send("DOM.getDocument", {"depth": 0})["root"]["nodeId"]
+    wrong = []
+    for node in browser.send("DOM.querySelectorAll", {"nodeId": root, "selector": "[data-script]"})["nodeIds"]:
+        pairs = browser.send("DOM.getAttributes", {"nodeId": node})["attributes"]
+        wanted = int(dict(zip(pairs[::2], pairs[1::2]))["data-script"])
+        fonts = browser.send("CSS.getPlatformFontsForNode", {"nodeId": node})["fonts"]
+        drawn = sum(f["glyphCount"] for f in fonts if f["isCustomFont"])
+        if drawn < wanted:
+            wrong.append((browser.send("DOM.getOuterHTML", {"nodeId": node})["outerHTML"][:120], fonts))
+    assert wrong == []
+
+
 @pytest.mark.parametrize("which", [*PER_BENCHMARK, "comparison"])
 def test_no_internal_key_name_is_visible(pages, browser, which):
     browser.load(pages[which])

@@ -168,6 +168,11 @@ def test_a_comparison_writes_comparison_html_with_each_runs_items(replayed):
     data = items_data(html)
     assert {d["run"] for d in data} <= {run.label for run in result.comparison.runs}
     assert drill_rows(html), "a row keyed by a model opens that run's items"
+    # the runs' records are at hand: every pair is a paired test (the same answers: no difference, p = 1)
+    pairs = result.comparison.headline_pairs
+    assert len(pairs) == len(result.comparison.headline_metrics) and all(p.p_value == 1.0 for p in pairs)
+    assert all(p.difference == 0 and p.n and p.unit == "template" for p in pairs)
+    assert "do not differ significantly" in html and "paired over" in html
     for value in numbers(result.comparison.body.model_dump(mode="json")):
         if isinstance(value, float) and math.isfinite(value):
             assert f'data-v="{value!r}"' in html

@@ -43,7 +43,7 @@ def models_table(comparison: Comparison[Any]) -> str:
         + "</tr>"
         for label in comparison.labels()
     )
-    return f'<table class="sortable headline"><thead><tr><th>model</th>{head}</tr></thead><tbody>{rows}</tbody></table>'
+    return f'<table class="sortable models"><thead><tr><th>model</th>{head}</tr></thead><tbody>{rows}</tbody></table>'
 
 
 def _p(p_value: float) -> str:

@@ -14,7 +14,7 @@ from culturebias.adapters.reports.fonts import embedded_font_css
 CSP = "default-src 'none'; img-src data:; font-src data:; style-src 'unsafe-inline'; script-src 'unsafe-inline'"
 
 STYLE = """
-body{font-family:system-ui,-apple-system,"Segoe UI","culturebias script",sans-serif;margin:1.5rem auto;max-width:72rem;
+body{font-family:"culturebias script",system-ui,-apple-system,"Segoe UI",sans-serif;margin:1.5rem auto;max-width:72rem;
   padding:0 1rem;color:#1b1b1b;background:#fff;line-height:1.4}
 h1{font-size:1.5rem}h2{font-size:1.2rem;margin-top:2rem;border-bottom:1px solid #ccc}h3{font-size:1rem}
 .banner{border-left:4px solid #b35900;background:#fff4e5;padding:.5rem 1rem;margin:.5rem 0}
@@ -22,7 +22,7 @@ table{border-collapse:collapse;margin:.5rem 0 1rem;font-size:.85rem;display:bloc
 th,td{border:1px solid #ccc;padding:.2rem .45rem;vertical-align:top;text-align:left}
 td.num{text-align:right;font-variant-numeric:tabular-nums}
 th{background:#eef1f5}
-td{overflow-wrap:anywhere}
+td{overflow-wrap:break-word;min-width:3rem}td.num{white-space:nowrap}
 table.sortable th{cursor:pointer}table.sortable th:focus{outline:2px solid #1f4e79;outline-offset:-2px}
 th[aria-sort=ascending]::after{content:" \\25B2"}th[aria-sort=descending]::after{content:" \\25BC"}
 tr.drill>td{background:#fafafa}

@@ -76,7 +76,12 @@ def _part(part: str) -> str:
         if "_" in phrase and phrase in part:
             before, _, after = part.partition(phrase)
             return " ".join(w for w in (_part(before.strip("_")), replaced, _part(after.strip("_"))) if w)
-    return " ".join(WORDS.get(word, word) for word in part.split("_") if word)
+    return " ".join(WORDS.get(word, _numbered(word)) for word in part.split("_") if word)
+
+
+def _numbered(word: str) -> str:
+    found = re.fullmatch(r"(table|figure|fig)(\d+)", word)
+    return word if found is None else f"{'Table' if found.group(1) == 'table' else 'Figure'} {found.group(2)}"
 
 
 def prose(value: str) -> str:
@@ -86,8 +91,6 @@ def prose(value: str) -> str:
 
 def words(key: str) -> str:
     """A key of a summary block (a heading, a column) in words; a file name or a sentence keeps its shape."""
-    if (table := re.fullmatch(r"(table|figure|fig)(\d+)", key)) is not None:
-        return f"{'Table' if table.group(1) == 'table' else 'Figure'} {table.group(2)}"
     if _FILE.search(key) or " " in key:
         return prose(key)
     parts = key.split(".")
