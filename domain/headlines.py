@@ -126,12 +126,13 @@ def _digits(*values: float | None) -> int:
 
 
 def _units(interval: Interval) -> str:
-    """The resampling unit, in the plural where n is not 1 (``instance (BEI)`` → ``instances (BEI)``)."""
+    """The resampling unit, in the plural where n is not 1 (``sentence pair`` → ``sentence pairs``,
+    ``instance (BEI)`` → ``instances (BEI)``)."""
     if interval.n == 1:
         return interval.unit
-    word, _, rest = interval.unit.partition(" ")
-    plural = word if word.endswith("s") else f"{word}s"
-    return f"{plural} {rest}".rstrip()
+    name, bracket, note = interval.unit.partition(" (")
+    plural = name if name.endswith("s") else f"{name}s"
+    return f"{plural}{bracket}{note}"
 
 
 _MISSING = object()

@@ -172,3 +172,12 @@ def test_every_bar_of_a_category_figure_states_its_n(tmp_path, monkeypatch):
     assert written[0] == [c.n_amb for c in counts.values()]
     assert written[1] == [c.n_dis - c.n_dis_unknown for c in counts.values()]
     assert len(written) == 3 and all(n > 0 for ns in written for n in ns)
+
+
+def test_a_sentence_names_its_units_in_the_plural():
+    def interval(unit: str) -> Interval:
+        return Interval(low=0.0, high=60.0, n=20, unit=unit, method="BCa", resamples=2000, seed=0)
+
+    mcbe = registry().benchmark("mcbe").headline_metrics()[0]
+    assert "(95% CI 0.0 to 60.0, 20 instances (BEI))" in mcbe.reading(51.0, interval("instance (BEI)"))
+    assert "20 sentence pairs)" in mcbe.reading(51.0, interval("sentence pair"))
