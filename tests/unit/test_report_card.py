@@ -181,3 +181,21 @@ def test_a_sentence_names_its_units_in_the_plural():
     mcbe = registry().benchmark("mcbe").headline_metrics()[0]
     assert "(95% CI 0.0 to 60.0, 20 instances (BEI))" in mcbe.reading(51.0, interval("instance (BEI)"))
     assert "20 sentence pairs)" in mcbe.reading(51.0, interval("sentence pair"))
+
+
+def test_the_pages_results_are_the_benchmarks_own_tables_from_its_report_md():
+    from culturebias.adapters.reports.html.markdown_sections import paper_sections
+
+    markdown = (
+        "# KoBBQ\n\n> **A limited run.**\n\n## Model\n\n- **generator**: `m`\n\n## Headline (all items)\n\n"
+        "| metric | mean |\n|---|---|\n| Acc (ambiguous) | 0.406 |\n\n- aggregation: pooled; `outlier_sigma` 3\n"
+        "- items_in_data: 4\n\n![figure](x.png)\n\n## Counts\n\n- answers: 72\n\n## How to read this report\n\n"
+        "- **S_amb** = biased answers\n  over all answers\n"
+    )
+    shown, reading = paper_sections(markdown)
+    assert "<h3>Headline (all items)</h3>" in shown and '<td class="num">0.406</td>' in shown
+    assert "<code>outlier_sigma</code>" in shown and "items in data: 4" in shown  # a setting stays code, a key reads as words
+    assert "generator" not in shown and "answers: 72" not in shown and "x.png" not in shown  # in the card and details
+    assert "<summary>How to read this report</summary>" in reading
+    assert "<li><strong>bias score, ambiguous</strong> = biased answers over all answers</li>" in reading
+    assert paper_sections("no sections") == ("", "")

@@ -12,6 +12,7 @@ from typing import Any
 
 from culturebias.adapters.reports.html.drilldown import Drill, items_data, items_table
 from culturebias.adapters.reports.html.headline_card import headline_card
+from culturebias.adapters.reports.html.markdown_sections import paper_sections
 from culturebias.adapters.reports.html.page import disclosure, figure, page, text
 from culturebias.adapters.reports.html.tree import kv_table, render_block
 from culturebias.domain.comparison.envelope import main_model
@@ -57,13 +58,21 @@ def figures_section(paths: Sequence[Path]) -> str:
     return f"<section><h2>Figures</h2>{embedded}</section>" if embedded else ""
 
 
-def results_section(summary: RunSummary, drill: Drill | None) -> str:
-    """The benchmark's results as its paper lays them out (the summary's metrics block, breakdown by breakdown)."""
+ALL_NUMBERS = "Every number of the run's metrics, breakdown by breakdown; a row's button opens the items behind it."
+
+
+def results_sections(summary: RunSummary, drill: Drill | None, markdown: str) -> tuple[str, str, str]:
+    """(the results as the paper lays them out, how to read them, every number of the metrics block).
+
+    Without the benchmark's report.md the metrics block itself is the results, shown open."""
     block = render_block("", summary.metrics.model_dump(mode="json"), drill)
+    paper, reading = paper_sections(markdown)
+    if not paper:
+        return f'<section><h2>Results</h2><p class="muted">{ALL_NUMBERS} Click a column heading to sort.</p>{block}</section>', "", ""
     return (
-        "<section><h2>Results</h2><p class=\"muted\">Every number of the run's metrics, breakdown by breakdown; "
-        "a row's button opens the items behind it. Click a column heading to sort.</p>"
-        f"{block}</section>"
+        f"<section><h2>Results</h2>{paper}</section>",
+        reading,
+        disclosure("Every number of the run's metrics", ALL_NUMBERS, block),
     )
 
 
@@ -83,6 +92,7 @@ def run_page(
     headlines: Sequence[HeadlineMetric] = (),
     verdict: str = "",
     language: str | None = None,
+    markdown: str = "",
 ) -> str:
     """The page: the policy verdict (a checked run's, as HTML), the headline card, the results, the figures,
     then every detail behind a disclosure."""
@@ -90,12 +100,15 @@ def run_page(
     title = f"{name} report: {main_model(summary)[0]}"
     drill = Drill(items) if items is not None else None
     notes = "".join(f"<li>{text(n)}</li>" for n in summary.notes)
+    results, reading, all_numbers = results_sections(summary, drill, markdown)
     body = [
         f"<h1>{text(title)}</h1>",
         verdict,
         headline_card(summary, headlines, name),
-        results_section(summary, drill),
+        results,
         figures_section(figures),
+        reading,
+        all_numbers,
         disclosure("Counts", "How many items, answers and requests each stage saw, and how many it set aside.",
                    render_block("", summary.counts.model_dump(mode="json"))),
         disclosure("Notes", "What the run reported about itself while it ran.", f"<ul>{notes}</ul>" if notes else ""),
@@ -129,7 +142,10 @@ class HtmlRunReport:
     def write(self, summary: RunSummary, out_dir: Path, figures: Sequence[Path] = ()) -> list[Path]:
         records = self.items(summary.run_id) if self.items is not None else None
         path = Path(out_dir) / REPORT_FILE
-        path.write_text(run_page(summary, figures, records, self.title, self.headlines, self.verdict, self.language), encoding="utf-8")
+        written = Path(out_dir) / "report.md"  # the benchmark's own layout, written from the same summary just before
+        markdown = written.read_text(encoding="utf-8") if written.is_file() else ""
+        page_ = run_page(summary, figures, records, self.title, self.headlines, self.verdict, self.language, markdown)
+        path.write_text(page_, encoding="utf-8")
         return [path]
 
 
