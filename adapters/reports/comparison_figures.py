@@ -39,6 +39,15 @@ def heat_map(ax, grid: Grid, rows: Sequence[str], columns: Sequence[str], title:
     return image
 
 
+# One colour per compared model, by its place in the comparison, in every figure of a page (Okabe-Ito:
+# told apart with colour-blindness, each with a 3:1 contrast or more against white but the yellow, kept last).
+MODEL_COLOURS = ("#0072B2", "#D55E00", "#009E73", "#CC79A7", "#E69F00", "#56B4E9", "#000000", "#F0E442")
+
+
+def model_colour(index: int) -> str:
+    return MODEL_COLOURS[index % len(MODEL_COLOURS)]
+
+
 def grouped_bars(
     path: Path,
     groups: Sequence[str],
@@ -67,7 +76,8 @@ def grouped_bars(
             yerr = [0.0 if e is None else e for e in errors[name]]
         if intervals is not None and name in intervals:
             yerr = error_bars(values, intervals[name])
-        bars = ax.bar(xs, heights, width, label=name, yerr=yerr, capsize=2, edgecolor="black", linewidth=0.5)
+        bars = ax.bar(xs, heights, width, label=name, yerr=yerr, capsize=2, edgecolor="black", linewidth=0.5,
+                      color=model_colour(k))
         if intervals is not None and name in intervals:
             label_n(ax, bars, values, intervals[name])
         for bar, value in zip(bars, values):

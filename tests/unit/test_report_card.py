@@ -199,3 +199,20 @@ def test_the_pages_results_are_the_benchmarks_own_tables_from_its_report_md():
     assert "<summary>How to read this report</summary>" in reading
     assert "<li><strong>bias score, ambiguous</strong> = biased answers over all answers</li>" in reading
     assert paper_sections("no sections") == ("", "")
+
+
+def test_a_model_keeps_its_colour_in_every_bar_figure_of_a_comparison(tmp_path, monkeypatch):
+    import matplotlib.colors
+
+    from culturebias.adapters.reports import comparison_figures
+
+    drawn = []
+    original = comparison_figures.save_figure
+    monkeypatch.setattr(comparison_figures, "save_figure", lambda fig, path: (drawn.append(fig), original(fig, path))[1])
+    series = {"alpha": [0.1, 0.2], "beta": [0.3, None], "gamma": [0.2, 0.1]}
+    comparison_figures.grouped_bars(tmp_path / "a.png", ["x", "y"], series, "t", "v")
+    comparison_figures.grouped_bars(tmp_path / "b.png", ["z"], {k: v[:1] for k, v in series.items()}, "t", "v")
+    for fig in drawn:
+        legend = fig.axes[0].get_legend_handles_labels()
+        colours = {label: matplotlib.colors.to_hex(handle.patches[0].get_facecolor()) for handle, label in zip(*legend)}
+        assert colours == {name: comparison_figures.model_colour(i).lower() for i, name in enumerate(series)}
