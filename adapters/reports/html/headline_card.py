@@ -41,13 +41,14 @@ def interval_words(metric: HeadlineMetric, entry: HeadlineValue | None) -> tuple
         return "not computed: this run's summary holds no interval for it", "–"
     if not interval.defined:
         return f"not computed: {interval.note or 'no resampling was possible'}", f"{interval.n:,}"
-    return f"{_num(interval.low)} to {_num(interval.high)}", f"{interval.n:,}"
+    wide = any(v is not None and abs(v) >= 10 for v in (interval.low, interval.high))  # one format for both ends
+    return f"{_num(interval.low, wide)} to {_num(interval.high, wide)}", f"{interval.n:,}"
 
 
-def _num(value: float | None) -> str:
+def _num(value: float | None, wide: bool = False) -> str:
     if value is None:
         return "–"
-    return f"{value:.3f}" if abs(value) < 10 else f"{value:.1f}"
+    return f"{value:.3f}" if abs(value) < 10 and not wide else f"{value:.1f}"
 
 
 def metric_row(summary: RunSummary, metric: HeadlineMetric) -> str:
