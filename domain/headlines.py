@@ -125,14 +125,17 @@ def _digits(*values: float | None) -> int:
     return 1 if any(v is not None and math.isfinite(v) and abs(v) >= 10 for v in values) else 3
 
 
-def _units(interval: Interval) -> str:
-    """The resampling unit, in the plural where n is not 1 (``sentence pair`` → ``sentence pairs``,
+def plural_unit(unit: str, n: int) -> str:
+    """A resampling unit, in the plural where n is not 1 (``sentence pair`` → ``sentence pairs``,
     ``instance (BEI)`` → ``instances (BEI)``)."""
-    if interval.n == 1:
-        return interval.unit
-    name, bracket, note = interval.unit.partition(" (")
-    plural = name if name.endswith("s") else f"{name}s"
-    return f"{plural}{bracket}{note}"
+    if n == 1:
+        return unit
+    name, bracket, note = unit.partition(" (")
+    return f"{name if name.endswith('s') else name + 's'}{bracket}{note}"
+
+
+def _units(interval: Interval) -> str:
+    return plural_unit(interval.unit, interval.n)
 
 
 _MISSING = object()

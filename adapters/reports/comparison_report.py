@@ -6,6 +6,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
+from culturebias.adapters.reports.comparison_words import answer_section
 from culturebias.adapters.reports.headline_sections import headline_sections
 from culturebias.adapters.reports.markdown import table, write_markdown
 from culturebias.domain.comparison.envelope import Comparison
@@ -68,5 +69,6 @@ class ComparisonReport:
         out_dir = Path(out_dir)
         sections, figures = self.sections(comparison, out_dir)
         head = header(comparison, self.title or comparison.benchmark)
-        path = write_markdown(out_dir, [head, runs_section(comparison), notes_section(comparison), *sections], REPORT_FILE)
+        parts = [head, answer_section(comparison), runs_section(comparison), notes_section(comparison), *sections]
+        path = write_markdown(out_dir, parts, REPORT_FILE)
         return [path, *figures]

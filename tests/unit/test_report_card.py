@@ -10,7 +10,7 @@ import numpy as np
 import pytest
 
 from culturebias.adapters.reports.fonts import embedded_font_css, font_path, page_characters, use_script_fonts
-from culturebias.adapters.reports.html.comparison_card import pair_sentence
+from culturebias.adapters.reports.comparison_words import pair_sentence
 from culturebias.adapters.reports.html.headline_card import headline_card
 from culturebias.adapters.reports.html.words import prose, title_words, words
 from culturebias.bootstrap.registry import registry

@@ -8,17 +8,11 @@ from __future__ import annotations
 
 from typing import Any
 
+from culturebias.adapters.reports.comparison_words import metric_values, number, pair_sentence
 from culturebias.adapters.reports.html.page import disclosure, text
 from culturebias.domain.comparison.envelope import Comparison
-from culturebias.domain.comparison.headline_pairs import HeadlinePair, ranking
+from culturebias.domain.comparison.headline_pairs import ranking
 from culturebias.domain.headlines import HeadlineMetric, HeadlineValue
-
-
-def _num(value: float | None, signed: bool = False) -> str:
-    if value is None:
-        return "–"
-    shown = f"{value:+.3f}" if signed else f"{value:.3f}"
-    return shown.replace("-", "−")
 
 
 def value_cell(entry: HeadlineValue | None) -> str:
@@ -30,8 +24,8 @@ def value_cell(entry: HeadlineValue | None) -> str:
     elif not interval.defined:
         ci = f'<br><span class="muted">interval not computed: {text(interval.note or "no resampling possible")}</span>'
     else:
-        ci = f'<br><span class="muted">{_num(interval.low)} to {_num(interval.high)}; n = {interval.n:,}</span>'
-    return f'<td class="num" data-v="{entry.value!r}"><strong>{_num(entry.value)}</strong>{ci}</td>'
+        ci = f'<br><span class="muted">{number(interval.low)} to {number(interval.high)}; n = {interval.n:,}</span>'
+    return f'<td class="num" data-v="{entry.value!r}"><strong>{number(entry.value)}</strong>{ci}</td>'
 
 
 def models_table(comparison: Comparison[Any]) -> str:
@@ -46,39 +40,8 @@ def models_table(comparison: Comparison[Any]) -> str:
     return f'<table class="sortable models"><thead><tr><th>model</th>{head}</tr></thead><tbody>{rows}</tbody></table>'
 
 
-def _p(p_value: float) -> str:
-    return "p < 0.001" if p_value < 0.001 else f"p = {p_value:.3f}"
-
-
-def shown_difference(metric: HeadlineMetric, pair: HeadlinePair) -> tuple[str, float | None, float | None, float | None]:
-    """(what the number is, the difference, low, high) in the metric's own terms."""
-    if metric.direction == "higher":  # the stored difference is of -value: turn it back
-        flip = [None if v is None else -v for v in (pair.difference, pair.high, pair.low)]
-        return f"{pair.b} minus {pair.a}", flip[0], flip[1], flip[2]
-    what = f"{pair.b} minus {pair.a}" if metric.direction == "lower" else f"distance from {metric.target:g}, {pair.b} minus {pair.a}"
-    return what, pair.difference, pair.low, pair.high
-
-
-def pair_sentence(metric: HeadlineMetric, pair: HeadlinePair) -> str:
-    what, difference, low, high = shown_difference(metric, pair)
-    if pair.difference is None:
-        return f"{pair.b} and {pair.a} on {metric.label}: no difference can be taken ({pair.note or 'a value is undefined'})."
-    amount = f"{_num(difference, signed=True)} ({what}"
-    if pair.p_value is None:
-        return (
-            f"{pair.b} {'does better' if pair.difference < 0 else 'does worse' if pair.difference > 0 else 'does the same'} "
-            f"than {pair.a} on {metric.label}: {amount}); {pair.note or 'not tested'}."
-        )
-    tested = f"{amount}; 95% CI {_num(low, True)} to {_num(high, True)}, {_p(pair.p_value)}, paired over {pair.n:,} {pair.unit}s)"
-    if not pair.significant:
-        return f"{pair.b} and {pair.a} do not differ significantly on {metric.label}: {tested}."
-    verb = "does better" if pair.difference < 0 else "does worse"
-    return f"{pair.b} {verb} than {pair.a} on {metric.label} ({metric.direction_words()}): {tested}."
-
-
 def ranking_line(metric: HeadlineMetric, comparison: Comparison[Any]) -> str:
-    values = {label: (e.value if (e := comparison.headlines.get(label, {}).get(metric.name)) else None) for label in comparison.labels()}
-    tiers = ranking(metric, values, comparison.headline_pairs)
+    tiers = ranking(metric, metric_values(comparison, metric), comparison.headline_pairs)
     shown = " &gt; ".join(" = ".join(f"<strong>{text(label)}</strong>" for label in tier) for tier in tiers)
     return f"<li>{text(metric.label)} ({text(metric.direction_words())}): {shown}</li>"
 
