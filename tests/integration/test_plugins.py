@@ -200,6 +200,8 @@ def test_a_plugin_benchmark_is_first_class_in_compare_leaderboard_repeats_report
     assert result["records"] == ["q0", "q1", "q2"] and result["exported"] == 6  # 3 items in each of 2 repeats
     markdown = (tmp_path / "cmp" / "comparison.md").read_text(encoding="utf-8")
     assert markdown.startswith("# Yes rate: 2 runs compared") and "## Headline metrics" in markdown
+    assert markdown.index("## Which model is more biased") < markdown.index("## Runs")
+    assert "- yes rate (lower is better): parrot-no = parrot-yes" in markdown  # untested: a tie
     assert "| parrot-yes | 1.000 [" in markdown and "yes rate: lower is better" in markdown
     assert (tmp_path / "cmp" / "comparison_yesrate_headlines.png").is_file()
     page = (tmp_path / "cmp" / "comparison.html").read_text(encoding="utf-8")
