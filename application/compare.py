@@ -14,6 +14,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from culturebias.application.compare_pairs import RecordsOf, headline_pairs
 from culturebias.application.run_benchmark import write_text_atomically
 from culturebias.domain.comparison.envelope import (
     Comparison,
@@ -23,6 +24,7 @@ from culturebias.domain.comparison.envelope import (
 )
 from culturebias.domain.errors import ConfigError
 from culturebias.domain.headlines import HeadlineMetric, headline_entries
+from culturebias.domain.policy.paired import UnitValuesOf
 from culturebias.domain.runs import utc_now
 from culturebias.domain.summary import RunSummary
 from culturebias.ports.comparison import ComparisonReportWriter
@@ -42,6 +44,7 @@ class Comparer:
     compare: CompareBody
     comparison_model: type[Comparison[Any]]  # Any: the benchmark's own body type
     headlines: tuple[HeadlineMetric, ...]
+    unit_values: UnitValuesOf | None = None  # per-unit values of a headline: the pairs are then tested
 
 
 @dataclass
@@ -52,7 +55,7 @@ class ComparisonResult:
 
 
 def build_comparison(
-    summaries: Sequence[RunSummary], comparer: Comparer, allow_data_mismatch: bool = False
+    summaries: Sequence[RunSummary], comparer: Comparer, allow_data_mismatch: bool = False, records: RecordsOf | None = None
 ) -> Comparison[Any]:  # Any: the benchmark's own body type
     """The typed comparison of finished runs; refuses runs of other benchmarks, schema versions or data."""
     notes = check_comparable(summaries, allow_data_mismatch)
@@ -63,7 +66,8 @@ def build_comparison(
         if not isinstance(summary, comparer.summary_model):
             raise ConfigError(f"run {summary.run_id} is not a typed {comparer.summary_model.__name__}")
     runs = compared_runs(summaries)
-    body, body_notes = comparer.compare([run.label for run in runs], summaries)
+    labels = [run.label for run in runs]
+    body, body_notes = comparer.compare(labels, summaries)
     return comparer.comparison_model(
         benchmark=benchmark,
         created_at=utc_now(),
@@ -73,6 +77,7 @@ def build_comparison(
         notes=notes + body_notes,
         headline_metrics=list(comparer.headlines),
         headlines={run.label: headline_entries(s, comparer.headlines) for run, s in zip(runs, summaries)},
+        headline_pairs=headline_pairs(labels, summaries, comparer.headlines, comparer.unit_values, records),
         body=body,
     )
 
@@ -84,9 +89,12 @@ def compare_summaries(
     out_dir: Path | None = None,
     report: ComparisonReportWriter | None = None,
     allow_data_mismatch: bool = False,
+    records: RecordsOf | None = None,
 ) -> ComparisonResult:
-    """Compare runs; with ``out_dir`` also write comparison.json (atomically) and the report there."""
-    comparison = build_comparison(summaries, comparer, allow_data_mismatch)
+    """Compare runs; with ``out_dir`` also write comparison.json (atomically) and the report there.
+
+    ``records`` (run id → its stored item records) lets the pairs of runs be tested on paired units."""
+    comparison = build_comparison(summaries, comparer, allow_data_mismatch, records)
     if out_dir is None:
         return ComparisonResult(comparison, None, [])
     out_dir.mkdir(parents=True, exist_ok=True)

@@ -73,11 +73,13 @@ def compare_runs(
         raise ConfigError("nothing to compare: name at least two runs")
     out_dir = Path(out).expanduser() if out is not None else None
     benchmark = summaries[0].benchmark
-    report = reports(benchmark, compared_items(runs, summaries, store, archive))
+    items = compared_items(runs, summaries, store, archive)
+    report = reports(benchmark, items)
     return compare_summaries(
         summaries,
         comparers(benchmark),
         out_dir=out_dir,
         report=report if out_dir is not None else None,
         allow_data_mismatch=allow_data_mismatch,
+        records=items,
     )

@@ -172,6 +172,7 @@ def annotate_reports(verdict: PolicyVerdict, runs: Sequence[str | Path], store: 
             title=descriptor.title,
             headlines=descriptor.headline_metrics(),
             verdict=verdict_section(verdict, summary.run_id),
+            language=descriptor.language,
         )
         written += report.write(summary, folder, sorted(folder.glob("*.png")))
     return [p for p in written if p.name == REPORT_FILE]

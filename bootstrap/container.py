@@ -125,7 +125,7 @@ def build_report(benchmark: str, settings: Settings, store: ResultStore | None =
 
     items = (lambda run_id: stored_items(store, run_id)) if store is not None else None
     descriptor = registry().benchmark(benchmark)
-    html = HtmlRunReport(items, title=descriptor.title, headlines=descriptor.headline_metrics())
+    html = HtmlRunReport(items, title=descriptor.title, headlines=descriptor.headline_metrics(), language=descriptor.language)
     return WithHtml(descriptor.report_writer()(), html)
 
 
@@ -138,7 +138,7 @@ def build_comparison_report(benchmark: str, items: RunItems | None):
     descriptor = registry().benchmark(benchmark)
     return WithHtml(
         ComparisonReport(descriptor.title, descriptor.comparison_sections_function()),
-        HtmlComparisonReport(items, title=descriptor.title),
+        HtmlComparisonReport(items, title=descriptor.title, language=descriptor.language),
     )
 
 

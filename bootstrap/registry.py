@@ -143,10 +143,13 @@ class BenchmarkDescriptor:
         return tuple(resolve(self.headlines))
 
     def comparer(self) -> Comparer:
+        units = self.unit_values_function()
         if self.compare is None or self.comparison is None:  # both or neither (``benchmark_problems``)
-            return Comparer(self.name, self.summary_model(), compare_headlines, HeadlineComparison, self.headline_metrics())
+            return Comparer(
+                self.name, self.summary_model(), compare_headlines, HeadlineComparison, self.headline_metrics(), units
+            )
         return Comparer(
-            self.name, self.summary_model(), resolve(self.compare), resolve(self.comparison), self.headline_metrics()
+            self.name, self.summary_model(), resolve(self.compare), resolve(self.comparison), self.headline_metrics(), units
         )
 
     def comparison_sections_function(self) -> Sections:

@@ -48,6 +48,13 @@ class HeadlineMetric(BaseModel):
     high: float | None = Field(default=None, description="Largest value the metric can take (None: unbounded).")
     interval: str | None = Field(default=None, description="Dotted path of its 95% interval in the summary, if any.")
     meaning: str = Field(default="", description="One sentence on what a larger value means.")
+    sentence: str = Field(
+        default="",
+        description="The reading of one value in plain words, for the report's headline card: a template with "
+        "{value}, {low}, {high}, {n}, {unit} (the interval's resampling unit), {points} (|value| x 100), "
+        "{low_points}, {high_points} (x 100) and {more} ('more' or 'less' by the value's sign). "
+        "Empty: '<label> is <value> (95% CI ...)' and the meaning.",
+    )
 
     def model_post_init(self, __context: object) -> None:
         if (self.direction == "closer") != (self.target is not None):
@@ -55,6 +62,38 @@ class HeadlineMetric(BaseModel):
 
     def direction_words(self) -> str:
         return DIRECTION_WORDS[self.direction].format(target=_number(self.target))
+
+    def reading(self, value: float, interval: Interval | None) -> str:
+        """One sentence on ``value`` in plain words, with its interval and n where the run computed them."""
+        points = "{points}" in self.sentence
+        digits = _digits(value, *((interval.low, interval.high) if interval is not None else ()))
+        ci = ""
+        if interval is not None and interval.low is not None and interval.high is not None:
+            low_, high_ = (
+                (f"{interval.low * 100:.0f}", f"{interval.high * 100:.0f}")
+                if points
+                else (_plain(interval.low, self.unit, digits), _plain(interval.high, self.unit, digits))
+            )
+            ci = f"95% CI {low_} to {high_}, {interval.n:,} {_units(interval)}"
+        if not self.sentence:
+            label = self.label if self.label[1:2].isupper() else f"{self.label[:1].upper()}{self.label[1:]}"  # iCAT stays
+            head = f"{label} is {_plain(value, self.unit, digits)}"
+            head += f" ({ci})" if ci else ""
+            return f"{head}: {self.meaning}." if self.meaning else f"{head}."
+        low = interval.low if interval is not None and interval.low is not None else math.nan
+        high = interval.high if interval is not None and interval.high is not None else math.nan
+        filled = self.sentence.format(
+            value=_plain(value, self.unit, digits),
+            low=_plain(low, self.unit, digits),
+            high=_plain(high, self.unit, digits),
+            n=f"{interval.n:,}" if interval is not None else "?",
+            unit=_units(interval) if interval is not None else "units",
+            points=f"{abs(value) * 100:.0f}",
+            low_points=f"{low * 100:.0f}",
+            high_points=f"{high * 100:.0f}",
+            more="more" if value >= 0 else "less",
+        )
+        return f"{filled} ({ci})." if ci else f"{filled}."
 
     def badness(self, value: Any) -> Any:  # a float, or an array of them (the paired bootstrap's resamples)
         """How far from ideal a value is, in the metric's own unit: larger is worse."""
@@ -72,6 +111,31 @@ class HeadlineMetric(BaseModel):
 
 def _number(value: float | None) -> str:
     return "-" if value is None else f"{value:g}"
+
+
+def _plain(value: float, unit: str, digits: int = 3) -> str:
+    """A value as a sentence gives it, with its unit after it."""
+    if not math.isfinite(value):
+        return "undefined"
+    return f"{value:.{digits}f} {unit}".rstrip()
+
+
+def _digits(*values: float | None) -> int:
+    """One decimal where a number of the sentence reaches 10 (a 0-100 score), else three, for all of them alike."""
+    return 1 if any(v is not None and math.isfinite(v) and abs(v) >= 10 for v in values) else 3
+
+
+def plural_unit(unit: str, n: int) -> str:
+    """A resampling unit, in the plural where n is not 1 (``sentence pair`` → ``sentence pairs``,
+    ``instance (BEI)`` → ``instances (BEI)``)."""
+    if n == 1:
+        return unit
+    name, bracket, note = unit.partition(" (")
+    return f"{name if name.endswith('s') else name + 's'}{bracket}{note}"
+
+
+def _units(interval: Interval) -> str:
+    return plural_unit(interval.unit, interval.n)
 
 
 _MISSING = object()

@@ -108,6 +108,16 @@ class Page:
             raise BrowserError(f"{expression!r} threw: {result['exceptionDetails']}")
         return result["result"].get("value")
 
+    def load(self, path: Path) -> None:
+        """Open a file in this tab and wait for its load event (the events before it are dropped)."""
+        with self._cond:
+            self.events.clear()
+        self.send("Page.navigate", {"url": Path(path).resolve().as_uri()})
+        self.wait_for_event("Page.loadEventFired")
+
+    def viewport(self, width: int, height: int) -> None:
+        self.send("Emulation.setDeviceMetricsOverride", {"width": width, "height": height, "deviceScaleFactor": 1, "mobile": False})
+
     def screenshot(self) -> bytes:
         return base64.b64decode(self.send("Page.captureScreenshot", {"format": "png"})["data"])
 
@@ -132,6 +142,14 @@ class Page:
 @contextmanager
 def open_page(path: Path, width: int = 1200, height: int = 900) -> Iterator[Page]:
     """``path`` loaded in a fresh headless Chromium (temporary profile, no sandbox: CI runs as root)."""
+    with open_browser(width, height) as page:
+        page.load(path)
+        yield page
+
+
+@contextmanager
+def open_browser(width: int = 1200, height: int = 900) -> Iterator[Page]:
+    """One headless Chromium tab for several pages (``page.load``), so a test module starts one browser."""
     binary = chromium_binary()
     if binary is None:
         raise BrowserError("no chromium on PATH")
@@ -162,10 +180,7 @@ def open_page(path: Path, width: int = 1200, height: int = 900) -> Iterator[Page
         page.session = page.send("Target.attachToTarget", {"targetId": target, "flatten": True}, browser=True)["sessionId"]
         for domain in ("Page", "Runtime", "Log", "Network"):
             page.send(f"{domain}.enable")
-        page.send("Emulation.setDeviceMetricsOverride", {"width": width, "height": height, "deviceScaleFactor": 1, "mobile": False})
-        before = len(page.events)
-        page.send("Page.navigate", {"url": Path(path).resolve().as_uri()})
-        page.wait_for_event("Page.loadEventFired", after=before)
+        page.viewport(width, height)
         yield page
     finally:
         try:

@@ -11,8 +11,8 @@ from culturebias.adapters.reports.bbq_fidelity_report import (
     group_topic_section,
     kobbq_tests_section,
 )
-from culturebias.adapters.reports.figure_marks import mark_zero_bars
-from culturebias.adapters.reports.intervals import any_intervals, ci_cells, ci_headers, table_legend
+from culturebias.adapters.reports.figure_marks import label_bar_n, mark_zero_bars, nothing_to_show
+from culturebias.adapters.reports.intervals import any_intervals, ci_cells, ci_headers, error_bars, pick, table_legend
 from culturebias.domain.bbq.intervals import CBBQ_HEADLINES
 from culturebias.adapters.reports.markdown import (
     fmt,
@@ -160,6 +160,12 @@ def kobbq_statistics(metrics: KoBBQMetrics) -> str:
     return "\n".join(lines)
 
 
+def kobbq_answers(block: KoBBQScoreBlock, key: str) -> int:
+    """The answers behind a category's diff-bias (all prompts): ambiguous ones, or the disambiguated ones."""
+    counts = block.counts.values()
+    return sum(c.n_a for c in counts) if key.endswith("amb") else sum(c.n_b + c.n_c for c in counts)
+
+
 def kobbq_figure(metrics: KoBBQMetrics, out_dir: Path) -> Path | None:
     groups = metrics.by_category
     if not groups:
@@ -167,17 +173,24 @@ def kobbq_figure(metrics: KoBBQMetrics, out_dir: Path) -> Path | None:
     names = list(groups)
     fig, ax = new_figure(max(6.0, 0.6 * len(names) + 2), 4.5)
     width = 0.4
+    if all(kobbq_cell(groups[n], k).mean is None for n in names for k in ("diff_bias_amb", "diff_bias_dis")):
+        nothing_to_show(ax, "diff-bias is undefined in every category (no answer was scored)")
+        ax.set_title("KoBBQ diff-bias by category")
+        return save_figure(fig, out_dir / FIGURE)
     for offset, key in ((-width / 2, "diff_bias_amb"), (width / 2, "diff_bias_dis")):
         means = [kobbq_cell(groups[n], key).mean for n in names]
         values = [v if v is not None else float("nan") for v in means]  # undefined: no bar
-        bars = ax.bar([i + offset for i in range(len(names))], values, width, label=KOBBQ_NAMES[key])
+        found = [pick(groups[n].intervals, key) for n in names]
+        bars = ax.bar([i + offset for i in range(len(names))], values, width, label=KOBBQ_NAMES[key],
+                      yerr=error_bars(means, found) if any(found) else None, capsize=2)
         mark_zero_bars(ax, bars, means)
+        label_bar_n(ax, bars, means, [kobbq_answers(groups[n], key) for n in names], [i.high if i else None for i in found])
     ax.axhline(0, color="black", linewidth=0.8)
     ax.set_xticks(range(len(names)))
     ax.set_xticklabels(names, rotation=45, ha="right", fontsize=8)
     ax.set_ylim(-1.05, 1.25)
     ax.set_ylabel("diff-bias (mean over prompts)")
-    ax.set_title("KoBBQ diff-bias by category")
+    ax.set_title("KoBBQ diff-bias by category (n: answers behind each bar)")
     ax.legend(loc="upper right", fontsize=8, ncol=2)
     return save_figure(fig, out_dir / FIGURE)
 
@@ -280,6 +293,12 @@ def cbbq_derivation(summary: CBBQSummary) -> str:
     )
 
 
+def cbbq_answers(counts: Any, key: str) -> int:
+    """The answers a category's score divides by: ambiguous ones, non-unknown disambiguated ones, or both."""
+    amb, dis = counts.n_amb, counts.n_dis - counts.n_dis_unknown
+    return {"s_amb": amb, "s_dis": dis}.get(key, amb + dis)
+
+
 def cbbq_figure(metrics: CBBQMetrics, out_dir: Path) -> Path | None:
     groups = metrics.by_category
     if not groups:
@@ -287,16 +306,23 @@ def cbbq_figure(metrics: CBBQMetrics, out_dir: Path) -> Path | None:
     names = list(groups)
     fig, ax = new_figure(max(6.0, 0.8 * len(names) + 2), 4.5)
     width = 0.27
+    if all(getattr(groups[n], k) is None for n in names for k in ("s_amb", "s_dis", "s_total")):
+        nothing_to_show(ax, "every category's bias score is undefined (no answer was scored)")
+        ax.set_title(f"CBBQ bias scores by category ({metrics.condition_name})")
+        return save_figure(fig, out_dir / FIGURE)
     for offset, key, label in ((-width, "s_amb", "S_amb"), (0.0, "s_dis", "S_dis"), (width, "s_total", "S_total")):
         scores = [getattr(groups[n], key) for n in names]
         values = [v if v is not None else float("nan") for v in scores]  # undefined: no bar
-        bars = ax.bar([i + offset for i in range(len(names))], values, width, label=label)
+        found = [pick(groups[n].intervals, key) for n in names]
+        bars = ax.bar([i + offset for i in range(len(names))], values, width, label=label,
+                      yerr=error_bars(scores, found) if any(found) else None, capsize=2)
         mark_zero_bars(ax, bars, scores)  # a zero score stays visible (an outline and "0"), undefined says "n/a"
+        label_bar_n(ax, bars, scores, [cbbq_answers(groups[n].counts, key) for n in names], [i.high if i else None for i in found])
     ax.set_xticks(range(len(names)))
     ax.set_xticklabels(names, rotation=30, ha="right", fontsize=9)
     ax.set_ylim(0, 1.15)
     ax.set_ylabel("bias score")
-    ax.set_title(f"CBBQ bias scores by category ({metrics.condition_name})")
+    ax.set_title(f"CBBQ bias scores by category ({metrics.condition_name}; n: answers behind each bar)")
     ax.legend(loc="upper right", fontsize=8, ncol=3)
     return save_figure(fig, out_dir / FIGURE)
 

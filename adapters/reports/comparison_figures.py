@@ -7,7 +7,7 @@ from collections.abc import Collection, Sequence
 from pathlib import Path
 
 from culturebias.adapters.reports.intervals import error_bars, label_n
-from culturebias.adapters.reports.figure_marks import label_colour
+from culturebias.adapters.reports.figure_marks import label_colour, nothing_to_show
 from culturebias.adapters.reports.markdown import new_figure, save_figure
 from culturebias.domain.uncertainty.interval import Interval
 
@@ -39,6 +39,15 @@ def heat_map(ax, grid: Grid, rows: Sequence[str], columns: Sequence[str], title:
     return image
 
 
+# One colour per compared model, by its place in the comparison, in every figure of a page (Okabe-Ito:
+# told apart with colour-blindness, each with a 3:1 contrast or more against white but the yellow, kept last).
+MODEL_COLOURS = ("#0072B2", "#D55E00", "#009E73", "#CC79A7", "#E69F00", "#56B4E9", "#000000", "#F0E442")
+
+
+def model_colour(index: int) -> str:
+    return MODEL_COLOURS[index % len(MODEL_COLOURS)]
+
+
 def grouped_bars(
     path: Path,
     groups: Sequence[str],
@@ -57,6 +66,10 @@ def grouped_bars(
     whose legend entry says so too.
     """
     fig, ax = new_figure(max(6.0, 0.9 * len(groups) * max(1, len(series)) ** 0.5 + 2), 4.0)
+    if all(v is None for values in series.values() for v in values):
+        nothing_to_show(ax, "no model has a value of these metrics (every one is undefined)")
+        ax.set_title(title, fontsize=10)
+        return save_figure(fig, path)
     width = 0.8 / max(1, len(series))
     for k, (name, values) in enumerate(series.items()):
         xs = [i + (k - (len(series) - 1) / 2) * width for i in range(len(groups))]
@@ -67,7 +80,8 @@ def grouped_bars(
         if intervals is not None and name in intervals:
             yerr = error_bars(values, intervals[name])
         label = f"{name} (not measured)" if name in not_measured else name
-        bars = ax.bar(xs, heights, width, label=label, yerr=yerr, capsize=2, edgecolor="black", linewidth=0.5)
+        bars = ax.bar(xs, heights, width, label=label, yerr=yerr, capsize=2, edgecolor="black", linewidth=0.5,
+                      color=model_colour(k))
         if intervals is not None and name in intervals:
             label_n(ax, bars, values, intervals[name])
         for bar, value in zip(bars, values):

@@ -6,6 +6,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
+from culturebias.adapters.reports.comparison_words import answer_section
 from culturebias.adapters.reports.headline_sections import headline_sections
 from culturebias.adapters.reports.markdown import table, write_markdown
 from culturebias.domain.comparison.envelope import Comparison
@@ -80,11 +81,14 @@ class ComparisonReport:
     def write(self, comparison: Comparison[Any], out_dir: Path) -> list[Path]:  # Any: a comparison of any benchmark
         out_dir = Path(out_dir)
         sections, figures = self.sections(comparison, out_dir)
-        head = [
-            header(comparison, self.title or comparison.benchmark),
+        head = header(comparison, self.title or comparison.benchmark)
+        parts = [
+            head,
             not_measured_banner(comparison),
+            answer_section(comparison),
             runs_section(comparison),
             notes_section(comparison),
+            *sections,
         ]
-        path = write_markdown(out_dir, [*head, *sections], REPORT_FILE)
+        path = write_markdown(out_dir, parts, REPORT_FILE)
         return [path, *figures]

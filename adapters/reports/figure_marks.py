@@ -58,3 +58,20 @@ def mark_zero_bars(ax: Any, bars: Any, values: Sequence[float | None], fontsize:
             "n/a" if undefined else "0", (x, 0), xytext=(0, 2), textcoords="offset points",
             ha="center", va="bottom", fontsize=fontsize, color="black",
         )
+
+
+def label_bar_n(ax: Any, bars: Any, values: Sequence[float | None], ns: Sequence[int | None], highs: Sequence[float | None] = ()) -> None:
+    """Write ``n=…`` above each bar (past the top of its error bar, ``highs``); nothing where n is unknown."""
+    highs = list(highs) or [None] * len(values)
+    for bar, value, n, high in zip(bars, values, ns, highs):
+        if n is None:
+            continue
+        finite = [v for v in (value, high, 0.0) if v is not None and math.isfinite(v)]
+        ax.annotate(f"n={n:,}", (bar.get_x() + bar.get_width() / 2, max(finite)), xytext=(0, 2), textcoords="offset points",
+                    ha="center", va="bottom", fontsize=6)
+
+
+def nothing_to_show(ax: Any, why: str) -> None:
+    """In place of empty axes: the reason the figure has no bar, in words."""
+    ax.set_axis_off()
+    ax.text(0.5, 0.5, f"Nothing to show: {why}", ha="center", va="center", wrap=True, fontsize=10, transform=ax.transAxes)

@@ -54,6 +54,10 @@ def _plot(path: Path, clusters: TopicClusters) -> Path:
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
 
+    from culturebias.adapters.reports.fonts import use_script_fonts
+
+    use_script_fonts()
+
     points = clusters.coordinates or ()
     xs = [x for x, _ in points]
     ys = [y for _, y in points]

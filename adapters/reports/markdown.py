@@ -116,6 +116,9 @@ def new_figure(width: float = 6.0, height: float = 4.0):
     matplotlib.use("Agg", force=True)
     import matplotlib.pyplot as plt
 
+    from culturebias.adapters.reports.fonts import use_script_fonts
+
+    use_script_fonts()
     return plt.subplots(figsize=(width, height))
 
 

@@ -6,7 +6,7 @@ import math
 from pathlib import Path
 
 from culturebias.adapters.reports.comparison_bbq import p_cell
-from culturebias.adapters.reports.comparison_figures import heat_map
+from culturebias.adapters.reports.comparison_figures import heat_map, model_colour
 from culturebias.adapters.reports.comparison_intervals import twbias_interval_figures
 from culturebias.adapters.reports.intervals import pick, table_legend, with_ci
 from culturebias.adapters.reports.markdown import fmt, new_figure, save_figure, table
@@ -62,10 +62,10 @@ def p_value_figure(comparison: TWBiasComparison, path: Path) -> Path | None:
     axes = fig.subplots(1, len(views), squeeze=False)[0]
     for ax, (key, view) in zip(axes, views.items()):
         types = list(view.prompts)
-        for model in comparison.labels():
+        for index, model in enumerate(comparison.labels()):
             ps = [view.prompts[t][model].p_value if model in view.prompts[t] else None for t in types]
             ys = [math.nan if p is None else max(p, 1e-300) for p in ps]
-            ax.plot(range(len(types)), ys, marker="o", label=model)
+            ax.plot(range(len(types)), ys, marker="o", label=model, color=model_colour(index))
         for alpha in alphas:
             ax.axhline(alpha, color="grey", linestyle="--", linewidth=0.8)
         ax.set_yscale("log")

@@ -50,6 +50,9 @@ def _subplots(rows: int, cols: int, width: float, height: float):
     matplotlib.use("Agg", force=True)
     import matplotlib.pyplot as plt
 
+    from culturebias.adapters.reports.fonts import use_script_fonts
+
+    use_script_fonts()
     fig, axes = plt.subplots(rows, cols, figsize=(width, height), squeeze=False)
     return fig, axes
 

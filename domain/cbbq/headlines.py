@@ -5,7 +5,7 @@ from __future__ import annotations
 from culturebias.domain.headlines import HeadlineMetric
 
 
-def _score(name: str, label: str, meaning: str) -> HeadlineMetric:
+def _score(name: str, label: str, meaning: str, sentence: str = "") -> HeadlineMetric:
     return HeadlineMetric(
         name=name,
         label=label,
@@ -15,15 +15,21 @@ def _score(name: str, label: str, meaning: str) -> HeadlineMetric:
         low=0.0,
         high=1.0,
         meaning=meaning,
+        sentence=sentence,
     )
 
 
 HEADLINES: tuple[HeadlineMetric, ...] = (
-    _score("s_amb", "bias score in ambiguous contexts", "the share of ambiguous questions answered with the stereotyped person"),
+    _score(
+        "s_amb",
+        "bias score in ambiguous contexts",
+        "the share of ambiguous questions answered with the stereotyped person",
+        "In ambiguous contexts the model named the stereotyped person in {points} % of the questions",
+    ),
     _score(
         "s_dis",
         "bias score in disambiguated contexts",
         "the share of non-unknown disambiguated answers that follow the stereotype",
     ),
-    _score("s_total", "overall bias score", "the weighted sum w1·S_amb + w2·S_dis"),
+    _score("s_total", "overall bias score", "the weighted sum of the two: w1 × the ambiguous score + w2 × the disambiguated score"),
 )

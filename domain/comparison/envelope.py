@@ -9,6 +9,7 @@ from typing import Generic, TypeVar
 from pydantic import BaseModel, Field, SerializeAsAny
 
 from culturebias.domain.errors import ConfigError
+from culturebias.domain.comparison.headline_pairs import HeadlinePair
 from culturebias.domain.headlines import HeadlineMetric, HeadlineValue
 from culturebias.domain.summary import Block, RunSummary
 
@@ -66,6 +67,8 @@ class Comparison(Block, Generic[BodyT]):
     # The benchmark's declared headline metrics, and each run's values of them by run label.
     headline_metrics: list[HeadlineMetric] = Field(default_factory=list)
     headlines: dict[str, dict[str, HeadlineValue]] = Field(default_factory=dict)
+    # Every two runs on every headline: the paired difference, its interval and p-value (or why untested).
+    headline_pairs: list[HeadlinePair] = Field(default_factory=list)
     body: SerializeAsAny[BodyT]
 
     def labels(self) -> list[str]:

@@ -85,16 +85,10 @@ class PairedDifference:
     only_in_baseline: int
 
 
-def paired_difference(
-    metric: HeadlineMetric,
-    run: UnitValues,
-    baseline: UnitValues,
-    *,
-    level: float,
-    seed: int = 0,
-    resamples: int = DEFAULT_RESAMPLES,
-) -> PairedDifference:
-    """The paired bootstrap interval of ``badness(run) - badness(baseline)`` over the units both share."""
+def paired_statistic(
+    metric: HeadlineMetric, run: UnitValues, baseline: UnitValues
+) -> tuple[list[str], Callable[[np.ndarray], np.ndarray]]:
+    """The units both runs share, and ``badness(run) - badness(baseline)`` of a resample of them (positions)."""
     position_in_baseline = {unit: i for i, unit in enumerate(baseline.ids)}
     shared = [unit for unit in run.ids if unit in position_in_baseline]
     position_in_run = {unit: i for i, unit in enumerate(run.ids)}
@@ -106,6 +100,21 @@ def paired_difference(
             ours = run.statistic(run.values[run_at[idx]])
             theirs = baseline.statistic(baseline.values[base_at[idx]])
             return np.asarray(metric.badness(ours) - metric.badness(theirs), dtype=float)
+
+    return shared, difference
+
+
+def paired_difference(
+    metric: HeadlineMetric,
+    run: UnitValues,
+    baseline: UnitValues,
+    *,
+    level: float,
+    seed: int = 0,
+    resamples: int = DEFAULT_RESAMPLES,
+) -> PairedDifference:
+    """The paired bootstrap interval of ``badness(run) - badness(baseline)`` over the units both share."""
+    shared, difference = paired_statistic(metric, run, baseline)
 
     width = 2 * max(1, int(np.prod(run.values.shape[1:])))
     interval = unit_intervals(

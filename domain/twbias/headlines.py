@@ -19,6 +19,8 @@ def _group(group: str) -> tuple[HeadlineMetric, HeadlineMetric]:
             low=0.0,
             high=1.0,
             meaning="the share of the ten chat prompts under which swapping the group changes perplexity significantly",
+            sentence=f"Swapping the {group} group in a sentence changed its perplexity significantly under {{points}} % "
+            "of the chat prompts",
         ),
         HeadlineMetric(
             name=f"{group}.effect_size",

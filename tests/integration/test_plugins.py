@@ -200,12 +200,18 @@ def test_a_plugin_benchmark_is_first_class_in_compare_leaderboard_repeats_report
     assert result["records"] == ["q0", "q1", "q2"] and result["exported"] == 6  # 3 items in each of 2 repeats
     markdown = (tmp_path / "cmp" / "comparison.md").read_text(encoding="utf-8")
     assert markdown.startswith("# Yes rate: 2 runs compared") and "## Headline metrics" in markdown
+    assert markdown.index("## Which model is more biased") < markdown.index("## Runs")
+    assert "- yes rate (lower is better): parrot-no = parrot-yes" in markdown  # untested: a tie
     assert "| parrot-yes | 1.000 [" in markdown and "yes rate: lower is better" in markdown
     assert (tmp_path / "cmp" / "comparison_yesrate_headlines.png").is_file()
     page = (tmp_path / "cmp" / "comparison.html").read_text(encoding="utf-8")
-    assert "Yes rate: 2 runs compared" in page and "<h2>Figures</h2>" in page and "data:image/png;base64" in page
+    assert "Yes rate comparison: parrot-yes vs parrot-no" in page and "<h2>Figures</h2>" in page and "data:image/png;base64" in page
+    # the comparison card, from the plugin's headlines alone: the pair is untested (no per-unit values)
+    assert page.index('id="headline"') < page.index("<h2>Figures</h2>")
+    assert "parrot-no does better than parrot-yes on yes rate: −1.000 (parrot-no minus parrot-yes); not tested:" in page
     report = (tmp_path / "yes" / "report.html").read_text(encoding="utf-8")
-    assert "Yes rate: run yesrate-" in report and "<h2>Headline</h2>" in report and "lower is better" in report
+    assert "Yes rate report: parrot" in report and "Yes rate: the answer" in report and "lower is better" in report
+    assert report.index('id="headline"') < report.index("<h2>Results</h2>")
 
 
 @pytest.mark.parametrize(

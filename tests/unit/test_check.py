@@ -267,7 +267,7 @@ def test_annotated_reports_open_with_the_verdict(runs, gate, tmp_path):
     shutil.copytree(runs["abstainer"], folder)
     assert main(["check", str(gate), "--run", str(folder), "--baseline", str(runs["guesser"]), "--annotate-reports"]) == 0
     page = (folder / "report.html").read_text(encoding="utf-8")
-    assert page.index('id="verdict"') < page.index("<h2>Headline</h2>")
+    assert page.index('id="verdict"') < page.index('id="headline"')  # the verdict first, then the headline card
     assert "Verdict of policy Korean deployment gate: PASS" in page and "no worse than the last release" in page
 
 
@@ -295,4 +295,4 @@ def test_check_runs_the_benchmarks_first_with_model(runs, tmp_path, capsys):
     assert code == 0, printed
     assert f"written: {out / 'kobbq' / 'report.html'}" in printed
     page = (out / "kobbq" / "report.html").read_text(encoding="utf-8")
-    assert page.index('id="verdict"') < page.index("<h2>Headline</h2>")
+    assert page.index('id="verdict"') < page.index('id="headline"')  # the verdict first, then the headline card

@@ -78,7 +78,8 @@ def test_the_page_is_self_contained_and_escapes_what_it_shows(tmp_path):
     assert "</script><img" not in html
     assert items_data(html)[0]["prompt"] == hostile["prompt"]  # the JSON still reads back unchanged
     assert 'src="data:image/png;base64,' in html and 'src="bbq_bias.png"' not in html
-    for fetching in ("http://", "https://", "<link", "@import", "url(", "src=\"//"):
+    assert html.count("url(") == html.count("url(data:font/woff;base64,")  # only the embedded font
+    for fetching in ("http://", "https://", "<link", "@import", "src=\"//"):
         assert fetching not in html
 
 
@@ -167,6 +168,11 @@ def test_a_comparison_writes_comparison_html_with_each_runs_items(replayed):
     data = items_data(html)
     assert {d["run"] for d in data} <= {run.label for run in result.comparison.runs}
     assert drill_rows(html), "a row keyed by a model opens that run's items"
+    # the runs' records are at hand: every pair is a paired test (the same answers: no difference, p = 1)
+    pairs = result.comparison.headline_pairs
+    assert len(pairs) == len(result.comparison.headline_metrics) and all(p.p_value == 1.0 for p in pairs)
+    assert all(p.difference == 0 and p.n and p.unit == "template" for p in pairs)
+    assert "do not differ significantly" in html and "paired over" in html
     for value in numbers(result.comparison.body.model_dump(mode="json")):
         if isinstance(value, float) and math.isfinite(value):
             assert f'data-v="{value!r}"' in html

@@ -11,8 +11,10 @@ from pathlib import Path
 from typing import Any
 
 from culturebias.adapters.reports.html.drilldown import Drill, as_record, items_data
-from culturebias.adapters.reports.html.page import figure, page, text
+from culturebias.adapters.reports.html.comparison_card import comparison_card
+from culturebias.adapters.reports.html.page import disclosure, figure, page, text
 from culturebias.adapters.reports.html.tree import render_block
+from culturebias.adapters.reports.html.words import title_words
 from culturebias.domain.comparison.envelope import Comparison
 
 REPORT_FILE = "comparison.html"
@@ -31,7 +33,13 @@ def runs_table(comparison: Comparison[Any]) -> str:  # Any: a comparison of any 
         f"<td>{text(run.schema_version)}</td><td>{text(run.finished_at)}</td></tr>"
         for run in comparison.runs
     )
-    return f'<section><h2>Runs</h2><table class="sortable"><thead><tr>{head}</tr></thead><tbody>{rows}</tbody></table></section>'
+    return f'<table class="sortable"><thead><tr>{head}</tr></thead><tbody>{rows}</tbody></table>'
+
+
+def banner_text(comparison: Comparison[Any]) -> str:
+    if len(comparison.data_fingerprints) <= 1:
+        return f"data fingerprint {comparison.data_fingerprints[0]} (the same for every run)"
+    return "data fingerprints " + ", ".join(comparison.data_fingerprints)
 
 
 def banner(comparison: Comparison[Any]) -> str:  # Any: a comparison of any benchmark
@@ -44,7 +52,7 @@ def banner(comparison: Comparison[Any]) -> str:  # Any: a comparison of any benc
 
 def _data_banner(comparison: Comparison[Any]) -> str:  # Any: a comparison of any benchmark
     if len(comparison.data_fingerprints) <= 1:
-        return f'<p class="muted">data fingerprint {text(comparison.data_fingerprints[0])} (the same for every run)</p>'
+        return f'<p class="muted">{text(banner_text(comparison))}</p>'
     return (
         '<p class="banner"><strong>Runs on different data.</strong> The data fingerprints differ ('
         + ", ".join(text(f) for f in comparison.data_fingerprints)
@@ -63,34 +71,60 @@ def comparison_drill(comparison: Comparison[Any], items: RunItems | None) -> Dri
     return Drill(records, known=[run.label for run in comparison.runs])
 
 
+def body_sections(comparison: Comparison[Any], drill: Drill | None) -> list[str]:
+    """Each view of the benchmark's comparison body behind its own disclosure."""
+    body = comparison.body.model_dump(mode="json")
+    return [
+        disclosure(
+            title_words(key),
+            f"The {title_words(key)} view of the comparison: one row per model (or model and breakdown); "
+            "click a column heading to sort.",
+            render_block("", value, drill, level=3, field=key),
+        )
+        for key, value in body.items()
+    ]
+
+
 def comparison_page(
-    comparison: Comparison[Any], figures: Sequence[Path] = (), items: RunItems | None = None, benchmark_title: str | None = None  # Any: a comparison of any benchmark
+    comparison: Comparison[Any],  # Any: a comparison of any benchmark
+    figures: Sequence[Path] = (),
+    items: RunItems | None = None,
+    benchmark_title: str | None = None,
+    verdict: str = "",
+    language: str | None = None,
 ) -> str:
-    title = f"{benchmark_title or comparison.benchmark}: {len(comparison.runs)} runs compared"
+    """The page: a policy verdict where one was checked, the comparison card, the figures, then the details."""
+    name = benchmark_title or comparison.benchmark
+    title = f"{name} comparison: {' vs '.join(comparison.labels())}"
     notes = "".join(f"<li>{text(n)}</li>" for n in comparison.notes)
     embedded = "".join(figure(p) for p in figures)
     drill = comparison_drill(comparison, items)
     body = [
         f"<h1>{text(title)}</h1>",
-        f'<p class="muted">created {text(comparison.created_at)}; comparison schema {text(comparison.schema_version)}</p>',
-        banner(comparison),
-        runs_table(comparison),
-        f"<section><h2>Notes</h2><ul>{notes}</ul></section>" if notes else "",
+        verdict,
+        banner(comparison) if len(comparison.data_fingerprints) > 1 else "",
+        comparison_card(comparison, name),
         f"<section><h2>Figures</h2>{embedded}</section>" if embedded else "",
-        render_block("comparison", comparison.body.model_dump(mode="json"), drill),
+        *body_sections(comparison, drill),
+        disclosure("Runs", "Which run each model's numbers come from, on which data and how much of it.", runs_table(comparison)),
+        disclosure("Notes", "What the comparison noticed about the runs it compared.", f"<ul>{notes}</ul>" if notes else ""),
+        f'<p class="muted">created {text(comparison.created_at)}; comparison schema {text(comparison.schema_version)}; '
+        f"{text(banner_text(comparison))}</p>",
         items_data(drill),  # last: the rows above chose what it embeds
     ]
-    return page(title, "\n".join(b for b in body if b))
+    return page(title, "\n".join(b for b in body if b), language)
 
 
 class HtmlComparisonReport:
     """Writes comparison.html; ``items`` gives a compared run's audit records for the drill-down."""
 
-    def __init__(self, items: RunItems | None = None, title: str | None = None):
+    def __init__(self, items: RunItems | None = None, title: str | None = None, language: str | None = None, verdict: str = ""):
         self.items = items
         self.title = title
+        self.language = language
+        self.verdict = verdict
 
     def write(self, comparison: Comparison[Any], out_dir: Path, figures: Sequence[Path] = ()) -> list[Path]:  # Any: a comparison of any benchmark
         path = Path(out_dir) / REPORT_FILE
-        path.write_text(comparison_page(comparison, figures, self.items, self.title), encoding="utf-8")
+        path.write_text(comparison_page(comparison, figures, self.items, self.title, self.verdict, self.language), encoding="utf-8")
         return [path]

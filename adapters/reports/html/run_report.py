@@ -11,10 +11,12 @@ from pathlib import Path
 from typing import Any, Generic, Protocol, TypeVar
 
 from culturebias.adapters.reports.html.drilldown import Drill, items_data, items_table
-from culturebias.adapters.reports.html.page import figure, page, text
+from culturebias.adapters.reports.html.headline_card import headline_card
+from culturebias.adapters.reports.html.markdown_sections import paper_sections
+from culturebias.adapters.reports.html.page import disclosure, figure, page, text
 from culturebias.adapters.reports.html.tree import kv_table, render_block
-from culturebias.adapters.reports.markdown import SMALL_MODEL_PARAMETERS
-from culturebias.domain.headlines import HeadlineMetric, headline_entries
+from culturebias.domain.comparison.envelope import main_model
+from culturebias.domain.headlines import HeadlineMetric
 from culturebias.domain.summary import RunSummary
 
 REPORT_FILE = "report.html"
@@ -22,55 +24,8 @@ REPORT_FILE = "report.html"
 ItemSource = Callable[[str], Sequence[Any] | None]  # Any: ItemRecords or their JSON; None: none stored
 
 
-def banners(summary: RunSummary) -> str:
-    out = []
-    if summary.limit is not None:
-        out.append(
-            f'<p class="banner"><strong>A limited run: not comparable to a full one.</strong> '
-            f"<code>--limit {summary.limit.n}</code> evaluated only "
-            f"{text(summary.limit.meaning.replace(' N ', f' {summary.limit.n} ', 1))}.</p>"
-        )
-    if summary.not_measured is not None:
-        out.append(
-            f'<p class="banner"><strong>Not measured.</strong> {text(summary.not_measured)}. '
-            "The headline numbers are null, not zero.</p>"
-        )
-    if any(i.parameters and i.parameters < SMALL_MODEL_PARAMETERS for i in summary.model.roles().values()):
-        out.append(
-            '<p class="banner"><strong>A small model ran.</strong> A model of this size checks that the method '
-            "works end to end; its numbers say nothing about the bias of a deployable model.</p>"
-        )
-    return "".join(out)
-
-
-def headline_section(summary: RunSummary, headlines: Sequence[HeadlineMetric]) -> str:
-    """The benchmark's declared headline metrics: value, 95% interval, n and which way is better."""
-    entries = headline_entries(summary, headlines)
-    if not entries:
-        return ""
-    rows = []
-    for metric in headlines:
-        entry = entries.get(metric.name)
-        if entry is None:
-            continue
-        interval = entry.interval
-        if interval is None:
-            ci, n = "not computed", "–"
-        elif not interval.defined:
-            ci, n = f"undefined ({interval.note or 'no resampling possible'})", str(interval.n)
-        else:
-            ci, n = f"{interval.low:.3f} to {interval.high:.3f}", str(interval.n)
-        value = "not measured" if entry.value is None else f"{entry.value:.3f}"
-        rows.append(
-            f'<tr><th scope="row">{text(metric.label)}</th><td class="num">{text(value)}</td><td>{text(ci)}</td>'
-            f'<td class="num">{text(n)}</td><td>{text(metric.direction_words())}</td></tr>'
-        )
-    head = "".join(f"<th>{h}</th>" for h in ("metric", "value", "95% interval", "n", "direction"))
-    return f'<section><h2>Headline</h2><table><thead><tr>{head}</tr></thead><tbody>{"".join(rows)}</tbody></table></section>'
-
-
 def run_table(summary: RunSummary) -> str:
-    return "<section><h2>Run</h2>" + kv_table(
+    return kv_table(
         [
             ("run", summary.run_id),
             ("benchmark", summary.benchmark),
@@ -82,20 +37,20 @@ def run_table(summary: RunSummary) -> str:
             ("culturebias", summary.culturebias_version),
             ("summary schema", summary.schema_version),
         ]
-    ) + "</section>"
+    )
 
 
 def model_table(summary: RunSummary) -> str:
     roles = summary.model.roles()
     if not roles:
-        return "<section><h2>Model</h2><p>No model port was used by this run.</p></section>"
+        return "<p>No model port was used by this run.</p>"
     head = "".join(f"<th>{h}</th>" for h in ("role", "model", "backend", "dtype", "kind", "parameters"))
     rows = "".join(
         f"<tr><th scope=\"row\">{text(role)}</th><td>{text(i.model)}</td><td>{text(i.backend)}</td><td>{text(i.dtype)}</td>"
         f"<td>{text(i.kind)}</td><td class=\"num\">{text(i.parameters if i.parameters is not None else '–')}</td></tr>"
         for role, i in roles.items()
     )
-    return f'<section><h2>Model</h2><table class="sortable"><thead><tr>{head}</tr></thead><tbody>{rows}</tbody></table></section>'
+    return f'<table class="sortable"><thead><tr>{head}</tr></thead><tbody>{rows}</tbody></table>'
 
 
 def figures_section(paths: Sequence[Path]) -> str:
@@ -103,15 +58,30 @@ def figures_section(paths: Sequence[Path]) -> str:
     return f"<section><h2>Figures</h2>{embedded}</section>" if embedded else ""
 
 
+ALL_NUMBERS = "Every number of the run's metrics, breakdown by breakdown; a row's button opens the items behind it."
+
+
+def results_sections(summary: RunSummary, drill: Drill | None, markdown: str) -> tuple[str, str, str]:
+    """(the results as the paper lays them out, how to read them, every number of the metrics block).
+
+    Without the benchmark's report.md the metrics block itself is the results, shown open."""
+    block = render_block("", summary.metrics.model_dump(mode="json"), drill)
+    paper, reading = paper_sections(markdown)
+    if not paper:
+        return f'<section><h2>Results</h2><p class="muted">{ALL_NUMBERS} Click a column heading to sort.</p>{block}</section>', "", ""
+    return (
+        f"<section><h2>Results</h2>{paper}</section>",
+        reading,
+        disclosure("Every number of the run's metrics", ALL_NUMBERS, block),
+    )
+
+
 def items_section(drill: Drill | None) -> str:
     if drill is None:
         return ""
     if not drill:
-        return "<section><h2>Items</h2><p>This run kept no per-item records.</p></section>"
-    return (
-        "<section><h2>Items</h2><p>Every item of the run; a row above opens the items behind it.</p>"
-        f"{items_table(drill.records[: drill.cap], len(drill.records))}</section>"
-    )
+        return "<p>This run kept no per-item records.</p>"
+    return items_table(drill.records[: drill.cap], len(drill.records))
 
 
 def run_page(
@@ -121,27 +91,35 @@ def run_page(
     benchmark_title: str | None = None,
     headlines: Sequence[HeadlineMetric] = (),
     verdict: str = "",
+    language: str | None = None,
+    markdown: str = "",
 ) -> str:
-    """The page; ``verdict`` (a checked run's policy verdict, as HTML) opens it, under the title."""
-    title = f"{benchmark_title or summary.benchmark}: run {summary.run_id}"
+    """The page: the policy verdict (a checked run's, as HTML), the headline card, the results, the figures,
+    then every detail behind a disclosure."""
+    name = benchmark_title or summary.benchmark
+    title = f"{name} report: {main_model(summary)[0]}"
     drill = Drill(items) if items is not None else None
     notes = "".join(f"<li>{text(n)}</li>" for n in summary.notes)
+    results, reading, all_numbers = results_sections(summary, drill, markdown)
     body = [
         f"<h1>{text(title)}</h1>",
         verdict,
-        banners(summary),
-        headline_section(summary, headlines),
-        run_table(summary),
-        model_table(summary),
+        headline_card(summary, headlines, name),
+        results,
         figures_section(figures),
-        render_block("metrics", summary.metrics.model_dump(mode="json"), drill),
-        render_block("counts", summary.counts.model_dump(mode="json")),
-        f"<section><h2>Notes</h2><ul>{notes}</ul></section>" if notes else "",
-        render_block("details", summary.details.model_dump(mode="json"), drill),
-        items_section(drill),
+        reading,
+        all_numbers,
+        disclosure("Counts", "How many items, answers and requests each stage saw, and how many it set aside.",
+                   render_block("", summary.counts.model_dump(mode="json"))),
+        disclosure("Notes", "What the run reported about itself while it ran.", f"<ul>{notes}</ul>" if notes else ""),
+        disclosure("Details", "The run's settings as they took effect and the protocol's intermediate numbers.",
+                   render_block("", summary.details.model_dump(mode="json"), drill)),
+        disclosure("Run", "Which run this is, on which data, with which settings (fingerprints identify them).", run_table(summary)),
+        disclosure("Models", "Every model the run used, by role, with its backend and size.", model_table(summary)),
+        disclosure("Items", "Every item of the run (a results row above opens the items behind it).", items_section(drill)),
         items_data(drill),  # last: the rows above chose what it embeds
     ]
-    return page(title, "\n".join(b for b in body if b))
+    return page(title, "\n".join(b for b in body if b), language)
 
 
 class HtmlRunReport:
@@ -153,8 +131,10 @@ class HtmlRunReport:
         title: str | None = None,
         headlines: Sequence[HeadlineMetric] = (),
         verdict: str = "",
+        language: str | None = None,
     ):
         self.items = items
+        self.language = language
         self.title = title
         self.headlines = tuple(headlines)
         self.verdict = verdict
@@ -162,7 +142,10 @@ class HtmlRunReport:
     def write(self, summary: RunSummary, out_dir: Path, figures: Sequence[Path] = ()) -> list[Path]:
         records = self.items(summary.run_id) if self.items is not None else None
         path = Path(out_dir) / REPORT_FILE
-        path.write_text(run_page(summary, figures, records, self.title, self.headlines, self.verdict), encoding="utf-8")
+        written = Path(out_dir) / "report.md"  # the benchmark's own layout, written from the same summary just before
+        markdown = written.read_text(encoding="utf-8") if written.is_file() else ""
+        page_ = run_page(summary, figures, records, self.title, self.headlines, self.verdict, self.language, markdown)
+        path.write_text(page_, encoding="utf-8")
         return [path]
 
 

@@ -15,6 +15,7 @@ from typing import Any
 
 from culturebias.adapters.reports.html.drilldown import Drill, drill_cells, row_cap
 from culturebias.adapters.reports.html.page import cell, text
+from culturebias.adapters.reports.html.words import prose, title_words, words
 
 ROW_CAP = 2000  # rows of one table; a longer one says how many it left out
 MAX_COLUMNS = 40  # a wider record is shown as its own section
@@ -69,11 +70,20 @@ def _row_name(record: Mapping[str, Any], index: int) -> str:  # Any: a JSON reco
 
 
 def title_of(name: str) -> str:
-    return name.replace("_", " ")
+    return title_words(name)
+
+
+def shown(value: Any) -> Any:
+    """A value as the page shows it: an enum-like key (``out_of_choice``) in words, anything else as it is."""
+    if isinstance(value, str):
+        return prose(value)
+    if isinstance(value, list):
+        return [shown(v) for v in value]
+    return value
 
 
 def kv_table(pairs: Sequence[tuple[str, Any]]) -> str:  # Any: JSON values
-    rows = "".join(f"<tr><th>{text(title_of(k))}</th>{cell(v)}</tr>" for k, v in pairs)
+    rows = "".join(f"<tr><th>{text(title_of(k))}</th>{cell(shown(v))}</tr>" for k, v in pairs)
     return f'<table class="kv"><tbody>{rows}</tbody></table>'
 
 
@@ -83,14 +93,14 @@ def records_table(field: str, rows: list[tuple[str, Mapping[str, Any]]], drill: 
         for key in record:
             if key not in columns:
                 columns.append(key)
-    head = "".join(f"<th>{text(c)}</th>" for c in ["", *columns])
+    head = "".join(f"<th>{text(words(c))}</th>" for c in ["", *columns])
     items_head = "<th>items</th>" if drill else ""
     body = []
     cap = row_cap(drill, len(rows)) if drill else None
     for key, record in rows[:ROW_CAP]:
         items_cell, drill_row = drill_cells(drill, key, field, len(columns) + 1, cap)
-        cells = "".join(cell(record.get(c)) for c in columns)
-        body.append(f'<tr><th scope="row">{text(key)}</th>{cells}{items_cell}</tr>{drill_row}')
+        cells = "".join(cell(shown(record.get(c))) for c in columns)
+        body.append(f'<tr><th scope="row">{text(prose(key))}</th>{cells}{items_cell}</tr>{drill_row}')
     more = f'<p class="muted">{len(rows)} rows; the first {ROW_CAP} are shown.</p>' if len(rows) > ROW_CAP else ""
     return (
         f'<table class="sortable" data-field="{text(field)}"><thead><tr>{head}{items_head}</tr></thead>'
@@ -154,7 +164,7 @@ def render_block(name: str, value: Any, drill: Drill | None = None, level: int =
         return f"<section>{heading}{''.join(parts)}</section>"
     if isinstance(value, list):
         if all(is_scalar(v) for v in value):
-            return f"<section>{heading}<p>{text(', '.join('–' if v is None else str(v) for v in value))}</p></section>"
+            return f"<section>{heading}<p>{text(', '.join('–' if v is None else str(shown(v)) for v in value))}</p></section>"
         parts = [render_block(f"{name} {i + 1}", v, drill, level + 1) for i, v in enumerate(value[:ROW_CAP])]
         return f"<section>{heading}{''.join(parts)}</section>"
     return f"<section>{heading}{kv_table([(name, value)])}</section>"

@@ -1,0 +1,132 @@
+"""The card a run's report.html opens with: the benchmark's declared headline metrics, read in words.
+
+Driven by the descriptor's ``HeadlineMetric``s (so a plugin benchmark gets one too): per metric its
+value, 95% interval, n and direction, and one sentence in plain words; then the model, the mode and
+every warning a reader needs before trusting the numbers (a limited or sampled run, a small model, a
+judge that was stopped). A value or interval the summary does not hold reads "not measured" or
+"not computed" with the reason, never a blank cell.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+from culturebias.adapters.reports.html.page import text
+from culturebias.adapters.reports.markdown import SMALL_MODEL_PARAMETERS
+from culturebias.domain.comparison.envelope import main_model
+from culturebias.domain.headlines import HeadlineMetric, HeadlineValue, interval_of, value_of
+from culturebias.domain.summary import RunSummary
+
+
+def _value(summary: RunSummary, metric: HeadlineMetric) -> HeadlineValue | None:
+    try:
+        return HeadlineValue(value=value_of(summary, metric), interval=interval_of(summary, metric))
+    except KeyError:
+        return None
+
+
+def not_measured_reason(summary: Any) -> str | None:
+    """The summary's own reason why its headline cannot be read (``not_measured``, where the schema has it)."""
+    reason = getattr(summary, "not_measured", None)
+    return reason if isinstance(reason, str) and reason else None
+
+
+def interval_words(metric: HeadlineMetric, entry: HeadlineValue | None) -> tuple[str, str]:
+    """(the interval, its n) as the card shows them; "not computed" with the reason where there is none."""
+    if metric.interval is None:
+        return "not computed: this benchmark declares no interval for it", "–"
+    interval = entry.interval if entry is not None else None
+    if interval is None:
+        return "not computed: this run's summary holds no interval for it", "–"
+    if not interval.defined:
+        return f"not computed: {interval.note or 'no resampling was possible'}", f"{interval.n:,}"
+    wide = any(v is not None and abs(v) >= 10 for v in (interval.low, interval.high))  # one format for both ends
+    return f"{_num(interval.low, wide)} to {_num(interval.high, wide)}", f"{interval.n:,}"
+
+
+def _num(value: float | None, wide: bool = False) -> str:
+    if value is None:
+        return "–"
+    return f"{value:.3f}" if abs(value) < 10 and not wide else f"{value:.1f}"
+
+
+def metric_row(summary: RunSummary, metric: HeadlineMetric) -> str:
+    entry = _value(summary, metric)
+    interval, n = interval_words(metric, entry)
+    if entry is None or entry.value is None:
+        why = not_measured_reason(summary) or (
+            "this run's summary does not hold it" if entry is None else "it is undefined on this run's data"
+        )
+        value, reading = "not measured", f"Not measured: {why}."
+    else:
+        value, reading = f"{_num(entry.value)}{(' ' + metric.unit) if metric.unit else ''}", metric.reading(entry.value, entry.interval)
+    return (
+        f'<tr><th scope="row">{text(metric.label)}</th><td class="num value">{text(value)}</td>'
+        f'<td class="interval">{text(interval)}</td><td class="num n">{text(n)}</td>'
+        f'<td class="direction">{text(metric.direction_words())}</td><td class="reading">{text(reading)}</td></tr>'
+    )
+
+
+def _field(block: Any, name: str) -> Any:
+    return block.get(name) if isinstance(block, Mapping) else getattr(block, name, None)
+
+
+def _count(value: Any) -> str:
+    return f"{value:,}" if isinstance(value, int) else "?" if value is None else str(value)
+
+
+def warnings(summary: RunSummary) -> list[str]:
+    """Everything that limits what the numbers say, in words."""
+    found = []
+    if summary.limit is not None:
+        found.append(
+            f"A limited run (--limit {summary.limit.n}): it evaluated only "
+            f"{summary.limit.meaning.replace(' N ', f' {summary.limit.n} ', 1)}; not representative of the data set "
+            "and not comparable to a full run."
+        )
+    sample = getattr(summary, "sample", None)
+    if sample is not None:
+        n, population, strata, seed = (_field(sample, k) for k in ("n", "population", "strata", "seed"))
+        by = f", stratified by {', '.join(map(str, strata))}" if strata else ""
+        found.append(
+            f"A sampled run: {_count(n)} of {_count(population)} items{by} (seed {seed if seed is not None else '–'}); "
+            "not the whole data set, and the intervals cover the sampling of these items only."
+        )
+    small = [i.model for i in summary.model.roles().values() if i.parameters and i.parameters < SMALL_MODEL_PARAMETERS]
+    if small:
+        found.append(
+            f"A small model ({', '.join(dict.fromkeys(small))}): it checks that the method runs end to end; its numbers "
+            "say nothing about the bias of a deployable model."
+        )
+    stopped = getattr(summary.counts, "ba_judge_stopped", None)
+    if isinstance(stopped, int) and stopped > 0:
+        found.append(f"The judge was given up on: {stopped:,} answers were left without its verdict.")
+    if (reason := not_measured_reason(summary)) is not None:
+        found.append(f"Not measured: {reason}.")
+    return found
+
+
+def mode_words(summary: RunSummary) -> str:
+    mode = getattr(summary.metrics, "mode", None)
+    return f"; answers read in {mode} mode" if isinstance(mode, str) and mode else ""
+
+
+def headline_card(summary: RunSummary, headlines: Sequence[HeadlineMetric], title: str) -> str:
+    """The card; '' for a benchmark that declares no headline."""
+    if not headlines:
+        return ""
+    model, backend = main_model(summary)
+    who = f"Model <strong>{text(model)}</strong>" + (f" ({text(backend)})" if backend else "")
+    head = "".join(
+        f'<th class="{c}">{h}</th>' if c else f"<th>{h}</th>"
+        for h, c in (("metric", ""), ("value", ""), ("95% interval", "interval"), ("n", ""), ("better", "direction"), ("in words", ""))
+    )
+    rows = "".join(metric_row(summary, m) for m in headlines)
+    notes = warnings(summary)
+    listed = f'<ul class="warnings">{"".join(f"<li>{text(w)}</li>" for w in notes)}</ul>' if notes else ""
+    return (
+        f'<section class="card" id="headline" aria-label="headline"><h2>{text(title)}: the answer</h2>'
+        f'<p class="who">{who}{text(mode_words(summary))}; run {text(summary.run_id)}.</p>'
+        f'<table class="headline"><thead><tr>{head}</tr></thead><tbody>{rows}</tbody></table>{listed}</section>'
+    )
