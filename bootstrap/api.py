@@ -263,8 +263,12 @@ def evaluate(
     run: RunSettings | Mapping[str, Any] | None = None,
     settings: Settings | None = None,
     configure_logging: bool = False,
+    sample: int | None = None,
 ) -> RunSummary:
     """Run one benchmark and return its typed summary (``summary.run_id`` names the run).
+
+    ``sample=N`` is ``protocol.sample``: a seeded sample of about N items stratified by the
+    benchmark's design cells (``summary.sample`` describes it).
 
     ``model``, ``data``, ``store``, ``judge`` and ``run`` are settings sections (a
     settings object, a dict of its keys, or for model/data a plain path);
@@ -275,6 +279,7 @@ def evaluate(
     ``store`` says otherwise. ``store`` may also be a ResultStore object the host owns.
     """
     with _embedded(configure_logging):
+        options = with_sample(options, sample)
         resolved, store_object = _call_settings(settings, model, data, options, store, judge, run, configure_logging)
         result = run_evaluation(benchmark, resolved, out=out, resume=resume, on_progress=on_progress, store=store_object)
     return result.summary
@@ -313,6 +318,14 @@ def evaluate_many(
         )
         results = run_evaluations(names, resolved, out=out, resume=resume, on_progress=on_progress, store=store_object)
     return {name: result.summary for name, result in results.items()}
+
+
+def with_sample(options: BaseModel | Mapping[str, Any] | None, sample: int | None) -> BaseModel | Mapping[str, Any] | None:
+    """``options`` with ``sample`` (the API's ``sample=N``) as ``protocol.sample``; unchanged without one."""
+    if sample is None:
+        return options
+    given = options.model_dump(exclude_unset=True) if isinstance(options, BaseModel) else dict(options or {})
+    return {**given, "sample": sample}
 
 
 def _embedded(configured: bool) -> contextlib.AbstractContextManager[None]:

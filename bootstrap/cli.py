@@ -1,6 +1,6 @@
 """The ``culturebias`` command line: a thin layer over the Python API (``culturebias.bootstrap.api``).
 
-    culturebias run BENCHMARK[,BENCHMARK...] --out DIR [--limit N] [--config FILE] [--set key=value ...] [--preset NAME] [--resume]
+    culturebias run BENCHMARK[,BENCHMARK...] --out DIR [--limit N | --sample N] [--config FILE] [--set key=value ...] [--preset NAME] [--resume]
     culturebias list [--format text|json]
     culturebias schema BENCHMARK|verdict
     culturebias expand kobbq|cbbq --out FILE [--set data.path=...]
@@ -113,6 +113,11 @@ def _parser() -> argparse.ArgumentParser:
     run.add_argument(
         "--limit", type=_positive_int, metavar="N", help="a quick, limited run: N means per benchmark what is listed below"
     )
+    run.add_argument(
+        "--sample", type=_positive_int, metavar="N",
+        help="a seeded sample of about N items, stratified by the benchmark's design cells (protocol.sample; "
+        "seed protocol.sample_seed, else run.seed); not with --limit",
+    )
     run.add_argument("--resume", action="store_true", help="continue the newest unfinished run with the same config")
     run.add_argument(
         "--preset", dest="presets", action="append", default=[], metavar="NAME", help="a paper's protocol as named settings (listed below)"
@@ -198,8 +203,11 @@ in its own subfolder of --out (DIR/kobbq/summary.json, ...). Their options:
   --set data.BENCHMARK.path=V      that benchmark's data (data.path names one
                                    benchmark's data: one benchmark only)
 Every benchmark's settings and data are checked before the first one runs.
---limit N is --set protocol.limit=N; the summary records it and the report says
-it is a limited run, not comparable to a full one."""
+--limit N is --set protocol.limit=N (the first N, as lm-evaluation-harness's --limit:
+for debugging); the summary records it and the report says it is a limited run, not
+representative and not comparable to a full one. --sample N is --set protocol.sample=N:
+a seeded sample stratified by the benchmark's design cells, recorded as the summary's
+`sample` block."""
 
 
 def limit_text() -> str:
@@ -234,7 +242,7 @@ def _run(args) -> int:
     from culturebias.bootstrap.presets import preset_assignments
 
     presets = preset_assignments(args.presets, names)  # under --set: a given key wins over the preset's
-    settings = load_settings(args.config, [*presets, *args.assignments], limit=args.limit)
+    settings = load_settings(args.config, [*presets, *args.assignments], limit=args.limit, sample=args.sample)
     configure_logging(settings.run.log_format, settings.run.log_level)
     if len(names) == 1:
         results = [run_evaluation(names[0], settings, out=args.out, resume=args.resume, progress_bar=True)]

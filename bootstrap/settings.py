@@ -341,14 +341,21 @@ def _set_nested(target: dict[str, Any], parts: list[str], value: Any) -> None:
 
 
 def load_settings(
-    config_file: str | Path | None = None, assignments: list[str] | None = None, *, limit: int | None = None
+    config_file: str | Path | None = None,
+    assignments: list[str] | None = None,
+    *,
+    limit: int | None = None,
+    sample: int | None = None,
 ) -> Settings:
-    """Build the settings: defaults, then the TOML file, the environment, ``limit`` (``--limit``, an int
-    as given, under the assignments) and ``--set`` assignments."""
+    """Build the settings: defaults, then the TOML file, the environment, ``limit`` (``--limit``) and
+    ``sample`` (``--sample``), ints as given, under the assignments, and ``--set`` assignments."""
     if config_file is not None and not Path(config_file).is_file():
         what = "is a folder, not a TOML file" if Path(config_file).is_dir() else "does not exist"
         raise ConfigError(f"config file {config_file} {what}")
-    overrides: dict[str, Any] = {} if limit is None else {"protocol": {"limit": limit}}
+    given = {"limit": limit, "sample": sample}
+    overrides: dict[str, Any] = {"protocol": {k: v for k, v in given.items() if v is not None}}
+    if not overrides["protocol"]:
+        overrides = {}
     for assignment in assignments or []:
         parts, value = parse_assignment(assignment)
         _set_nested(overrides, parts, value)

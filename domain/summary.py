@@ -27,6 +27,7 @@ from culturebias.domain.chat_template_use import ChatTemplateUse
 from culturebias.domain.errors import SchemaVersionError
 from culturebias.domain.identity import ModelIdentity, ScoreProvenance
 from culturebias.domain.repeats import RepeatsBlock
+from culturebias.domain.stratified import SampleBlock
 
 # 2.0: summaries are typed models (the JSON layout of 1.x is unchanged, so 1.x files load).
 # 2.1: the envelope records a limited run (``limit``); 2.0 files load with ``limit`` null.
@@ -165,6 +166,8 @@ class RunSummary(Block):
     config_fingerprint: str
     # Set when the run was limited (--limit N): its numbers are not comparable to a full run's.
     limit: RunLimit | None = None
+    # Set when the run evaluated a seeded stratified sample (--sample N): n of population items, per stratum.
+    sample: SampleBlock | None = None
     # Set when the run was executed run.repeats > 1 times: each repeat's headline, mean ± std.
     repeats: RepeatsBlock | None = None
     metrics: SerializeAsAny[BaseModel]

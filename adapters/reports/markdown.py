@@ -68,6 +68,7 @@ def header_section(summary: RunSummary, title: str) -> str:
             f"# {title}",
             "",
             *limit_banner(summary),
+            *sample_banner(summary),
             f"- run `{summary.run_id}`, finished {summary.finished_at}",
             f"- data: {summary.data.source} (fingerprint `{summary.data.fingerprint}`)",
             f"- culturebias {summary.culturebias_version}, summary schema {summary.schema_version}",
@@ -82,9 +83,19 @@ def limit_banner(summary: RunSummary) -> list[str]:
         return []
     return [
         f"> **A limited run: not comparable to a full one.** `--limit {summary.limit.n}` evaluated only "
-        f"{summary.limit.meaning.replace(' N ', f' {summary.limit.n} ', 1)}.",
+        f"{summary.limit.meaning.replace(' N ', f' {summary.limit.n} ', 1)}: the first N, not a representative "
+        "sample (`--sample N` draws one stratified by the benchmark's design cells).",
         "",
     ]
+
+
+def sample_banner(summary: RunSummary) -> list[str]:
+    """A run on a --sample says what it evaluated before any number is read."""
+    sample = getattr(summary, "sample", None)
+    if sample is None:
+        return []
+    sentence = sample.sentence()
+    return [f"> **{sentence[0].upper()}{sentence[1:]}.** {sample.interval_note.capitalize()}.", ""]
 
 
 def notes_section(summary: RunSummary) -> str:
