@@ -220,6 +220,12 @@ def limit_text() -> str:
             field = descriptor.options_model().model_fields.get("limit")
             meaning = field.description if field is not None and field.description else "(no limit for this benchmark)"
             lines.append(f"  {descriptor.name:<8} {meaning}")
+    lines.append("--sample N (protocol.sample) draws about N items, stratified by (whole units drawn):")
+    for descriptor in registry().benchmarks.all():
+        if isinstance(descriptor, BenchmarkDescriptor):
+            strata = descriptor.sample_strata()
+            cells = f"{' × '.join(strata.cells)} (whole {strata.unit}s)" if strata else "no strata: a simple random sample"
+            lines.append(f"  {descriptor.name:<8} {cells}")
     return "\n".join(lines)
 
 

@@ -159,3 +159,31 @@ def test_the_sampled_interval_covers_the_full_data_value_about_95_percent_of_the
     if spread:  # the band fails for the first-N sample --limit takes: one category, far from the full value
         full, _ = biased_share_interval(population, replies, seed=0)
         assert not biased_share_interval(population[:300], replies, seed=0)[1].contains(full)
+
+
+@pytest.mark.parametrize("name", ["twbias", "kobbq", "cbbq", "mcbe", "libra"])
+def test_every_builtin_declares_its_strata_on_its_descriptor_and_samples_by_them(name):
+    import importlib
+
+    from culturebias.bootstrap.registry import registry
+
+    strata = registry().benchmark(name).sample_strata()
+    assert strata is importlib.import_module(f"culturebias.domain.{name}.strata").STRATA
+    assert registry().benchmark(name).options_model()(sample=5).sample == 5
+
+
+@pytest.mark.parametrize(
+    ("benchmark", "options", "cells"),
+    [
+        ("libra", {"knowledge_boundary": "off", "sample": 10}, ["group"]),
+        ("mcbe", {"tasks": "pc", "sample": 8}, ["category"]),
+    ],
+)
+def test_mcbe_and_libra_sample_their_units_by_their_cells(benchmark, options, cells):
+    from culturebias.testing.context import run_with_fakes
+    from culturebias.testing.scripted import ScriptedScorer
+
+    summary = run_with_fakes(benchmark, options=options, scorer=ScriptedScorer(lambda c, x: -float(len(x)))).summary
+    assert summary.sample is not None and summary.sample.cells == cells
+    assert summary.sample.n < summary.sample.population and summary.sample.method == "stratified"
+    assert summary.notes[0].startswith("evaluated a stratified sample of")
