@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import contextlib
 import json
+import sys
 from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -50,9 +51,13 @@ from culturebias.domain.runs import RunManifest
 from culturebias.domain.summary import RunSummary, check_schema_version, parse_summary
 from culturebias.ports.progress import ProgressEvent
 from culturebias.ports.results import ResultStore
+from culturebias.logs import get_logger
+
+log = get_logger("culturebias.plan")
 
 if TYPE_CHECKING:
     from culturebias.application.compare import ComparisonResult
+    from culturebias.domain.run_plan import RunPlan
 
 SectionInput = BaseModel | Mapping[str, Any] | None
 
@@ -151,6 +156,7 @@ def run_evaluation(
     check_model_locations(settings, container.cache_dir())
     if settings.run.executor == "ray":
         container.model_backend()  # cluster reached, resources checked, every replica's model loaded: before anything is stored
+    wrap = planned_run(benchmark, settings, container, descriptor.service_class()(options), source, resume, progress_bar)
     if out_dir is not None:
         make_output_folder(out_dir)
     request = RunRequest(
@@ -170,10 +176,69 @@ def run_evaluation(
         lease_seconds=settings.run.lease_seconds,
     )
     try:
-        return run_benchmark(request, make_context_factory(container))
+        return run_benchmark(request, make_context_factory(container, wrap=wrap))
     finally:
         if store is None:
             container.store().close()
+
+
+def planned_run(
+    benchmark: str, settings: Settings, container: Any, service: Any, source: Any, resume: bool, printed: bool
+) -> Callable[[Any], Any] | None:
+    """The run's plan, shown before anything is written (printed on stderr for the CLI, logged always), a
+    run above its budget refused; the port wrapper that stops the run at its budget (None without one).
+
+    A resumed run is not refused on its whole plan (part of it is stored): its budget counts what it asks.
+    """
+    from culturebias.bootstrap.planning import budget_of, budget_wrapper, make_plan
+    from culturebias.domain.run_plan import refuse_over_budget
+
+    budget = budget_of(settings)
+    if settings.run.plan or budget.set:
+        plan = make_plan(benchmark, settings, container, service, source, calibrate=settings.run.plan)
+        log.info("plan", requests=plan.requests, tokens=plan.tokens, distinct_tokens=plan.distinct_tokens, eta_seconds=plan.eta_seconds, cost=plan.cost)
+        if printed:
+            print(plan.text(), file=sys.stderr, flush=True)
+        if not resume:
+            refuse_over_budget(plan, budget)
+    return budget_wrapper(settings, container)
+
+
+def plan_evaluation(benchmark: str, settings: Settings, *, calibrate: bool = True) -> "RunPlan":
+    """A run's plan without running it: nothing is written, the model is asked only the calibration."""
+    from culturebias.adapters.progress import NullProgress
+    from culturebias.bootstrap.planning import make_plan
+
+    descriptor = registry().benchmark(benchmark)
+    settings = settings.for_benchmark(benchmark)
+    options = settings.protocol_options(benchmark)
+    settings = settings.model_copy(update={"store": StoreSettings(backend="memory")})
+    container = make_container(benchmark, settings, None)
+    container.progress.override(providers.Object(NullProgress()))
+    source = container.source()
+    if not isinstance(source, _ReadSource):
+        source = _ReadSource(source)
+    check_model_locations(settings, container.cache_dir())
+    return make_plan(benchmark, settings, container, descriptor.service_class()(options), source, calibrate=calibrate)
+
+
+def plan(
+    benchmark: str,
+    *,
+    model: ModelSettings | Mapping[str, Any] | str | None = None,
+    data: DataSettings | Mapping[str, Any] | str | Path | None = None,
+    options: BaseModel | Mapping[str, Any] | None = None,
+    run: RunSettings | Mapping[str, Any] | None = None,
+    settings: Settings | None = None,
+    sample: int | None = None,
+    calibrate: bool = True,
+) -> "RunPlan":
+    """What a run of ``benchmark`` would ask of the model (``culturebias plan``): requests, tokens (the model's
+    tokenizer, or an estimate marked so), distinct tokens after prefix sharing, an ETA from a short calibration
+    on the model (``calibrate``), the cost of a priced model. Arguments as ``evaluate``'s."""
+    with _embedded(False):
+        resolved, _ = _call_settings(settings, model, data, with_sample(options, sample), None, None, run, False)
+        return plan_evaluation(benchmark, resolved, calibrate=calibrate)
 
 
 def benchmark_names(benchmarks: str | Sequence[str]) -> list[str]:

@@ -3,6 +3,7 @@
     culturebias run BENCHMARK[,BENCHMARK...] --out DIR [--limit N | --sample N] [--config FILE] [--set key=value ...] [--preset NAME] [--resume]
     culturebias list [--format text|json]
     culturebias schema BENCHMARK|verdict
+    culturebias plan BENCHMARK [--sample N | --limit N] [--no-calibration] [--format text|json] [--set key=value ...]
     culturebias expand kobbq|cbbq --out FILE [--set data.path=...]
     culturebias runs [--out DIR | --store PATH] [--format text|json] [--mark-interrupted RUN_ID]
     culturebias compare RUN... --out DIR [--store PATH] [--allow-data-mismatch]
@@ -124,6 +125,18 @@ def _parser() -> argparse.ArgumentParser:
     )
     config_options(run)
 
+    planning = sub.add_parser(
+        "plan",
+        help="print what a run would ask of the model (requests, tokens, distinct tokens, ETA, cost) without running it",
+    )
+    planning.add_argument("benchmark", choices=benchmarks)
+    planning.add_argument("--limit", type=_positive_int, metavar="N", help="as run --limit")
+    planning.add_argument("--sample", type=_positive_int, metavar="N", help="as run --sample")
+    planning.add_argument("--preset", dest="presets", action="append", default=[], metavar="NAME", help="as run --preset")
+    planning.add_argument("--no-calibration", action="store_true", help="no ETA: ask the model nothing")
+    planning.add_argument("--format", choices=("text", "json"), default="text")
+    config_options(planning)
+
     listing = sub.add_parser("list", help="list benchmarks, model backends and result stores")
     listing.add_argument("--format", choices=("text", "json"), default="text")
 
@@ -237,6 +250,20 @@ def _positive_int(text: str) -> int:
     if value < 1:
         raise argparse.ArgumentTypeError(f"must be at least 1, got {value}")
     return value
+
+
+def _plan(args) -> int:
+    from culturebias.bootstrap.api import plan_evaluation
+    from culturebias.bootstrap.logging import configure_logging
+    from culturebias.bootstrap.presets import preset_assignments
+    from culturebias.bootstrap.settings import load_settings
+
+    presets = preset_assignments(args.presets, [args.benchmark])
+    settings = load_settings(args.config, [*presets, *args.assignments], limit=args.limit, sample=args.sample)
+    configure_logging(settings.run.log_format, settings.run.log_level)
+    found = plan_evaluation(args.benchmark, settings, calibrate=not args.no_calibration)
+    print(found.model_dump_json(indent=2) if args.format == "json" else found.text())
+    return 0
 
 
 def _run(args) -> int:
@@ -412,7 +439,7 @@ def main(argv: list[str] | None = None) -> int:
         print(f"culturebias: error: {redact_text(str(error))}", file=sys.stderr)
         return exit_code(error)
     handlers = {
-        "run": _run, "list": _list, "schema": _schema, "expand": _expand, "runs": _runs, "compare": _compare, "sweep": _sweep
+        "run": _run, "plan": _plan, "list": _list, "schema": _schema, "expand": _expand, "runs": _runs, "compare": _compare, "sweep": _sweep
     }
     from culturebias.bootstrap.samples_cli import export_command, samples_command
 

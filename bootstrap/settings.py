@@ -167,6 +167,13 @@ class RunSettings(BaseModel):
     repeats: int = Field(1, ge=1)
     # Where model requests run: this process (local), or model replicas on a Ray cluster (ray.*).
     executor: Literal["local", "ray"] = "local"
+    # Budgets (``culturebias plan`` shows what a run needs): a run above one is refused before it starts,
+    # a run that reaches one stops (its work stored, --resume continues). None: no limit.
+    max_requests: int | None = Field(None, ge=1)
+    max_tokens: int | None = Field(None, ge=1)
+    max_cost: float | None = Field(None, gt=0)
+    # Print the plan (requests, tokens, distinct tokens, ETA from a calibration, cost) before the run.
+    plan: bool = True
 
     @field_validator("progress", mode="before")
     @classmethod
@@ -242,7 +249,8 @@ class Settings(BaseSettings):
         identity["run"] = {"seed": config["run"]["seed"], "chunk_size": config["run"]["chunk_size"]}
         # How the openai request cache is used changes no number (it keeps valid replies only):
         # ``--resume --set model.cache=refresh`` continues the same run.
-        identity["model"] = {k: v for k, v in identity["model"].items() if k != "cache"}
+        # Nor do its prices and the run's budgets (they decide whether it runs, not what it computes).
+        identity["model"] = {k: v for k, v in identity["model"].items() if k != "cache" and not k.startswith("price_per_1k")}
         # Sampling and repeats count where set; at their defaults the identity of earlier runs is kept.
         if self.model.backend_options().sampling == SamplingSettings():
             identity["model"].pop("sampling", None)
