@@ -3,8 +3,10 @@ tokenizer, a calibration on the real model, and the budget ports of the run itse
 
 from __future__ import annotations
 
+import contextlib
+import logging
 from dataclasses import replace
-from typing import Any, Callable
+from typing import Any, Callable, Iterator
 
 from culturebias.application.context import RunContext
 from culturebias.application.run_benchmark import RunRequest, run_benchmark
@@ -56,6 +58,18 @@ def _chat_renderer(container: Any) -> Callable[[Any], str] | None:
     return lambda messages: templater.render(messages)
 
 
+@contextlib.contextmanager
+def _quiet_dry_run() -> Iterator[None]:
+    """The dry run's own log lines ("run finished", ...) would read as the real run's: warnings only."""
+    logger = logging.getLogger("culturebias")
+    level = logger.level
+    logger.setLevel(max(level, logging.WARNING))
+    try:
+        yield
+    finally:
+        logger.setLevel(level)
+
+
 def dry_run(benchmark: str, settings: Any, container: Any, service: Any, source: Any) -> Collected:
     """Every request the run would ask, from the service run on recording ports and a throwaway store."""
     collected = Collected()
@@ -73,7 +87,8 @@ def dry_run(benchmark: str, settings: Any, container: Any, service: Any, source:
             benchmark=benchmark, service=service, summary_model=descriptor.summary_model(), source=source, store=store,
             report=None, out_dir=None, config={}, config_fingerprint="plan", headlines=descriptor.headline_metrics(),
         )
-        run_benchmark(request, make)
+        with _quiet_dry_run():
+            run_benchmark(request, make)
     finally:
         store.close()
     return collected
@@ -94,7 +109,7 @@ def make_plan(
     model = container.model_options()
     planner = Planner(
         benchmark=benchmark,
-        model=f"{model.backend}:{model.path or 'default'}",
+        model=f"{model.backend}:{model.resolved_path()}",
         tokenize=model_tokenizer(container),
         text=request_text(_chat_renderer(container)),
         compute=compute if calibrate else None,
