@@ -120,6 +120,7 @@ class Planner:
     prices: Prices = field(default_factory=Prices)
     budget: Budget = field(default_factory=Budget)
     calibration_requests: int = CALIBRATION_REQUESTS
+    failures: list[str] = field(default_factory=list)
 
     def plan(self, collected: Collected, sample: str | None = None, notes: Sequence[str] = ()) -> RunPlan:
         tokenize = self.tokenize or estimated_tokens
@@ -130,7 +131,7 @@ class Planner:
                 stages.append(self._stage(stage, requests, tokenize))
         totals = {k: sum(getattr(s, k) for s in stages) for k in ("requests", "tokens", "input_tokens", "output_tokens", "distinct_tokens")}
         etas = [s.eta_seconds for s in stages]
-        all_notes = list(notes)
+        all_notes = [*notes, *self.failures]
         if not stages:
             all_notes.append("the dry run asked the model nothing")
         all_notes.append("requests that depend on real replies (retries, judge turns) are counted for one pass")
@@ -165,7 +166,11 @@ class Planner:
         cost = self.prices.cost(sum(len(sequences[i]) for i in picks), sum(outputs[i] for i in picks))
         check_calibration_budget(k, sum(len(sequences[i]) + outputs[i] for i in picks), cost, self.budget)
         started = time.perf_counter()
-        self.compute(stage, [requests[i] for i in picks])
+        try:
+            self.compute(stage, [requests[i] for i in picks])
+        except Exception as error:  # the run itself meets (and reports) what the model does wrong
+            self.failures.append(f"{stage} calibration failed ({type(error).__name__}: {error}): no ETA")
+            return plan
         seconds = time.perf_counter() - started
         calibrated = sum(len(sequences[i]) + outputs[i] for i in picks)
         return plan.model_copy(

@@ -60,8 +60,8 @@ def _chat_renderer(container: Any) -> Callable[[Any], str] | None:
 
 @contextlib.contextmanager
 def _quiet_dry_run() -> Iterator[None]:
-    """The dry run's own log lines ("run finished", ...) would read as the real run's: warnings only."""
-    logger = logging.getLogger("culturebias")
+    """The dry run's orchestrator lines ("run finished", ...) would read as the real run's: warnings only."""
+    logger = logging.getLogger("culturebias.run")
     level = logger.level
     logger.setLevel(max(level, logging.WARNING))
     try:

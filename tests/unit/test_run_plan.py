@@ -134,3 +134,12 @@ def _budgeted_run(options, store, spent):
         return ctx
 
     return run_with_fakes("kobbq", options=options, store=store, context=context)
+
+
+def test_a_calibration_the_model_fails_leaves_the_plan_without_an_eta_and_the_failure_to_the_run():
+    def failing(stage, requests):
+        raise RuntimeError("no answer for this request")
+
+    plan = Planner(benchmark="x", model="m", tokenize=chars, text=request_text(None), compute=failing).plan(requests())
+    assert plan.eta_seconds is None and plan.requests == 8
+    assert any("calibration failed (RuntimeError: no answer for this request)" in n for n in plan.notes)
