@@ -156,9 +156,10 @@ def run_evaluation(
     check_model_locations(settings, container.cache_dir())
     if settings.run.executor == "ray":
         container.model_backend()  # cluster reached, resources checked, every replica's model loaded: before anything is stored
-    wrap = planned_run(benchmark, settings, container, descriptor.service_class()(options), source, resume, progress_bar)
     if out_dir is not None:
         make_output_folder(out_dir)
+    # After the folder is made (a folder that cannot be one fails first), before anything is written in it.
+    wrap = planned_run(benchmark, settings, container, descriptor.service_class()(options), source, resume, progress_bar)
     request = RunRequest(
         benchmark=benchmark,
         service=descriptor.service_class()(options),
@@ -189,13 +190,16 @@ def planned_run(
     run above its budget refused; the port wrapper that stops the run at its budget (None without one).
 
     A resumed run is not refused on its whole plan (part of it is stored): its budget counts what it asks.
+    ``run.plan=auto`` calibrates the ETA on a local model (one with a tokenizer) only.
     """
-    from culturebias.bootstrap.planning import budget_of, budget_wrapper, make_plan
+    from culturebias.bootstrap.planning import budget_of, budget_wrapper, make_plan, model_tokenizer
     from culturebias.domain.run_plan import refuse_over_budget
 
     budget = budget_of(settings)
-    if settings.run.plan or budget.set:
-        plan = make_plan(benchmark, settings, container, service, source, calibrate=settings.run.plan)
+    mode = settings.run.plan
+    if mode != "never" or budget.set:
+        calibrate = mode == "always" or (mode == "auto" and model_tokenizer(container) is not None)
+        plan = make_plan(benchmark, settings, container, service, source, calibrate=calibrate)
         log.info("plan", requests=plan.requests, tokens=plan.tokens, distinct_tokens=plan.distinct_tokens, eta_seconds=plan.eta_seconds, cost=plan.cost)
         if printed:
             print(plan.text(), file=sys.stderr, flush=True)

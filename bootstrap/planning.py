@@ -60,10 +60,10 @@ def _chat_renderer(container: Any) -> Callable[[Any], str] | None:
 
 @contextlib.contextmanager
 def _quiet_dry_run() -> Iterator[None]:
-    """The dry run's orchestrator lines ("run finished", ...) would read as the real run's: warnings only."""
-    logger = logging.getLogger("culturebias.run")
+    """The dry run's lines ("run finished", a mode's warning, ...) would read as, or repeat, the real run's: errors only."""
+    logger = logging.getLogger("culturebias")
     level = logger.level
-    logger.setLevel(max(level, logging.WARNING))
+    logger.setLevel(max(level, logging.ERROR))
     try:
         yield
     finally:
@@ -98,6 +98,7 @@ def make_plan(
     benchmark: str, settings: Any, container: Any, service: Any, source: Any, *, calibrate: bool = True
 ) -> RunPlan:
     """The run's plan: its requests from a dry run, tokens, distinct tokens, ETA (``calibrate``), cost."""
+    tokenize = model_tokenizer(container)  # a local model loads here, its log lines outside the quiet dry run
     collected = dry_run(benchmark, settings, container, service, source)
     backend = container.model_backend() if calibrate else None
 
@@ -110,7 +111,7 @@ def make_plan(
     planner = Planner(
         benchmark=benchmark,
         model=f"{model.backend}:{model.resolved_path()}",
-        tokenize=model_tokenizer(container),
+        tokenize=tokenize,
         text=request_text(_chat_renderer(container)),
         compute=compute if calibrate else None,
         prices=prices_of(container),

@@ -172,8 +172,10 @@ class RunSettings(BaseModel):
     max_requests: int | None = Field(None, ge=1)
     max_tokens: int | None = Field(None, ge=1)
     max_cost: float | None = Field(None, gt=0)
-    # Print the plan (requests, tokens, distinct tokens, ETA from a calibration, cost) before the run.
-    plan: bool = True
+    # The plan printed before a run (requests, tokens, distinct tokens, cost, ETA): auto calibrates the ETA on a
+    # local model only (a served one is asked nothing before its run: `culturebias plan` calibrates it);
+    # always calibrates on any; never prints none (a budget still checks a plan, uncalibrated).
+    plan: Literal["auto", "always", "never"] = "auto"
 
     @field_validator("progress", mode="before")
     @classmethod
