@@ -187,3 +187,12 @@ def test_mcbe_and_libra_sample_their_units_by_their_cells(benchmark, options, ce
     assert summary.sample is not None and summary.sample.cells == cells
     assert summary.sample.n < summary.sample.population and summary.sample.method == "stratified"
     assert summary.notes[0].startswith("evaluated a stratified sample of")
+
+
+def test_a_policy_does_not_decide_on_a_sampled_run_unless_it_allows_limited_runs():
+    from culturebias.domain.policy.decide import limitation
+
+    sampled = kobbq_run("biased", options={"sample": 200}).summary
+    assert limitation(sampled) == f"a run on {sampled.sample.sentence()} (--sample 200)"
+    everything = kobbq_run("biased", options={"sample": 5000, "prompts": "1"}).summary
+    assert everything.sample.method == "all" and limitation(everything) is None
