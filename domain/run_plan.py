@@ -14,7 +14,7 @@ its prompt tokens plus ``max_new_tokens`` (an upper bound of its output).
 from __future__ import annotations
 
 import math
-from typing import Any, Iterable, Literal, Sequence
+from typing import Iterable, Literal, Sequence
 
 from pydantic import BaseModel, ConfigDict, Field
 
@@ -38,18 +38,24 @@ def estimated_tokens(text: str) -> list[int]:
 
 
 def trie_nodes(sequences: Iterable[Sequence[int]]) -> int:
-    """The nodes of the token trie over ``sequences``: each distinct prefix counted once."""
-    root: dict[int, Any] = {}
-    nodes = 0
+    """The nodes of the token trie over ``sequences``: each distinct prefix counted once.
+
+    A node is an int and an edge the int key ``parent << 64 | token``: a full KoBBQ plan (3.9M nodes) fits in a
+    few hundred MB where nested dicts took over a GB.
+    """
+    children: dict[int, int] = {}
     for sequence in sequences:
-        node = root
+        node = 0
         for token in sequence:
-            child = node.get(token)
+            key = node << 64 | (token & _TOKEN_MASK)
+            child = children.get(key)
             if child is None:
-                child = node[token] = {}
-                nodes += 1
+                child = children[key] = len(children) + 1
             node = child
-    return nodes
+    return len(children)
+
+
+_TOKEN_MASK = (1 << 64) - 1
 
 
 class StagePlan(BaseModel):
