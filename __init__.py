@@ -34,6 +34,7 @@ __version__ = "0.1.0"
 _API = {
     "evaluate": "culturebias.bootstrap.api",
     "evaluate_many": "culturebias.bootstrap.api",
+    "plan": "culturebias.bootstrap.api",
     "build_libra": "culturebias.bootstrap.api",
     "load_summary": "culturebias.bootstrap.api",
     "list_runs": "culturebias.bootstrap.api",
@@ -58,6 +59,7 @@ _API = {
     "RunSummary": "culturebias.domain.summary",
     "RunManifest": "culturebias.domain.runs",
     "ProgressEvent": "culturebias.ports.progress",
+    "RunPlan": "culturebias.domain.run_plan",
 }
 
 __all__ = ["__version__", "errors", *_API]
@@ -75,6 +77,7 @@ if TYPE_CHECKING:  # what the lazy names below are, for type checkers (the packa
         leaderboard as leaderboard,
         list_runs as list_runs,
         load_summary as load_summary,
+        plan as plan,
         samples as samples,
         stores as stores,
         summary_schema as summary_schema,
@@ -89,6 +92,7 @@ if TYPE_CHECKING:  # what the lazy names below are, for type checkers (the packa
         StoreSettings as StoreSettings,
     )
     from culturebias.domain.audit import ItemRecord as ItemRecord
+    from culturebias.domain.run_plan import RunPlan as RunPlan
     from culturebias.domain.runs import RunManifest as RunManifest
     from culturebias.domain.summary import RunSummary as RunSummary
     from culturebias.ports.progress import ProgressEvent as ProgressEvent

@@ -217,6 +217,7 @@ def _write_run(
                     "config": request.config,
                     "config_fingerprint": request.config_fingerprint,
                     "limit": run_limit(getattr(request.service, "options", None)),
+                    "sample": getattr(request.service, "drawn_sample", None),
                     "repeats": repeats,
                     "metrics": outcome.metrics,
                     "counts": outcome.counts,

@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import contextlib
 import json
+import sys
 from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Generic, TypeGuard, TypeVar
@@ -54,9 +55,13 @@ from culturebias.domain.summary import RunSummary, check_schema_version, parse_s
 from culturebias.ports.progress import ProgressEvent
 from culturebias.ports.datasets import DatasetSource
 from culturebias.ports.results import ResultStore
+from culturebias.logs import get_logger
+
+log = get_logger("culturebias.plan")
 
 if TYPE_CHECKING:
     from culturebias.application.compare import ComparisonResult
+    from culturebias.domain.run_plan import RunPlan
 
 SectionInput = BaseModel | Mapping[str, Any] | str | Path | None  # Any: a section given as a dict (TOML/JSON values)
 DatasetT = TypeVar("DatasetT")
@@ -158,6 +163,8 @@ def run_evaluation(
         container.model_backend()  # cluster reached, resources checked, every replica's model loaded: before anything is stored
     if out_dir is not None:
         make_output_folder(out_dir)
+    # After the folder is made (a folder that cannot be one fails first), before anything is written in it.
+    wrap = planned_run(benchmark, settings, container, descriptor.service_class()(options), source, resume, progress_bar)
     request = RunRequest(
         benchmark=benchmark,
         service=descriptor.service_class()(options),
@@ -175,10 +182,72 @@ def run_evaluation(
         lease_seconds=settings.run.lease_seconds,
     )
     try:
-        return run_benchmark(request, make_context_factory(container))
+        return run_benchmark(request, make_context_factory(container, wrap=wrap))
     finally:
         if store is None:
             container.store().close()
+
+
+def planned_run(
+    benchmark: str, settings: Settings, container: Any, service: Any, source: Any, resume: bool, printed: bool
+) -> Callable[[Any], Any] | None:
+    """The run's plan, shown before anything is written (printed on stderr for the CLI, logged always), a
+    run above its budget refused; the port wrapper that stops the run at its budget (None without one).
+
+    A resumed run is not refused on its whole plan (part of it is stored): its budget counts what it asks.
+    ``run.plan=auto`` calibrates the ETA on a local model (one with a tokenizer) only.
+    """
+    from culturebias.bootstrap.planning import budget_of, budget_wrapper, make_plan, model_tokenizer
+    from culturebias.domain.run_plan import refuse_over_budget
+
+    budget = budget_of(settings)
+    mode = settings.run.plan
+    if mode != "never" or budget.set:
+        calibrate = mode == "always" or (mode == "auto" and model_tokenizer(container) is not None)
+        plan = make_plan(benchmark, settings, container, service, source, calibrate=calibrate)
+        log.info("plan", requests=plan.requests, tokens=plan.tokens, distinct_tokens=plan.distinct_tokens, eta_seconds=plan.eta_seconds, cost=plan.cost)
+        if printed:
+            print(plan.text(), file=sys.stderr, flush=True)
+        if not resume:
+            refuse_over_budget(plan, budget)
+    return budget_wrapper(settings, container)
+
+
+def plan_evaluation(benchmark: str, settings: Settings, *, calibrate: bool = True) -> "RunPlan":
+    """A run's plan without running it: nothing is written, the model is asked only the calibration."""
+    from culturebias.adapters.progress import NullProgress
+    from culturebias.bootstrap.planning import make_plan
+
+    descriptor = registry().benchmark(benchmark)
+    settings = settings.for_benchmark(benchmark)
+    options = settings.protocol_options(benchmark)
+    settings = settings.model_copy(update={"store": StoreSettings(backend="memory")})
+    container = make_container(benchmark, settings, None)
+    container.progress.override(providers.Object(NullProgress()))
+    source = container.source()
+    if not isinstance(source, _ReadSource):
+        source = _ReadSource(source)
+    check_model_locations(settings, container.cache_dir())
+    return make_plan(benchmark, settings, container, descriptor.service_class()(options), source, calibrate=calibrate)
+
+
+def plan(
+    benchmark: str,
+    *,
+    model: ModelSettings | Mapping[str, Any] | str | None = None,
+    data: DataSettings | Mapping[str, Any] | str | Path | None = None,
+    options: BaseModel | Mapping[str, Any] | None = None,
+    run: RunSettings | Mapping[str, Any] | None = None,
+    settings: Settings | None = None,
+    sample: int | None = None,
+    calibrate: bool = True,
+) -> "RunPlan":
+    """What a run of ``benchmark`` would ask of the model (``culturebias plan``): requests, tokens (the model's
+    tokenizer, or an estimate marked so), distinct tokens after prefix sharing, an ETA from a short calibration
+    on the model (``calibrate``), the cost of a priced model. Arguments as ``evaluate``'s."""
+    with _embedded(False):
+        resolved, _ = _call_settings(settings, model, data, with_sample(options, sample), None, None, run, False)
+        return plan_evaluation(benchmark, resolved, calibrate=calibrate)
 
 
 def benchmark_names(benchmarks: str | Sequence[str]) -> list[str]:
@@ -268,8 +337,12 @@ def evaluate(
     run: RunSettings | Mapping[str, Any] | None = None,  # Any: a settings section as a dict (TOML/JSON values)
     settings: Settings | None = None,
     configure_logging: bool = False,
+    sample: int | None = None,
 ) -> RunSummary:
     """Run one benchmark and return its typed summary (``summary.run_id`` names the run).
+
+    ``sample=N`` is ``protocol.sample``: a seeded sample of about N items stratified by the
+    benchmark's design cells (``summary.sample`` describes it).
 
     ``model``, ``data``, ``store``, ``judge`` and ``run`` are settings sections (a
     settings object, a dict of its keys, or for model/data a plain path);
@@ -280,6 +353,7 @@ def evaluate(
     ``store`` says otherwise. ``store`` may also be a ResultStore object the host owns.
     """
     with _embedded(configure_logging):
+        options = with_sample(options, sample)
         resolved, store_object = _call_settings(settings, model, data, options, store, judge, run, configure_logging)
         result = run_evaluation(benchmark, resolved, out=out, resume=resume, on_progress=on_progress, store=store_object)
     return result.summary
@@ -318,6 +392,14 @@ def evaluate_many(
         )
         results = run_evaluations(names, resolved, out=out, resume=resume, on_progress=on_progress, store=store_object)
     return {name: result.summary for name, result in results.items()}
+
+
+def with_sample(options: BaseModel | Mapping[str, Any] | None, sample: int | None) -> BaseModel | Mapping[str, Any] | None:
+    """``options`` with ``sample`` (the API's ``sample=N``) as ``protocol.sample``; unchanged without one."""
+    if sample is None:
+        return options
+    given = options.model_dump(exclude_unset=True) if isinstance(options, BaseModel) else dict(options or {})
+    return {**given, "sample": sample}
 
 
 def _embedded(configured: bool) -> contextlib.AbstractContextManager[None]:

@@ -1,8 +1,9 @@
 """The ``culturebias`` command line: a thin layer over the Python API (``culturebias.bootstrap.api``).
 
-    culturebias run BENCHMARK[,BENCHMARK...] --out DIR [--limit N] [--config FILE] [--set key=value ...] [--preset NAME] [--resume]
+    culturebias run BENCHMARK[,BENCHMARK...] --out DIR [--limit N | --sample N] [--config FILE] [--set key=value ...] [--preset NAME] [--resume]
     culturebias list [--format text|json]
     culturebias schema BENCHMARK|verdict
+    culturebias plan BENCHMARK [--sample N | --limit N] [--no-calibration] [--format text|json] [--set key=value ...]
     culturebias expand kobbq|cbbq --out FILE [--set data.path=...]
     culturebias runs [--out DIR | --store PATH] [--format text|json] [--mark-interrupted RUN_ID]
     culturebias compare RUN... --out DIR [--store PATH] [--allow-data-mismatch]
@@ -116,11 +117,28 @@ def _parser() -> argparse.ArgumentParser:
     run.add_argument(
         "--limit", type=_positive_int, metavar="N", help="a quick, limited run: N means per benchmark what is listed below"
     )
+    run.add_argument(
+        "--sample", type=_positive_int, metavar="N",
+        help="a seeded sample of about N items, stratified by the benchmark's design cells (protocol.sample; "
+        "seed protocol.sample_seed, else run.seed); not with --limit",
+    )
     run.add_argument("--resume", action="store_true", help="continue the newest unfinished run with the same config")
     run.add_argument(
         "--preset", dest="presets", action="append", default=[], metavar="NAME", help="a paper's protocol as named settings (listed below)"
     )
     config_options(run)
+
+    planning = sub.add_parser(
+        "plan",
+        help="print what a run would ask of the model (requests, tokens, distinct tokens, ETA, cost) without running it",
+    )
+    planning.add_argument("benchmark", choices=benchmarks)
+    planning.add_argument("--limit", type=_positive_int, metavar="N", help="as run --limit")
+    planning.add_argument("--sample", type=_positive_int, metavar="N", help="as run --sample")
+    planning.add_argument("--preset", dest="presets", action="append", default=[], metavar="NAME", help="as run --preset")
+    planning.add_argument("--no-calibration", action="store_true", help="no ETA: ask the model nothing")
+    planning.add_argument("--format", choices=("text", "json"), default="text")
+    config_options(planning)
 
     listing = sub.add_parser("list", help="list benchmarks, model backends and result stores")
     listing.add_argument("--format", choices=("text", "json"), default="text")
@@ -206,8 +224,11 @@ in its own subfolder of --out (DIR/kobbq/summary.json, ...). Their options:
   --set data.BENCHMARK.path=V      that benchmark's data (data.path names one
                                    benchmark's data: one benchmark only)
 Every benchmark's settings and data are checked before the first one runs.
---limit N is --set protocol.limit=N; the summary records it and the report says
-it is a limited run, not comparable to a full one."""
+--limit N is --set protocol.limit=N (the first N, as lm-evaluation-harness's --limit:
+for debugging); the summary records it and the report says it is a limited run, not
+representative and not comparable to a full one. --sample N is --set protocol.sample=N:
+a seeded sample stratified by the benchmark's design cells, recorded as the summary's
+`sample` block."""
 
 
 def limit_text() -> str:
@@ -220,6 +241,12 @@ def limit_text() -> str:
             field = descriptor.options_model().model_fields.get("limit")
             meaning = field.description if field is not None and field.description else "(no limit for this benchmark)"
             lines.append(f"  {descriptor.name:<8} {meaning}")
+    lines.append("--sample N (protocol.sample) draws about N items, stratified by (whole units drawn):")
+    for descriptor in registry().benchmarks.all():
+        if isinstance(descriptor, BenchmarkDescriptor):
+            strata = descriptor.sample_strata()
+            cells = f"{' × '.join(strata.cells)} (whole {strata.unit}s)" if strata else "no strata: a simple random sample"
+            lines.append(f"  {descriptor.name:<8} {cells}")
     return "\n".join(lines)
 
 
@@ -233,6 +260,20 @@ def _positive_int(text: str) -> int:
     return value
 
 
+def _plan(args) -> int:
+    from culturebias.bootstrap.api import plan_evaluation
+    from culturebias.bootstrap.logging import configure_logging
+    from culturebias.bootstrap.presets import preset_assignments
+    from culturebias.bootstrap.settings import load_settings
+
+    presets = preset_assignments(args.presets, [args.benchmark])
+    settings = load_settings(args.config, [*presets, *args.assignments], limit=args.limit, sample=args.sample)
+    configure_logging(settings.run.log_format, settings.run.log_level)
+    found = plan_evaluation(args.benchmark, settings, calibrate=not args.no_calibration)
+    print(found.model_dump_json(indent=2) if args.format == "json" else found.text())
+    return 0
+
+
 def _run(args) -> int:
     from culturebias.bootstrap.api import benchmark_names, run_evaluation, run_evaluations
     from culturebias.bootstrap.logging import configure_logging
@@ -242,7 +283,7 @@ def _run(args) -> int:
     from culturebias.bootstrap.presets import preset_assignments
 
     presets = preset_assignments(args.presets, names)  # under --set: a given key wins over the preset's
-    settings = load_settings(args.config, [*presets, *args.assignments], limit=args.limit)
+    settings = load_settings(args.config, [*presets, *args.assignments], limit=args.limit, sample=args.sample)
     configure_logging(settings.run.log_format, settings.run.log_level)
     if len(names) == 1:
         results = [run_evaluation(names[0], settings, out=args.out, resume=args.resume, progress_bar=True)]
@@ -407,7 +448,7 @@ def main(argv: list[str] | None = None) -> int:
         print(f"culturebias: error: {redact_text(str(error))}", file=sys.stderr)
         return exit_code(error)
     handlers = {
-        "run": _run, "list": _list, "schema": _schema, "expand": _expand, "runs": _runs, "compare": _compare, "sweep": _sweep
+        "run": _run, "plan": _plan, "list": _list, "schema": _schema, "expand": _expand, "runs": _runs, "compare": _compare, "sweep": _sweep
     }
     from culturebias.bootstrap.samples_cli import export_command, samples_command
 

@@ -7,7 +7,7 @@ Swapping the scorer backend or the store is a configuration change
 from __future__ import annotations
 
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any, Callable
 
 from dependency_injector import containers, providers
 
@@ -196,24 +196,29 @@ def open_embedder(spec: str):
     return open_(spec)
 
 
-def make_context_factory(container: Container):
-    """``run_id -> RunContext`` with every model port resolved on first use."""
+def make_context_factory(container: Container, wrap: Callable[[Any], Any] | None = None, store_object: Any = None):
+    """``run_id -> RunContext`` with every model port resolved on first use.
+
+    ``wrap`` wraps each model port the run computes with (a plan's recording ports, a budget's counting
+    ones); ``store_object`` replaces the container's store (a plan's dry run keeps nothing).
+    """
     settings: Settings = container.settings()
+    port = wrap or (lambda built: built)
 
     def make(run_id: str) -> RunContext:
-        store = container.store()
+        store = store_object if store_object is not None else container.store()
         run_progress = RunProgress()  # one per run: the judge's generations count in the same stage
         ports = ModelPorts(
-            scorer=Lazy(lambda: container.model_backend().scorer()),
+            scorer=Lazy(lambda: port(container.model_backend().scorer())),
             templater=Lazy(lambda: container.model_backend().templater()),
-            generator=Lazy(lambda: container.model_backend().generator()),
-            pseudo_scorer=Lazy(lambda: container.model_backend().pseudo_scorer()),
+            generator=Lazy(lambda: port(container.model_backend().generator())),
+            pseudo_scorer=Lazy(lambda: port(container.model_backend().pseudo_scorer())),
             # The judge's replies are stored like any generation, so --resume never re-asks it.
             judge=Lazy(
                 lambda: build_judge(
                     settings,
                     RecordedGenerator(
-                        container.judge_generator(),
+                        port(container.judge_generator()),
                         store,
                         run_id,
                         container.progress(),
@@ -227,7 +232,7 @@ def make_context_factory(container: Container):
         return RunContext(
             run_id=run_id,
             ports=ports,
-            store=container.store(),
+            store=store,
             progress=container.progress(),
             seed=settings.run.seed,
             sampling=container.model_options().sampling,

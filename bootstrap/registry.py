@@ -33,6 +33,7 @@ from culturebias.domain.comparison.headline_body import HeadlineComparison, comp
 from culturebias.domain.errors import PluginError, UnknownNameError
 from culturebias.domain.headlines import HeadlineMetric, headline_problems
 from culturebias.domain.presets import Preset
+from culturebias.domain.stratified import Strata
 from culturebias.domain.summary import RunSummary
 from culturebias.ports.results import ResultStore
 
@@ -123,6 +124,10 @@ class BenchmarkDescriptor:
     # the paired baseline test of ``culturebias check``; raises ``NoUnitValues`` saying why a run has none.
     # Without it, baseline criteria on this benchmark are inconclusive (or decided on the point estimates).
     unit_values: str | UnitValuesOf | None = None
+    # ``domain.stratified.Strata``: the design cells ``--sample N`` stratifies by and the unit it draws whole
+    # (the service draws with the same object, from the benchmark's domain package). Without it, a service
+    # that samples draws a simple random sample of its units (``domain.stratified.draw_sample`` says so).
+    strata: str | Strata[Any] | None = None
 
     def service_class(self) -> type[BenchmarkService[Any, Any]]:  # Any: each benchmark's own dataset and plan types
         return resolve(self.service)
@@ -164,6 +169,9 @@ class BenchmarkDescriptor:
     def unit_values_function(self) -> UnitValuesOf | None:
         return resolve(self.unit_values) if self.unit_values is not None else None
 
+    def sample_strata(self) -> Strata[Any] | None:
+        return resolve(self.strata) if self.strata is not None else None
+
 
 REQUIRED_BENCHMARK_PARTS = ("service", "options", "dataset_source", "summary", "report", "headlines")
 
@@ -183,7 +191,7 @@ def benchmark_problems(descriptor: BenchmarkDescriptor) -> list[str]:
         headlines = descriptor.headline_metrics()
         for part in ("service", "options", "dataset_source", "report", "comparison_sections"):
             resolve(getattr(descriptor, part))
-        for part in ("compare", "comparison", "expander", "presets", "builder", "unit_values"):
+        for part in ("compare", "comparison", "expander", "presets", "builder", "unit_values", "strata"):
             if getattr(descriptor, part):
                 resolve(getattr(descriptor, part))
     except PluginError as error:
@@ -272,6 +280,7 @@ BENCHMARKS: tuple[BenchmarkDescriptor, ...] = (
         compare="culturebias.domain.twbias.comparison:compare_twbias",
         comparison="culturebias.domain.twbias.comparison:TWBiasComparison",
         comparison_sections="culturebias.adapters.twbias.comparison_report:twbias_sections",
+        strata="culturebias.domain.twbias.strata:STRATA",
         data_licence="none stated by the authors",
         bundled_data=False,
         data_note="bring your own copy of the authors' files (data.path)",
@@ -291,6 +300,7 @@ BENCHMARKS: tuple[BenchmarkDescriptor, ...] = (
         comparison="culturebias.domain.kobbq.comparison:KoBBQComparison",
         comparison_sections="culturebias.adapters.reports.comparison_bbq:kobbq_sections",
         unit_values="culturebias.domain.kobbq.units:kobbq_unit_values",
+        strata="culturebias.domain.kobbq.strata:STRATA",
         data_licence="MIT",
         bundled_data=True,
         expander="culturebias.application.kobbq.expand:expand_kobbq",
@@ -311,6 +321,7 @@ BENCHMARKS: tuple[BenchmarkDescriptor, ...] = (
         comparison_sections="culturebias.adapters.reports.comparison_bbq:cbbq_sections",
         presets="culturebias.domain.cbbq.presets:PRESETS",
         unit_values="culturebias.domain.cbbq.units:cbbq_unit_values",
+        strata="culturebias.domain.cbbq.strata:STRATA",
         data_licence="CC BY-SA 4.0",
         bundled_data=True,
         data_note="four categories bundled; point data.path at the full data",
@@ -330,6 +341,7 @@ BENCHMARKS: tuple[BenchmarkDescriptor, ...] = (
         compare="culturebias.domain.mcbe.comparison:compare_mcbe",
         comparison="culturebias.domain.mcbe.comparison:McBEComparison",
         comparison_sections="culturebias.adapters.mcbe.comparison_report:mcbe_sections",
+        strata="culturebias.domain.mcbe.strata:STRATA",
         presets="culturebias.domain.mcbe.presets:PRESETS",
         data_licence="CC BY 4.0 (embedded fixture written for culturebias)",
         bundled_data=True,
@@ -351,6 +363,7 @@ BENCHMARKS: tuple[BenchmarkDescriptor, ...] = (
         comparison_sections="culturebias.adapters.libra.comparison_report:libra_sections",
         builder="culturebias.bootstrap.libra_build_cli:BUILDER",
         unit_values="culturebias.domain.libra.units:libra_unit_values",
+        strata="culturebias.domain.libra.strata:STRATA",
         data_licence="CC BY 4.0 (embedded fixture written for culturebias)",
         bundled_data=True,
         data_note="embedded fixture; point data.path at the full data",

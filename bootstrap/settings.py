@@ -211,6 +211,15 @@ class RunSettings(BaseModel):
     repeats: int = Field(1, ge=1)
     # Where model requests run: this process (local), or model replicas on a Ray cluster (ray.*).
     executor: Literal["local", "ray"] = "local"
+    # Budgets (``culturebias plan`` shows what a run needs): a run above one is refused before it starts,
+    # a run that reaches one stops (its work stored, --resume continues). None: no limit.
+    max_requests: int | None = Field(None, ge=1)
+    max_tokens: int | None = Field(None, ge=1)
+    max_cost: float | None = Field(None, gt=0)
+    # The plan printed before a run (requests, tokens, distinct tokens, cost, ETA): auto calibrates the ETA on a
+    # local model only (a served one is asked nothing before its run: `culturebias plan` calibrates it);
+    # always calibrates on any; never prints none (a budget still checks a plan, uncalibrated).
+    plan: Literal["auto", "always", "never"] = "auto"
 
     @field_validator("progress", mode="before")
     @classmethod
@@ -303,7 +312,8 @@ class Settings(BaseSettings):
         identity["run"] = {"seed": config["run"]["seed"], "chunk_size": config["run"]["chunk_size"]}
         # How the openai request cache is used changes no number (it keeps valid replies only):
         # ``--resume --set model.cache=refresh`` continues the same run.
-        identity["model"] = {k: v for k, v in identity["model"].items() if k != "cache"}
+        # Nor do its prices and the run's budgets (they decide whether it runs, not what it computes).
+        identity["model"] = {k: v for k, v in identity["model"].items() if k != "cache" and not k.startswith("price_per_1k")}
         # Sampling and repeats count where set; at their defaults the identity of earlier runs is kept.
         if self.model_options().sampling == SamplingSettings():
             identity["model"].pop("sampling", None)
@@ -402,14 +412,21 @@ def _set_nested(target: dict[str, Any], parts: list[str], value: Any) -> None:  
 
 
 def load_settings(
-    config_file: str | Path | None = None, assignments: list[str] | None = None, *, limit: int | None = None
+    config_file: str | Path | None = None,
+    assignments: list[str] | None = None,
+    *,
+    limit: int | None = None,
+    sample: int | None = None,
 ) -> Settings:
-    """Build the settings: defaults, then the TOML file, the environment, ``limit`` (``--limit``, an int
-    as given, under the assignments) and ``--set`` assignments."""
+    """Build the settings: defaults, then the TOML file, the environment, ``limit`` (``--limit``) and
+    ``sample`` (``--sample``), ints as given, under the assignments, and ``--set`` assignments."""
     if config_file is not None and not Path(config_file).is_file():
         what = "is a folder, not a TOML file" if Path(config_file).is_dir() else "does not exist"
         raise ConfigError(f"config file {config_file} {what}")
-    overrides: dict[str, Any] = {} if limit is None else {"protocol": {"limit": limit}}  # Any: TOML/JSON values
+    given = {"limit": limit, "sample": sample}
+    overrides: dict[str, Any] = {"protocol": {k: v for k, v in given.items() if v is not None}}  # Any: TOML/JSON values
+    if not overrides["protocol"]:
+        overrides = {}
     for assignment in assignments or []:
         parts, value = parse_assignment(assignment)
         _set_nested(overrides, parts, value)

@@ -58,6 +58,9 @@ class ModelOptions(BaseModel):
     # How the evaluated model decodes (model.sampling.*; greedy by default). The application
     # builds each request's parameters from it; the judge keeps its own greedy ones.
     sampling: SamplingSettings = Field(default_factory=SamplingSettings)
+    # A served model's prices, for the plan's cost and run.max_cost (``culturebias plan``); None: no price.
+    price_per_1k_input_tokens: float | None = Field(None, ge=0)
+    price_per_1k_output_tokens: float | None = Field(None, ge=0)
 
     @field_validator("batch_size", mode="before")
     @classmethod

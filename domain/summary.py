@@ -28,6 +28,7 @@ from culturebias.domain.chat_template_use import ChatTemplateUse
 from culturebias.domain.errors import SchemaVersionError
 from culturebias.domain.identity import ModelIdentity, ScoreProvenance
 from culturebias.domain.repeats import RepeatsBlock
+from culturebias.domain.stratified import SampleBlock
 
 # 2.0: summaries are typed models (the JSON layout of 1.x is unchanged, so 1.x files load).
 # 2.1: the envelope records a limited run (``limit``); 2.0 files load with ``limit`` null.
@@ -204,6 +205,10 @@ class RunSummary(Block):
     limit: RunLimit | None = Field(
         None,
         description="set when the run was limited (--limit N): its numbers are not comparable to a full run's",
+    )
+    sample: SampleBlock | None = Field(
+        None,
+        description="set when the run evaluated a seeded stratified sample (--sample N): n of population items, per stratum",
     )
     repeats: RepeatsBlock | None = Field(
         None,

@@ -95,6 +95,10 @@ class LocalBackend:
 
     # ------------------------------------------------------------------ for subclasses
 
+    def tokenizer(self) -> Any:  # Any: a transformers tokenizer
+        """The evaluated model's tokenizer (a plan counts the requests' tokens with it)."""
+        return self._causal_tokenizer()
+
     def _causal_tokenizer(self) -> Any:  # Any: a transformers tokenizer
         raise NotImplementedError
 

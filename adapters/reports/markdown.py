@@ -69,6 +69,7 @@ def header_section(summary: RunSummary, title: str) -> str:
             "",
             *limit_banner(summary),
             *not_measured_banner(summary),
+            *sample_banner(summary),
             f"- run `{summary.run_id}`, finished {summary.finished_at}",
             f"- data: {summary.data.source} (fingerprint `{summary.data.fingerprint}`)",
             f"- culturebias {summary.culturebias_version}, summary schema {summary.schema_version}",
@@ -83,7 +84,8 @@ def limit_banner(summary: RunSummary) -> list[str]:
         return []
     return [
         f"> **A limited run: not comparable to a full one.** `--limit {summary.limit.n}` evaluated only "
-        f"{summary.limit.meaning.replace(' N ', f' {summary.limit.n} ', 1)}.",
+        f"{summary.limit.meaning.replace(' N ', f' {summary.limit.n} ', 1)}: the first N, not a representative "
+        "sample (`--sample N` draws one stratified by the benchmark's design cells).",
         "",
     ]
 
@@ -93,6 +95,15 @@ def not_measured_banner(summary: RunSummary) -> list[str]:
     if summary.not_measured is None:
         return []
     return [f"> **Not measured.** {summary.not_measured}. The headline numbers are null, not zero.", ""]
+
+
+def sample_banner(summary: RunSummary) -> list[str]:
+    """A run on a --sample says what it evaluated before any number is read."""
+    sample = summary.sample
+    if sample is None:
+        return []
+    sentence = sample.sentence()
+    return [f"> **{sentence[0].upper()}{sentence[1:]}.** {sample.interval_note.capitalize()}.", ""]
 
 
 def notes_section(summary: RunSummary) -> str:

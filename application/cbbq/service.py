@@ -19,6 +19,7 @@ from culturebias.application.bbq.service import (
     select_categories,
 )
 from culturebias.application.context import RunContext
+from culturebias.application.sampling import sampled_items
 from culturebias.domain.bbq.answer_order import shown_order
 from culturebias.domain.cbbq.intervals import attach_cbbq
 from culturebias.domain.bbq.model import AnswerClass, BBQDataset, QAItem
@@ -26,6 +27,8 @@ from culturebias.domain.cbbq.options import CBBQOptions
 from culturebias.domain.cbbq.summary import BiasedAnswerDerivation, CBBQCounts, CBBQDetails, CBBQMetrics, Weights
 from culturebias.domain.cbbq import prompts as cbbq_prompts
 from culturebias.domain.cbbq.aggregate import condition_block
+from culturebias.domain.cbbq.strata import STRATA as CBBQ_STRATA
+from culturebias.domain.stratified import sample_notes
 from culturebias.domain.cbbq.breakdown import weights_source
 from culturebias.domain.cbbq.wording import chosen_wording, wording_block
 from culturebias.domain.errors import ConfigError
@@ -79,6 +82,7 @@ class CBBQService(BBQService[CBBQOptions]):
     ) -> ProtocolOutcome[CBBQMetrics, CBBQCounts, CBBQDetails]:
         s = self.options
         items = self._limit(select_categories(dataset.items, s.categories), s.limit)
+        items, self.drawn_sample = sampled_items(items, s, ctx.seed, CBBQ_STRATA)
         unresolved = [i for i in items if i.biased_index is None]
         if not items:
             raise ConfigError("no CBBQ items to evaluate (check protocol.categories and protocol.limit)")
@@ -125,7 +129,7 @@ class CBBQService(BBQService[CBBQOptions]):
             out_of_choice_by_condition={c: ooc.get(c, 0) for c in s.condition},
             invalid_replies=sum(a.invalid for a in answers),
         )
-        notes = plan_notes(plan) + invalid_reply_notes(answers) + [
+        notes = sample_notes(self.drawn_sample) + plan_notes(plan) + invalid_reply_notes(answers) + [
             "biased answers derived: disambiguated items from their label, ambiguous items from their "
             "disambiguated twin template, else from bias_targeted_groups",
         ]

@@ -20,6 +20,7 @@ from culturebias.application.bbq.service import (
     select_categories,
 )
 from culturebias.application.context import RunContext
+from culturebias.application.sampling import sampled_items
 from culturebias.domain.bbq.answer_order import shown_order
 from culturebias.domain.kobbq.intervals import attach_kobbq
 from culturebias.domain.bbq.model import AnswerClass, QAItem
@@ -28,6 +29,8 @@ from culturebias.domain.kobbq.summary import KoBBQCounts, KoBBQDetails, KoBBQMet
 from culturebias.domain.errors import ConfigError
 from culturebias.domain.kobbq.aggregate import aggregate_kobbq
 from culturebias.domain.kobbq.prompts import KoBBQDataset
+from culturebias.domain.kobbq.strata import STRATA as KOBBQ_STRATA
+from culturebias.domain.stratified import sample_notes
 from culturebias.domain.summary import ProtocolOutcome
 
 
@@ -66,6 +69,7 @@ class KoBBQService(BBQService[KoBBQOptions]):
         prompts = self.prompt_ids(dataset)
         items = select_categories(dataset.items, s.categories)
         items = items[: s.limit] if s.limit else items
+        items, self.drawn_sample = sampled_items(items, s, ctx.seed, KOBBQ_STRATA)
         if not items:
             raise ConfigError("no KoBBQ items to evaluate (check protocol.categories and protocol.limit)")
         reference = reference_items(dataset, s)  # asked alongside, for the rank-sum tests only
@@ -106,7 +110,7 @@ class KoBBQService(BBQService[KoBBQOptions]):
             out_of_choice_by_prompt={p: ooc.get(p, 0) for p in prompts},
             invalid_replies=sum(a.invalid for a in answers),
         )
-        notes = plan_notes(plan) + invalid_reply_notes(answers)
+        notes = sample_notes(self.drawn_sample) + plan_notes(plan) + invalid_reply_notes(answers)
         if reference:
             notes.append(
                 f"{len(reference)} reference item(s) ({reply_fact(dataset.facts, 'reference_file')}) asked for the rank-sum "

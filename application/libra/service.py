@@ -16,6 +16,9 @@ from dataclasses import dataclass
 from typing import Callable, ClassVar
 
 from culturebias.application.context import RunContext
+from culturebias.application.sampling import sampled_items
+from culturebias.domain.libra.strata import STRATA as LIBRA_STRATA
+from culturebias.domain.stratified import SampleBlock, sample_notes
 from culturebias.application.libra.records import record_libra
 from culturebias.application.libra.knowledge import KnowledgeBoundaryOutcome, check_knowledge_boundary
 from culturebias.domain.errors import CapabilityError, ConfigError
@@ -65,6 +68,7 @@ class LibraService:
 
     def __init__(self, options: LibraOptions):
         self.options = options
+        self.drawn_sample: SampleBlock | None = None  # set by run() under protocol.sample (triplets; StereoSet whole)
 
     # -- preflight ---------------------------------------------------------------
 
@@ -117,7 +121,9 @@ class LibraService:
     # -- run ---------------------------------------------------------------------
 
     def run(self, ctx: RunContext, dataset: LibraDataset, plan: LibraPlan) -> LibraOutcome:
-        triplets = list(dataset.triplets)[: self.options.limit]
+        triplets, self.drawn_sample = sampled_items(
+            list(dataset.triplets)[: self.options.limit], self.options, ctx.seed, LIBRA_STRATA
+        )
         boundary: KnowledgeBoundaryOutcome | None = None
         if plan.boundary is not None:
             boundary = (
@@ -155,7 +161,7 @@ class LibraService:
                 if block.valid < SMALL_BREAKDOWN
             }
         )
-        notes = self._notes(plan, boundary) + stereoset_notes
+        notes = sample_notes(self.drawn_sample) + self._notes(plan, boundary) + stereoset_notes
         if unscored:
             notes.append(
                 f"{sum(unscored.values())} scoring request(s) got no valid reply from the backend after its retries: "

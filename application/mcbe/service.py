@@ -11,6 +11,9 @@ from collections.abc import Sequence
 from typing import Any, ClassVar
 
 from culturebias.application.context import RunContext
+from culturebias.application.sampling import sampled_items
+from culturebias.domain.mcbe.strata import STRATA as MCBE_STRATA
+from culturebias.domain.stratified import SampleBlock, sample_notes
 from culturebias.application.mcbe.records import record_mcbe
 from culturebias.application.mcbe.analysis import bias_analysis
 from culturebias.application.mcbe.classification import subcategory_classification
@@ -59,6 +62,7 @@ class McBEService:
 
     def __init__(self, options: McBEOptions):
         self.options = options
+        self.drawn_sample: SampleBlock | None = None  # set by run() under protocol.sample
 
     def preflight(self, ctx: RunContext) -> McBEPlan:
         tasks = tuple(self.options.tasks)
@@ -80,7 +84,7 @@ class McBEService:
         if unknown:
             raise ConfigError(f"protocol.categories names {unknown}, not in the data; the data has {dataset.categories}")
         selected = dataset.restricted(options.categories or None, options.limit)
-        beis = list(selected.instances)
+        beis, self.drawn_sample = sampled_items(list(selected.instances), options, ctx.seed, MCBE_STRATA)
         categories = selected.categories
         ctx.log.info("mcbe run", beis=len(beis), categories=len(categories), tasks=",".join(plan.tasks))
 
@@ -177,7 +181,7 @@ class McBEService:
         )
 
     def _notes(self, dataset: McBEDataset, outcomes: dict[str, TaskOutcome], judge: JudgeFacts | None) -> list[str]:
-        notes = list(dataset.notes)
+        notes = sample_notes(self.drawn_sample) + list(dataset.notes)
         skipped = [c for c in dataset.categories if c in self.options.preference_skip]
         runs_preference = [t.upper() for t in ("pc", "ss") if t in outcomes]
         if skipped and runs_preference:

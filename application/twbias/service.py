@@ -9,12 +9,13 @@ the original and the swapped sentences' perplexities.
 from __future__ import annotations
 
 from collections import Counter
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Callable, ClassVar
 
 import numpy as np
 
 from culturebias.application.context import RunContext
+from culturebias.application.sampling import sampled_items
 from culturebias.application.twbias.records import record_twbias
 from culturebias.application.twbias.plan import RequestIndex, SpecificationPlan, plan_specification
 from culturebias.application.twbias.replay import REPLAYED_BOUNDARY, REPLAYED_NOTE, stored_matrices
@@ -28,6 +29,8 @@ from culturebias.domain.twbias.intervals import attach_twbias
 from culturebias.domain.twbias.metrics import perplexity
 from culturebias.domain.twbias.model import BiasSentence, SentenceSet, TWBiasDataset
 from culturebias.domain.twbias.options import TWBiasOptions
+from culturebias.domain.twbias.strata import STRATA as TWBIAS_STRATA
+from culturebias.domain.stratified import SampleBlock, sample_notes
 from culturebias.domain.twbias.specification import (
     ETHNICITY_GROUPS,
     ETHNICITY_ORIGINS,
@@ -65,6 +68,7 @@ class TWBiasService:
 
     def __init__(self, options: TWBiasOptions):
         self.options = options
+        self.drawn_sample: SampleBlock | None = None  # set by run() under protocol.sample
 
     # -- before anything is scored --------------------------------------------------
     def preflight(self, ctx: RunContext) -> TWBiasPlan:
@@ -93,7 +97,7 @@ class TWBiasService:
         prompt_types = self.options.prompt_types
         # A replay asks nothing of a model: the plan only picks the rows, so no context is rendered.
         contexts = [""] * len(prompt_types) if plan.replayed else self._contexts(ctx, dataset, prompt_types, plan)
-        groups = [self._origin_group(dataset, s) for s in _unique_sentence_sets(specs)]
+        groups = self._sampled([self._origin_group(dataset, s) for s in _unique_sentence_sets(specs)], ctx.seed)
         by_set = {id(g.sentence_set): g for g in groups}
         duplicates = self._duplicates(ctx, dataset, groups)  # refused here, before anything is scored
 
@@ -171,7 +175,7 @@ class TWBiasService:
             prompts={t: self._prompt_text(dataset, t) for t in prompt_types},
             skips=skips,
         )
-        notes = self._notes(skips)
+        notes = sample_notes(self.drawn_sample) + self._notes(skips)
         if duplicates:
             first = duplicates[0]
             notes.append(
@@ -210,6 +214,17 @@ class TWBiasService:
                 refuse_with="protocol.duplicate_sentences=refuse",
             )
         return found
+
+    def _sampled(self, groups: list["_OriginGroup"], run_seed: int) -> list["_OriginGroup"]:
+        """The origin groups' rows as ``protocol.sample`` draws them (stratified by group × toxicity)."""
+        pairs = [(g.origin_key, row) for g in groups for row in g.rows]
+        drawn, self.drawn_sample = sampled_items(pairs, self.options, run_seed, TWBIAS_STRATA)
+        if self.drawn_sample is None:
+            return groups
+        kept = {(key, row.file, row.row) for key, row in drawn}
+        return [
+            replace(g, rows=[r for r in g.rows if (g.origin_key, r.file, r.row) in kept]) for g in groups
+        ]
 
     def _origin_group(self, dataset: TWBiasDataset, spec: BiasSpecification) -> "_OriginGroup":
         """The sentences evaluated for one origin group (first N with ``limit``), their categories, their skips."""

@@ -21,6 +21,7 @@ from pydantic import BaseModel, ConfigDict, Field, field_validator
 
 from culturebias.domain.bbq.answer_order import PermutationScheme
 from culturebias.domain.option_types import CommaList
+from culturebias.domain.stratified import SampleOptions
 
 # masked: an encoder (masked LM, model.kind=masked) scores each option by pseudo-log-likelihood (CBBQ §5.8)
 Mode = Literal["auto", "generate", "likelihood", "masked"]
@@ -36,7 +37,7 @@ def as_strings(value: object) -> object:
     return value
 
 
-class BBQOptions(BaseModel):
+class BBQOptions(SampleOptions):
     model_config = ConfigDict(extra="forbid")
 
     mode: Mode = "auto"

@@ -7,6 +7,7 @@ from typing import Literal
 from pydantic import BaseModel, ConfigDict, Field, field_validator
 
 from culturebias.domain.libra.metrics import BIN_ESTIMATORS
+from culturebias.domain.stratified import SampleOptions
 
 DEFAULT_DEFINITION_PROMPT = (
     'In the sentence "{sentence}", what does "{term}" mean? '
@@ -26,7 +27,7 @@ DEFAULT_JUDGE_PROMPT = (
 DEFAULT_MEANING_CHOICE_TEMPLATE = 'In the sentence "{sentence}", the word "{term}" means: {definition}'
 
 
-class LibraOptions(BaseModel):
+class LibraOptions(SampleOptions):
     model_config = ConfigDict(extra="forbid")
 
     # How L(S) is computed: causal log p(ω + U_right | U_left), or masked-LM

@@ -11,6 +11,7 @@ from culturebias.domain.mcbe.prompts import DEFAULT_PROMPT_SET, PROMPT_SETS, Pro
 from culturebias.domain.mcbe.metrics import PC_DECAYS, SS_DECAYS, resolve_decay
 from culturebias.domain.mcbe.taxonomy import PREFERENCE_SKIPPED_CATEGORIES, canonical_category
 from culturebias.domain.option_types import CommaList
+from culturebias.domain.stratified import SampleOptions
 
 TASKS: tuple[str, ...] = ("pc", "sc", "ss", "ba", "bs")
 TASK_NAMES: dict[str, str] = {
@@ -24,7 +25,7 @@ TASK_NAMES: dict[str, str] = {
 TextChoice = Literal["sentence", "context_sentence"]
 
 
-class McBEOptions(BaseModel):
+class McBEOptions(SampleOptions):
     model_config = ConfigDict(extra="forbid")
 
     tasks: CommaList = Field(default_factory=lambda: list(TASKS))

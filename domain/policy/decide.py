@@ -30,10 +30,13 @@ def number(value: float | None) -> str:
 
 
 def limitation(summary: Any) -> str | None:  # Any: the benchmark's own RunSummary subclass
-    """Why a run covered only part of its data (a limited or category-sampled run); None for a full run."""
+    """Why a run covered only part of its data (a limited, --sample or category-sampled run); None for a full run."""
     if summary.limit is not None:
         meaning = summary.limit.meaning.replace(" N ", f" {summary.limit.n} ", 1)
         return f"a limited run (--limit {summary.limit.n}: {meaning})"
+    sample = getattr(summary, "sample", None)
+    if sample is not None and sample.method != "all":
+        return f"a run on {sample.sentence()} (--sample {sample.requested})"
     protocol = summary.config.get("protocol") if isinstance(summary.config, dict) else None
     categories = protocol.get("categories") if isinstance(protocol, dict) else None
     if categories:

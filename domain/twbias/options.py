@@ -6,6 +6,7 @@ from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator
 
+from culturebias.domain.stratified import SampleOptions
 from culturebias.domain.option_types import CommaList, nonempty_subset
 from culturebias.domain.twbias.evaluation import AnalysisOptions
 from culturebias.domain.twbias.model import PROMPT_TYPES
@@ -19,7 +20,7 @@ def _as_strings(value: object) -> object:
     return value
 
 
-class TWBiasOptions(BaseModel):
+class TWBiasOptions(SampleOptions):
     model_config = ConfigDict(extra="forbid")
 
     groups: CommaList = Field(default_factory=lambda: list(AXES))
