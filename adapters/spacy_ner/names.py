@@ -99,7 +99,9 @@ def _after_a_role(doc, lowered: set[str]) -> list[tuple[int, int]]:
     spans = []
     i = 1
     while i < len(doc):
-        if doc[i].tag_ == "NNP" and doc[i - 1].tag_ == "NN" and doc[i].text.lower() not in lowered:
+        role = doc[i - 1].tag_ in ("NN", "NNS") or (  # "the kaumātua, Ihaia Te Rangitāwhia, asked"
+            doc[i - 1].text == "," and i > 1 and doc[i - 2].tag_ in ("NN", "NNS"))
+        if doc[i].tag_ == "NNP" and role and doc[i].text.lower() not in lowered:
             j = i
             while j + 1 < len(doc) and (doc[j + 1].tag_ == "NNP" or (doc[j + 1].tag_ == "HYPH" and j + 2 < len(doc)
                                                                      and doc[j + 2].tag_ == "NNP")):
@@ -134,17 +136,28 @@ def _leading_subject(doc, lowered: set[str]) -> list[tuple[int, int]]:
     the model calls them a people or a date, or an organisation or place that ends in an English word. An
     organisation the lexicon does not know ("Te Whatu Ora said") is anonymised too: a word lost is better than
     a name kept."""
-    j = 0
-    while j < len(doc) and (doc[j].tag_ == "NNP" or (doc[j].tag_ == "HYPH" and 0 < j < len(doc) - 1)):
+    first = 0
+    while first < len(doc) and doc[first].text.lower() in lowered:  # "Kaumātua Ihaia ... admitted"
+        first += 1
+    j = first
+    while j < len(doc) and (_proper(doc[j], at_start=j == 0)
+                            or (doc[j].tag_ == "HYPH" and first < j < len(doc) - 1)):
         j += 1
-    if j == 0 or j >= len(doc) or doc[j - 1].tag_ != "NNP":
+    if j == first or j >= len(doc) or not _proper(doc[j - 1], at_start=j - 1 == 0):
         return []
     follows = doc[j]
     appositive = follows.text == "," and j + 1 < len(doc) and doc[j + 1].lower_ in ("a", "an", "the")
     if not (follows.tag_ in ("VBD", "VBZ") or appositive):
         return []
-    if any(doc[k].text.lower() in lowered or doc[k].ent_type_ in _NOT_PEOPLE for k in range(j)):
+    if any(doc[k].text.lower() in lowered or doc[k].ent_type_ in _NOT_PEOPLE for k in range(first, j)):
         return []
     if doc[j - 1].ent_type_ in ("ORG", "GPE") and _english(doc[j - 1].lower_):  # "Auckland Council said"
         return []
-    return [(doc[0].idx, doc[j - 1].idx + len(doc[j - 1].text))]
+    return [(doc[first].idx, doc[j - 1].idx + len(doc[j - 1].text))]
+
+
+def _proper(token, *, at_start: bool) -> bool:
+    """A proper noun, or a capitalised word opening the sentence that the tagger calls a common noun but no
+    English lexicon knows ("Ngaire thanked")."""
+    return token.tag_ == "NNP" or (
+        at_start and token.tag_ == "NN" and token.text[:1].isupper() and not _english(token.lower_))
