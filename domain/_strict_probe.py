@@ -1,0 +1,2 @@
+def untyped(x):
+    return x
