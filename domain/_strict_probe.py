@@ -1,2 +1,0 @@
-def untyped(x):
-    return x
