@@ -97,9 +97,9 @@ class CorpusKeywordExpander:
                 (found - every_seed) | seeds_in([term_key(w) for w in tokens(text)], every_seed)
                 for text, found in zip(sentences, terms.per_sentence)
             ]
-            found = self._by_association(transactions, every_seed, surfaces, group_seeds)
-            per_source["association"] = self._near_the_seeds(found, seeds)
-        return merge_sources(per_source, o.sources, [g.group for g in seeds], exclusive=o.exclusive)
+            per_source["association"] = self._by_association(transactions, every_seed, surfaces, group_seeds)
+        merged = merge_sources(per_source, o.sources, [g.group for g in seeds], exclusive=o.exclusive)
+        return self._near_the_seeds(merged, seeds)
 
     def _by_embedding(self, candidates, surfaces, seeds: Sequence[SeedGroup], group_seeds) -> list[ExpandedKeyword]:
         assert self._embeddings is not None
@@ -125,16 +125,24 @@ class CorpusKeywordExpander:
         )
 
     def _near_the_seeds(self, found: list[ExpandedKeyword], seeds: Sequence[SeedGroup]) -> list[ExpandedKeyword]:
-        floor = self.options.association_min_similarity
-        if floor is None or self._embeddings is None or not found:
+        """Found terms near their own group's seeds (association: ``association_min_similarity``) and nearer
+        to them than to any other group's by ``group_margin``."""
+        o = self.options
+        if self._embeddings is None or not found or (o.association_min_similarity is None and o.group_margin is None):
             return found
-        seed_texts = {group.group: list(group.keywords) for group in seeds}
+        seed_vectors = {group.group: self._embeddings.of(list(group.keywords)) for group in seeds}
         vectors = self._embeddings.of([k.keyword for k in found])
         kept = []
         for keyword, vector in zip(found, vectors):
-            nearest = self._embeddings.of(seed_texts.get(keyword.group, []))
-            if len(nearest) and float(np.max(_cosines(nearest, vector))) >= floor:
-                kept.append(keyword)
+            nearest = {group: float(np.max(_cosines(matrix, vector))) for group, matrix in seed_vectors.items()}
+            own = nearest.get(keyword.group, -1.0)
+            others = max((v for g, v in nearest.items() if g != keyword.group), default=-1.0)
+            if keyword.source == "association" and o.association_min_similarity is not None \
+                    and own < o.association_min_similarity:
+                continue
+            if o.group_margin is not None and own - others < o.group_margin:
+                continue
+            kept.append(keyword)
         return kept
 
     def _by_association(self, transactions: Sequence[Collection[str]], every_seed, surfaces, group_seeds) -> list[ExpandedKeyword]:

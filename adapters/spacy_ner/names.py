@@ -12,6 +12,7 @@ from __future__ import annotations
 import functools
 import hashlib
 import importlib
+import re
 from pathlib import Path
 from typing import Sequence
 
@@ -25,6 +26,15 @@ EXPECTED_META = {"version": "3.8.0", "spacy_git_version": "5010fcbd3", "ents_f":
 # SHA-256 of ner/model in the 3.8.0 wheel (its RECORD: zZPpypEmxp8dEKEDnvZ8PZ7BIjtE0HmFZwWXDw8Z_04).
 NER_WEIGHTS_SHA256 = "cd93e9ca9126c69f1d10a1039ef67c3d9ec1223b44d079856705970f0f19ff4e"
 _HIDDEN = "\x00"  # the placeholder, hidden from the list pass so "Dr [NAME]" is not taken for a title and a name
+
+
+# Capitalised words right after a replaced name are the rest of it ("[NAME] Rangitāwhia" where the model
+# found "Ihaia Te" only).
+_TRAILING = re.compile(_HIDDEN + r"((?: [A-ZĀĒĪŌŪ][\w'’-]*)+)")
+
+
+def _absorb_trailing(text: str, lowered: set[str]) -> str:
+    return _TRAILING.sub(lambda m: m[0] if any(w.lower() in lowered for w in m[1].split()) else _HIDDEN, text)
 
 
 def verify(model_dir: Path, meta: dict) -> None:
@@ -76,7 +86,9 @@ class SpacyNames:
             clean = text
             for start, end in reversed(spans):
                 clean = clean[:start] + _HIDDEN + clean[end:]
+            clean = _absorb_trailing(clean, lowered)
             clean, more = anonymise(clean, protected)
+            clean = _absorb_trailing(clean.replace(NAME_PLACEHOLDER, _HIDDEN), lowered)
             out.append((clean.replace(_HIDDEN, NAME_PLACEHOLDER), len(spans) + more))
         return out
 
@@ -87,7 +99,9 @@ def _after_a_role(doc, lowered: set[str]) -> list[tuple[int, int]]:
     spans = []
     i = 1
     while i < len(doc):
-        if doc[i].tag_ == "NNP" and doc[i - 1].tag_ == "NN" and doc[i].text.lower() not in lowered:
+        role = doc[i - 1].tag_ in ("NN", "NNS") or (  # "the kaumātua, Ihaia Te Rangitāwhia, asked"
+            doc[i - 1].text == "," and i > 1 and doc[i - 2].tag_ in ("NN", "NNS"))
+        if doc[i].tag_ == "NNP" and role and doc[i].text.lower() not in lowered:
             j = i
             while j + 1 < len(doc) and (doc[j + 1].tag_ == "NNP" or (doc[j + 1].tag_ == "HYPH" and j + 2 < len(doc)
                                                                      and doc[j + 2].tag_ == "NNP")):
@@ -100,25 +114,50 @@ def _after_a_role(doc, lowered: set[str]) -> list[tuple[int, int]]:
     return spans
 
 
-_NOT_PEOPLE = frozenset({"GPE", "NORP", "LOC", "FAC", "DATE", "TIME", "EVENT", "LAW", "LANGUAGE"})
+_NOT_PEOPLE = frozenset({"NORP", "LOC", "FAC", "DATE", "TIME", "EVENT", "LAW", "LANGUAGE"})
+
+
+@functools.lru_cache(maxsize=1)
+def _lexicon():
+    from culturebias.adapters.lexicon import SpellcheckerLexicon
+
+    return SpellcheckerLexicon()
+
+
+def _english(word: str) -> bool:
+    """Whether ``word`` is in a general English lexicon: the small model labels unfamiliar names (Fifita,
+    Hemiona) ORG or GPE, while an organisation or a place ends in a known word (Council, Wellington)."""
+    return bool(_lexicon().known([word]))
 
 
 def _leading_subject(doc, lowered: set[str]) -> list[tuple[int, int]]:
     """A sentence that opens with proper nouns and then a verb or an appositive ("Ngaire thanked ...",
     "Okafor told ...", "Ngaire Tautahi, a kaiwhakahaere, ..."): the proper nouns are a person's name unless
-    the model calls them a place, a people, a date, or (every one of them) an organisation. An organisation the
-    model does not know ("Te Whatu Ora said") is anonymised too: a word lost is better than a name kept."""
-    j = 0
-    while j < len(doc) and (doc[j].tag_ == "NNP" or (doc[j].tag_ == "HYPH" and 0 < j < len(doc) - 1)):
+    the model calls them a people or a date, or an organisation or place that ends in an English word. An
+    organisation the lexicon does not know ("Te Whatu Ora said") is anonymised too: a word lost is better than
+    a name kept."""
+    first = 0
+    while first < len(doc) and doc[first].text.lower() in lowered:  # "Kaumātua Ihaia ... admitted"
+        first += 1
+    j = first
+    while j < len(doc) and (_proper(doc[j], at_start=j == 0)
+                            or (doc[j].tag_ == "HYPH" and first < j < len(doc) - 1)):
         j += 1
-    if j == 0 or j >= len(doc) or doc[j - 1].tag_ != "NNP":
+    if j == first or j >= len(doc) or not _proper(doc[j - 1], at_start=j - 1 == 0):
         return []
     follows = doc[j]
     appositive = follows.text == "," and j + 1 < len(doc) and doc[j + 1].lower_ in ("a", "an", "the")
     if not (follows.tag_ in ("VBD", "VBZ") or appositive):
         return []
-    if any(doc[k].text.lower() in lowered or doc[k].ent_type_ in _NOT_PEOPLE for k in range(j)):
+    if any(doc[k].text.lower() in lowered or doc[k].ent_type_ in _NOT_PEOPLE for k in range(first, j)):
         return []
-    if all(doc[k].ent_type_ == "ORG" for k in range(j) if doc[k].tag_ == "NNP"):  # "Auckland Council said"
+    if doc[j - 1].ent_type_ in ("ORG", "GPE") and _english(doc[j - 1].lower_):  # "Auckland Council said"
         return []
-    return [(doc[0].idx, doc[j - 1].idx + len(doc[j - 1].text))]
+    return [(doc[first].idx, doc[j - 1].idx + len(doc[j - 1].text))]
+
+
+def _proper(token, *, at_start: bool) -> bool:
+    """A proper noun, or a capitalised word opening the sentence that the tagger calls a common noun but no
+    English lexicon knows ("Ngaire thanked")."""
+    return token.tag_ == "NNP" or (
+        at_start and token.tag_ == "NN" and token.text[:1].isupper() and not _english(token.lower_))

@@ -22,6 +22,7 @@ from culturebias.domain.errors import ConfigError, DataError
 from culturebias.domain.libra_build.build_steps import NAME_PLACEHOLDER, Candidate, CleanResult, Hit, PerturbResult, search
 from culturebias.domain.libra_build.counterparts import Counterpart, needs_similarity, pair_groups
 from culturebias.domain.libra_build.keywords import ExpandedKeyword, SeedGroup
+from culturebias.domain.libra_build.terms import look_alike
 from culturebias.domain.libra_build.topics import TopicClusters
 from culturebias.ports.dataset_building import KeywordExpander, TopicClusterer
 from culturebias.ports.libra_build_steps import DocumentCleaner, Perturber, ReviewSheets
@@ -198,9 +199,12 @@ class LibraBuild:
             return []
         seen = {(g.group, k.lower()) for g in seeds for k in g.keywords}
         new = self.parts.expander.expand(texts, seeds, seed=self.seed)
-        # A term built from the anonymisation placeholder ("NAME", "NAME said") names no group.
+        # A term built from the anonymisation placeholder ("NAME", "NAME said") names no group, nor a word that
+        # only looks like a seed ("Tongariro" for "Tongan").
         placeholder = NAME_PLACEHOLDER.strip("[]")
-        return [k for k in new if (k.group, k.keyword.lower()) not in seen and placeholder not in k.keyword.split()]
+        seed_words = {g.group: g.keywords for g in seeds}
+        return [k for k in new if (k.group, k.keyword.lower()) not in seen and placeholder not in k.keyword.split()
+                and not look_alike(k.keyword, seed_words.get(k.group, ()))]
 
     def _cluster(self, texts: list[str], keywords: list[ExpandedKeyword]) -> TopicClusters:
         if self.parts.clusterer is None:  # configured off

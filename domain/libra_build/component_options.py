@@ -36,6 +36,10 @@ class ExpanderOptions(BaseModel):
     # seed) where an embedder is configured: co-occurrence alone takes a corpus's stock phrases ("residents
     # claimed", "food") for group words (issue 27). None keeps every rule's term.
     association_min_similarity: float | None = Field(0.35, ge=-1.0, le=1.0)
+    # A found term (either source) must be this much closer to its group's nearest seed than to any other
+    # group's, where an embedder is configured: "parents", "residents", "community" are near every group and
+    # name none (issue 27). None keeps them.
+    group_margin: float | None = Field(0.1, ge=0.0, le=2.0)
     # A term found for several groups goes to one only (source priority, then score, then seed-file order).
     exclusive: bool = True
 

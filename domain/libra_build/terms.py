@@ -125,3 +125,14 @@ def seeds_in(text_tokens: Sequence[str], seed_keys: Iterable[str]) -> set[str]:
 def seed_key(keyword: str) -> str:
     """A seed keyword as a term key: its words, case-folded, single-spaced."""
     return " ".join(term_key(w) for w in tokens(keyword))
+
+
+def look_alike(term: str, seeds: Iterable[str], *, prefix: int = 4) -> bool:
+    """Whether a word of ``term`` only looks like a seed word: the same first ``prefix`` letters, then different,
+    neither a prefix of the other ("Tongariro" for "Tongan"); subword embeddings find such words similar."""
+    seed_words = {term_key(w) for seed in seeds for w in tokens(seed)}
+    for word in (term_key(w) for w in tokens(term)):
+        for seed in seed_words:
+            if word[:prefix] == seed[:prefix] and len(word) >= prefix and not (word.startswith(seed) or seed.startswith(word)):
+                return True
+    return False

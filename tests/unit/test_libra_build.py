@@ -51,6 +51,9 @@ def test_the_fixture_build_is_a_libra_data_path(tmp_path):
     for name in ("review.csv", "review.xlsx", "report.md", "clusters.png", "build_report.json"):
         assert (tmp_path / name).is_file()
     assert "| Māori |" in (tmp_path / "report.md").read_text(encoding="utf-8")
+    # Each group's counterpart (here: the other group of its category) is listed for review.
+    assert "| Māori | Pasifika | category | - |" in (tmp_path / "report.md").read_text(encoding="utf-8")
+    assert {(p.group, p.counterpart) for p in report.counterparts} >= {("young people", "older people")}
 
 
 def test_the_build_is_deterministic(tmp_path):

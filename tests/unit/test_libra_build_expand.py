@@ -208,7 +208,19 @@ def test_an_empty_or_tiny_corpus_expands_to_nothing(sentences):
 
 
 def test_on_the_nz_corpus_association_finds_what_embedding_cannot():
-    found = open_expander(embedder=open_embedder("bag-of-words")).expand(nz_sentences(), SEEDS)
+    # The default keeps a rule's term only where the embedder also finds it near the group's seeds (issue 27);
+    # a bag-of-words embedder cannot, so the filters are off here to see what the rules alone find.
+    unfiltered = {"association_min_similarity": None, "group_margin": None}
+    found = open_expander(embedder=open_embedder("bag-of-words"), options=unfiltered).expand(nz_sentences(), SEEDS)
     maori = {k.keyword: k for k in found if k.group == "Māori"}
     assert "hapū" in maori and maori["hapū"].source == "association"
     assert "rule 'iwi' => 'hapū'" in maori["hapū"].evidence  # "the iwi's Treaty settlement" counts as iwi
+
+
+def test_terms_near_every_group_or_far_from_their_own_are_left_out():
+    expander = open_expander(embedder=open_embedder("bag-of-words"))
+    found = expander.expand(nz_sentences(), SEEDS)
+    unfiltered = open_expander(embedder=open_embedder("bag-of-words"),
+                               options={"association_min_similarity": None, "group_margin": None}).expand(nz_sentences(), SEEDS)
+    assert {(k.group, k.keyword) for k in found} < {(k.group, k.keyword) for k in unfiltered}
+    assert not any(k.keyword == "hapū" for k in found)  # no embedding similarity to any seed: a rule alone is not enough

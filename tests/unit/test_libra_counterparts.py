@@ -64,6 +64,14 @@ def test_search_takes_each_groups_keywords_within_its_own_clusters_and_whole_wor
     assert [(h.sentence_id, h.span) for h in per_cluster] == [("d:1", "women")]
 
 
+def test_a_word_that_only_looks_like_a_seed_is_not_a_keyword():
+    from culturebias.domain.libra_build.terms import look_alike
+
+    assert look_alike("Tongariro crossing", ["Tongan", "Tongans"]) and look_alike("rang", ["rangatahi"]) is False
+    assert not look_alike("Tongan youth", ["Tongan"]) and not look_alike("Samoa", ["Samoan"])
+    assert look_alike("mentoring", ["mentors"]) and not look_alike("men", ["women"])
+
+
 @pytest.mark.slow
 def test_the_similarity_floor_separates_labelled_group_pairs():
     from culturebias.adapters.embeddings import open_embedder
