@@ -38,13 +38,16 @@ from culturebias.domain.stratified import SampleBlock
 #      ``icat_local``. Meanings that changed (README "Changelog"): TWBias t has the authors' sign (a 2.1 file
 #      has no ``t_sign``: replace minus origin); CBBQ acc_amb counts the underivable items. 2.x files load;
 #      runs of different schema versions are not compared.
-# 2.3 (bumped when merged): every summary says whether its headline can be read (``not_measured``: null, or
+# 2.3: every summary says whether its headline can be read (``not_measured``: null, or
 #      why not, e.g. every answer out of choice); TWBias tests a prompt type only with ``protocol.min_pairs`` (10)
 #      pairs after outliers (``untested`` says why not; ``analysis.min_pairs``); McBE's BS whose every rating is
 #      unparseable and the overall with a task unmeasured are null; LIBRA's local words record the nearest
 #      glossary definition (``nearest_term``). Every JSON Schema property has a description. 2.x files load
 #      (``not_measured`` is computed for them when read).
-SUMMARY_SCHEMA_VERSION = "2.2"
+#      Also added with defaults: ``sample`` (a --sample run), McBE ``repeat_means``, KoBBQ ``evaluator`` and its extra
+#      metrics (``acc_overall``, ``bias_score_*``, ``inconsistency``, ``n_version_d*``, ``tests.reference_scores``),
+#      CBBQ ``wording``; CBBQ overall is the category mean and TWBias category rows are exploded by default.
+SUMMARY_SCHEMA_VERSION = "2.3"
 
 
 def _finite_or_none(value: object) -> object:

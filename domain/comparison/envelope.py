@@ -15,7 +15,9 @@ from culturebias.domain.summary import Block, RunSummary
 
 # 1.1: the envelope carries every run's headline metrics (``headline_metrics``, ``headlines``); each compared
 #      run says whether it was measured (``runs[].not_measured``, its summary's).
-COMPARISON_SCHEMA_VERSION = "1.1"
+# 1.2: ``headline_pairs`` (each pair of runs on each headline: difference, interval, p-value); McBE bodies gain
+#      ``runs``, ``std`` and ``prompt_robustness``. 1.1 files load with them empty.
+COMPARISON_SCHEMA_VERSION = "1.2"
 MODEL_ROLES = ("generator", "scorer", "pseudo_scorer", "judge", "templater")
 
 
