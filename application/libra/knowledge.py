@@ -47,7 +47,7 @@ class NearestDefinition:
 
 
 def nearest_definitions(
-    vectors: Sequence[Sequence[float]], owners: Sequence[str], glossary: Sequence[GlossaryEntry], embedder: Any
+    vectors: Sequence[Sequence[float]], owners: Sequence[str], glossary: Sequence[GlossaryEntry], embedder: TextEmbedder
 ) -> list[NearestDefinition]:
     """For each vector (a model's definition of ``owners[k]``), the glossary's nearest definition and the margin
     of the owner's own definition over every other term's."""
