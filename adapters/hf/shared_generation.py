@@ -23,7 +23,7 @@ from culturebias.adapters.hf.shared_prefill import Forward, as_cache, cache_argu
 
 def shared_batches(members: Sequence[int], encoded: Sequence[Sequence[int]], batch_size: int) -> list[list[int]]:
     """``members`` in batches of at most ``batch_size`` whose prompts share prefixes."""
-    ordered = sorted(members, key=lambda i: encoded[i])
+    ordered = sorted(members, key=lambda i: tuple(encoded[i]))
     families: list[list[int]] = []
     for i in ordered:
         if families:
