@@ -11,6 +11,7 @@ import json
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
+from typing import cast
 
 from culturebias.application.audit import stored_items
 from culturebias.application.out_folder import JOURNAL_FILE
@@ -175,7 +176,7 @@ def export_samples(
     table (``where`` and ``limit`` apply to each run); returns the rows written."""
     if format not in tables.formats:  # before the store is read
         raise ConfigError(f"unknown export format {format!r} (choose one of: {', '.join(tables.formats)})")
-    refs = list(run) if isinstance(run, (list, tuple)) else [run]
+    refs: list[RunRef] = list(run) if isinstance(run, (list, tuple)) else [cast("RunRef", run)]  # a str is a Sequence too
     if not refs:
         raise ConfigError("export needs at least one run")
     runs = [load_run_records(ref, where, limit, store, archive=archive) for ref in refs]

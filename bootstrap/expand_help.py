@@ -11,7 +11,7 @@ from collections.abc import Iterable
 from typing import Any
 
 
-def expand_keys_text(descriptors: Iterable[Any]) -> str:
+def expand_keys_text(descriptors: Iterable[Any]) -> str:  # Any: BenchmarkDescriptor (bootstrap.registry imports this module)
     lines = ["keys (--set protocol.KEY=VALUE; data.path names the template file or folder, the bundled copy when unset):"]
     for descriptor in descriptors:
         function = descriptor.expand_function()

@@ -32,7 +32,7 @@ from culturebias.domain.sampling import SamplingSettings
 SECRET_KEYS = frozenset({"api_key"})
 
 
-def _wrap_secrets(values: Any) -> Any:
+def _wrap_secrets(values: Any) -> Any:  # Any: the raw input, before validation
     # Backend keys arrive untyped; a secret must be wrapped before anything can print it.
     if isinstance(values, dict):
         values = {k: SecretStr(v) if k in SECRET_KEYS and isinstance(v, str) else v for k, v in values.items()}
@@ -117,11 +117,11 @@ class JudgeSettings(BaseModel):
 
     @model_validator(mode="before")
     @classmethod
-    def _secrets_stay_secret(cls, values: Any) -> Any:
+    def _secrets_stay_secret(cls, values: Any) -> Any:  # Any: the raw input, before validation
         return _wrap_secrets(values)
 
     @property
-    def backend_keys(self) -> dict[str, Any]:
+    def backend_keys(self) -> dict[str, Any]:  # Any: TOML/JSON values
         """The judge's own backend options (every ``judge.*`` key but ``max_retries``)."""
         own = {"backend": self.backend, "path": self.path}
         return {**{k: v for k, v in own.items() if v is not None}, **(self.model_extra or {})}

@@ -157,7 +157,7 @@ def column_type(name: str) -> str:
     raise KeyError(name)
 
 
-def export_columns(benchmarks: Iterable[str], rows: Iterable[Mapping[str, Any]]) -> dict[str, str]:
+def export_columns(benchmarks: Iterable[str], rows: Iterable[Mapping[str, Any]]) -> dict[str, str]:  # Any: flat record values of any column type
     """The columns of one table of these benchmarks' rows, in order: run, item, scores, metadata; with their types."""
     found: set[str] = set()
     for benchmark in benchmarks:
@@ -180,7 +180,7 @@ class RunRecords:
     model_fingerprint: str | None  # ModelIdentity.cache_key(); None for a run that never finished
     records: Sequence[ItemRecord]
 
-    def rows(self) -> list[dict[str, Any]]:
+    def rows(self) -> list[dict[str, Any]]:  # Any: flat record values of any column type
         """Flat rows naming the run; ``texts`` and ``loglikelihoods`` as lists (the item columns' Arrow lists)."""
         names = {"run_id": self.run_id, "model": self.model, "model_fingerprint": self.model_fingerprint}
         return [
@@ -189,7 +189,7 @@ class RunRecords:
         ]
 
 
-def typed_rows(runs: Sequence[RunRecords]) -> tuple[dict[str, str], list[dict[str, Any]]]:
+def typed_rows(runs: Sequence[RunRecords]) -> tuple[dict[str, str], list[dict[str, Any]]]:  # Any: flat record values of any column type
     """The columns of one table of these runs (``export_columns``) and every row, each value of its column's type."""
     raw = [(run.run_id, row) for run in runs for row in run.rows()]
     columns = export_columns([run.benchmark for run in runs], (row for _, row in raw))
@@ -200,11 +200,11 @@ def typed_rows(runs: Sequence[RunRecords]) -> tuple[dict[str, str], list[dict[st
     return columns, rows
 
 
-def _fail(value: Any, kind: str, where: str) -> DataError:
+def _fail(value: Any, kind: str, where: str) -> DataError:  # Any: a value of any column type
     return DataError(f"{value!r} is not a {kind}", file=where)
 
 
-def coerce(value: Any, kind: str, where: str) -> Any:
+def coerce(value: Any, kind: str, where: str) -> Any:  # Any: a value of any column type, and the value as its column's type
     """``value`` as a value of the column type ``kind`` (None stays None); DataError naming ``where`` otherwise."""
     if value is None:
         return None

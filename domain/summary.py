@@ -201,7 +201,7 @@ class RunSummary(Block):
         description="the identity of every model port the run built, with the provenance of its scores",
     )
     data: DataBlock = Field(description="the data the run read and its fingerprint")
-    config: dict[str, Any] = Field(
+    config: dict[str, Any] = Field(  # Any: TOML/JSON values (the settings as JSON)
         description="the effective configuration, credentials redacted (the settings as JSON)",
     )
     config_fingerprint: str = Field(description="a hash of the settings that change numbers (what --resume compares)")

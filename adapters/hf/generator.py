@@ -37,7 +37,7 @@ log = get_logger("culturebias.hf")
 END_OF_TURN_TOKENS = ("<|im_end|>", "<|eot_id|>", "<end_of_turn>", "<|end|>", "<|endoftext|>")
 
 
-def shares_prefixes(model: Any) -> bool:
+def shares_prefixes(model: Any) -> bool:  # Any: a transformers model (transformers is read as Any)
     """Whether prompts may share a key/value cache: custom 2-D masks with holes, no sliding window."""
     config = model.config
     window = getattr(config, "sliding_window", None)

@@ -357,7 +357,7 @@ class HFScorer:
     def _run_prefixes(self, prefixes: list[tuple[int, ...]]):
         """The prefixes' cache (their shared stretches run once), its mask (holes are padding) and real lengths."""
 
-        def forward(past=None, **kwargs: Any):
+        def forward(past=None, **kwargs: Any):  # Any: the model's forward arguments (tensors; torch is read as Any)
             if past is not None:
                 kwargs["past_key_values"] = as_cache(past)
             return cache_layers(self._head.prefix(use_cache=True, **kwargs)), None

@@ -23,7 +23,7 @@ from culturebias.adapters.hf.shared_prefill import Forward, as_cache, cache_argu
 
 def shared_batches(members: Sequence[int], encoded: Sequence[Sequence[int]], batch_size: int) -> list[list[int]]:
     """``members`` in batches of at most ``batch_size`` whose prompts share prefixes."""
-    ordered = sorted(members, key=lambda i: encoded[i])
+    ordered = sorted(members, key=lambda i: tuple(encoded[i]))
     families: list[list[int]] = []
     for i in ordered:
         if families:
@@ -38,7 +38,7 @@ def shared_batches(members: Sequence[int], encoded: Sequence[Sequence[int]], bat
     return [flat[start : start + batch_size] for start in range(0, len(flat), batch_size)]
 
 
-def model_forward(model: Any) -> Forward:
+def model_forward(model: Any) -> Forward:  # Any: a transformers model (transformers is read as Any)
     """A ``shared_prefill`` forward over a transformers causal LM (or the onnx facade): last-token logits."""
     name = cache_argument(model)
 
@@ -57,13 +57,13 @@ def model_forward(model: Any) -> Forward:
 
 
 def greedy_generate(
-    model: Any,
+    model: Any,  # Any: a transformers model (transformers is read as Any)
     prompts: Sequence[Sequence[int]],
     max_new_tokens: int,
     eos_ids: Sequence[int],
     pad_id: int,
-    device: Any,
-    stop_criteria: Any = None,
+    device: Any,  # Any: a torch device (torch is read as Any)
+    stop_criteria: Any = None,  # Any: transformers StoppingCriteria (transformers is read as Any)
 ) -> tuple[list[list[int]], int]:
     """Greedy new tokens of each prompt (up to and including a stop), and the prompt tokens the model ran."""
     import torch
@@ -105,7 +105,7 @@ def greedy_generate(
     return replies, filled.tokens_run
 
 
-def _sequences(prompts, replies, active, pad_id: int, device: Any):
+def _sequences(prompts, replies, active, pad_id: int, device: Any):  # Any: a torch device (torch is read as Any)
     """Prompt + reply tokens of the active rows, left-padded (what stop criteria read in ``generate``)."""
     import torch
 

@@ -71,7 +71,7 @@ def distinct_tokens(prompts: Sequence[Sequence[int]]) -> int:
     return sum(len(node.tokens) for node in radix_nodes(prompts))
 
 
-def prefill(prompts: Sequence[Sequence[int]], forward: Forward, pad_id: int, device: Any) -> Prefilled:
+def prefill(prompts: Sequence[Sequence[int]], forward: Forward, pad_id: int, device: Any) -> Prefilled:  # Any: a torch device (torch is read as Any)
     """The key/value caches of ``prompts``, each shared stretch computed once (module docstring)."""
     import torch
 
@@ -80,8 +80,8 @@ def prefill(prompts: Sequence[Sequence[int]], forward: Forward, pad_id: int, dev
     for index, node in enumerate(nodes):
         levels[node.level].append(index)
     row_of: dict[int, int] = {}
-    previous: tuple[list[tuple[Any, Any]], Any, Any] | None = None
-    finished: list[tuple[list[int], list[tuple[Any, Any]], Any, Any, Any]] = []
+    previous: tuple[list[tuple[Any, Any]], Any, Any] | None = None  # Any: torch tensors (torch is read as Any)
+    finished: list[tuple[list[int], list[tuple[Any, Any]], Any, Any, Any]] = []  # Any: torch tensors (torch is read as Any)
     tokens_run = 0
     for level in sorted(levels):
         members = levels[level]
@@ -155,12 +155,12 @@ def _assemble(finished, count: int, tokens_run: int) -> Prefilled:
     return Prefilled(layers, mask, lengths, logits, tokens_run)
 
 
-def cache_layers(cache: Any) -> list[tuple[Any, Any]]:
+def cache_layers(cache: Any) -> list[tuple[Any, Any]]:  # Any: a transformers cache and its key/value tensors (read as Any)
     """(keys, values) per layer of a transformers cache."""
     return [(layer.keys, layer.values) for layer in cache.layers]
 
 
-def as_cache(layers: Sequence[tuple[Any, Any]] | None) -> Any:
+def as_cache(layers: Sequence[tuple[Any, Any]] | None) -> Any:  # Any: key/value tensors and a transformers cache (read as Any)
     """A transformers ``DynamicCache`` holding ``layers`` (None: no cache yet)."""
     if layers is None:
         return None
@@ -169,14 +169,14 @@ def as_cache(layers: Sequence[tuple[Any, Any]] | None) -> Any:
     return DynamicCache(list(layers))
 
 
-def cache_argument(model: Any) -> str:
+def cache_argument(model: Any) -> str:  # Any: a transformers model (transformers is read as Any)
     """The name under which ``model``'s forward takes a key/value cache (``cache`` since transformers 5.2x)."""
     import inspect
 
     return "cache" if "cache" in inspect.signature(model.forward).parameters else "past_key_values"
 
 
-def output_cache(output: Any) -> Any:
+def output_cache(output: Any) -> Any:  # Any: a transformers model output and its cache (read as Any)
     """The key/value cache of a forward pass's output (transformers renamed the field in 5.2x)."""
     fields = getattr(output, "__dataclass_fields__", {})
     return getattr(output, "cache" if "cache" in fields else "past_key_values", None)

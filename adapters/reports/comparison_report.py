@@ -53,7 +53,7 @@ def runs_section(comparison: Comparison[Any]) -> str:  # Any: a comparison of an
     return "## Runs\n\n" + table(headers, rows)
 
 
-def not_measured_banner(comparison: Comparison[Any]) -> str:
+def not_measured_banner(comparison: Comparison[Any]) -> str:  # Any: a comparison of any benchmark
     """Runs whose headline cannot be read are named before any table: their cells are null, never 0."""
     missing = comparison.not_measured()
     if not missing:

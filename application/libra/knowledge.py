@@ -47,7 +47,7 @@ class NearestDefinition:
 
 
 def nearest_definitions(
-    vectors: Sequence[Sequence[float]], owners: Sequence[str], glossary: Sequence[GlossaryEntry], embedder: Any
+    vectors: Sequence[Sequence[float]], owners: Sequence[str], glossary: Sequence[GlossaryEntry], embedder: TextEmbedder
 ) -> list[NearestDefinition]:
     """For each vector (a model's definition of ``owners[k]``), the glossary's nearest definition and the margin
     of the owner's own definition over every other term's."""
@@ -132,7 +132,7 @@ def check_knowledge_boundary(
         proposed = [answer.text.strip() for answer in answers]
         asked = [i for i in range(len(to_check)) if i not in invalid]
         if embedder is not None:
-            vectors = embedder.embed([proposed[i] for i in asked] + [to_check[i].entry.definition for i in asked]) if asked else []
+            vectors = embedder.embed([proposed[i] for i in asked] + [entries[i].definition for i in asked]) if asked else []
             # Shown beside the verdict: which glossary meaning the model's definition is closest to (it may be another word's).
             owners = [to_check[i].term for i in asked]
             nearest = nearest_definitions(vectors[: len(asked)], owners, glossary, embedder) if asked else []

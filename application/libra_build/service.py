@@ -275,7 +275,7 @@ def _groups_per_sentence(clusters: TopicClusters, sentences: int) -> list[frozen
     if not clusters.clusters or len(clusters.labels) != sentences:
         return None
     group_of = {cluster.id: cluster.group for cluster in clusters.clusters}
-    return [frozenset({group_of[label]}) if group_of.get(label) else frozenset() for label in clusters.labels]
+    return [frozenset({group}) if (group := group_of.get(label)) else frozenset() for label in clusters.labels]
 
 
 def write_triplets(out: Path, candidates: Sequence[Candidate]) -> None:

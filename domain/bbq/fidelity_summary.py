@@ -46,16 +46,22 @@ class ReasoningBlock(Block):
 class SentenceWording(Block):
     """One sentence as asked, the paper's English original, and where the asked text comes from."""
 
-    text: str
-    paper_english: str
-    source: str
+    text: str = Field(description="the sentence the run asked, verbatim (Simplified Chinese unless protocol.* set it)")
+    paper_english: str = Field(description="the paper's English original of the sentence (CBBQ paper §4.3)")
+    source: str = Field(
+        description="where the asked text comes from: culturebias's translation of the paper's sentence, or the option that set it",
+    )
 
 
 class CBBQWording(Block):
     """The IF and CoT sentences a CBBQ run asked (summary ``metrics.wording``; domain/cbbq/wording.py)."""
 
-    if_sentence: SentenceWording
-    cot_sentence: SentenceWording
+    if_sentence: SentenceWording = Field(
+        description="the IF (instruction-following) sentence of the Q+IF and Q+IF+CoT conditions (protocol.if_sentence)",
+    )
+    cot_sentence: SentenceWording = Field(
+        description="the CoT sentence of the Q+IF+CoT condition's reasoning turn (protocol.cot_sentence)",
+    )
 
 
 # -- KoBBQ statistics (paper Table 4, Figs. 3–4): one run's, and across runs (domain/kobbq/comparison.py) --
@@ -109,13 +115,17 @@ class TukeyTest(Block):
 class LabelTypeScores(Block):
     """One data set's scores over all templates or one label type (paper Table 4): means over prompts."""
 
-    data: str  # "this data" or the reference data set's file
-    label_type: str  # "all", ST or TM
-    answers: Count
-    acc_amb: Number
-    acc_dis: Number
-    diff_bias_amb: Number
-    diff_bias_dis: Number
+    data: str = Field(description='"this data" (the run\'s data set) or the reference data set\'s file')
+    label_type: str = Field(description='"all" (every template) or a label annotation (ST, TM)')
+    answers: Count = Field(description="how many answers (items × prompts × option orders) the row's scores are computed from")
+    acc_amb: Number = Field(description="Acc_a in [0, 1], mean over prompts; null when no ambiguous answer defines it")
+    acc_dis: Number = Field(description="Acc_d in [0, 1], mean over prompts; null when no disambiguated answer defines it")
+    diff_bias_amb: Number = Field(
+        description="DiffBias_a in [-1, 1], mean over prompts (> 0: answers follow the stereotype); null when undefined",
+    )
+    diff_bias_dis: Number = Field(
+        description="DiffBias_d in [-1, 1], mean over prompts (> 0: answers follow the stereotype); null when undefined",
+    )
 
 
 class KoBBQRunTests(Block):

@@ -13,6 +13,8 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
+from pydantic import Field
+
 from culturebias.domain.repeats import RepeatStat, repeat_stat
 from culturebias.domain.summary import Block, Count
 
@@ -23,12 +25,21 @@ if TYPE_CHECKING:
 class McBERepeatMeans(Block):
     """Every McBE score over the runs (PROTOCOLS §3 run protocol)."""
 
-    n: Count  # runs
-    overall: RepeatStat
-    tasks: dict[str, RepeatStat]  # task → its score (mean over categories) over the runs
-    categories: dict[str, dict[str, RepeatStat]]  # category → task, and "mean" → over the runs
-    # further prompt set → category → task (SC/BS) → over the runs; None: one prompt set ran
-    prompt_variants: dict[str, dict[str, dict[str, RepeatStat]]] | None = None
+    n: Count = Field(description="how many runs the means are over (run.repeats)")
+    overall: RepeatStat = Field(description="the overall score's mean and sample std (ddof 1) over the runs")
+    tasks: dict[str, RepeatStat] = Field(
+        description="task → its score (mean over categories): mean and sample std over the runs",
+    )
+    categories: dict[str, dict[str, RepeatStat]] = Field(
+        description='category → task, and "mean" (the category\'s mean over tasks) → mean and sample std over the runs',
+    )
+    prompt_variants: dict[str, dict[str, dict[str, RepeatStat]]] | None = Field(
+        None,
+        description=(
+            "further prompt set → category → task (SC/BS) → mean and sample std over the runs; "
+            "null when one prompt set ran"
+        ),
+    )
 
 
 def _cells(metrics: "McBEMetrics") -> dict[str, dict[str, float | None]]:

@@ -49,11 +49,15 @@ def test_the_documented_defaults_are_the_code_s():
 
     assert "`protocol.min_pairs`\n   (10)" in PROTOCOLS and TWBiasOptions().min_pairs == 10
     assert "The default 0.49\n    is calibrated" in PROTOCOLS and LibraOptions().similarity_threshold == 0.49
-    assert "`protocol.overall=pooled` (default" in PROTOCOLS and CBBQOptions().overall == "pooled"
+    assert "`protocol.overall=category_mean` (default" in PROTOCOLS and CBBQOptions().overall == "category_mean"
     assert "`protocol.w1=0.4`, `protocol.w2=0.6`" in PROTOCOLS and (CBBQOptions().w1, CBBQOptions().w2) == (0.4, 0.6)
     assert "`protocol.pc_decay=paper` (r = 2e/3, default)" in PROTOCOLS and McBEOptions().pc_decay == "paper"
     assert "`protocol.judge_probe` (8)" in PROTOCOLS and McBEOptions().judge_probe == 8
     assert "`protocol.aggregate=pooled` (default" in PROTOCOLS and KoBBQOptions().aggregate == "pooled"
+    assert "(`protocol.category_rows=exploded`, default" in PROTOCOLS and TWBiasOptions().category_rows == "exploded"
+    assert "`5_evaluation` (default)" in PROTOCOLS and KoBBQOptions().evaluator == "5_evaluation"
+    assert "`table7` (default" in PROTOCOLS and McBEOptions().prompt_set == ["table7"]
+    assert "`twbias-inst`" in PROTOCOLS and "are not offered" not in PROTOCOLS
 
 
 def test_the_readme_has_a_troubleshooting_section_and_timings_for_every_benchmark():
