@@ -161,7 +161,7 @@ def main() -> None:
     from culturebias.bootstrap.settings import Settings
 
     cache = default_cache_dir(Settings())  # where runs keep the converted embedded model
-    shared = create_backend(HFOptions(path=args.model, batch_size=args.batch_size), cache)
+    shared = create_backend(HFOptions(path=args.model, batch_size=args.batch_size, shared_generation=True), cache)
     whole = create_backend(HFOptions(path=args.model, batch_size=args.batch_size, prefix_cache=False), cache)
     path = shared.loaded().source.location
     lm = None if args.skip_lm_eval else lm_eval_model(path, args.batch_size)

@@ -10,8 +10,8 @@ Sampling (``params.mode`` sample or model; unset values are the model's
 
 Greedy requests run their shared prompt prefixes once (``shared_generation``: the
 option orders of a BBQ item, the instruction across items) where the model takes
-custom attention masks and has no sliding window; ``model.prefix_cache=false``
-keeps ``model.generate`` on whole prompts (the replies are the same).
+custom attention masks and has no sliding window, when ``model.shared_generation=true``
+(off by default until it is faster than ``model.generate``; the replies are the same either way).
 """
 
 from __future__ import annotations
@@ -59,7 +59,7 @@ class HFGenerator:
         self._eos_ids = self._stop_token_ids()
         pad = tokenizer.pad_token_id
         self._pad_id = pad if pad is not None else self._eos_ids[0]
-        self._share_prefixes = options.prefix_cache and shares_prefixes(self._model)
+        self._share_prefixes = options.prefix_cache and options.shared_generation and shares_prefixes(self._model)
         self.prompt_tokens_run = 0  # prompt tokens that went through the model (shared ones once)
 
     @property

@@ -45,7 +45,7 @@ def hf(arch: str, batch_size: int, prefix_cache: bool):
     from culturebias.adapters.hf.options import HFOptions
 
     path = cached_tiny_causal_lm(arch=arch)
-    return create_backend(HFOptions(path=str(path), batch_size=batch_size, prefix_cache=prefix_cache), CACHE)
+    return create_backend(HFOptions(path=str(path), batch_size=batch_size, prefix_cache=prefix_cache, shared_generation=prefix_cache), CACHE)
 
 
 def test_radix_nodes_hold_each_shared_stretch_once_and_end_every_prompt():
@@ -98,7 +98,7 @@ def test_onnx_generation_shares_prefixes_with_the_same_replies():
 
     path = str(cached_tiny_causal_lm(arch="llama"))
     backends = [
-        create_backend(OnnxOptions(backend="onnx", path=path, device="cpu", batch_size=6, prefix_cache=flag), CACHE)
+        create_backend(OnnxOptions(backend="onnx", path=path, device="cpu", batch_size=6, prefix_cache=flag, shared_generation=flag), CACHE)
         for flag in (True, False)
     ]
     requests = bbq_requests(backends[0].templater(), 1, 2)
@@ -112,7 +112,7 @@ def test_smollm2_kobbq_and_cbbq_replies_are_byte_identical(smollm2_installed, us
     from culturebias.adapters.hf.backend import create_backend
     from culturebias.adapters.hf.options import HFOptions
 
-    shared = create_backend(HFOptions(batch_size=8), user_cache_dir)  # the embedded SmolLM2-135M-Instruct
+    shared = create_backend(HFOptions(batch_size=8, shared_generation=True), user_cache_dir)  # the embedded SmolLM2-135M-Instruct
     whole = create_backend(HFOptions(batch_size=8, prefix_cache=False), user_cache_dir)
     requests = bbq_requests(shared.templater(), 2, 3, GenerationParams(max_new_tokens=32))  # the services' answer budget
     new, run = generate(shared, requests)
@@ -120,3 +120,16 @@ def test_smollm2_kobbq_and_cbbq_replies_are_byte_identical(smollm2_installed, us
     assert [a.encode() for a in new] == [b.encode() for b in old]
     assert len(set(new)) > 1
     assert run < 0.6 * run_whole
+
+
+def test_generation_shares_prefixes_only_when_asked():
+    """Off by default (slower than model.generate on CPU today): every prompt token runs, as before."""
+    from culturebias.adapters.hf.backend import create_backend
+    from culturebias.adapters.hf.options import HFOptions
+
+    path = str(cached_tiny_causal_lm(arch="llama"))
+    default = create_backend(HFOptions(path=path, batch_size=4), CACHE)
+    asked = create_backend(HFOptions(path=path, batch_size=4, shared_generation=True), CACHE)
+    requests = bbq_requests(default.templater(), 1, 2)
+    (old, run_default), (new, run_shared) = generate(default, requests), generate(asked, requests)
+    assert old == new and run_shared < run_default
