@@ -28,15 +28,37 @@ def label_colour(cell_rgba: Sequence[float]) -> str:
     return "black" if contrast(cell_rgba, (0, 0, 0)) >= contrast(cell_rgba, (1, 1, 1)) else "white"
 
 
-def label_cells(ax: Any, image: Any, grid: Any, digits: int = 2, fontsize: int = 9) -> None:  # Any: matplotlib objects (imported lazily)
-    """Write each cell's value on a heat map in the colour that reads on that cell ("–" on an empty one)."""
+def label_cells(
+    ax: Any, image: Any, grid: Any, digits: int = 2, fontsize: int = 9, counts: Sequence[Sequence[int | None]] | None = None
+) -> None:  # Any: matplotlib objects (imported lazily)
+    """Write each cell's value on a heat map in the colour that reads on that cell ("–" on an empty one),
+    and under it the cell's n where ``counts`` (a grid like ``grid``) gives one."""
     for i, row in enumerate(grid):
         for j, value in enumerate(row):
             if value is None or not math.isfinite(float(value)):
                 ax.text(j, i, "–", ha="center", va="center", fontsize=fontsize, color="black")
                 continue
             colour = label_colour(image.cmap(image.norm(float(value))))
-            ax.text(j, i, f"{float(value):.{digits}f}", ha="center", va="center", fontsize=fontsize, color=colour)
+            n = counts[i][j] if counts is not None else None
+            ax.text(j, i - (0.12 if n is not None else 0), f"{float(value):.{digits}f}", ha="center", va="center",
+                    fontsize=fontsize, color=colour)
+            if n is not None:
+                ax.text(j, i + 0.22, f"n={n:,}", ha="center", va="center", fontsize=max(6, fontsize - 2), color=colour)
+
+
+def label_bar_counts(ax: Any, bars: Any, values: Sequence[float | None], counts: Sequence[int | None],
+                     horizontal: bool = False, fontsize: int = 6) -> None:  # Any: matplotlib objects (imported lazily)
+    """Write ``n=…`` past the end of each drawn bar (an undefined value has no bar and no n)."""
+    for bar, value, n in zip(bars, values, counts):
+        if n is None or value is None or (isinstance(value, float) and math.isnan(value)):
+            continue
+        if horizontal:
+            end = bar.get_x() + bar.get_width()
+            ax.annotate(f"n={n:,}", (end, bar.get_y() + bar.get_height() / 2), xytext=(2 if value >= 0 else -2, 0),
+                        textcoords="offset points", ha="left" if value >= 0 else "right", va="center", fontsize=fontsize)
+        else:
+            ax.annotate(f"n={n:,}", (bar.get_x() + bar.get_width() / 2, max(value, 0.0)), xytext=(0, 2),
+                        textcoords="offset points", ha="center", va="bottom", fontsize=fontsize)
 
 
 def mark_zero_bars(ax: Any, bars: Any, values: Sequence[float | None], fontsize: int = 7) -> None:  # Any: matplotlib objects (imported lazily)
