@@ -5,7 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from culturebias.adapters.mcbe.fidelity_report import pc_text_line, prompts_section, stops_section
-from culturebias.adapters.reports.figure_marks import label_bar_counts
+from culturebias.adapters.reports.figure_marks import label_bar_n
 from culturebias.adapters.reports.intervals import error_bars, label_n, pick, uncertainty_section
 from culturebias.adapters.reports.markdown import (
     fmt,
@@ -208,7 +208,7 @@ def figure(summary: McBESummary, out_dir: Path) -> Path | None:
         xs = [i + (k - (len(tasks) - 1) / 2) * width for i in range(len(names))]
         drawn = [(x, v, categories[c].n_beis) for x, v, c in zip(xs, values, names) if v is not None]
         bars = ax.bar([x for x, _, _ in drawn], [v for _, v, _ in drawn], width=width, label=task.upper())
-        label_bar_counts(ax, bars, [v for _, v, _ in drawn], [n for _, _, n in drawn], fontsize=5)
+        label_bar_n(ax, bars, [v for _, v, _ in drawn], [n for _, _, n in drawn])
     ax.set_xticks(range(len(names)))
     ax.set_xticklabels(names, rotation=20, ha="right")
     ax.set_ylim(0, 112)  # room for each bar's n above a score of 100

@@ -29,8 +29,9 @@ def label_colour(cell_rgba: Sequence[float]) -> str:
 
 
 def label_cells(
-    ax: Any, image: Any, grid: Any, digits: int = 2, fontsize: int = 9, counts: Sequence[Sequence[int | None]] | None = None
-) -> None:  # Any: matplotlib objects (imported lazily)
+    ax: Any, image: Any, grid: Any,  # Any: matplotlib objects (imported lazily) and a grid of numbers
+    digits: int = 2, fontsize: int = 9, counts: Sequence[Sequence[int | None]] | None = None,
+) -> None:
     """Write each cell's value on a heat map in the colour that reads on that cell ("–" on an empty one),
     and under it the cell's n where ``counts`` (a grid like ``grid``) gives one."""
     for i, row in enumerate(grid):
@@ -46,19 +47,14 @@ def label_cells(
                 ax.text(j, i + 0.22, f"n={n:,}", ha="center", va="center", fontsize=max(6, fontsize - 2), color=colour)
 
 
-def label_bar_counts(ax: Any, bars: Any, values: Sequence[float | None], counts: Sequence[int | None],
-                     horizontal: bool = False, fontsize: int = 6) -> None:  # Any: matplotlib objects (imported lazily)
-    """Write ``n=…`` past the end of each drawn bar (an undefined value has no bar and no n)."""
-    for bar, value, n in zip(bars, values, counts):
-        if n is None or value is None or (isinstance(value, float) and math.isnan(value)):
+def label_barh_n(ax: Any, bars: Any, values: Sequence[float], ns: Sequence[int | None]) -> None:  # Any: matplotlib objects (imported lazily)
+    """Write ``n=…`` past the end of each horizontal bar (``label_bar_n`` for upright ones); a NaN value is no bar, no n."""
+    for bar, value, n in zip(bars, values, ns):
+        if n is None or not math.isfinite(value):
             continue
-        if horizontal:
-            end = bar.get_x() + bar.get_width()
-            ax.annotate(f"n={n:,}", (end, bar.get_y() + bar.get_height() / 2), xytext=(2 if value >= 0 else -2, 0),
-                        textcoords="offset points", ha="left" if value >= 0 else "right", va="center", fontsize=fontsize)
-        else:
-            ax.annotate(f"n={n:,}", (bar.get_x() + bar.get_width() / 2, max(value, 0.0)), xytext=(0, 2),
-                        textcoords="offset points", ha="center", va="bottom", fontsize=fontsize)
+        end = bar.get_x() + bar.get_width()
+        ax.annotate(f"n={n:,}", (end, bar.get_y() + bar.get_height() / 2), xytext=(2 if value >= 0 else -2, 0),
+                    textcoords="offset points", ha="left" if value >= 0 else "right", va="center", fontsize=6)
 
 
 def mark_zero_bars(ax: Any, bars: Any, values: Sequence[float | None], fontsize: int = 7) -> None:  # Any: matplotlib objects (imported lazily)

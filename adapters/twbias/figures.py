@@ -15,7 +15,7 @@ import warnings
 from pathlib import Path
 from typing import Mapping
 
-from culturebias.adapters.reports.figure_marks import label_bar_counts
+from culturebias.adapters.reports.figure_marks import label_barh_n
 from culturebias.adapters.reports.markdown import save_figure
 from culturebias.domain.twbias.summary import SpecificationBlock
 
@@ -142,7 +142,7 @@ def category_figure(axis: str, specs: Mapping[str, SpecificationBlock], out_dir:
             for s, (label, values) in enumerate(series.items()):
                 offset = y + (s - (len(series) - 1) / 2) * height
                 bars = ax.barh(offset, np.nan_to_num(values, nan=0.0), height, label=label)
-                label_bar_counts(ax, bars, values, panel_counts[label], horizontal=True)
+                label_barh_n(ax, bars, values, panel_counts[label])
                 for i, v in enumerate(values):
                     if not math.isfinite(v):  # no testable prompt in this category: say so, not a bar of 0
                         ax.text(0, offset[i], " –", va="center", fontsize=7)
