@@ -580,6 +580,7 @@ def compare(
     allow_data_mismatch: bool = False,
     *,
     store: StoreSettings | Mapping[str, Any] | str | Path | ResultStore | None = None,  # Any: a settings section as a dict (TOML/JSON values)
+    verdicts: Sequence[str | Path] = (),
 ) -> Comparison[Any]:  # Any: the benchmark's own comparison body
     """Compare finished runs of one benchmark; returns the typed comparison (comparison.json is its JSON).
 
@@ -588,10 +589,12 @@ def compare(
     there. Runs of other benchmarks, schema versions or data fingerprints raise
     ``ComparisonMismatchError`` (a ``ConfigError``) naming the run and the
     values; ``allow_data_mismatch=True`` compares across data versions and the
-    comparison says so. Loads no model.
+    comparison says so. The reports open with the verdict of each policy checked on the runs: those
+    ``check --annotate-reports`` stored in the run folders, and the ``verdicts`` files (``check --json``).
+    Loads no model.
     """
     with _embedded(False):
-        return compare_runs(runs, out=out, store=store, allow_data_mismatch=allow_data_mismatch).comparison
+        return compare_runs(runs, out=out, store=store, allow_data_mismatch=allow_data_mismatch, verdicts=verdicts).comparison
 
 
 def compare_runs(
@@ -600,17 +603,20 @@ def compare_runs(
     out: str | Path | None = None,
     store: StoreSettings | Mapping[str, Any] | str | Path | ResultStore | None = None,  # Any: a settings section as a dict (TOML/JSON values)
     allow_data_mismatch: bool = False,
+    verdicts: Sequence[str | Path] = (),
 ) -> ComparisonResult:
     """``compare`` with what it wrote: the ``ComparisonResult`` (comparison, comparison.json, report files)."""
     from culturebias.application.compare_runs import compare_runs as compare_
+    from culturebias.bootstrap.verdicts import stored_verdicts
 
+    checked = stored_verdicts(runs, verdicts) if out is not None else []
     return compare_(
         runs,
         out=out,
         store=store,
         allow_data_mismatch=allow_data_mismatch,
         archive=ARCHIVE,
-        reports=build_comparison_report,
+        reports=lambda benchmark, items: build_comparison_report(benchmark, items, checked),
         comparers=lambda benchmark: registry().benchmark(benchmark).comparer(),
     )
 

@@ -19,6 +19,7 @@ from culturebias.application.check import CheckRequest, check_policy
 from culturebias.application.out_folder import write_text_atomically
 from culturebias.application.compare_runs import RunRef, StoreRef, load_runs
 from culturebias.bootstrap.registry import registry
+from culturebias.bootstrap.verdicts import VERDICT_FILE
 from culturebias.application.compared_items import compared_items
 from culturebias.domain.errors import CultureBiasError, PolicyError
 from culturebias.domain.policy.model import Policy
@@ -155,7 +156,8 @@ def write_verdict(
 
 
 def annotate_reports(verdict: PolicyVerdict, runs: Sequence[str | Path], store: StoreRef | None = None) -> list[Path]:
-    """Rewrite each checked run folder's report.html so that it opens with the verdict; the files written."""
+    """Store the verdict in each checked run folder (verdict.json, which a comparison of the run opens with) and
+    rewrite its report.html so that it opens with the verdict; the report files written."""
     from culturebias.adapters.reports.html.run_report import REPORT_FILE, HtmlRunReport
     from culturebias.adapters.reports.html.verdict import verdict_section
 
@@ -166,6 +168,7 @@ def annotate_reports(verdict: PolicyVerdict, runs: Sequence[str | Path], store: 
         if not (folder / "summary.json").is_file():
             continue
         summary = load_runs([folder], None, _archive())[0]
+        write_text_atomically(folder / VERDICT_FILE, verdict.to_json() + "\n")
         descriptor = registry().benchmark(summary.benchmark)
         report = HtmlRunReport(
             compared_items([folder], [summary], store, _archive()),

@@ -176,6 +176,9 @@ def _parser() -> argparse.ArgumentParser:
     compare.add_argument(
         "--allow-data-mismatch", action="store_true", help="compare runs on different data versions (the report says so)"
     )
+    compare.add_argument("--verdict", dest="verdicts", action="append", default=[], type=Path, metavar="FILE",
+                         help="a policy verdict (check --json) the reports open with; run folders' own (check "
+                              "--annotate-reports) are read anyway")
 
     sweep = sub.add_parser("sweep", help="run models × benchmarks from a TOML file into one store, then compare per benchmark")
     sweep.add_argument("file", type=Path, metavar="FILE.toml", help="the sweep: [[models]], benchmarks, [protocol.*], [run]")
@@ -432,7 +435,8 @@ def _sweep(args) -> int:
 def _compare(args) -> int:
     from culturebias.bootstrap.api import compare_runs
 
-    result = compare_runs(args.runs, out=args.out, store=args.store, allow_data_mismatch=args.allow_data_mismatch)
+    result = compare_runs(args.runs, out=args.out, store=args.store, allow_data_mismatch=args.allow_data_mismatch,
+                          verdicts=args.verdicts)
     print(f"comparison: {result.comparison_path}")
     for path in result.report_paths:
         print(f"report:     {path}")

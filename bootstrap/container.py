@@ -6,6 +6,7 @@ Swapping the scorer backend or the store is a configuration change
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Callable
 
@@ -129,16 +130,17 @@ def build_report(benchmark: str, settings: Settings, store: ResultStore | None =
     return WithHtml(descriptor.report_writer()(), html)
 
 
-def build_comparison_report(benchmark: str, items: RunItems | None):
-    """comparison.md, then comparison.html beside it (drill-down to the compared runs' stored ``items``)."""
+def build_comparison_report(benchmark: str, items: RunItems | None, verdicts: Sequence[Any] = ()):  # Any: PolicyVerdicts
+    """comparison.md, then comparison.html beside it (drill-down to the compared runs' stored ``items``); both
+    open with the ``verdicts`` of policies checked on the compared runs."""
     from culturebias.adapters.reports.comparison_report import ComparisonReport
     from culturebias.adapters.reports.html.comparison_report import HtmlComparisonReport
     from culturebias.adapters.reports.html.run_report import WithHtml
 
     descriptor = registry().benchmark(benchmark)
     return WithHtml(
-        ComparisonReport(descriptor.title, descriptor.comparison_sections_function()),
-        HtmlComparisonReport(items, title=descriptor.title, language=descriptor.language),
+        ComparisonReport(descriptor.title, descriptor.comparison_sections_function(), verdicts=verdicts),
+        HtmlComparisonReport(items, title=descriptor.title, language=descriptor.language, verdicts=verdicts),
     )
 
 

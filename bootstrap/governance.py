@@ -16,22 +16,13 @@ from culturebias.adapters.optional_modules import require_modules
 from culturebias.application.out_folder import write_text_atomically
 from culturebias.application.compare_runs import RunRef, StoreRef, load_runs
 from culturebias.bootstrap.registry import registry
+from culturebias.bootstrap.verdicts import read_verdict
 from culturebias.application.compared_items import compared_items
-from culturebias.domain.errors import ConfigError, DataError
+from culturebias.domain.errors import ConfigError
 from culturebias.domain.policy.verdict import PolicyVerdict
 from culturebias.domain.summary import RunSummary
 
 GOVERNANCE_FORMATS = ("mlflow", "model-card", "every-eval-ever")
-
-
-def read_verdict(path: str | Path) -> PolicyVerdict:
-    file = Path(path).expanduser()
-    try:
-        return PolicyVerdict.model_validate_json(file.read_text(encoding="utf-8"))
-    except OSError as error:
-        raise DataError(f"cannot read the verdict: {error.strerror or error}", file=str(file)) from None
-    except ValueError as error:
-        raise DataError(f"not a verdict of culturebias check --json: {str(error).splitlines()[0]}", file=str(file)) from None
 
 
 def exported_run(run: RunRef, store: StoreRef | None = None, verdict: PolicyVerdict | None = None) -> ExportedRun:

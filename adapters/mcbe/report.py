@@ -5,7 +5,8 @@ from __future__ import annotations
 from pathlib import Path
 
 from culturebias.adapters.mcbe.fidelity_report import pc_text_line, prompts_section, stops_section
-from culturebias.adapters.reports.intervals import pick, uncertainty_section
+from culturebias.adapters.reports.figure_marks import label_bar_n
+from culturebias.adapters.reports.intervals import error_bars, label_n, pick, uncertainty_section
 from culturebias.adapters.reports.markdown import (
     fmt,
     header_section,
@@ -205,19 +206,42 @@ def figure(summary: McBESummary, out_dir: Path) -> Path | None:
     for k, task in enumerate(tasks):
         values = [getattr(categories[c], task) for c in names]
         xs = [i + (k - (len(tasks) - 1) / 2) * width for i in range(len(names))]
-        ax.bar(
-            [x for x, v in zip(xs, values) if v is not None],
-            [v for v in values if v is not None],
-            width=width,
-            label=task.upper(),
-        )
+        drawn = [(x, v, categories[c].n_beis) for x, v, c in zip(xs, values, names) if v is not None]
+        bars = ax.bar([x for x, _, _ in drawn], [v for _, v, _ in drawn], width=width, label=task.upper())
+        label_bar_n(ax, bars, [v for _, v, _ in drawn], [n for _, _, n in drawn])
     ax.set_xticks(range(len(names)))
     ax.set_xticklabels(names, rotation=20, ha="right")
-    ax.set_ylim(0, 105)
+    ax.set_ylim(0, 112)  # room for each bar's n above a score of 100
     ax.set_ylabel("score (higher = less bias)")
-    ax.set_title("McBE scores by category and task")
+    ax.set_title("McBE scores by category and task\n(n: the category's BEIs; the summary keeps intervals of the task "
+                 "scores and overall only, not per category)", fontsize=9)
     ax.legend(ncol=len(tasks), fontsize="small", loc="lower right")
     return save_figure(fig, Path(out_dir) / FIGURE)
+
+
+TASK_FIGURE = "mcbe_task_intervals.png"
+
+
+def task_figure(summary: McBESummary, out_dir: Path) -> Path | None:
+    """Each task's score and the overall one with the summary's 95% interval and n; None without intervals."""
+    metrics = summary.metrics
+    if not metrics.intervals:
+        return None
+    keys = [*_tasks(metrics), "overall"]
+    values = [metrics.overall if k == "overall" else getattr(metrics.tasks, k) for k in keys]
+    intervals = [pick(metrics.intervals, k) for k in keys]
+    drawn = [(k, v, i) for k, v, i in zip(keys, values, intervals) if v is not None]
+    if not drawn:
+        return None
+    fig, ax = new_figure(max(5.0, 0.9 * len(drawn) + 2), 3.6)
+    shown = [v for _, v, _ in drawn]
+    bars = ax.bar([k.upper() if k != "overall" else "overall" for k, _, _ in drawn], shown,
+                  yerr=error_bars(shown, [i for _, _, i in drawn]), capsize=3)
+    label_n(ax, bars, shown, [i for _, _, i in drawn])
+    ax.set_ylim(0, 112)
+    ax.set_ylabel("score (higher = less bias)")
+    ax.set_title("McBE task scores with 95% intervals over BEIs", fontsize=9)
+    return save_figure(fig, Path(out_dir) / TASK_FIGURE)
 
 
 class McBEReport:
@@ -225,6 +249,7 @@ class McBEReport:
         out_dir = Path(out_dir)
         out_dir.mkdir(parents=True, exist_ok=True)
         chart = figure(summary, out_dir)
+        tasks_chart = task_figure(summary, out_dir)
         sections = [
             header_section(summary, "McBE: Chinese bias across five tasks"),
             model_section(summary),
@@ -232,6 +257,7 @@ class McBEReport:
             scores_section(summary),
             repeat_means_section(summary),
             f"![McBE scores by category and task]({chart.name})" if chart else "",
+            f"![McBE task scores with 95% intervals]({tasks_chart.name})" if tasks_chart else "",
             stops_section(summary),
             prompts_section(summary),
             invalid_section(summary),
@@ -240,4 +266,4 @@ class McBEReport:
             notes_section(summary),
         ]
         report = write_markdown(out_dir, sections)
-        return [report] + ([chart] if chart else [])
+        return [report] + [c for c in (chart, tasks_chart) if c]

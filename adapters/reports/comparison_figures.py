@@ -19,7 +19,9 @@ def _text_colour(rgba: Sequence[float]) -> str:
     return label_colour(rgba)
 
 
-def heat_map(ax, grid: Grid, rows: Sequence[str], columns: Sequence[str], title: str, vmin: float, vmax: float, cmap: str = "RdBu_r"):
+def heat_map(ax, grid: Grid, rows: Sequence[str], columns: Sequence[str], title: str, vmin: float, vmax: float, cmap: str = "RdBu_r",
+             counts: Sequence[Sequence[int | None]] | None = None):
+    """A labelled heat map; with ``counts`` (a grid like ``grid``) each defined cell states its n under its value."""
     import matplotlib
     import numpy as np
 
@@ -35,7 +37,11 @@ def heat_map(ax, grid: Grid, rows: Sequence[str], columns: Sequence[str], title:
             if math.isnan(value):
                 ax.text(j, i, "n/a", ha="center", va="center", fontsize=7, color="black")
             else:
-                ax.text(j, i, f"{value:.2f}", ha="center", va="center", fontsize=7, color=_text_colour(colours(norm(value))))
+                n = counts[i][j] if counts is not None else None
+                colour = _text_colour(colours(norm(value)))
+                ax.text(j, i - (0.15 if n is not None else 0), f"{value:.2f}", ha="center", va="center", fontsize=7, color=colour)
+                if n is not None:
+                    ax.text(j, i + 0.22, f"n={n:,}", ha="center", va="center", fontsize=6, color=colour)
     return image
 
 

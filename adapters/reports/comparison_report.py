@@ -2,14 +2,16 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
 
+from culturebias.adapters.reports.comparison_verdicts import verdict_markdown
 from culturebias.adapters.reports.comparison_words import answer_section
 from culturebias.adapters.reports.headline_sections import headline_sections
 from culturebias.adapters.reports.markdown import table, write_markdown
 from culturebias.domain.comparison.envelope import Comparison
+from culturebias.domain.policy.verdict import PolicyVerdict
 
 REPORT_FILE = "comparison.md"
 # (comparison, out_dir) → (Markdown sections, figures written): a benchmark's cross-model views
@@ -74,16 +76,24 @@ class ComparisonReport:
     """Writes comparison.md (and its figures) from a typed comparison: the benchmark's title and
     sections are its descriptor's (headline table and bars where it declares no views of its own)."""
 
-    def __init__(self, title: str | None = None, sections: Sections = headline_sections):
+    def __init__(
+        self,
+        title: str | None = None,
+        sections: Sections = headline_sections,
+        verdicts: Sequence[PolicyVerdict] = (),  # of `culturebias check` on the compared runs: the report opens with them
+    ):
         self.title = title
         self.sections = sections
+        self.verdicts = verdicts
 
     def write(self, comparison: Comparison[Any], out_dir: Path) -> list[Path]:  # Any: a comparison of any benchmark
         out_dir = Path(out_dir)
         sections, figures = self.sections(comparison, out_dir)
-        head = header(comparison, self.title or comparison.benchmark)
+        title, rest = header(comparison, self.title or comparison.benchmark).split("\n\n", 1)
         parts = [
-            head,
+            title,
+            verdict_markdown(self.verdicts, comparison),
+            rest,
             not_measured_banner(comparison),
             answer_section(comparison),
             runs_section(comparison),

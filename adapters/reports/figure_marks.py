@@ -28,15 +28,33 @@ def label_colour(cell_rgba: Sequence[float]) -> str:
     return "black" if contrast(cell_rgba, (0, 0, 0)) >= contrast(cell_rgba, (1, 1, 1)) else "white"
 
 
-def label_cells(ax: Any, image: Any, grid: Any, digits: int = 2, fontsize: int = 9) -> None:  # Any: matplotlib objects (imported lazily)
-    """Write each cell's value on a heat map in the colour that reads on that cell ("–" on an empty one)."""
+def label_cells(
+    ax: Any, image: Any, grid: Any,  # Any: matplotlib objects (imported lazily) and a grid of numbers
+    digits: int = 2, fontsize: int = 9, counts: Sequence[Sequence[int | None]] | None = None,
+) -> None:
+    """Write each cell's value on a heat map in the colour that reads on that cell ("–" on an empty one),
+    and under it the cell's n where ``counts`` (a grid like ``grid``) gives one."""
     for i, row in enumerate(grid):
         for j, value in enumerate(row):
             if value is None or not math.isfinite(float(value)):
                 ax.text(j, i, "–", ha="center", va="center", fontsize=fontsize, color="black")
                 continue
             colour = label_colour(image.cmap(image.norm(float(value))))
-            ax.text(j, i, f"{float(value):.{digits}f}", ha="center", va="center", fontsize=fontsize, color=colour)
+            n = counts[i][j] if counts is not None else None
+            ax.text(j, i - (0.12 if n is not None else 0), f"{float(value):.{digits}f}", ha="center", va="center",
+                    fontsize=fontsize, color=colour)
+            if n is not None:
+                ax.text(j, i + 0.22, f"n={n:,}", ha="center", va="center", fontsize=max(6, fontsize - 2), color=colour)
+
+
+def label_barh_n(ax: Any, bars: Any, values: Sequence[float], ns: Sequence[int | None]) -> None:  # Any: matplotlib objects (imported lazily)
+    """Write ``n=…`` past the end of each horizontal bar (``label_bar_n`` for upright ones); a NaN value is no bar, no n."""
+    for bar, value, n in zip(bars, values, ns):
+        if n is None or not math.isfinite(value):
+            continue
+        end = bar.get_x() + bar.get_width()
+        ax.annotate(f"n={n:,}", (end, bar.get_y() + bar.get_height() / 2), xytext=(2 if value >= 0 else -2, 0),
+                    textcoords="offset points", ha="left" if value >= 0 else "right", va="center", fontsize=6)
 
 
 def mark_zero_bars(ax: Any, bars: Any, values: Sequence[float | None], fontsize: int = 7) -> None:  # Any: matplotlib objects (imported lazily)

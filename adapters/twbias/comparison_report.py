@@ -77,6 +77,16 @@ def p_value_figure(comparison: TWBiasComparison, path: Path) -> Path | None:
     return save_figure(fig, path)
 
 
+def matrix_counts(comparison: TWBiasComparison, model: str, origins: list[str], refs: list[str]) -> list[list[int | None]]:
+    """Each origin × reference cell's n for ``model``: the sentences of the ethnicity specification behind it."""
+    rows = {
+        (v.origin_label, v.reference_label): v.headline[model].n_rows
+        for v in comparison.body.specifications.values()
+        if v.axis == "ethnicity" and model in v.headline
+    }
+    return [[rows.get((o, r)) for r in refs] for o in origins]
+
+
 def matrix_figure(comparison: TWBiasComparison, path: Path) -> Path | None:
     matrices = comparison.body.ethnicity_matrices
     if not matrices:
@@ -89,12 +99,13 @@ def matrix_figure(comparison: TWBiasComparison, path: Path) -> Path | None:
     for column, (model, matrix) in enumerate(matrices.items()):
         refs = [matrix.labels.get(r, r) for r in matrix.references]
         origins = [matrix.labels.get(o, o) for o in matrix.origins]
+        counts = matrix_counts(comparison, model, origins, refs)
         for row, metric in enumerate(("bias_ratio", "effect_size")):
             values = matrix.bias_ratio if metric == "bias_ratio" else matrix.effect_size
             grid = [[values.get(o, {}).get(r) for r in matrix.references] for o in matrix.origins]
             low, high = (0.0, 1.0) if metric == "bias_ratio" else (-scale, scale)
             heat_map(axes[row][column], grid, origins, refs, f"{model}: {METRIC_NAMES[metric]}", low, high,
-                     cmap="Reds" if metric == "bias_ratio" else "RdBu_r")
+                     cmap="Reds" if metric == "bias_ratio" else "RdBu_r", counts=counts)
     return save_figure(fig, path)
 
 

@@ -15,6 +15,7 @@ import warnings
 from pathlib import Path
 from typing import Mapping
 
+from culturebias.adapters.reports.figure_marks import label_barh_n
 from culturebias.adapters.reports.markdown import save_figure
 from culturebias.domain.twbias.summary import SpecificationBlock
 
@@ -92,6 +93,15 @@ def category_series(specs: Mapping[str, SpecificationBlock], metric: str) -> tup
     return categories, panels
 
 
+def category_counts(specs: Mapping[str, SpecificationBlock]) -> list[dict[str, list[int | None]]]:
+    """The n of each bar of the category figure, panel by panel: the category's sentences (``n_rows``)."""
+    categories = sorted({c for b in specs.values() for c in b.by_category})
+    return [
+        {label: [b.by_category[c].n_rows if c in b.by_category else None for c in categories] for label, b in series.items()}
+        for _, series in _panels(specs)
+    ]
+
+
 def p_value_figure(
     axis: str, specs: Mapping[str, SpecificationBlock], prompt_types: list[str], alpha: float, out_dir: Path
 ) -> Path:
@@ -122,15 +132,17 @@ def category_figure(axis: str, specs: Mapping[str, SpecificationBlock], out_dir:
 
     categories, ratios = category_series(specs, "bias_ratio")
     _, effects = category_series(specs, "effect_size")
+    counts = category_counts(specs)
     fig, axes = _subplots(len(ratios), 2, 11.0, max(3.4, 0.3 * len(categories) + 1.2) * len(ratios))
     y = np.arange(len(categories))
-    for panel_ratio, panel_effect, row in zip(ratios, effects, axes):
+    for panel_ratio, panel_effect, panel_counts, row in zip(ratios, effects, counts, axes):
         title = panel_ratio[0]
         for metric, (_, series), ax in zip(("bias_ratio", "effect_size"), (panel_ratio, panel_effect), row):
             height = 0.8 / max(len(series), 1)
             for s, (label, values) in enumerate(series.items()):
                 offset = y + (s - (len(series) - 1) / 2) * height
-                ax.barh(offset, np.nan_to_num(values, nan=0.0), height, label=label)
+                bars = ax.barh(offset, np.nan_to_num(values, nan=0.0), height, label=label)
+                label_barh_n(ax, bars, values, panel_counts[label])
                 for i, v in enumerate(values):
                     if not math.isfinite(v):  # no testable prompt in this category: say so, not a bar of 0
                         ax.text(0, offset[i], " –", va="center", fontsize=7)
@@ -138,10 +150,12 @@ def category_figure(axis: str, specs: Mapping[str, SpecificationBlock], out_dir:
             ax.set_yticks(y, categories, fontsize=8)
             ax.invert_yaxis()
             if metric == "bias_ratio":
-                ax.set_xlim(0, 1)
+                ax.set_xlim(0, 1.15)  # room for the n past a bar of 1
                 ax.set_xlabel("bias ratio (share of prompts 1-10 with p < alpha)")
             else:
+                ax.margins(x=0.15)
                 ax.set_xlabel("effect size (mean over significant prompts)")
-            ax.set_title(f"{axis.capitalize()} by attribute category" + (f", {title}" if title else ""), fontsize=10)
+            ax.set_title(f"{axis.capitalize()} by attribute category" + (f", {title}" if title else "")
+                         + "\n(n: the category's sentences; the summary keeps no interval per category)", fontsize=10)
         row[0].legend(fontsize=7, loc="best")
     return _save(fig, Path(out_dir) / f"twbias_{axis}_categories.png")

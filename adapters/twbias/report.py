@@ -71,7 +71,7 @@ class TWBiasReport:
             axis_figures += _axis_figures("gender", metrics.gender, summary, out_dir, sections)
         if metrics.ethnicity is not None:
             if metrics.ethnicity_matrix is not None:
-                figures = _heat_maps(metrics.ethnicity_matrix, out_dir)
+                figures = _heat_maps(metrics.ethnicity_matrix, out_dir, cell_counts(metrics.ethnicity_matrix, metrics.ethnicity))
                 sections.append(_matrix_section(metrics.ethnicity_matrix, figures))
             sections.append(_axis_section("Ethnicity", metrics.ethnicity, collapse=True))
             axis_figures += _axis_figures("ethnicity", metrics.ethnicity, summary, out_dir, sections)
@@ -258,7 +258,14 @@ def _matrix_section(matrix: EthnicityMatrixBlock, figures: list[Path]) -> str:
     return "\n".join(lines)
 
 
-def _heat_maps(matrix: EthnicityMatrixBlock, out_dir: Path) -> list[Path]:
+def cell_counts(matrix: EthnicityMatrixBlock, specs: Mapping[str, SpecificationBlock]) -> list[list[int | None]]:
+    """Each origin × reference cell's n: the sentences of the specification behind it (its ``n_rows``)."""
+    rows = {(b.origin, b.reference): b.n_rows for b in specs.values()}
+    return [[rows.get((o, r)) for r in matrix.references] for o in matrix.origins]
+
+
+def _heat_maps(matrix: EthnicityMatrixBlock, out_dir: Path, counts: list[list[int | None]] | None = None) -> list[Path]:
+    """The bias-ratio and effect-size heat maps; each cell states its value and, with ``counts``, its n."""
     import numpy as np
 
     labels = matrix.labels
@@ -281,12 +288,12 @@ def _heat_maps(matrix: EthnicityMatrixBlock, out_dir: Path) -> list[Path]:
             bound = float(finite.max()) if finite.size and finite.max() > 0 else 1.0
             vmin, vmax = -bound, bound
         image = ax.imshow(np.ma.masked_invalid(grid), cmap=cmap, vmin=vmin, vmax=vmax)
-        label_cells(ax, image, grid)  # label colour by the cell's luminance: no white 0.00 on a white cell
+        label_cells(ax, image, grid, counts=counts)  # label colour by the cell's luminance: no white 0.00 on a white cell
         ax.set_xticks(range(len(references)), [labels.get(r, r) for r in references], rotation=30, ha="right")
         ax.set_yticks(range(len(origins)), [labels.get(o, o) for o in origins])
         ax.set_xlabel("reference group")
         ax.set_ylabel("origin group")
-        ax.set_title(title, fontsize=10)
+        ax.set_title(title + ("\nn in each cell: sentences of that origin → reference specification" if counts else ""), fontsize=10)
         fig.colorbar(image, ax=ax)
         paths.append(save_figure(fig, out_dir / f"twbias_ethnicity_{metric}.png"))
     return paths

@@ -37,7 +37,7 @@ class ComparisonMismatchError(ConfigError):
 class ComparedRun(Block):
     """One compared run as the tables name it (``label``) and what identifies it."""
 
-    label: str  # the model's name, made unique with the run id where two runs share a model
+    label: str  # the model's name, made unique with a short run id where two runs share a model
     run_id: str
     model: str  # the main model port's model ("-" where the run built none)
     backend: str | None
@@ -93,15 +93,43 @@ def main_model(summary: RunSummary) -> tuple[str, str | None]:
     return "-", None
 
 
-def compared_runs(summaries: Sequence[RunSummary]) -> list[ComparedRun]:
+SHORT_RUN_ID = 6  # the fewest characters of a run id a label shows
+
+
+def short_run_ids(run_ids: Sequence[str], benchmark: str) -> list[str]:
+    """Each run id without its ``<benchmark>-`` prefix, cut to the shortest length (at least
+    ``SHORT_RUN_ID``) at which the given ids still differ."""
+    bare = [r[len(benchmark) + 1:] if r.startswith(f"{benchmark}-") and len(r) > len(benchmark) + 1 else r for r in run_ids]
+    if len(set(bare)) < len(bare):  # only the benchmark prefix told them apart
+        bare = list(run_ids)
+    for length in range(SHORT_RUN_ID, max(map(len, bare), default=0) + 1):
+        cut = [b[:length] for b in bare]
+        if len(set(cut)) == len(cut):
+            return cut
+    return bare
+
+
+def run_labels(summaries: Sequence[RunSummary]) -> list[str]:
+    """The model's name; where two runs share a model, followed by the shortest run-id prefix that tells them apart."""
     names = [main_model(s)[0] for s in summaries]
-    shared = {name for name, n in Counter(names).items() if n > 1}
+    labels = list(names)
+    for name, n in Counter(names).items():
+        if n < 2:
+            continue
+        at = [i for i, other in enumerate(names) if other == name]
+        shorts = short_run_ids([summaries[i].run_id for i in at], summaries[at[0]].benchmark)
+        for i, short in zip(at, shorts):
+            labels[i] = f"{name} (run {short})"
+    return labels
+
+
+def compared_runs(summaries: Sequence[RunSummary]) -> list[ComparedRun]:
     runs = []
-    for summary, name in zip(summaries, names):
+    for summary, name, label in zip(summaries, [main_model(s)[0] for s in summaries], run_labels(summaries)):
         _, backend = main_model(summary)
         runs.append(
             ComparedRun(
-                label=f"{name} ({summary.run_id})" if name in shared else name,
+                label=label,
                 run_id=summary.run_id,
                 model=name,
                 backend=backend,

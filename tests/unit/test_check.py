@@ -271,6 +271,38 @@ def test_annotated_reports_open_with_the_verdict(runs, gate, tmp_path):
     assert "Verdict of policy Korean deployment gate: PASS" in page and "no worse than the last release" in page
 
 
+def test_a_comparison_of_checked_runs_opens_with_the_verdict_on_both_pages(runs, gate, tmp_path):
+    folder = tmp_path / "v2"
+    shutil.copytree(runs["abstainer"], folder)
+    assert main(["check", str(gate), "--run", str(folder), "--baseline", str(runs["guesser"]), "--annotate-reports"]) == 0
+    stored = PolicyVerdict.model_validate_json((folder / "verdict.json").read_text(encoding="utf-8"))
+    assert stored.outcome == "pass"
+    assert main(["compare", str(runs["guesser"]), str(folder), "--out", str(tmp_path / "cmp")]) == 0
+    markdown = (tmp_path / "cmp" / "comparison.md").read_text(encoding="utf-8")
+    html = (tmp_path / "cmp" / "comparison.html").read_text(encoding="utf-8")
+    assert markdown.index("## Verdict of policy Korean deployment gate: PASS") < markdown.index("## Which model is more biased")
+    assert markdown.split("\n\n")[1].startswith("## Verdict of policy")  # right under the title
+    body = html[html.index("<h1>"):]
+    assert body.index('<section class="verdict"><h2>Verdict of policy Korean deployment gate: PASS') < body.index('id="headline"')
+    assert body.index("</h1>") < body.index('class="verdict"') < body.index("<h2>") + 30  # the page's first section
+    for criterion in stored.criteria:  # each criterion, its run (and baseline) named as the comparison names them
+        assert criterion.name in markdown and criterion.reason in markdown and criterion.name in html
+    assert "against baseline guesser" in markdown and "against baseline guesser" in html
+
+
+def test_compare_opens_with_a_verdict_file_and_says_nothing_of_a_policy_without_one(runs, gate, tmp_path):
+    verdict = tmp_path / "verdict.json"
+    assert main(["check", str(gate), "--run", str(runs["abstainer"]), "--baseline", str(runs["guesser"]),
+                 "--json", str(verdict)]) == 0
+    assert main(["compare", str(runs["guesser"]), str(runs["abstainer"]), "--out", str(tmp_path / "plain")]) == 0
+    assert "Verdict of policy" not in (tmp_path / "plain" / "comparison.md").read_text(encoding="utf-8")
+    assert "Verdict of policy" not in (tmp_path / "plain" / "comparison.html").read_text(encoding="utf-8")
+    culturebias.compare([runs["guesser"], runs["abstainer"]], out=tmp_path / "cmp", verdicts=[verdict])
+    markdown = (tmp_path / "cmp" / "comparison.md").read_text(encoding="utf-8")
+    assert markdown.split("\n\n")[1] == "## Verdict of policy Korean deployment gate: PASS"
+    assert "| ambiguous diff-bias | abstainer | **PASS** |" in markdown
+
+
 def test_check_runs_the_benchmarks_first_with_model(runs, tmp_path, capsys):
     from culturebias.adapters.stores.sqlite_store import SQLiteResultStore
     from culturebias.application.audit import stored_items

@@ -87,11 +87,20 @@ def test_runs_of_another_benchmark_than_the_comparers_are_a_config_error():
         build_with([run("biased"), run("biased").model_copy(update={"run_id": "b"})], registry().benchmark("cbbq").comparer())
 
 
-def test_runs_of_one_model_are_labelled_with_their_run_ids():
+def test_runs_of_one_model_are_labelled_with_a_short_run_id_and_other_models_by_name_alone():
     again = run("biased").model_copy(update={"run_id": "kobbq-again"})
-    comparison = build_comparison([run("biased"), again])
-    assert comparison.labels() == [f"biased ({run('biased').run_id})", "biased (kobbq-again)"]
+    comparison = build_comparison([run("biased"), again, run("unknown")])
+    short = run("biased").run_id.removeprefix("kobbq-")[:6]
+    assert comparison.labels() == [f"biased (run {short})", "biased (run again)", "unknown"]
     assert comparison.runs[0].models == {"generator": "scripted:biased"}
+    assert comparison.runs[0].run_id == run("biased").run_id  # the full id stays in the runs table
+
+
+def test_a_short_run_id_grows_until_the_runs_sharing_a_model_differ():
+    first = run("biased").model_copy(update={"run_id": "kobbq-1a2b3c4d5e6f"})
+    second = run("biased").model_copy(update={"run_id": "kobbq-1a2b3c4d9999"})
+    comparison = build_comparison([first, second])
+    assert comparison.labels() == ["biased (run 1a2b3c4d5)", "biased (run 1a2b3c4d9)"]
 
 
 # -- where runs come from, what is written ---------------------------------------------------
@@ -186,3 +195,15 @@ def test_runs_limited_differently_are_compared_with_a_note():
     comparison = build_comparison([run("biased"), full])
     assert comparison.runs[0].limit == 400 and comparison.runs[1].limit is None
     assert any("different parts of the data" in note and "kobbq-full: all" in note for note in comparison.notes)
+
+
+def test_two_runs_of_one_model_carry_the_same_short_labels_in_json_markdown_and_html(tmp_path):
+    first, second = written(tmp_path, "biased", "first"), written(tmp_path, "biased", "second")
+    comparison = culturebias.compare([first, second], out=tmp_path / "cmp")
+    labels = comparison.labels()
+    assert len(set(labels)) == 2 and all(label.startswith("biased (run ") for label in labels)
+    markdown = (tmp_path / "cmp" / "comparison.md").read_text(encoding="utf-8")
+    html = (tmp_path / "cmp" / "comparison.html").read_text(encoding="utf-8")
+    for label, run_ref in zip(labels, comparison.runs):
+        assert label in markdown and label in html
+        assert f"biased ({run_ref.run_id})" not in markdown + html

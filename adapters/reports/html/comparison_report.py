@@ -14,6 +14,7 @@ from culturebias.adapters.reports.html.drilldown import Drill, as_record, items_
 from culturebias.adapters.reports.html.comparison_card import comparison_card
 from culturebias.adapters.reports.html.page import disclosure, figure, page, text
 from culturebias.adapters.reports.html.tree import render_block
+from culturebias.adapters.reports.html.verdict import comparison_verdict_sections
 from culturebias.adapters.reports.html.words import title_words
 from culturebias.domain.comparison.envelope import Comparison
 
@@ -118,13 +119,22 @@ def comparison_page(
 class HtmlComparisonReport:
     """Writes comparison.html; ``items`` gives a compared run's audit records for the drill-down."""
 
-    def __init__(self, items: RunItems | None = None, title: str | None = None, language: str | None = None, verdict: str = ""):
+    def __init__(
+        self,
+        items: RunItems | None = None,
+        title: str | None = None,
+        language: str | None = None,
+        verdict: str = "",
+        verdicts: Sequence[Any] = (),  # Any: PolicyVerdicts of `culturebias check` on the compared runs
+    ):
         self.items = items
         self.title = title
         self.language = language
         self.verdict = verdict
+        self.verdicts = verdicts
 
     def write(self, comparison: Comparison[Any], out_dir: Path, figures: Sequence[Path] = ()) -> list[Path]:  # Any: a comparison of any benchmark
         path = Path(out_dir) / REPORT_FILE
-        path.write_text(comparison_page(comparison, figures, self.items, self.title, self.verdict, self.language), encoding="utf-8")
+        verdict = self.verdict or comparison_verdict_sections(self.verdicts, comparison)
+        path.write_text(comparison_page(comparison, figures, self.items, self.title, verdict, self.language), encoding="utf-8")
         return [path]

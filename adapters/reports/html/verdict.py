@@ -1,12 +1,12 @@
-"""The policy verdict a checked run's report.html opens with (``culturebias check``)."""
+"""The policy verdict a checked run's report.html, and a comparison of checked runs, open with (``culturebias check``)."""
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import Any
 
+from culturebias.adapters.reports.comparison_verdicts import MARKS, compared_verdicts
 from culturebias.adapters.reports.html.page import text
-
-MARKS = {"pass": "PASS", "fail": "FAIL", "inconclusive": "INCONCLUSIVE"}
 
 
 def verdict_section(verdict: Any, run_id: str | None = None) -> str:  # Any: a PolicyVerdict
@@ -27,3 +27,23 @@ def verdict_section(verdict: Any, run_id: str | None = None) -> str:  # Any: a P
         f"{text(verdict.checked_at)} by culturebias {text(verdict.culturebias_version)}.</p>"
         f"<table><thead><tr>{head}</tr></thead><tbody>{''.join(rows)}</tbody></table></section>"
     )
+
+
+def comparison_verdict_sections(verdicts: Sequence[Any], comparison: Any) -> str:  # Any: PolicyVerdicts, a Comparison
+    """comparison.html's opening where a policy was checked on the compared runs: each criterion with its run."""
+    sections = []
+    for shown in compared_verdicts(verdicts, comparison):
+        v = shown.verdict
+        rows = "".join(
+            f'<tr><th scope="row">{text(c.name)}</th><td>{text(run)}</td><td class="verdict-{c.outcome}">'
+            f"<strong>{MARKS[c.outcome]}</strong></td><td>{text(c.reason)}</td></tr>"
+            for c, run in shown.criteria
+        )
+        head = "".join(f"<th>{h}</th>" for h in ("criterion", "run", "verdict", "reason"))
+        sections.append(
+            f'<section class="verdict"><h2>Verdict of policy {text(v.policy)}: {MARKS[v.outcome]}</h2>'
+            f'<p class="muted">{v.counts.passed} pass, {v.counts.failed} fail, {v.counts.inconclusive} inconclusive; '
+            f"checked {text(v.checked_at)} by culturebias {text(v.culturebias_version)}.</p>"
+            f"<table><thead><tr>{head}</tr></thead><tbody>{rows}</tbody></table></section>"
+        )
+    return "".join(sections)
