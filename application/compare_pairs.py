@@ -22,7 +22,7 @@ RecordsOf = Callable[[str], Sequence[Any] | None]
 
 
 def _units(
-    unit_values: UnitValuesOf, summary: RunSummary, records: Sequence[Any] | None, metric: HeadlineMetric, label: str
+    unit_values: UnitValuesOf, summary: RunSummary, records: Sequence[Any] | None, metric: HeadlineMetric, label: str  # Any: ItemRecords or their JSON
 ) -> UnitValues | str:
     try:
         found = unit_values(summary, records, metric, None)

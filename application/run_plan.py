@@ -52,23 +52,23 @@ class Collected:
 class CollectingPort:
     """A model port that records requests and answers with placeholders; everything else is the real port's."""
 
-    def __init__(self, port: Any, collected: Collected):
+    def __init__(self, port: Any, collected: Collected):  # Any: the wrapped model ports, their requests and progress, of any kind
         self._port = port
         self._collected = collected
 
-    def __getattr__(self, name: str) -> Any:
+    def __getattr__(self, name: str) -> Any:  # Any: the wrapped model ports, their requests and progress, of any kind
         return getattr(self._port, name)
 
-    def loglikelihood(self, requests: Sequence[LoglikelihoodRequest], progress: Any = None) -> list[LoglikelihoodResult]:
+    def loglikelihood(self, requests: Sequence[LoglikelihoodRequest], progress: Any = None) -> list[LoglikelihoodResult]:  # Any: the wrapped model ports, their requests and progress, of any kind
         self._collected.loglikelihood.extend(requests)
         return [LoglikelihoodResult(logprob=-1.0, n_tokens=1, is_greedy=False) for _ in requests]
 
-    def generate(self, requests: Sequence[GenerationRequest], progress: Any = None) -> list[GenerationResult]:
+    def generate(self, requests: Sequence[GenerationRequest], progress: Any = None) -> list[GenerationResult]:  # Any: the wrapped model ports, their requests and progress, of any kind
         self._collected.generation.extend(requests)
         return [GenerationResult(text=PLACEHOLDER_REPLY) for _ in requests]
 
     def pseudo_loglikelihood(
-        self, requests: Sequence[PseudoLoglikelihoodRequest], progress: Any = None
+        self, requests: Sequence[PseudoLoglikelihoodRequest], progress: Any = None  # Any: the wrapped model ports, their requests and progress, of any kind
     ) -> list[PseudoLoglikelihoodResult]:
         self._collected.pseudo_loglikelihood.extend(requests)
         return [PseudoLoglikelihoodResult(logprob=-1.0, n_tokens=1) for _ in requests]
@@ -78,8 +78,8 @@ class CollectingPort:
 RequestText = Callable[[Any], str]
 
 
-def request_text(render_chat: Callable[[Any], str] | None) -> RequestText:
-    def text(request: Any) -> str:
+def request_text(render_chat: Callable[[Any], str] | None) -> RequestText:  # Any: the wrapped model ports, their requests and progress, of any kind
+    def text(request: Any) -> str:  # Any: the wrapped model ports, their requests and progress, of any kind
         if isinstance(request, LoglikelihoodRequest):
             return request.context + request.continuation
         if isinstance(request, PseudoLoglikelihoodRequest):
@@ -116,7 +116,7 @@ class Planner:
     model: str
     tokenize: Callable[[str], list[int]] | None
     text: RequestText
-    compute: Callable[[Stage, list[Any]], Any] | None
+    compute: Callable[[Stage, list[Any]], Any] | None  # Any: the wrapped model ports, their requests and progress, of any kind
     prices: Prices = field(default_factory=Prices)
     budget: Budget = field(default_factory=Budget)
     calibration_requests: int = CALIBRATION_REQUESTS
@@ -126,7 +126,7 @@ class Planner:
         tokenize = self.tokenize or estimated_tokens
         stages = []
         for stage in ("loglikelihood", "generation", "pseudo_loglikelihood"):
-            requests: list[Any] = getattr(collected, stage)
+            requests: list[Any] = getattr(collected, stage)  # Any: the wrapped model ports, their requests and progress, of any kind
             if requests:
                 stages.append(self._stage(stage, requests, tokenize))
         totals = {k: sum(getattr(s, k) for s in stages) for k in ("requests", "tokens", "input_tokens", "output_tokens", "distinct_tokens")}
@@ -147,7 +147,7 @@ class Planner:
             **totals,
         )
 
-    def _stage(self, stage: Stage, requests: list[Any], tokenize: Callable[[str], list[int]]) -> StagePlan:
+    def _stage(self, stage: Stage, requests: list[Any], tokenize: Callable[[str], list[int]]) -> StagePlan:  # Any: the wrapped model ports, their requests and progress, of any kind
         sequences = [tokenize(self.text(r)) for r in requests]
         outputs = [r.params.max_new_tokens for r in requests] if stage == "generation" else [0] * len(requests)
         input_tokens = sum(len(s) for s in sequences)
@@ -185,23 +185,23 @@ class Planner:
 class BudgetedPort:
     """A model port that stops before a call would take the run past its budget (module doc)."""
 
-    def __init__(self, port: Any, spent: "Spent"):
+    def __init__(self, port: Any, spent: "Spent"):  # Any: the wrapped model ports, their requests and progress, of any kind
         self._port = port
         self._spent = spent
 
-    def __getattr__(self, name: str) -> Any:
+    def __getattr__(self, name: str) -> Any:  # Any: the wrapped model ports, their requests and progress, of any kind
         return getattr(self._port, name)
 
-    def loglikelihood(self, requests: Sequence[LoglikelihoodRequest], progress: Any = None) -> list[LoglikelihoodResult]:
+    def loglikelihood(self, requests: Sequence[LoglikelihoodRequest], progress: Any = None) -> list[LoglikelihoodResult]:  # Any: the wrapped model ports, their requests and progress, of any kind
         self._spent.charge(requests, 0)
         return list(self._port.loglikelihood(requests, progress))
 
-    def generate(self, requests: Sequence[GenerationRequest], progress: Any = None) -> list[GenerationResult]:
+    def generate(self, requests: Sequence[GenerationRequest], progress: Any = None) -> list[GenerationResult]:  # Any: the wrapped model ports, their requests and progress, of any kind
         self._spent.charge(requests, sum(r.params.max_new_tokens for r in requests))
         return list(self._port.generate(requests, progress))
 
     def pseudo_loglikelihood(
-        self, requests: Sequence[PseudoLoglikelihoodRequest], progress: Any = None
+        self, requests: Sequence[PseudoLoglikelihoodRequest], progress: Any = None  # Any: the wrapped model ports, their requests and progress, of any kind
     ) -> list[PseudoLoglikelihoodResult]:
         self._spent.charge(requests, 0)
         return list(self._port.pseudo_loglikelihood(requests, progress))
@@ -212,13 +212,13 @@ class Spent:
     """What this process asked of the model in one run, against the budget."""
 
     budget: Budget
-    count_tokens: Callable[[Any], int]
+    count_tokens: Callable[[Any], int]  # Any: the wrapped model ports, their requests and progress, of any kind
     prices: Prices = field(default_factory=Prices)
     requests: int = 0
     input_tokens: int = 0
     output_tokens: int = 0
 
-    def charge(self, requests: Sequence[Any], output_tokens: int) -> None:
+    def charge(self, requests: Sequence[Any], output_tokens: int) -> None:  # Any: the wrapped model ports, their requests and progress, of any kind
         n = len(requests)
         tokens = sum(self.count_tokens(r) for r in requests) if self.budget.max_tokens or self.budget.max_cost else 0
         after = (self.requests + n, self.input_tokens + tokens, self.output_tokens + output_tokens)

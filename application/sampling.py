@@ -10,7 +10,7 @@ T = TypeVar("T")
 
 
 def sampled_items(
-    items: Sequence[T], options: Any, run_seed: int, strata: Strata[T] | None, unit_of: Callable[[T], str] | None = None
+    items: Sequence[T], options: Any, run_seed: int, strata: Strata[T] | None, unit_of: Callable[[T], str] | None = None  # Any: the benchmark's own options model
 ) -> tuple[list[T], SampleBlock | None]:
     """``items`` as ``protocol.sample`` draws them (seed ``protocol.sample_seed``, else ``run.seed``); all without it."""
     n = getattr(options, "sample", None)

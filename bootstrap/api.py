@@ -189,8 +189,8 @@ def run_evaluation(
 
 
 def planned_run(
-    benchmark: str, settings: Settings, container: Any, service: Any, source: Any, resume: bool, printed: bool
-) -> Callable[[Any], Any] | None:
+    benchmark: str, settings: Settings, container: Any, service: Any, source: Any, resume: bool, printed: bool  # Any: JSON-like settings sections and the benchmark's own service, source and container
+) -> Callable[[Any], Any] | None:  # Any: JSON-like settings sections and the benchmark's own service, source and container
     """The run's plan, shown before anything is written (printed on stderr for the CLI, logged always), a
     run above its budget refused; the port wrapper that stops the run at its budget (None without one).
 
@@ -234,10 +234,10 @@ def plan_evaluation(benchmark: str, settings: Settings, *, calibrate: bool = Tru
 def plan(
     benchmark: str,
     *,
-    model: ModelSettings | Mapping[str, Any] | str | None = None,
-    data: DataSettings | Mapping[str, Any] | str | Path | None = None,
-    options: BaseModel | Mapping[str, Any] | None = None,
-    run: RunSettings | Mapping[str, Any] | None = None,
+    model: ModelSettings | Mapping[str, Any] | str | None = None,  # Any: JSON-like settings sections and the benchmark's own service, source and container
+    data: DataSettings | Mapping[str, Any] | str | Path | None = None,  # Any: JSON-like settings sections and the benchmark's own service, source and container
+    options: BaseModel | Mapping[str, Any] | None = None,  # Any: JSON-like settings sections and the benchmark's own service, source and container
+    run: RunSettings | Mapping[str, Any] | None = None,  # Any: JSON-like settings sections and the benchmark's own service, source and container
     settings: Settings | None = None,
     sample: int | None = None,
     calibrate: bool = True,
@@ -394,7 +394,7 @@ def evaluate_many(
     return {name: result.summary for name, result in results.items()}
 
 
-def with_sample(options: BaseModel | Mapping[str, Any] | None, sample: int | None) -> BaseModel | Mapping[str, Any] | None:
+def with_sample(options: BaseModel | Mapping[str, Any] | None, sample: int | None) -> BaseModel | Mapping[str, Any] | None:  # Any: JSON-like settings sections and the benchmark's own service, source and container
     """``options`` with ``sample`` (the API's ``sample=N``) as ``protocol.sample``; unchanged without one."""
     if sample is None:
         return options

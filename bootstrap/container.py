@@ -198,7 +198,7 @@ def open_embedder(spec: str):
     return open_(spec)
 
 
-def make_context_factory(container: Container, wrap: Callable[[Any], Any] | None = None, store_object: Any = None):
+def make_context_factory(container: Container, wrap: Callable[[Any], Any] | None = None, store_object: Any = None):  # Any: the port wrapper and a store object of any backend
     """``run_id -> RunContext`` with every model port resolved on first use.
 
     ``wrap`` wraps each model port the run computes with (a plan's recording ports, a budget's counting

@@ -26,17 +26,17 @@ from culturebias.logs import get_logger
 log = get_logger("culturebias.plan")
 
 
-def budget_of(settings: Any) -> Budget:
+def budget_of(settings: Any) -> Budget:  # Any: the settings, container, service and source of any benchmark, and its requests
     run = settings.run
     return Budget(max_requests=run.max_requests, max_tokens=run.max_tokens, max_cost=run.max_cost)
 
 
-def prices_of(container: Any) -> Prices:
+def prices_of(container: Any) -> Prices:  # Any: the settings, container, service and source of any benchmark, and its requests
     model = container.model_options()
     return Prices(model.price_per_1k_input_tokens, model.price_per_1k_output_tokens)
 
 
-def model_tokenizer(container: Any) -> Callable[[str], list[int]] | None:
+def model_tokenizer(container: Any) -> Callable[[str], list[int]] | None:  # Any: the settings, container, service and source of any benchmark, and its requests
     """The evaluated model's tokenizer as text → ids; None for a backend without one (a served model)."""
     backend = container.model_backend()
     tokenizer = getattr(backend, "tokenizer", None)
@@ -48,7 +48,7 @@ def model_tokenizer(container: Any) -> Callable[[str], list[int]] | None:
     return lambda text: list(built(text, add_special_tokens=False)["input_ids"])
 
 
-def _chat_renderer(container: Any) -> Callable[[Any], str] | None:
+def _chat_renderer(container: Any) -> Callable[[Any], str] | None:  # Any: the settings, container, service and source of any benchmark, and its requests
     try:
         templater = container.model_backend().templater()
     except Exception:  # no templater: chat requests are counted by their message texts
@@ -70,7 +70,7 @@ def _quiet_dry_run() -> Iterator[None]:
         logger.setLevel(level)
 
 
-def dry_run(benchmark: str, settings: Any, container: Any, service: Any, source: Any) -> Collected:
+def dry_run(benchmark: str, settings: Any, container: Any, service: Any, source: Any) -> Collected:  # Any: the settings, container, service and source of any benchmark, and its requests
     """Every request the run would ask, from the service run on recording ports and a throwaway store."""
     collected = Collected()
     from culturebias.bootstrap.container import make_context_factory
@@ -95,14 +95,14 @@ def dry_run(benchmark: str, settings: Any, container: Any, service: Any, source:
 
 
 def make_plan(
-    benchmark: str, settings: Any, container: Any, service: Any, source: Any, *, calibrate: bool = True
+    benchmark: str, settings: Any, container: Any, service: Any, source: Any, *, calibrate: bool = True  # Any: the settings, container, service and source of any benchmark, and its requests
 ) -> RunPlan:
     """The run's plan: its requests from a dry run, tokens, distinct tokens, ETA (``calibrate``), cost."""
     tokenize = model_tokenizer(container)  # a local model loads here, its log lines outside the quiet dry run
     collected = dry_run(benchmark, settings, container, service, source)
     backend = container.model_backend() if calibrate else None
 
-    def compute(stage: Stage, requests: list[Any]) -> Any:
+    def compute(stage: Stage, requests: list[Any]) -> Any:  # Any: the settings, container, service and source of any benchmark, and its requests
         port = {"loglikelihood": "scorer", "generation": "generator", "pseudo_loglikelihood": "pseudo_scorer"}[stage]
         method = {"loglikelihood": "loglikelihood", "generation": "generate", "pseudo_loglikelihood": "pseudo_loglikelihood"}
         return getattr(getattr(backend, port)(), method[stage])(requests)
@@ -121,7 +121,7 @@ def make_plan(
     return planner.plan(collected, sample=drawn.sentence() if drawn is not None else None)
 
 
-def budget_wrapper(settings: Any, container: Any) -> Callable[[Any], Any] | None:
+def budget_wrapper(settings: Any, container: Any) -> Callable[[Any], Any] | None:  # Any: the settings, container, service and source of any benchmark, and its requests
     """The port wrapper that stops a run at its budget; None without a budget."""
     budget = budget_of(settings)
     if not budget.set:

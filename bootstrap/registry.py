@@ -169,7 +169,7 @@ class BenchmarkDescriptor:
     def unit_values_function(self) -> UnitValuesOf | None:
         return resolve(self.unit_values) if self.unit_values is not None else None
 
-    def sample_strata(self) -> Strata[Any] | None:
+    def sample_strata(self) -> Strata[Any] | None:  # Any: a plugin's own item type
         return resolve(self.strata) if self.strata is not None else None
 
 

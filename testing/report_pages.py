@@ -26,7 +26,7 @@ PER_BENCHMARK = {
 }
 
 
-def reference_summary(name: str, run_id: str = "run-1", model: str = "example-org/model-7b", **changes: Any) -> Any:
+def reference_summary(name: str, run_id: str = "run-1", model: str = "example-org/model-7b", **changes: Any) -> Any:  # Any: a benchmark's own summary model
     """The typed summary of stored reference run ``name`` (``kobbq_replay``), as if ``model`` had run it."""
     content = json.loads((FIXTURES / f"{name}.json").read_text(encoding="utf-8"))
     benchmark = content["benchmark"]
@@ -50,7 +50,7 @@ def reference_summary(name: str, run_id: str = "run-1", model: str = "example-or
     return registry().benchmark(benchmark).summary_model().model_validate(payload)
 
 
-def write_run_report(summary: Any, out: Path) -> Path:
+def write_run_report(summary: Any, out: Path) -> Path:  # Any: a benchmark's own summary model
     """report.md, its figures and report.html of ``summary`` in ``out``; the path of report.html."""
     from culturebias.adapters.reports.html.run_report import HtmlRunReport, WithHtml
 
@@ -61,7 +61,7 @@ def write_run_report(summary: Any, out: Path) -> Path:
     return next(p for p in written if Path(p).name == "report.html")
 
 
-def write_comparison(summaries: list[Any], out: Path) -> Path:
+def write_comparison(summaries: list[Any], out: Path) -> Path:  # Any: a benchmark's own summary model
     """comparison.json, comparison.md and comparison.html of ``summaries`` in ``out``; the path of comparison.html."""
     from culturebias.bootstrap.api import compare_runs
 

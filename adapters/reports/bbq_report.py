@@ -293,7 +293,7 @@ def cbbq_derivation(summary: CBBQSummary) -> str:
     )
 
 
-def cbbq_answers(counts: Any, key: str) -> int:
+def cbbq_answers(counts: Any, key: str) -> int:  # Any: a CBBQ answer-counts block or its JSON
     """The answers a category's score divides by: ambiguous ones, non-unknown disambiguated ones, or both."""
     amb, dis = counts.n_amb, counts.n_dis - counts.n_dis_unknown
     return {"s_amb": amb, "s_dis": dis}.get(key, amb + dis)

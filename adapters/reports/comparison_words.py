@@ -16,7 +16,7 @@ def number(value: float | None, signed: bool = False) -> str:
     return shown.replace("-", "−")
 
 
-def metric_values(comparison: Comparison[Any], metric: HeadlineMetric) -> dict[str, float | None]:
+def metric_values(comparison: Comparison[Any], metric: HeadlineMetric) -> dict[str, float | None]:  # Any: a comparison of any benchmark
     return {label: (e.value if (e := comparison.headlines.get(label, {}).get(metric.name)) else None) for label in comparison.labels()}
 
 
@@ -51,13 +51,13 @@ def pair_sentence(metric: HeadlineMetric, pair: HeadlinePair) -> str:
     return f"{pair.b} {verb} than {pair.a} on {metric.label} ({metric.direction_words()}): {tested}."
 
 
-def ranking_words(comparison: Comparison[Any], metric: HeadlineMetric) -> str:
+def ranking_words(comparison: Comparison[Any], metric: HeadlineMetric) -> str:  # Any: a comparison of any benchmark
     """``B = C > A``: best first, "=" between runs whose paired difference is not significant."""
     tiers = ranking(metric, metric_values(comparison, metric), comparison.headline_pairs)
     return " > ".join(" = ".join(tier) for tier in tiers)
 
 
-def answer_section(comparison: Comparison[Any]) -> str:
+def answer_section(comparison: Comparison[Any]) -> str:  # Any: a comparison of any benchmark
     """comparison.md's first section: the ranking on each headline and each pair in words."""
     metrics = {m.name: m for m in comparison.headline_metrics}
     if not metrics:

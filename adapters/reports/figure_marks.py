@@ -78,7 +78,7 @@ def mark_zero_bars(ax: Any, bars: Any, values: Sequence[float | None], fontsize:
         )
 
 
-def label_bar_n(ax: Any, bars: Any, values: Sequence[float | None], ns: Sequence[int | None], highs: Sequence[float | None] = ()) -> None:
+def label_bar_n(ax: Any, bars: Any, values: Sequence[float | None], ns: Sequence[int | None], highs: Sequence[float | None] = ()) -> None:  # Any: matplotlib axes and bar containers (matplotlib is read as Any)
     """Write ``n=…`` above each bar (past the top of its error bar, ``highs``); nothing where n is unknown."""
     highs = list(highs) or [None] * len(values)
     for bar, value, n, high in zip(bars, values, ns, highs):
@@ -89,7 +89,7 @@ def label_bar_n(ax: Any, bars: Any, values: Sequence[float | None], ns: Sequence
                     ha="center", va="bottom", fontsize=6)
 
 
-def nothing_to_show(ax: Any, why: str) -> None:
+def nothing_to_show(ax: Any, why: str) -> None:  # Any: matplotlib axes and bar containers (matplotlib is read as Any)
     """In place of empty axes: the reason the figure has no bar, in words."""
     ax.set_axis_off()
     ax.text(0.5, 0.5, f"Nothing to show: {why}", ha="center", va="center", wrap=True, fontsize=10, transform=ax.transAxes)

@@ -28,7 +28,7 @@ def value_cell(entry: HeadlineValue | None) -> str:
     return f'<td class="num" data-v="{entry.value!r}"><strong>{number(entry.value)}</strong>{ci}</td>'
 
 
-def models_table(comparison: Comparison[Any]) -> str:
+def models_table(comparison: Comparison[Any]) -> str:  # Any: a comparison of any benchmark
     metrics = comparison.headline_metrics
     head = "".join(f"<th>{text(m.label)}<br><span class=\"muted\">{text(m.direction_words())}</span></th>" for m in metrics)
     rows = "".join(
@@ -40,13 +40,13 @@ def models_table(comparison: Comparison[Any]) -> str:
     return f'<table class="sortable models"><thead><tr><th>model</th>{head}</tr></thead><tbody>{rows}</tbody></table>'
 
 
-def ranking_line(metric: HeadlineMetric, comparison: Comparison[Any]) -> str:
+def ranking_line(metric: HeadlineMetric, comparison: Comparison[Any]) -> str:  # Any: a comparison of any benchmark
     tiers = ranking(metric, metric_values(comparison, metric), comparison.headline_pairs)
     shown = " &gt; ".join(" = ".join(f"<strong>{text(label)}</strong>" for label in tier) for tier in tiers)
     return f"<li>{text(metric.label)} ({text(metric.direction_words())}): {shown}</li>"
 
 
-def comparison_card(comparison: Comparison[Any], title: str) -> str:
+def comparison_card(comparison: Comparison[Any], title: str) -> str:  # Any: a comparison of any benchmark
     metrics = comparison.headline_metrics
     if not metrics:
         return ""

@@ -37,7 +37,7 @@ def runs_table(comparison: Comparison[Any]) -> str:  # Any: a comparison of any 
     return f'<table class="sortable"><thead><tr>{head}</tr></thead><tbody>{rows}</tbody></table>'
 
 
-def banner_text(comparison: Comparison[Any]) -> str:
+def banner_text(comparison: Comparison[Any]) -> str:  # Any: a comparison of any benchmark
     if len(comparison.data_fingerprints) <= 1:
         return f"data fingerprint {comparison.data_fingerprints[0]} (the same for every run)"
     return "data fingerprints " + ", ".join(comparison.data_fingerprints)
@@ -72,7 +72,7 @@ def comparison_drill(comparison: Comparison[Any], items: RunItems | None) -> Dri
     return Drill(records, known=[run.label for run in comparison.runs])
 
 
-def body_sections(comparison: Comparison[Any], drill: Drill | None) -> list[str]:
+def body_sections(comparison: Comparison[Any], drill: Drill | None) -> list[str]:  # Any: a comparison of any benchmark
     """Each view of the benchmark's comparison body behind its own disclosure."""
     body = comparison.body.model_dump(mode="json")
     return [

@@ -26,7 +26,7 @@ def _value(summary: RunSummary, metric: HeadlineMetric) -> HeadlineValue | None:
         return None
 
 
-def not_measured_reason(summary: Any) -> str | None:
+def not_measured_reason(summary: Any) -> str | None:  # Any: a benchmark's own summary blocks and JSON values
     """The summary's own reason why its headline cannot be read (``not_measured``, where the schema has it)."""
     reason = getattr(summary, "not_measured", None)
     return reason if isinstance(reason, str) and reason else None
@@ -68,11 +68,11 @@ def metric_row(summary: RunSummary, metric: HeadlineMetric) -> str:
     )
 
 
-def _field(block: Any, name: str) -> Any:
+def _field(block: Any, name: str) -> Any:  # Any: a benchmark's own summary blocks and JSON values
     return block.get(name) if isinstance(block, Mapping) else getattr(block, name, None)
 
 
-def _count(value: Any) -> str:
+def _count(value: Any) -> str:  # Any: a benchmark's own summary blocks and JSON values
     return f"{value:,}" if isinstance(value, int) else "?" if value is None else str(value)
 
 

@@ -73,7 +73,7 @@ def title_of(name: str) -> str:
     return title_words(name)
 
 
-def shown(value: Any) -> Any:
+def shown(value: Any) -> Any:  # Any: JSON values
     """A value as the page shows it: an enum-like key (``out_of_choice``) in words, anything else as it is."""
     if isinstance(value, str):
         return prose(value)
