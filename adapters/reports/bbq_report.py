@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Any
 
 from culturebias.adapters.reports.bbq_fidelity_report import (
     kobbq_extra_section,
