@@ -8,7 +8,7 @@ built. Exports go through an ``ItemTableWriter`` (``adapters/table_files.py``).
 from __future__ import annotations
 
 import json
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import cast
@@ -17,7 +17,7 @@ from culturebias.application.audit import stored_items
 from culturebias.application.out_folder import JOURNAL_FILE
 from culturebias.domain.audit import META_PREFIX, SCORE_PREFIX, ItemRecord, matches
 from culturebias.domain.errors import ConfigError, CultureBiasError, DataError
-from culturebias.domain.export_schema import RunRecords
+from culturebias.domain.export_schema import COMMON_META, RunRecords
 from culturebias.domain.leaderboard import EVALUATED_ROLES
 from culturebias.domain.runs import RunManifest
 from culturebias.domain.summary import RunSummary
@@ -126,6 +126,7 @@ def load_run_records(
     store: StoreRef | None = None,
     *,
     archive: RunArchive,
+    meta_columns: Callable[[str], Mapping[str, str]] | None = None,
 ) -> RunRecords:
     """The run's item records (in recorded order) that match every ``field=value`` of ``where``, at most ``limit``,
     with the run's id, benchmark, model and model fingerprint."""
@@ -146,7 +147,8 @@ def load_run_records(
         _check_fields(records, wanted)
     found = [r for r in records if matches(r, wanted)] if wanted else records
     found = found[:limit] if limit is not None else found
-    return RunRecords(manifest.run_id, manifest.benchmark, model, fingerprint, found)
+    declared = dict(COMMON_META) if meta_columns is None else meta_columns(manifest.benchmark)
+    return RunRecords(manifest.run_id, manifest.benchmark, model, fingerprint, found, declared)
 
 
 def load_samples(
@@ -171,13 +173,15 @@ def export_samples(
     store: StoreRef | None = None,
     archive: RunArchive,
     tables: ItemTableWriter,
+    meta_columns: Callable[[str], Mapping[str, str]] | None = None,
 ) -> int:
     """Write the matching item records of a run, or of several runs into one table, to ``out`` as a ``format``
-    table (``where`` and ``limit`` apply to each run); returns the rows written."""
+    table (``where`` and ``limit`` apply to each run; ``meta_columns``: a benchmark's declared metadata columns);
+    returns the rows written."""
     if format not in tables.formats:  # before the store is read
         raise ConfigError(f"unknown export format {format!r} (choose one of: {', '.join(tables.formats)})")
     refs: list[RunRef] = list(run) if isinstance(run, (list, tuple)) else [cast("RunRef", run)]  # a str is a Sequence too
     if not refs:
         raise ConfigError("export needs at least one run")
-    runs = [load_run_records(ref, where, limit, store, archive=archive) for ref in refs]
+    runs = [load_run_records(ref, where, limit, store, archive=archive, meta_columns=meta_columns) for ref in refs]
     return tables.write(runs, Path(out).expanduser(), format)

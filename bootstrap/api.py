@@ -658,7 +658,17 @@ def export_samples(
     from culturebias.adapters.table_files import ItemTables
     from culturebias.application.samples import export_samples as export
 
-    return export(run, path, format, where=where, limit=limit, store=store, archive=ARCHIVE, tables=ItemTables())
+    return export(
+        run, path, format, where=where, limit=limit, store=store, archive=ARCHIVE, tables=ItemTables(), meta_columns=export_meta_of
+    )
+
+
+def export_meta_of(benchmark: str) -> dict[str, str]:
+    """A benchmark's declared export metadata columns; a run of a benchmark not installed here: the common ones."""
+    from culturebias.domain.export_schema import COMMON_META
+
+    table = registry().benchmarks
+    return registry().benchmark(benchmark).export_meta_columns() if benchmark in table.names() else dict(COMMON_META)
 
 
 def leaderboard(

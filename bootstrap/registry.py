@@ -18,6 +18,7 @@ import threading
 from pathlib import Path
 from dataclasses import dataclass, field
 from importlib import metadata
+from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any, Callable, Generic, Literal, Protocol, TypeVar
 
 from pydantic import BaseModel
@@ -31,6 +32,7 @@ from culturebias.ports.reporting import ReportWriter
 from culturebias.domain.comparison.envelope import Comparison
 from culturebias.domain.comparison.headline_body import HeadlineComparison, compare_headlines
 from culturebias.domain.errors import PluginError, UnknownNameError
+from culturebias.domain.export_schema import COMMON_META
 from culturebias.domain.headlines import HeadlineMetric, headline_problems
 from culturebias.domain.presets import Preset
 from culturebias.domain.stratified import Strata
@@ -123,6 +125,9 @@ class BenchmarkDescriptor:
     # per-unit data (resampling unit ids, what each carries, the statistic that recomputes the headline), for
     # the paired baseline test of ``culturebias check``; raises ``NoUnitValues`` saying why a run has none.
     # Without it, baseline criteria on this benchmark are inconclusive (or decided on the point estimates).
+    # The metadata columns its item records carry in an export (``meta.<field>`` → Arrow type name, declared in the
+    # benchmark's domain package); without it, its exports have the run and item columns and any metadata as text.
+    export_meta: str | Mapping[str, str] | None = None
     unit_values: str | UnitValuesOf | None = None
     # ``domain.stratified.Strata``: the design cells ``--sample N`` stratifies by and the unit it draws whole
     # (the service draws with the same object, from the benchmark's domain package). Without it, a service
@@ -168,6 +173,11 @@ class BenchmarkDescriptor:
 
     def unit_values_function(self) -> UnitValuesOf | None:
         return resolve(self.unit_values) if self.unit_values is not None else None
+
+    def export_meta_columns(self) -> dict[str, str]:
+        """Its declared export metadata columns with those every run has (``domain.export_schema.COMMON_META``)."""
+        declared = resolve(self.export_meta) if self.export_meta is not None else {}
+        return {**declared, **COMMON_META}
 
     def sample_strata(self) -> Strata[Any] | None:  # Any: a plugin's own item type
         return resolve(self.strata) if self.strata is not None else None
@@ -281,6 +291,7 @@ BENCHMARKS: tuple[BenchmarkDescriptor, ...] = (
         comparison="culturebias.domain.twbias.comparison:TWBiasComparison",
         comparison_sections="culturebias.adapters.twbias.comparison_report:twbias_sections",
         strata="culturebias.domain.twbias.strata:STRATA",
+        export_meta="culturebias.domain.twbias.export_columns:TWBIAS_EXPORT_META",
         data_licence="none stated by the authors",
         bundled_data=False,
         data_note="bring your own copy of the authors' files (data.path)",
@@ -301,6 +312,7 @@ BENCHMARKS: tuple[BenchmarkDescriptor, ...] = (
         comparison_sections="culturebias.adapters.reports.comparison_bbq:kobbq_sections",
         unit_values="culturebias.domain.kobbq.units:kobbq_unit_values",
         strata="culturebias.domain.kobbq.strata:STRATA",
+        export_meta="culturebias.domain.bbq.export_columns:BBQ_EXPORT_META",
         data_licence="MIT",
         bundled_data=True,
         expander="culturebias.application.kobbq.expand:expand_kobbq",
@@ -322,6 +334,7 @@ BENCHMARKS: tuple[BenchmarkDescriptor, ...] = (
         presets="culturebias.domain.cbbq.presets:PRESETS",
         unit_values="culturebias.domain.cbbq.units:cbbq_unit_values",
         strata="culturebias.domain.cbbq.strata:STRATA",
+        export_meta="culturebias.domain.bbq.export_columns:BBQ_EXPORT_META",
         data_licence="CC BY-SA 4.0",
         bundled_data=True,
         data_note="four categories bundled; point data.path at the full data",
@@ -342,6 +355,7 @@ BENCHMARKS: tuple[BenchmarkDescriptor, ...] = (
         comparison="culturebias.domain.mcbe.comparison:McBEComparison",
         comparison_sections="culturebias.adapters.mcbe.comparison_report:mcbe_sections",
         strata="culturebias.domain.mcbe.strata:STRATA",
+        export_meta="culturebias.domain.mcbe.export_columns:MCBE_EXPORT_META",
         presets="culturebias.domain.mcbe.presets:PRESETS",
         data_licence="CC BY 4.0 (embedded fixture written for culturebias)",
         bundled_data=True,
@@ -364,6 +378,7 @@ BENCHMARKS: tuple[BenchmarkDescriptor, ...] = (
         builder="culturebias.bootstrap.libra_build_cli:BUILDER",
         unit_values="culturebias.domain.libra.units:libra_unit_values",
         strata="culturebias.domain.libra.strata:STRATA",
+        export_meta="culturebias.domain.libra.export_columns:LIBRA_EXPORT_META",
         data_licence="CC BY 4.0 (embedded fixture written for culturebias)",
         bundled_data=True,
         data_note="embedded fixture; point data.path at the full data",

@@ -8,9 +8,10 @@ pyarrow objects (the domain imports no I/O library): ``string``, ``int64``, ``fl
 
 - ``RUN_COLUMNS``: which run and model a row comes from (every row);
 - ``ITEM_COLUMNS``: the record's own fields (every row); lists are Arrow lists;
-- ``META_TYPES``: every metadata field a built-in benchmark records (``meta.<field>``), one
-  type per name across benchmarks; ``BENCHMARK_META`` says which benchmark has which, and a
-  benchmark's export always has all of its columns, so two exports of it share one schema;
+- each benchmark declares the metadata fields it records (``meta.<field>``) in its own domain
+  package, reached through its descriptor (``export_meta``); one type per name across the
+  benchmarks of a table (``one_type_per_name``), and a benchmark's export always has all of its
+  columns, so two exports of it share one schema;
 - any other ``meta.<field>`` (a plugin's) is a ``string`` (JSON text for a value that is not
   one), every ``score.<name>`` a ``float64``.
 
@@ -23,7 +24,7 @@ from __future__ import annotations
 import json
 import math
 from collections.abc import Iterable, Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 from culturebias.domain.audit import META_PREFIX, SCORE_PREFIX, ItemRecord, flat_record
@@ -46,106 +47,33 @@ ITEM_COLUMNS: dict[str, str] = {
     "correct": "bool",
 }
 
-_BBQ = {
-    "sample_id": "string",
-    "category": "string",
-    "subcategory": "string",
-    "template_id": "string",
-    "context_condition": "string",
-    "question_polarity": "string",
-    "context_polarity": "string",
-    "label_type": "string",
-    "prompt_id": "string",
-    "permutation": "int64",
-    "mode": "string",
-    "options": "list<string>",
-    "shown_order": "list<int64>",
-    "answer_index": "int64",
-    "biased_index": "int64",
-    "unknown_index": "int64",
-    "chosen_index": "int64",
-    "chosen_letter": "string",
-    "invalid_reply": "bool",
-}
-_TWBIAS = {
-    "axis": "string",
-    "specification": "string",
-    "origin": "string",
-    "reference": "string",
-    "prompt_type": "string",
-    "sentence_id": "string",
-    "file": "string",
-    "row": "int64",
-    "toxicity": "int64",
-    "categories": "list<string>",
-}
-_MCBE = {
-    "task": "string",
-    "bei": "string",
-    "category": "string",
-    "subtype": "string",
-    "file": "string",
-    "row": "int64",
-    "words": "list<string>",
-    "default_sentence": "string",
-    "human_score": "float64",
-    "skipped": "string",
-    "unparseable": "int64",
-    "unparseable_replies": "list<string>",
-    "explanation": "string",
-    "judge_raw": "string",
-    "judge_attempts": "string",
-    "attempts": "int64",
-}
-_LIBRA = {
-    "kind": "string",
-    "category": "string",
-    "group": "string",
-    "target": "string",
-    "anti_stereotype": "string",
-    "unrelated": "string",
-    "model_type": "string",
-    "valid": "bool",
-    "stereotype_over_anti": "bool",
-    "term": "string",
-    "as_written": "string",
-    "official_definition": "string",
-    "understood": "bool",
-    "triplets": "int64",
-    "nearest_term": "string",
-}
 COMMON_META = {"repeat": "int64"}  # which of run.repeats recorded the item (0-based)
 
-BENCHMARK_META: dict[str, dict[str, str]] = {
-    "twbias": {**_TWBIAS, **COMMON_META},
-    "kobbq": {**_BBQ, **COMMON_META},
-    "cbbq": {**_BBQ, **COMMON_META},
-    "mcbe": {**_MCBE, **COMMON_META},
-    "libra": {**_LIBRA, **COMMON_META},
-}
 
 
-def _one_type_per_name() -> dict[str, str]:
+def one_type_per_name(declared: Mapping[str, Mapping[str, str]]) -> dict[str, str]:
+    """Every declared ``meta.<field>`` with its one type; ValueError naming both benchmarks when two disagree."""
     merged: dict[str, str] = {}
-    for benchmark, fields in BENCHMARK_META.items():
+    owner: dict[str, str] = {}
+    for benchmark, fields in declared.items():
         for name, kind in fields.items():
             if merged.setdefault(name, kind) != kind:
-                raise AssertionError(f"meta.{name} is {merged[name]} in one benchmark and {kind} in {benchmark}")
+                raise ValueError(f"meta.{name} is {merged[name]} in {owner[name]} and {kind} in {benchmark}: one type per column")
+            owner.setdefault(name, benchmark)
     return merged
 
 
-META_TYPES: dict[str, str] = _one_type_per_name()
 UNDECLARED_META = "string"
 SCORE_TYPE = "float64"
 
 
-def benchmark_schema(benchmark: str) -> dict[str, str]:
-    """The columns every export of ``benchmark`` has, with their types (a plugin benchmark: run and item columns)."""
-    meta = BENCHMARK_META.get(benchmark, COMMON_META)
+def benchmark_schema(meta: Mapping[str, str]) -> dict[str, str]:
+    """The columns every export of a benchmark has, with their types: run, item and its declared metadata columns
+    (its descriptor's ``export_meta_columns()``; a plugin that declares none: ``COMMON_META``)."""
     return {**RUN_COLUMNS, **ITEM_COLUMNS, **{META_PREFIX + name: kind for name, kind in sorted(meta.items())}}
 
 
-def column_type(name: str) -> str:
+def column_type(name: str, meta_types: Mapping[str, str]) -> str:
     if name in RUN_COLUMNS:
         return RUN_COLUMNS[name]
     if name in ITEM_COLUMNS:
@@ -153,21 +81,23 @@ def column_type(name: str) -> str:
     if name.startswith(SCORE_PREFIX):
         return SCORE_TYPE
     if name.startswith(META_PREFIX):
-        return META_TYPES.get(name[len(META_PREFIX) :], UNDECLARED_META)
+        return meta_types.get(name[len(META_PREFIX) :], UNDECLARED_META)
     raise KeyError(name)
 
 
-def export_columns(benchmarks: Iterable[str], rows: Iterable[Mapping[str, Any]]) -> dict[str, str]:  # Any: flat record values of any column type
-    """The columns of one table of these benchmarks' rows, in order: run, item, scores, metadata; with their types."""
+def export_columns(declared: Mapping[str, Mapping[str, str]], rows: Iterable[Mapping[str, Any]]) -> dict[str, str]:  # Any: flat record values of any column type
+    """The columns of one table of these benchmarks' rows (``declared``: benchmark → its metadata columns), in order:
+    run, item, scores, metadata; with their types."""
+    meta_types = one_type_per_name(declared)
     found: set[str] = set()
-    for benchmark in benchmarks:
-        found |= set(benchmark_schema(benchmark))
+    for fields in declared.values():
+        found |= set(benchmark_schema(fields))
     for row in rows:
         found |= set(row)
     scores = sorted(n for n in found if n.startswith(SCORE_PREFIX))
     meta = sorted(n for n in found if n.startswith(META_PREFIX))
     fixed = [n for n in (*RUN_COLUMNS, *ITEM_COLUMNS)]
-    return {name: column_type(name) for name in (*fixed, *scores, *meta)}
+    return {name: column_type(name, meta_types) for name in (*fixed, *scores, *meta)}
 
 
 @dataclass(frozen=True)
@@ -179,6 +109,8 @@ class RunRecords:
     model: str | None  # the evaluated model's name; a run that never finished: its model.path
     model_fingerprint: str | None  # ModelIdentity.cache_key(); None for a run that never finished
     records: Sequence[ItemRecord]
+    # The benchmark's declared metadata columns (its descriptor's ``export_meta_columns()``).
+    meta_columns: Mapping[str, str] = field(default_factory=lambda: dict(COMMON_META))
 
     def rows(self) -> list[dict[str, Any]]:  # Any: flat record values of any column type
         """Flat rows naming the run; ``texts`` and ``loglikelihoods`` as lists (the item columns' Arrow lists)."""
@@ -192,7 +124,11 @@ class RunRecords:
 def typed_rows(runs: Sequence[RunRecords]) -> tuple[dict[str, str], list[dict[str, Any]]]:  # Any: flat record values of any column type
     """The columns of one table of these runs (``export_columns``) and every row, each value of its column's type."""
     raw = [(run.run_id, row) for run in runs for row in run.rows()]
-    columns = export_columns([run.benchmark for run in runs], (row for _, row in raw))
+    declared = {run.benchmark: run.meta_columns for run in runs}
+    try:
+        columns = export_columns(declared, (row for _, row in raw))
+    except ValueError as clash:
+        raise DataError(str(clash), file=", ".join(run.run_id for run in runs)) from clash
     rows = []
     for run_id, row in raw:
         where = f"run {run_id}, item {row.get('item_id')}"
@@ -236,7 +172,7 @@ def coerce(value: Any, kind: str, where: str) -> Any:  # Any: a value of any col
     raise ValueError(f"unknown column type {kind!r}")
 
 
-def schema_markdown() -> str:
+def schema_markdown(declared: Mapping[str, Mapping[str, str]]) -> str:
     """docs/EXPORT_SCHEMA.md: the columns of every benchmark's export and their Arrow types (a test keeps it in step)."""
     lines = [
         "# The Arrow schema of `culturebias export`",
@@ -254,7 +190,7 @@ def schema_markdown() -> str:
         "|---|---|",
         *(f"| `{name}` | `{kind}` |" for name, kind in {**RUN_COLUMNS, **ITEM_COLUMNS}.items()),
     ]
-    for benchmark, fields in BENCHMARK_META.items():
+    for benchmark, fields in declared.items():
         lines += ["", f"## {benchmark}", "", "| column | type |", "|---|---|"]
         lines += [f"| `meta.{name}` | `{kind}` |" for name, kind in sorted(fields.items())]
     return "\n".join(lines) + "\n"

@@ -12,6 +12,7 @@ from pathlib import Path
 import pytest
 
 import culturebias
+from culturebias.bootstrap.registry import registry
 from culturebias.domain.export_schema import benchmark_schema
 from culturebias.adapters.judge import GeneratorJudge
 from culturebias.testing.scripted import ScriptedGenerator, ScriptedScorer, ScriptedTemplater
@@ -296,7 +297,7 @@ def test_export_in_all_three_formats(runs, benchmark, tmp_path):
     assert [r["item_id"] for r in rows] == [r["item_id"] for r in lines] == [r.item_id for r in records]
     meta = sorted(k for k in lines[0] if k.startswith("meta."))
     # the benchmark's declared columns (docs/EXPORT_SCHEMA.md) and any the records hold
-    assert set(meta) == {k for k in benchmark_schema(benchmark) if k.startswith("meta.")} | {"meta." + k for r in records for k in r.metadata}
+    assert set(meta) == {k for k in benchmark_schema(registry().benchmark(benchmark).export_meta_columns()) if k.startswith("meta.")} | {"meta." + k for r in records for k in r.metadata}
     assert all(not isinstance(v, dict) for line in lines for v in line.values())  # flat columns; lists stay lists
     assert all(line["run_id"] == lines[0]["run_id"] and line["benchmark"] == benchmark for line in lines)
     assert [r["outcome"] for r in lines] == [r.outcome for r in records]

@@ -10,7 +10,12 @@ import pytest
 
 import culturebias
 from culturebias.bootstrap.cli import main
-from culturebias.domain.export_schema import BENCHMARK_META, RUN_COLUMNS, benchmark_schema
+from culturebias.bootstrap.registry import registry
+from culturebias.domain.export_schema import RUN_COLUMNS, benchmark_schema, one_type_per_name
+
+
+def declared(benchmark: str) -> dict[str, str]:
+    return registry().benchmark(benchmark).export_meta_columns()
 
 sys.path.insert(0, str(Path(__file__).parent))
 from test_bbq_cli import kobbq_replay  # noqa: E402
@@ -87,12 +92,12 @@ def test_runs_of_two_benchmarks_make_one_table_with_one_type_per_column(three_ru
     table = pq.read_table(tmp_path / "two.parquet")
     assert set(table.column("benchmark").to_pylist()) == {"kobbq", "cbbq"}
     for benchmark in ("kobbq", "cbbq"):
-        for name in benchmark_schema(benchmark):
+        for name in benchmark_schema(declared(benchmark)):
             assert name in table.column_names  # every declared column of both benchmarks, typed as declared
     assert pq.read_table(root / "a1.parquet").schema == pq.read_table(root / "all.parquet").schema
-    for name, kind in benchmark_schema("kobbq").items():  # a kobbq-only export has the kobbq columns, with the same types
+    for name, kind in benchmark_schema(declared("kobbq")).items():  # a kobbq-only export has the kobbq columns, with the same types
         assert table.schema.field(name).type == pq.read_table(root / "a1.parquet").schema.field(name).type, (name, kind)
-    assert BENCHMARK_META["kobbq"] == BENCHMARK_META["cbbq"]
+    assert declared("kobbq") == declared("cbbq")
 
 
 def test_a_value_that_cannot_take_its_column_type_names_the_run_item_and_column():
@@ -109,4 +114,11 @@ def test_the_documented_schema_is_the_declared_one():
     from culturebias.domain.export_schema import schema_markdown
 
     doc = Path(__file__).resolve().parents[2] / "docs" / "EXPORT_SCHEMA.md"
-    assert doc.read_text(encoding="utf-8") == schema_markdown()
+    built_ins = {name: declared(name) for name in ("twbias", "kobbq", "cbbq", "mcbe", "libra")}
+    assert doc.read_text(encoding="utf-8") == schema_markdown(built_ins)
+
+
+def test_every_registered_benchmark_declares_one_type_per_metadata_column():
+    one_type_per_name({name: declared(name) for name in registry().benchmarks.names()})
+    with pytest.raises(ValueError, match="meta.row is int64 in a and string in b"):
+        one_type_per_name({"a": {"row": "int64"}, "b": {"row": "string"}})

@@ -58,11 +58,6 @@ WORDS = {
     "pct": "%",
     "num": "number of",
     "fp": "fingerprint",
-    "mcbe": "McBE",
-    "kobbq": "KoBBQ",
-    "cbbq": "CBBQ",
-    "twbias": "TWBias",
-    "libra": "LIBRA",
 }
 _SNAKE = re.compile(r"\b[A-Za-z][A-Za-z0-9]*(?:_[A-Za-z0-9]+)+\b")
 _SIMPLE = re.compile(r"[A-Za-z][A-Za-z0-9_]*")
