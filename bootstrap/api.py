@@ -45,7 +45,7 @@ from culturebias.bootstrap.settings import (
     load_settings,
 )
 from culturebias.domain.audit import ItemRecord
-from culturebias.domain.errors import ConfigError, DataError
+from culturebias.domain.errors import CapabilityError, ConfigError, DataError
 from culturebias.domain.comparison.envelope import Comparison
 from culturebias.domain.fingerprint import fingerprint
 from culturebias.domain.headlines import HeadlineMetric
@@ -163,6 +163,11 @@ def run_evaluation(
         container.model_backend()  # cluster reached, resources checked, every replica's model loaded: before anything is stored
     if out_dir is not None:
         make_output_folder(out_dir)
+        from culturebias.application.out_folder import FolderLock
+
+        free = FolderLock(out_dir)  # a folder another run holds is refused before a plan is made and printed
+        free.acquire()
+        free.release()
     # After the folder is made (a folder that cannot be one fails first), before anything is written in it.
     wrap = planned_run(benchmark, settings, container, descriptor.service_class()(options), source, resume, progress_bar)
     request = RunRequest(
@@ -195,7 +200,9 @@ def planned_run(
     run above its budget refused; the port wrapper that stops the run at its budget (None without one).
 
     A resumed run is not refused on its whole plan (part of it is stored): its budget counts what it asks.
-    ``run.plan=auto`` calibrates the ETA on a local model (one with a tokenizer) only.
+    ``run.plan=never`` (the default) makes none without a budget; ``count`` calibrates nothing; ``auto`` calibrates the ETA on a local model (one
+    with a tokenizer) only. A plan that cannot be made (a backend that cannot render what the dry run asks) is
+    logged (a ``CapabilityError``) and the run goes on, unless a budget needs it.
     """
     from culturebias.bootstrap.planning import budget_of, budget_wrapper, make_plan, model_tokenizer
     from culturebias.domain.run_plan import refuse_over_budget
@@ -203,8 +210,14 @@ def planned_run(
     budget = budget_of(settings)
     mode = settings.run.plan
     if mode != "never" or budget.set:
-        calibrate = mode == "always" or (mode == "auto" and model_tokenizer(container) is not None)
-        plan = make_plan(benchmark, settings, container, service, source, calibrate=calibrate)
+        try:
+            calibrate = mode == "always" or (mode == "auto" and model_tokenizer(container) is not None)
+            plan = make_plan(benchmark, settings, container, service, source, calibrate=calibrate)
+        except CapabilityError as why:  # e.g. a server that cannot render the chat the dry run asks for
+            if budget.set:
+                raise
+            log.warning("no plan for this run", reason=str(why))
+            return budget_wrapper(settings, container)
         log.info("plan", requests=plan.requests, tokens=plan.tokens, distinct_tokens=plan.distinct_tokens, eta_seconds=plan.eta_seconds, cost=plan.cost)
         if printed:
             print(plan.text(), file=sys.stderr, flush=True)

@@ -216,10 +216,11 @@ class RunSettings(BaseModel):
     max_requests: int | None = Field(None, ge=1)
     max_tokens: int | None = Field(None, ge=1)
     max_cost: float | None = Field(None, gt=0)
-    # The plan printed before a run (requests, tokens, distinct tokens, cost, ETA): auto calibrates the ETA on a
-    # local model only (a served one is asked nothing before its run: `culturebias plan` calibrates it);
-    # always calibrates on any; never prints none (a budget still checks a plan, uncalibrated).
-    plan: Literal["auto", "always", "never"] = "auto"
+    # The plan printed before a run (requests, tokens, distinct tokens, cost): count calibrates nothing (`culturebias
+    # plan` calibrates an ETA); auto also calibrates an ETA on a local model; always calibrates on any; never (the
+    # default for now: the dry run builds the model's ports, so a served model is probed before the run's store
+    # exists) prints none; a budget still checks a plan, uncalibrated.
+    plan: Literal["count", "auto", "always", "never"] = "never"
 
     @field_validator("progress", mode="before")
     @classmethod
