@@ -11,6 +11,7 @@ from culturebias.adapters.openai.request_cache import RequestCacheError
 from culturebias.adapters.openai.truth_probe import TruthProbeError
 from culturebias.adapters.ray.errors import RayClusterError, ReplicasLostError
 from culturebias.adapters.stores.postgres_store import PostgresConnectError, PostgresStoreError
+from culturebias.application.run_plan import BudgetExceeded
 from culturebias.domain.comparison.envelope import ComparisonMismatchError
 from culturebias.domain.errors import (
     CapabilityError,
@@ -30,6 +31,7 @@ from culturebias.domain.runs import OutputFolderBusyError, RunInterrupted, RunIn
 
 __all__ = [
     "ApiError",
+    "BudgetExceeded",
     "CapabilityError",
     "ChatTemplateError",
     "ComparisonMismatchError",

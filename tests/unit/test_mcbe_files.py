@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import io
+import re
 import json
 import zipfile
 
@@ -171,8 +172,9 @@ def test_a_wrong_dimension_record_does_not_cut_the_sheet():
         for name in source.namelist():
             payload = source.read(name)
             if name == "xl/worksheets/sheet1.xml":
-                assert b'<dimension ref="A1:F3" />' in payload
-                payload = payload.replace(b'<dimension ref="A1:F3" />', b'<dimension ref="A1"/>')
+                # openpyxl writes "<dimension ref=.../>" with or without a space, by whether lxml is installed
+                payload, found = re.subn(rb'<dimension ref="A1:F3"\s*/>', b'<dimension ref="A1"/>', payload)
+                assert found == 1
             archive.writestr(name, payload)
     rows = read_first_sheet(buffer.getvalue())
     assert [number for number, _ in rows] == [1, 2, 3] and rows[2][1][-1] == "3"
