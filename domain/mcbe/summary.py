@@ -24,6 +24,20 @@ from culturebias.domain.mcbe.repeat_means import McBERepeatMeans
 T = TypeVar("T")
 
 
+_INVALID_REPLIES = {
+    "pc": "PC scores the backend got no valid reply for after its retries",
+    "sc": "SC replies the backend got no valid text for",
+    "ss": "SS replies the backend got no valid text for",
+    "ba": "BA analyses the backend got no valid text for",
+    "bs": "BS replies the backend got no valid text for",
+}
+
+
+def invalid_replies(task: str) -> Any:  # Any: pydantic's FieldInfo, typed as the field's value for mypy
+    """A task's count of replies with no valid text (null when none happened), described once for every count block."""
+    return Field(None, description=f"{_INVALID_REPLIES[task]} (when it happened)")
+
+
 class SparseBlock(Block):
     """A block whose unset fields are left out of the JSON (see the module docstring)."""
 
@@ -96,22 +110,10 @@ class InvalidCounts(SparseBlock):
         ),
     )
     bs_clamped: Count | None = Field(None, description="severity ratings outside 0-10, clamped")
-    pc_invalid_replies: Count | None = Field(
-        None,
-        description="PC scores the backend got no valid reply for after its retries (when it happened)",
-    )
-    sc_invalid_replies: Count | None = Field(
-        None,
-        description="SC replies the backend got no valid text for (when it happened)",
-    )
-    ss_invalid_replies: Count | None = Field(
-        None,
-        description="SS replies the backend got no valid text for (when it happened)",
-    )
-    ba_invalid_replies: Count | None = Field(
-        None,
-        description="BA analyses the backend got no valid text for (when it happened)",
-    )
+    pc_invalid_replies: Count | None = invalid_replies("pc")
+    sc_invalid_replies: Count | None = invalid_replies("sc")
+    ss_invalid_replies: Count | None = invalid_replies("ss")
+    ba_invalid_replies: Count | None = invalid_replies("ba")
     ba_judge_stopped: Count | None = Field(
         None,
         description="BEIs left without BA because the judge was stopped (metrics.reply_stops)",
@@ -242,26 +244,11 @@ class McBECounts(SparseBlock):
     bs_invalid: Count | None = Field(None, description="severity ratings with no number after the retries")
     bs_clamped: Count | None = Field(None, description="severity ratings clamped to 0-10")
     bs_retried: Count | None = Field(None, description="severity ratings asked again")
-    pc_invalid_replies: Count | None = Field(
-        None,
-        description="PC scores the backend got no valid reply for (when it happened)",
-    )
-    sc_invalid_replies: Count | None = Field(
-        None,
-        description="SC replies the backend got no valid text for (when it happened)",
-    )
-    ss_invalid_replies: Count | None = Field(
-        None,
-        description="SS replies the backend got no valid text for (when it happened)",
-    )
-    ba_invalid_replies: Count | None = Field(
-        None,
-        description="BA analyses the backend got no valid text for (when it happened)",
-    )
-    bs_invalid_replies: Count | None = Field(
-        None,
-        description="BS replies the backend got no valid text for (when it happened)",
-    )
+    pc_invalid_replies: Count | None = invalid_replies("pc")
+    sc_invalid_replies: Count | None = invalid_replies("sc")
+    ss_invalid_replies: Count | None = invalid_replies("ss")
+    ba_invalid_replies: Count | None = invalid_replies("ba")
+    bs_invalid_replies: Count | None = invalid_replies("bs")
     ba_judge_not_sent: Count | None = Field(None, description="judge requests not sent: the judge was stopped")
     ba_judge_stopped: Count | None = Field(None, description="BEIs left without BA: the judge was stopped")
     bs_retries_stopped: Count | None = Field(
