@@ -154,7 +154,7 @@ def main() -> None:
 
     from culturebias.adapters.hf.backend import create_backend
     from culturebias.adapters.hf.options import HFOptions
-    from culturebias.adapters.hf.shared_prefill import distinct_tokens
+    from culturebias.domain.run_plan import trie_nodes
 
     torch.set_num_threads(args.threads)
     from culturebias.bootstrap.container import default_cache_dir
@@ -206,7 +206,7 @@ def main() -> None:
         report(f"{benchmark} {mode}", len(requests), timed, baseline)
         total = sum(len(p) for p in prompts)
         print(f"  tokens through the model (culturebias hf{', prompts' if mode == 'generate' else ''}): {through:,} "
-              f"of {total:,}; distinct-token bound {distinct_tokens(prompts):,}")
+              f"of {total:,}; distinct-token bound {trie_nodes(prompts):,}")
         outputs = {name: out for name, (_, out) in timed.items()}
         mine = outputs["culturebias hf"]
         for name, other in outputs.items():

@@ -66,11 +66,6 @@ def radix_nodes(prompts: Sequence[Sequence[int]]) -> list[RadixNode]:
     return nodes
 
 
-def distinct_tokens(prompts: Sequence[Sequence[int]]) -> int:
-    """Tokens of the prompts' token trie (each shared prefix counted once): the least any prefill can run."""
-    return sum(len(node.tokens) for node in radix_nodes(prompts))
-
-
 def prefill(prompts: Sequence[Sequence[int]], forward: Forward, pad_id: int, device: Any) -> Prefilled:  # Any: a torch device (torch is read as Any)
     """The key/value caches of ``prompts``, each shared stretch computed once (module docstring)."""
     import torch

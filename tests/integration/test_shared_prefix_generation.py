@@ -9,7 +9,8 @@ import pytest
 
 pytest.importorskip("torch")
 
-from culturebias.adapters.hf.shared_prefill import distinct_tokens, radix_nodes  # noqa: E402
+from culturebias.adapters.hf.shared_prefill import radix_nodes  # noqa: E402
+from culturebias.domain.run_plan import trie_nodes  # noqa: E402
 from culturebias.domain.requests import ChatMessage, GenerationParams, GenerationRequest  # noqa: E402
 from culturebias.testing.tiny_models import cached_tiny_causal_lm  # noqa: E402
 
@@ -52,7 +53,7 @@ def test_radix_nodes_hold_each_shared_stretch_once_and_end_every_prompt():
     prompts = [[1, 2, 3, 4], [1, 2, 3, 5, 6], [1, 2], [7, 8], [1, 2, 3, 5, 9]]
     nodes = radix_nodes(prompts)
     assert sorted(node.tokens for node in nodes) == [(1, 2), (3,), (4,), (5,), (6,), (7, 8), (9,)]
-    assert distinct_tokens(prompts) == 9
+    assert trie_nodes(prompts) == 9
     ended = sorted(p for node in nodes for p in node.ends)
     assert ended == [0, 1, 2, 3, 4]
     for node in nodes:  # parents come first, one level up
@@ -78,7 +79,7 @@ def test_one_batch_runs_exactly_the_distinct_tokens():
     generator = backend.generator()
     prompts = [generator._encode(*generator.render(r)) for r in requests]
     _, run = generate(backend, requests)
-    assert run == distinct_tokens(prompts) < sum(len(p) for p in prompts)
+    assert run == trie_nodes(prompts) < sum(len(p) for p in prompts)
 
 
 def test_sampled_requests_keep_whole_prompts():
