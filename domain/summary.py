@@ -47,7 +47,7 @@ from culturebias.domain.stratified import SampleBlock
 #      Also added with defaults: ``sample`` (a --sample run), McBE ``repeat_means``, KoBBQ ``evaluator`` and its extra
 #      metrics (``acc_overall``, ``bias_score_*``, ``inconsistency``, ``n_version_d*``, ``tests.reference_scores``),
 #      CBBQ ``wording``; CBBQ overall is the category mean and TWBias category rows are exploded by default.
-SUMMARY_SCHEMA_VERSION = "2.3"
+SUMMARY_SCHEMA_VERSION = "2.4"
 
 
 def _finite_or_none(value: object) -> object:

@@ -10,7 +10,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Sequence
 
-from culturebias.adapters.reports.intervals import libra_uncertainty
+from culturebias.adapters.reports.intervals import any_intervals, ci_cells, ci_headers, libra_uncertainty, table_legend
 from culturebias.adapters.reports.markdown import (
     fmt,
     header_section,
@@ -32,11 +32,16 @@ def _row(name: str, block: LibraScoresBlock) -> list[object]:
     return [name, block.lms, block.ss, block.icat_local, block.jsd, block.bbs, block.eicat, block.valid, block.invalid]
 
 
+CI_METRICS = ("lms", "ss", "eicat")
+
+
 def _breakdown(title: str, blocks: dict[str, LibraScoresBlock]) -> str:
     if not blocks:
         return ""
-    rows = [_row(name, block) for name, block in blocks.items()]
-    return f"## {title}\n\n" + table((title.split()[-1].capitalize(), *HEADERS), rows, digits=2)
+    ci = any_intervals([block.intervals for block in blocks.values()])  # bootstrap intervals over triplets
+    headers = (title.split()[-1].capitalize(), *HEADERS, *(ci_headers(["LMS", "SS", "EiCAT"]) if ci else []))
+    rows = [_row(name, block) + (ci_cells(block.intervals, CI_METRICS) if ci else []) for name, block in blocks.items()]
+    return f"## {title}\n\n" + table(headers, rows, digits=2) + table_legend([b.intervals for b in blocks.values()])
 
 
 def _nearest(word: LocalWordBlock) -> str:

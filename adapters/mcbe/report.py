@@ -2,11 +2,12 @@
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from pathlib import Path
 
 from culturebias.adapters.mcbe.fidelity_report import pc_text_line, prompts_section, stops_section
 from culturebias.adapters.reports.figure_marks import label_bar_n
-from culturebias.adapters.reports.intervals import error_bars, label_n, pick, uncertainty_section
+from culturebias.adapters.reports.intervals import error_bars, label_n, pick, uncertainty_section, with_ci
 from culturebias.adapters.reports.markdown import (
     fmt,
     header_section,
@@ -19,6 +20,7 @@ from culturebias.adapters.reports.markdown import (
 )
 from culturebias.domain.mcbe.summary import McBEMetrics, McBESummary
 from culturebias.domain.repeats import RepeatStat
+from culturebias.domain.uncertainty.interval import Interval
 
 TASK_ORDER = ("pc", "sc", "ss", "ba", "bs")
 FIGURE = "mcbe_scores.png"
@@ -55,12 +57,19 @@ def scores_section(summary: McBESummary) -> str:
     tasks = _tasks(metrics)
     names = metrics.task_names.present()
     headers = ["category", "BEIs", *[t.upper() for t in tasks], "mean"]
+    task_scores = metrics.tasks.present()
+    with_intervals = any(row.intervals for row in metrics.categories.values()) or metrics.intervals is not None
+
+    def cell(value: float | None, intervals: Mapping[str, Interval] | None, name: str) -> object:
+        return with_ci(value, pick(intervals, name), 2) if with_intervals and value is not None else value
+
     rows = [
-        [f"{c} ({row.name_zh})", row.n_beis, *[getattr(row, t) for t in tasks], row.mean]
+        [f"{c} ({row.name_zh})", row.n_beis, *[cell(getattr(row, t), row.intervals, t) for t in tasks],
+         cell(row.mean, row.intervals, "mean")]
         for c, row in metrics.categories.items()
     ]
-    task_scores = metrics.tasks.present()
-    rows.append(["**all categories**", summary.counts.beis, *[task_scores.get(t) for t in tasks], metrics.overall])
+    rows.append(["**all categories**", summary.counts.beis, *[cell(task_scores.get(t), metrics.intervals, t) for t in tasks],
+                 cell(metrics.overall, metrics.intervals, "overall")])
     legend = ", ".join(f"{t.upper()} = {names.get(t, t)}" for t in tasks)
     return "\n".join(
         [
@@ -73,7 +82,8 @@ def scores_section(summary: McBESummary) -> str:
             table(headers, rows, digits=2),
             "",
             f"{legend}. A dash means the task does not score that category (PC and SS skip "
-            f"{', '.join(metrics.preference_skip) or 'no category'}) or no BEI could be scored.",
+            f"{', '.join(metrics.preference_skip) or 'no category'}) or no BEI could be scored."
+            + (" Brackets: 95% bootstrap intervals over the BEIs of each row." if with_intervals else ""),
             "",
             uncertainty_section(  # the bootstrap intervals over BEIs, where the run has them
                 {"overall": (metrics.overall, pick(metrics.intervals, "overall")),
@@ -206,15 +216,19 @@ def figure(summary: McBESummary, out_dir: Path) -> Path | None:
     for k, task in enumerate(tasks):
         values = [getattr(categories[c], task) for c in names]
         xs = [i + (k - (len(tasks) - 1) / 2) * width for i in range(len(names))]
-        drawn = [(x, v, categories[c].n_beis) for x, v, c in zip(xs, values, names) if v is not None]
-        bars = ax.bar([x for x, _, _ in drawn], [v for _, v, _ in drawn], width=width, label=task.upper())
-        label_bar_n(ax, bars, [v for _, v, _ in drawn], [n for _, _, n in drawn])
+        drawn = [(x, v, categories[c]) for x, v, c in zip(xs, values, names) if v is not None]
+        shown = [v for _, v, _ in drawn]
+        found = [pick(row.intervals, task) for _, _, row in drawn]
+        bars = ax.bar([x for x, _, _ in drawn], shown, width=width, label=task.upper(),
+                      yerr=error_bars(shown, found) if any(found) else None, capsize=2)
+        label_bar_n(ax, bars, shown, [row.n_beis for _, _, row in drawn], [i.high if i else None for i in found])
     ax.set_xticks(range(len(names)))
     ax.set_xticklabels(names, rotation=20, ha="right")
     ax.set_ylim(0, 112)  # room for each bar's n above a score of 100
     ax.set_ylabel("score (higher = less bias)")
-    ax.set_title("McBE scores by category and task\n(n: the category's BEIs; the summary keeps intervals of the task "
-                 "scores and overall only, not per category)", fontsize=9)
+    with_bars = any(row.intervals for row in categories.values())
+    ax.set_title("McBE scores by category and task\n(n: the category's BEIs; "
+                 + ("bars: 95% CI over its BEIs)" if with_bars else "this summary has no interval per category)"), fontsize=9)
     ax.legend(ncol=len(tasks), fontsize="small", loc="lower right")
     return save_figure(fig, Path(out_dir) / FIGURE)
 

@@ -47,12 +47,18 @@ def label_cells(
                 ax.text(j, i + 0.22, f"n={n:,}", ha="center", va="center", fontsize=max(6, fontsize - 2), color=colour)
 
 
-def label_barh_n(ax: Any, bars: Any, values: Sequence[float], ns: Sequence[int | None]) -> None:  # Any: matplotlib objects (imported lazily)
-    """Write ``n=…`` past the end of each horizontal bar (``label_bar_n`` for upright ones); a NaN value is no bar, no n."""
-    for bar, value, n in zip(bars, values, ns):
+def label_barh_n(
+    ax: Any, bars: Any, values: Sequence[float], ns: Sequence[int | None],  # Any: matplotlib objects (imported lazily)
+    ends: Sequence[tuple[float | None, float | None]] = (),
+) -> None:
+    """Write ``n=…`` past the end of each horizontal bar, or of its error bar (``ends``: each bar's interval
+    low and high); ``label_bar_n`` for upright ones. A NaN value is no bar, no n."""
+    ends = list(ends) or [(None, None)] * len(values)
+    for bar, value, n, (low, high) in zip(bars, values, ns, ends):
         if n is None or not math.isfinite(value):
             continue
-        end = bar.get_x() + bar.get_width()
+        reach = [v for v in ((high, value) if value >= 0 else (low, value)) if v is not None and math.isfinite(v)]
+        end = max(reach) if value >= 0 else min(reach)
         ax.annotate(f"n={n:,}", (end, bar.get_y() + bar.get_height() / 2), xytext=(2 if value >= 0 else -2, 0),
                     textcoords="offset points", ha="left" if value >= 0 else "right", va="center", fontsize=6)
 

@@ -16,8 +16,10 @@ from pathlib import Path
 from typing import Mapping
 
 from culturebias.adapters.reports.figure_marks import label_barh_n
+from culturebias.adapters.reports.intervals import error_bars, pick
 from culturebias.adapters.reports.markdown import save_figure
 from culturebias.domain.twbias.summary import SpecificationBlock
+from culturebias.domain.uncertainty.interval import Interval
 
 # Below this many specifications one panel holds them all.
 ONE_PANEL = 4
@@ -93,6 +95,18 @@ def category_series(specs: Mapping[str, SpecificationBlock], metric: str) -> tup
     return categories, panels
 
 
+def category_intervals(specs: Mapping[str, SpecificationBlock], metric: str) -> list[dict[str, list[Interval | None]]]:
+    """The interval of each bar of the category figure for ``metric``, panel by panel (None: none in the summary)."""
+    categories = sorted({c for b in specs.values() for c in b.by_category})
+    return [
+        {
+            label: [pick(b.by_category[c].intervals, metric) if c in b.by_category else None for c in categories]
+            for label, b in series.items()
+        }
+        for _, series in _panels(specs)
+    ]
+
+
 def category_counts(specs: Mapping[str, SpecificationBlock]) -> list[dict[str, list[int | None]]]:
     """The n of each bar of the category figure, panel by panel: the category's sentences (``n_rows``)."""
     categories = sorted({c for b in specs.values() for c in b.by_category})
@@ -133,16 +147,21 @@ def category_figure(axis: str, specs: Mapping[str, SpecificationBlock], out_dir:
     categories, ratios = category_series(specs, "bias_ratio")
     _, effects = category_series(specs, "effect_size")
     counts = category_counts(specs)
+    intervals = {metric: category_intervals(specs, metric) for metric in ("bias_ratio", "effect_size")}
+    with_bars = any(i is not None for panels in intervals.values() for p in panels for v in p.values() for i in v)
     fig, axes = _subplots(len(ratios), 2, 11.0, max(3.4, 0.3 * len(categories) + 1.2) * len(ratios))
     y = np.arange(len(categories))
-    for panel_ratio, panel_effect, panel_counts, row in zip(ratios, effects, counts, axes):
+    for index, (panel_ratio, panel_effect, panel_counts, row) in enumerate(zip(ratios, effects, counts, axes)):
         title = panel_ratio[0]
         for metric, (_, series), ax in zip(("bias_ratio", "effect_size"), (panel_ratio, panel_effect), row):
             height = 0.8 / max(len(series), 1)
             for s, (label, values) in enumerate(series.items()):
                 offset = y + (s - (len(series) - 1) / 2) * height
-                bars = ax.barh(offset, np.nan_to_num(values, nan=0.0), height, label=label)
-                label_barh_n(ax, bars, values, panel_counts[label])
+                found = intervals[metric][index][label]
+                points = [v if math.isfinite(v) else None for v in values]
+                bars = ax.barh(offset, np.nan_to_num(values, nan=0.0), height, label=label,
+                               xerr=error_bars(points, found) if any(found) else None, capsize=2)
+                label_barh_n(ax, bars, values, panel_counts[label], [(i.low, i.high) if i else (None, None) for i in found])
                 for i, v in enumerate(values):
                     if not math.isfinite(v):  # no testable prompt in this category: say so, not a bar of 0
                         ax.text(0, offset[i], " –", va="center", fontsize=7)
@@ -156,6 +175,7 @@ def category_figure(axis: str, specs: Mapping[str, SpecificationBlock], out_dir:
                 ax.margins(x=0.15)
                 ax.set_xlabel("effect size (mean over significant prompts)")
             ax.set_title(f"{axis.capitalize()} by attribute category" + (f", {title}" if title else "")
-                         + "\n(n: the category's sentences; the summary keeps no interval per category)", fontsize=10)
+                         + ("\n(n: the category's sentences; bars: 95% CI over its sentence pairs)" if with_bars
+                            else "\n(n: the category's sentences; this summary has no interval per category)"), fontsize=10)
         row[0].legend(fontsize=7, loc="best")
     return _save(fig, Path(out_dir) / f"twbias_{axis}_categories.png")

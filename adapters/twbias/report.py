@@ -193,35 +193,36 @@ def _details(summary_line: str, body: str, collapse: bool) -> str:
     return f"<details><summary>{summary_line}</summary>\n\n{body}\n\n</details>"
 
 
+CI_METRICS = ["bias_ratio", "effect_size"]
+
+
+def _headline_table(first: str, rows: list[tuple[str, GroupBlock]]) -> str:
+    """Label, sentences, the two headlines and significant prompts, with their 95% CIs where the summary has them."""
+    ci = any_intervals([group.intervals for _, group in rows])  # bootstrap intervals over sentence pairs
+    return table(
+        [first, "sentences", "bias ratio", "effect size", "significant prompts",
+         *(ci_headers(["bias ratio", "effect size"]) if ci else [])],
+        (_headline_row(label, group) + (ci_cells(group.intervals, CI_METRICS) if ci else []) for label, group in rows),
+    ) + table_legend([group.intervals for _, group in rows])
+
+
 def _axis_section(title: str, specs: Mapping[str, SpecificationBlock], collapse: bool = False) -> str:
     lines = [f"## {title}", "", "### Headline", ""]
-    ci = any_intervals([b.intervals for b in specs.values()])  # bootstrap intervals over sentence pairs
-    lines.append(
-        table(
-            ["specification", "sentences", "bias ratio", "effect size", "significant prompts",
-             *(ci_headers(["bias ratio", "effect size"]) if ci else [])],
-            (_headline_row(_spec_title(k, b), b) + (ci_cells(b.intervals, ["bias_ratio", "effect_size"]) if ci else [])
-             for k, b in specs.items()),
-        )
-        + table_legend([b.intervals for b in specs.values()])
-    )
+    lines.append(_headline_table("specification", [(_spec_title(k, b), b) for k, b in specs.items()]))
     lines += ["", "### Per prompt type", "", T_SIGN_BESIDE, ""]
     for key, block in specs.items():
         body = table(PROMPT_HEADERS, _prompt_rows(block.prompts))
         lines += [_details(_spec_title(key, block), f"**{_spec_title(key, block)}**\n\n{body}", collapse), ""]
     lines += ["### By toxicity", ""]
-    rows = []
-    for key, block in specs.items():
-        for tox, group in block.by_toxicity.items():
-            rows.append(_headline_row(f"{_spec_title(key, block)}, toxicity {tox}", group))
-    body = table(["specification, toxicity", "sentences", "bias ratio", "effect size", "significant prompts"], rows)
-    lines += [_details("by toxicity", body, collapse), ""]
+    rows = [
+        (f"{_spec_title(key, block)}, toxicity {tox}", group)
+        for key, block in specs.items()
+        for tox, group in block.by_toxicity.items()
+    ]
+    lines += [_details("by toxicity", _headline_table("specification, toxicity", rows), collapse), ""]
     lines += ["### By attribute category", ""]
     for key, block in specs.items():
-        body = table(
-            ["category", "sentences", "bias ratio", "effect size", "significant prompts"],
-            (_headline_row(cat, group) for cat, group in block.by_category.items()),
-        )
+        body = _headline_table("category", list(block.by_category.items()))
         lines += [_details(_spec_title(key, block), f"**{_spec_title(key, block)}**\n\n{body}", collapse), ""]
     return "\n".join(lines)
 

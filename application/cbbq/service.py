@@ -21,7 +21,7 @@ from culturebias.application.bbq.service import (
 from culturebias.application.context import RunContext
 from culturebias.application.sampling import sampled_items
 from culturebias.domain.bbq.answer_order import shown_order
-from culturebias.domain.cbbq.intervals import attach_cbbq
+from culturebias.domain.cbbq.intervals import attach_cbbq_condition
 from culturebias.domain.bbq.model import AnswerClass, BBQDataset, QAItem
 from culturebias.domain.cbbq.options import CBBQOptions
 from culturebias.domain.cbbq.summary import BiasedAnswerDerivation, CBBQCounts, CBBQDetails, CBBQMetrics, Weights
@@ -92,7 +92,10 @@ class CBBQService(BBQService[CBBQOptions]):
             c: condition_block([a for a in answers if a.prompt_id == c], s.w1, s.w2, s.overall) for c in s.condition
         }
         for c, block in blocks.items():
-            attach_cbbq(block.overall, [a for a in answers if a.prompt_id == c], s.w1, s.w2, s.overall, seed=ctx.seed, resamples=ctx.bootstrap_resamples)
+            attach_cbbq_condition(
+                block, [a for a in answers if a.prompt_id == c], s.w1, s.w2, s.overall,
+                seed=ctx.seed, resamples=ctx.bootstrap_resamples,
+            )
         conditions = [cbbq_prompts.as_condition(c) for c in s.condition]
         primary = conditions[0]
         metrics = CBBQMetrics(

@@ -22,7 +22,7 @@ from culturebias.application.bbq.service import (
 from culturebias.application.context import RunContext
 from culturebias.application.sampling import sampled_items
 from culturebias.domain.bbq.answer_order import shown_order
-from culturebias.domain.kobbq.intervals import attach_kobbq
+from culturebias.domain.kobbq.intervals import attach_kobbq_all
 from culturebias.domain.bbq.model import AnswerClass, QAItem
 from culturebias.domain.kobbq.options import KoBBQOptions
 from culturebias.domain.kobbq.summary import KoBBQCounts, KoBBQDetails, KoBBQMetrics
@@ -79,8 +79,8 @@ class KoBBQService(BBQService[KoBBQOptions]):
             answers, prompts, s.aggregate, s.std_ddof, s.statistics, reference_answers,
             reply_fact(dataset.facts, "reference_file") or "the reference", s.evaluator,
         )
-        attach_kobbq(
-            scores.overall, answers, prompts, s.aggregate, seed=ctx.seed, resamples=ctx.bootstrap_resamples,
+        attach_kobbq_all(
+            scores, answers, prompts, s.aggregate, seed=ctx.seed, resamples=ctx.bootstrap_resamples,
             evaluator=s.evaluator,
         )
         metrics = KoBBQMetrics(

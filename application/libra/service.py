@@ -13,7 +13,7 @@ from __future__ import annotations
 
 from collections import defaultdict
 from dataclasses import dataclass
-from typing import Callable, ClassVar
+from typing import Callable, ClassVar, Sequence
 
 from culturebias.application.context import RunContext
 from culturebias.application.sampling import sampled_items
@@ -36,7 +36,7 @@ from culturebias.domain.libra.summary import (
     TripletColumns,
 )
 from culturebias.domain.libra.triplets import SENTENCE_KINDS, LibraDataset, Triplet
-from culturebias.domain.libra.intervals import attach_libra
+from culturebias.domain.libra.intervals import attach_libra, attach_libra_breakdown
 from culturebias.application.libra.likelihood import DESCRIPTIONS, SpanSentence, likelihood_kind, score_sentences
 from culturebias.application.libra.stereoset import score_stereoset
 from culturebias.application.libra.meaning_choice import check_by_choice
@@ -45,6 +45,22 @@ from culturebias.ports.lexicon import Lexicon
 from culturebias.ports.similarity import TextEmbedder
 
 SMALL_BREAKDOWN = 10  # valid triplets below which a breakdown's JSD is flagged as coarse
+
+
+def _category(triplet: Triplet) -> str:
+    return triplet.category
+
+
+def _group(triplet: Triplet) -> str:
+    return triplet.group
+
+
+def _members(triplets: Sequence[Triplet], key: Callable[[Triplet], str]) -> dict[str, list[int]]:
+    """Each breakdown name's triplets, by their index in ``triplets``."""
+    members: dict[str, list[int]] = defaultdict(list)
+    for i, triplet in enumerate(triplets):
+        members[key(triplet)].append(i)
+    return dict(members)
 
 
 @dataclass(frozen=True)
@@ -141,18 +157,22 @@ class LibraService:
         metrics = LibraMetrics(
             model_type=plan.model_type,
             overall=overall.to_block(),
-            by_category=self._breakdown(triplets, likelihoods, valid, boundary, lambda t: t.category),
-            by_group=self._breakdown(triplets, likelihoods, valid, boundary, lambda t: t.group),
+            by_category=self._breakdown(triplets, likelihoods, valid, boundary, _category),
+            by_group=self._breakdown(triplets, likelihoods, valid, boundary, _group),
             likelihood=kind,
             comparison=comparison_used(plan.boundary),
             bbs_not_applicable=bbs_not_applicable(plan.model_type, plan.boundary_skipped),
         )
         stereoset, stereoset_notes = score_stereoset(ctx, kind, dataset, self.options.limit)
         metrics.stereoset = stereoset
-        attach_libra(
-            metrics.overall, likelihoods, [valid[t.id] for t in triplets], alpha=None if self.options.alpha == "bbs" else float(self.options.alpha),
-            bins=self.options.jsd_bins, seed=ctx.seed, resamples=ctx.bootstrap_resamples,
-        )
+        keep = [valid[t.id] for t in triplets]
+        alpha = None if self.options.alpha == "bbs" else float(self.options.alpha)
+        bins, seed, resamples = self.options.jsd_bins, ctx.seed, ctx.bootstrap_resamples
+        attach_libra(metrics.overall, likelihoods, keep, alpha=alpha, bins=bins, seed=seed, resamples=resamples)
+        for blocks, key in ((metrics.by_category, _category), (metrics.by_group, _group)):
+            attach_libra_breakdown(
+                blocks, _members(triplets, key), likelihoods, keep, alpha=alpha, bins=bins, seed=seed, resamples=resamples
+            )
         small = sorted(
             {
                 name
@@ -217,14 +237,11 @@ class LibraService:
         boundary: KnowledgeBoundaryOutcome | None,
         key: Callable[[Triplet], str],
     ) -> dict[str, LibraScoresBlock]:
-        members: dict[str, list[int]] = defaultdict(list)
-        for i, triplet in enumerate(triplets):
-            members[key(triplet)].append(i)
         return {
             name: self._scores(
                 [triplets[i] for i in idx], [likelihoods[i] for i in idx], valid, boundary
             ).to_block()
-            for name, idx in sorted(members.items())
+            for name, idx in sorted(_members(triplets, key).items())
         }
 
     # -- summary pieces ----------------------------------------------------------

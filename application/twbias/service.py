@@ -24,8 +24,8 @@ from culturebias.domain.requests import ChatMessage
 from culturebias.domain.skips import SkippedRow
 from culturebias.domain.summary import ProtocolOutcome
 from culturebias.domain.twbias.categories import sentence_categories
-from culturebias.domain.twbias.evaluation import AnalysisOptions, SpecificationResult, evaluate_specification
-from culturebias.domain.twbias.intervals import attach_twbias
+from culturebias.domain.twbias.evaluation import evaluate_specification
+from culturebias.domain.twbias.intervals import attach_twbias, attach_twbias_breakdowns
 from culturebias.domain.twbias.metrics import perplexity
 from culturebias.domain.twbias.model import BiasSentence, SentenceSet, TWBiasDataset
 from culturebias.domain.twbias.options import TWBiasOptions
@@ -125,12 +125,20 @@ class TWBiasService:
         evaluated: dict[str, dict[str, SpecificationBlock]] = {"gender": {}, "ethnicity": {}}
         outliers = 0
         for spec_plan in spec_plans:
-            result = self._evaluate(
-                spec_plan, matrices[id(spec_plan)], prompt_types, by_set[id(spec_plan.spec.sentences)].categories, analysis
+            set_categories = by_set[id(spec_plan.spec.sentences)].categories
+            toxicity = [s.toxicity for s in spec_plan.rows]
+            row_categories = [set_categories[(s.file, s.row)] for s in spec_plan.rows]
+            result = evaluate_specification(
+                *matrices[id(spec_plan)], prompt_types, toxicity, row_categories, analysis, self.options.category_rows
             )
             outliers += sum(p.n_outliers for p in result.overall.prompts.values())
             block = evaluated[spec_plan.spec.axis][spec_plan.spec.key] = result.to_block(_header(spec_plan))
             attach_twbias(block, matrices[id(spec_plan)], prompt_types, analysis, seed=ctx.seed, resamples=ctx.bootstrap_resamples)
+            attach_twbias_breakdowns(
+                block, matrices[id(spec_plan)], prompt_types, analysis,
+                toxicity, row_categories, self.options.category_rows,
+                seed=ctx.seed, resamples=ctx.bootstrap_resamples,
+            )
 
         groups_run = self.options.groups
         metrics = TWBiasMetrics(
@@ -279,25 +287,6 @@ class TWBiasService:
                 raise ValueError(f"prompt type {prompt_type} needs the chat template; this plan was made for other options")
             contexts.append(templater.render([ChatMessage("user", text)], add_generation_prompt=True))
         return contexts
-
-    def _evaluate(
-        self,
-        spec_plan: SpecificationPlan,
-        matrices: tuple[np.ndarray, np.ndarray],  # origin and replace PPL, (rows, prompt types)
-        prompt_types: list[str],
-        categories: dict[tuple[str, int], tuple[str, ...]],  # (file, row) → the sentence's attribute categories
-        analysis: AnalysisOptions,
-    ) -> SpecificationResult:
-        origin, replace = matrices
-        return evaluate_specification(
-            origin,
-            replace,
-            prompt_types,
-            toxicity=[s.toxicity for s in spec_plan.rows],
-            categories=[categories[(s.file, s.row)] for s in spec_plan.rows],
-            options=analysis,
-            category_mode=self.options.category_rows,
-        )
 
     @staticmethod
     def _matrix(dataset: TWBiasDataset, blocks: dict[str, SpecificationBlock]) -> EthnicityMatrixBlock:

@@ -56,8 +56,9 @@ class CBBQScores(Block):
     intervals: dict[str, Interval] | None = Field(
         None,
         description=(
-            "95% bootstrap intervals (over templates) of s_amb, s_dis and s_total; null with "
-            "run.bootstrap_resamples=0"
+            "95% bootstrap intervals (over templates) of s_amb, s_dis and s_total; a category's block resamples "
+            "its own templates; null with run.bootstrap_resamples=0 (and in the categories of summaries before "
+            "schema 2.4)"
         ),
     )
 

@@ -117,8 +117,13 @@ def category_statistics(scores: dict[str, dict[str, float]]) -> dict[str, Catego
     return out
 
 
-def _label(answer: Answer) -> str:
+def label_of(answer: Answer) -> str:
+    """The label-type breakdown's key of an answer (its template's label annotation)."""
     return answer.item.label_annotation or "unlabelled"
+
+
+def category_of(answer: Answer) -> str:
+    return answer.item.category
 
 
 def label_type_scores(
@@ -128,7 +133,7 @@ def label_type_scores(
     templates and per label type the two share (ST, TM)."""
     rows = []
     for name, answers in sides.items():
-        by_label = group_by(answers, _label)
+        by_label = group_by(answers, label_of)
         for label_type in (ALL_TEMPLATES, *RANK_SUM_LABEL_TYPES):
             members = answers if label_type == ALL_TEMPLATES else by_label.get(label_type, [])
             scores = block(members, prompts, aggregate, ddof, evaluator)
@@ -181,8 +186,8 @@ def aggregate_kobbq(
             tests = run_tests(templates, labels)
     return KoBBQAggregate(
         overall=block(answers, prompts, aggregate, ddof, evaluator),
-        by_label=breakdown(answers, _label, prompts, aggregate, ddof, evaluator),
-        by_category=breakdown(answers, lambda a: a.item.category, prompts, aggregate, ddof, evaluator),
+        by_label=breakdown(answers, label_of, prompts, aggregate, ddof, evaluator),
+        by_category=breakdown(answers, category_of, prompts, aggregate, ddof, evaluator),
         statistics=category_statistics(templates) if statistics else {},
         template_scores={t: TemplateScores(**scores, label=labels.get(t)) for t, scores in templates.items()},
         tests=tests,

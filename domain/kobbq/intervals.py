@@ -1,11 +1,15 @@
-"""The KoBBQ headline intervals set on a score block (the resampling: domain/bbq/intervals.py)."""
+"""The KoBBQ headline intervals set on score blocks: the overall one and each label type's and category's
+(the resampling: domain/bbq/intervals.py; a breakdown resamples the templates of its own answers)."""
 
 from __future__ import annotations
 
+from collections.abc import Callable, Mapping
 from typing import Sequence
 
+from culturebias.domain.bbq.aggregate import group_by
 from culturebias.domain.bbq.intervals import KOBBQ_HEADLINES, kobbq_intervals
 from culturebias.domain.bbq.model import Answer
+from culturebias.domain.kobbq.aggregate import KoBBQAggregate, category_of, label_of
 from culturebias.domain.kobbq.summary import KoBBQScoreBlock
 
 
@@ -25,3 +29,25 @@ def attach_kobbq(
         block.intervals = kobbq_intervals(
             answers, prompts, aggregate, points, seed=seed, resamples=resamples, evaluator=evaluator
         )
+
+
+def attach_kobbq_all(
+    scores: KoBBQAggregate,
+    answers: Sequence[Answer],
+    prompts: Sequence[str],
+    aggregate: str,
+    *,
+    seed: int,
+    resamples: int,
+    evaluator: str = "5_evaluation",
+) -> None:
+    """Intervals on the overall block and on every block of the label-type and category breakdowns."""
+    attach_kobbq(scores.overall, answers, prompts, aggregate, seed=seed, resamples=resamples, evaluator=evaluator)
+    breakdowns: tuple[tuple[Mapping[str, KoBBQScoreBlock], Callable[[Answer], str]], ...] = (
+        (scores.by_label, label_of),
+        (scores.by_category, category_of),
+    )
+    for blocks, key in breakdowns:
+        groups = group_by(answers, key)
+        for name, block in blocks.items():
+            attach_kobbq(block, groups.get(name, []), prompts, aggregate, seed=seed, resamples=resamples, evaluator=evaluator)

@@ -82,8 +82,9 @@ class KoBBQScoreBlock(Block):
     intervals: dict[str, Interval] | None = Field(
         None,
         description=(
-            "95% bootstrap intervals (over templates) of the headline means, by metric; null with "
-            "run.bootstrap_resamples=0"
+            "95% bootstrap intervals (over templates) of the headline means, by metric; a label type's or "
+            "category's block resamples its own templates; null with run.bootstrap_resamples=0 (and in the "
+            "breakdowns of summaries before schema 2.4)"
         ),
     )
     acc_overall: PromptStats | None = Field(

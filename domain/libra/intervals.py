@@ -10,7 +10,7 @@ over resamples (a few thousand histograms: well under a second).
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 
 from typing import Sequence
 
@@ -75,7 +75,7 @@ def libra_intervals(
 def attach_libra(
     block: LibraScoresBlock, likelihoods: Sequence[TripletLikelihood], keep: Sequence[bool], *, alpha: float | None, bins: Bins, seed: int, resamples: int
 ) -> None:
-    """Set ``block.intervals`` (the overall ``LibraScoresBlock``) from the valid triplets' likelihoods."""
+    """Set ``block.intervals`` (a ``LibraScoresBlock``) from its valid triplets' likelihoods."""
     if resamples <= 0:
         return
     kept = [t for t, k in zip(likelihoods, keep) if k]
@@ -91,3 +91,24 @@ def attach_libra(
         seed=seed,
         resamples=resamples,
     )
+
+
+def attach_libra_breakdown(
+    blocks: Mapping[str, LibraScoresBlock],
+    members: Mapping[str, Sequence[int]],
+    likelihoods: Sequence[TripletLikelihood],
+    keep: Sequence[bool],
+    *,
+    alpha: float | None,
+    bins: Bins,
+    seed: int,
+    resamples: int,
+) -> None:
+    """Intervals on each block of a breakdown (category or group): ``members`` names each block's triplets by
+    their index in ``likelihoods``; a block resamples its own valid triplets, with its own bbs held."""
+    for name, block in blocks.items():
+        rows = members.get(name, ())
+        attach_libra(
+            block, [likelihoods[i] for i in rows], [keep[i] for i in rows],
+            alpha=alpha, bins=bins, seed=seed, resamples=resamples,
+        )

@@ -56,8 +56,9 @@ class LibraScoresBlock(Block):
     intervals: dict[str, Interval] | None = Field(
         None,
         description=(
-            "95% bootstrap intervals over valid triplets, by score name (overall only); null with "
-            "run.bootstrap_resamples=0"
+            "95% bootstrap intervals over valid triplets, by score name; a category's or group's block resamples "
+            "its own triplets; null with run.bootstrap_resamples=0 (and in the breakdowns of summaries before "
+            "schema 2.4)"
         ),
     )
 

@@ -1,4 +1,4 @@
-"""Intervals of McBE's overall score and task scores; the resampling unit is the instance (BEI).
+"""Intervals of McBE's overall score, task scores and category cells; the resampling unit is the instance (BEI).
 
 A BEI carries its score in every task that scored it (NaN where a task did not,
 e.g. worldview in PC and SS). A resample recomputes the aggregate exactly:
@@ -16,7 +16,7 @@ import numpy as np
 
 from culturebias.domain.array_types import Floats, Indices
 from culturebias.domain.mcbe.instances import BEI
-from culturebias.domain.mcbe.summary import McBEMetrics
+from culturebias.domain.mcbe.summary import CategoryScores, McBEMetrics
 from culturebias.domain.uncertainty.arrays import nan_mean as _nan_mean
 from culturebias.domain.uncertainty.bootstrap import unit_intervals
 from culturebias.domain.uncertainty.interval import DEFAULT_RESAMPLES, Interval
@@ -67,16 +67,47 @@ def mcbe_intervals(
 
 
 def attach_mcbe(metrics: McBEMetrics, outcomes: Mapping[str, ScoredTask], beis: Sequence[BEI], *, seed: int, resamples: int) -> None:
-    """Set ``metrics.intervals`` (``McBEMetrics``) from the tasks' per-BEI scores; nothing with ``resamples`` 0."""
+    """Set ``metrics.intervals`` (``McBEMetrics``) and each category's from the tasks' per-BEI scores;
+    nothing with ``resamples`` 0."""
     if resamples <= 0:
         return
     tasks = list(outcomes)
     points = {"overall": metrics.overall, **{t: getattr(metrics.tasks, t, None) for t in tasks}}
+    item_scores = {t: o.item_scores for t, o in outcomes.items()}
     metrics.intervals = mcbe_intervals(
-        {t: o.item_scores for t, o in outcomes.items()},
+        item_scores,
         {b.item_id: b.category for b in beis},
         tasks,
         points,
         seed=seed,
         resamples=resamples,
     )
+    for category, cell in metrics.categories.items():
+        ids = [b.item_id for b in beis if b.category == category]
+        cell.intervals = category_intervals(item_scores, ids, tasks, cell, seed=seed, resamples=resamples)
+
+
+def category_intervals(
+    item_scores: Mapping[str, Mapping[str, float]],
+    ids: Sequence[str],
+    tasks: Sequence[str],
+    cell: CategoryScores,
+    *,
+    seed: int,
+    resamples: int = DEFAULT_RESAMPLES,
+) -> dict[str, Interval]:
+    """One category's task scores (each the mean over its scored BEIs) and their mean over the tasks that have
+    one, over the category's resampled BEIs."""
+    scored = [i for i in ids if any(i in item_scores.get(t, {}) for t in tasks)]
+    scores = np.array([[item_scores.get(t, {}).get(i, np.nan) for t in tasks] for i in scored], dtype=float).reshape(len(scored), len(tasks))
+    valid = np.isfinite(scores)
+    filled = np.where(valid, scores, 0.0)
+
+    def statistic(idx: Indices) -> Floats:
+        sums, counts = filled[idx].sum(axis=-2), valid[idx].sum(axis=-2)
+        with np.errstate(all="ignore"):
+            cells = np.where(counts > 0, sums / np.maximum(counts, 1), np.nan)  # (..., task)
+        return np.concatenate([np.moveaxis(cells, -1, 0), _nan_mean(cells, axis=-1)[None]])
+
+    points = {**{t: getattr(cell, t, None) for t in tasks}, "mean": cell.mean}
+    return unit_intervals(statistic, len(scored), (*tasks, "mean"), unit=UNIT, seed=seed, points=points, resamples=resamples, width=len(tasks))

@@ -140,6 +140,13 @@ class CategoryScores(SparseBlock):
     invalid: InvalidCounts = Field(
         description="the category's invalid, unparseable and clamped replies, per task that ran",
     )
+    intervals: dict[str, Interval] | None = Field(
+        None,
+        description=(
+            "95% bootstrap intervals over the category's BEIs of each task score and their mean; null with "
+            "run.bootstrap_resamples=0 (and in summaries before schema 2.4)"
+        ),
+    )
 
     def task_scores(self) -> dict[str, float | None]:
         return {task: value for task, value in self.present().items() if task in TASKS}

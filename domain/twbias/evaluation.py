@@ -13,7 +13,7 @@ from typing import Literal, Mapping, Sequence
 
 import numpy as np
 
-from culturebias.domain.array_types import Floats, FloatsLike
+from culturebias.domain.array_types import Floats, FloatsLike, Mask
 from culturebias.domain.twbias.metrics import (
     EffectKind,
     TestKind,
@@ -188,6 +188,21 @@ def category_rows(categories: Sequence[Sequence[str] | None], mode: CategoryRows
     return groups
 
 
+def valid_and_outliers(origin: Floats, replace: Floats, sigma: float) -> tuple[Mask, Mask]:
+    """Per prompt type (column): which rows are valid (finite) and which of those are outliers, over the rows given."""
+    valid = np.isfinite(origin) & np.isfinite(replace)
+    outlier = np.zeros_like(valid)
+    for j in range(origin.shape[1]):
+        idx = np.flatnonzero(valid[:, j])
+        outlier[idx, j] = outlier_mask(origin[idx, j], replace[idx, j], sigma)
+    return valid, outlier
+
+
+def toxicity_rows(toxicity: Sequence[int | None]) -> dict[str, list[int]]:
+    """Row indices of the toxicity breakdown's "0" and "1" groups ("all" is every row)."""
+    return {str(level): [i for i, t in enumerate(toxicity) if t == level] for level in (0, 1)}
+
+
 def evaluate_specification(
     origin_ppl: Floats,
     replace_ppl: Floats,
@@ -204,12 +219,7 @@ def evaluate_specification(
     if len(categories) != n_rows:
         raise ValueError("one category list per row")
 
-    # Per prompt type: which rows are valid (finite) and which of those are outliers.
-    valid = np.isfinite(origin) & np.isfinite(replace)
-    outlier = np.zeros_like(valid)
-    for j in range(len(prompt_types)):
-        idx = np.flatnonzero(valid[:, j])
-        outlier[idx, j] = outlier_mask(origin[idx, j], replace[idx, j], options.outlier_sigma)
+    valid, outlier = valid_and_outliers(origin, replace, options.outlier_sigma)
     kept = valid & ~outlier
 
     def group(members: Sequence[int]) -> GroupResult:
@@ -227,10 +237,6 @@ def evaluate_specification(
         return GroupResult(n_rows=int(rows.size), headline=headline(prompts, options), prompts=prompts)
 
     overall = group(range(n_rows))
-    by_toxicity = {
-        "0": group([i for i, t in enumerate(toxicity) if t == 0]),
-        "1": group([i for i, t in enumerate(toxicity) if t == 1]),
-        "all": overall,
-    }
+    by_toxicity = {**{level: group(rows) for level, rows in toxicity_rows(toxicity).items()}, "all": overall}
     by_category = {cat: group(rows) for cat, rows in sorted(category_rows(categories, category_mode).items())}
     return SpecificationResult(overall=overall, by_toxicity=by_toxicity, by_category=by_category)

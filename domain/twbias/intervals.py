@@ -12,20 +12,23 @@ effect over the significant ones.
 
 from __future__ import annotations
 
+import dataclasses
+import math
 from typing import Sequence
 
 import numpy as np
 from scipy import special
 
 from culturebias.domain.array_types import Floats, Indices, Mask
-from culturebias.domain.twbias.evaluation import AnalysisOptions
+from culturebias.domain.twbias.evaluation import AnalysisOptions, CategoryRows, category_rows, toxicity_rows, valid_and_outliers
 from culturebias.domain.twbias.model import USER_PROMPT_TYPES
-from culturebias.domain.twbias.summary import SpecificationBlock
+from culturebias.domain.twbias.summary import GroupBlock, SpecificationBlock
 from culturebias.domain.uncertainty.bootstrap import unit_intervals
 from culturebias.domain.uncertainty.interval import DEFAULT_RESAMPLES, Interval
 
 UNIT = "sentence pair"
 HEADLINES = ("bias_ratio", "effect_size")
+FIXED_OUTLIERS = "outliers as the run decided them on the whole specification"
 
 
 def _sum(x: Floats, weight: Floats) -> Floats:
@@ -90,17 +93,21 @@ def twbias_intervals(
     *,
     seed: int,
     resamples: int = DEFAULT_RESAMPLES,
+    weights: Floats | None = None,
 ) -> dict[str, Interval]:
     """bias_ratio and effect_size of one specification over resampled sentence pairs.
 
     ``origin``/``replace``: PPL matrices (rows, prompt types); ``analysis``: the run's AnalysisOptions.
+    ``weights``: how many times each row counts (a sentence in a category once per T-A pair, exploded rows);
+    a row is resampled with its weight.
     """
     columns = [j for j, t in enumerate(prompt_types) if t in USER_PROMPT_TYPES]
     o = np.asarray(origin, dtype=float)[:, columns].T  # (prompt, row)
     r = np.asarray(replace, dtype=float)[:, columns].T
     valid = np.isfinite(o) & np.isfinite(r)
     o, r = np.where(valid, o, 0.0), np.where(valid, r, 0.0)
-    columns_of = {"o": o, "o2": o * o, "r": r, "r2": r * r, "d": r - o, "d2": (r - o) ** 2, "valid": valid.astype(float)}
+    weight = valid.astype(float) * (1.0 if weights is None else np.asarray(weights, dtype=float)[None, :])
+    columns_of = {"o": o, "o2": o * o, "r": r, "r2": r * r, "d": r - o, "d2": (r - o) ** 2, "valid": weight}
 
     def headline(idx: Indices) -> tuple[Floats, Floats]:
         idx = idx[..., None, :]  # broadcast over prompts
@@ -124,7 +131,7 @@ def twbias_intervals(
 
 
 def attach_twbias(
-    block: SpecificationBlock,
+    block: GroupBlock,
     matrices: tuple[Floats, Floats],
     prompt_types: Sequence[str],
     analysis: AnalysisOptions,
@@ -136,3 +143,45 @@ def attach_twbias(
     if resamples > 0:
         points = {name: getattr(block, name) for name in HEADLINES}
         block.intervals = twbias_intervals(*matrices, prompt_types, analysis, points, seed=seed, resamples=resamples)
+
+
+def attach_twbias_breakdowns(
+    block: SpecificationBlock,
+    matrices: tuple[Floats, Floats],
+    prompt_types: Sequence[str],
+    analysis: AnalysisOptions,
+    toxicity: Sequence[int | None],
+    categories: Sequence[Sequence[str] | None],
+    category_mode: CategoryRows,
+    *,
+    seed: int,
+    resamples: int,
+) -> None:
+    """Intervals on each toxicity and category block of a specification (after ``attach_twbias``).
+
+    A breakdown holds the run's outlier decisions fixed: the run drops a specification's outliers over all its
+    rows, so a group's resamples draw from its kept pairs (each sentence with its weight in the group) and do
+    not re-decide outliers; the note says so. "all" is the specification itself and shares its interval.
+    """
+    if resamples <= 0:
+        return
+    origin, replace = (np.asarray(m, dtype=float) for m in matrices)
+    valid, outlier = valid_and_outliers(origin, replace, analysis.outlier_sigma)
+    kept = valid & ~outlier
+    origin, replace = np.where(kept, origin, np.nan), np.where(kept, replace, np.nan)
+    fixed = dataclasses.replace(analysis, outlier_sigma=math.inf)
+    groups = [(block.by_toxicity, toxicity_rows(toxicity)), (block.by_category, category_rows(categories, category_mode))]
+    for blocks, members in groups:
+        for name, group in blocks.items():
+            if name not in members:  # "all": the specification's own rows and interval
+                group.intervals = block.intervals
+                continue
+            rows, weights = np.unique(np.asarray(members[name], dtype=int), return_counts=True)
+            points = {headline: getattr(group, headline) for headline in HEADLINES}
+            intervals = twbias_intervals(
+                origin[rows], replace[rows], prompt_types, fixed, points, seed=seed, resamples=resamples,
+                weights=weights.astype(float),
+            )
+            for interval in intervals.values():
+                interval.note = "; ".join(filter(None, [interval.note, FIXED_OUTLIERS]))
+            group.intervals = intervals

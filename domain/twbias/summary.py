@@ -87,6 +87,14 @@ class GroupBlock(Block):
     prompts: dict[str, PromptStatsBlock] = Field(
         description="every prompt type's test (types 0 and 00 beside 1-10), in report order",
     )
+    intervals: dict[str, Interval] | None = Field(
+        None,
+        description=(
+            "95% bootstrap intervals of bias_ratio and effect_size over sentence pairs; a toxicity or category "
+            "block resamples its own sentences with the run's outlier decisions held; null with "
+            "run.bootstrap_resamples=0 (and in the breakdowns of summaries before schema 2.4)"
+        ),
+    )
 
 
 class SpecificationHeader(Block):
@@ -111,13 +119,6 @@ class SpecificationBlock(GroupBlock, SpecificationHeader):
     )
     by_category: dict[str, GroupBlock] = Field(
         description="the same analysis per attribute category (analysis.category_rows says how a sentence counts)",
-    )
-    intervals: dict[str, Interval] | None = Field(
-        None,
-        description=(
-            "95% bootstrap intervals of bias_ratio and effect_size over sentence pairs; null with "
-            "run.bootstrap_resamples=0"
-        ),
     )
 
 

@@ -219,5 +219,11 @@ def test_the_authors_ppls_get_intervals_around_table_4(tmp_path, twbias_data):
     for block in summary.metrics.gender.values():
         assert_intervals(block.intervals, {"bias_ratio": block.bias_ratio, "effect_size": block.effect_size}, "sentence pair", block.n_rows, resamples=500)
         assert all(i.method == "BCa" and i.note is None for i in block.intervals.values())
+        for group in [*block.by_toxicity.values(), *block.by_category.values()]:  # the breakdowns reproduce too
+            for name in ("bias_ratio", "effect_size"):
+                interval = group.intervals[name]
+                assert "statistic gives" not in (interval.note or "") and interval.unit == "sentence pair"
+                point = getattr(group, name)
+                assert interval.contains(point) if point is not None else not interval.defined, (name, point, interval)
     report = (tmp_path / "report.md").read_text(encoding="utf-8")
     assert "95% CI bias ratio" in report and "sentence pairs |" in report
