@@ -6,7 +6,7 @@ from pathlib import Path
 
 from culturebias.adapters.reports.comparison_figures import grouped_bars, heat_map
 from culturebias.adapters.reports.comparison_intervals import CBBQ_METRICS, overall_interval_figures
-from culturebias.adapters.reports.intervals import any_intervals, ci_cells, ci_headers, pick, table_legend
+from culturebias.adapters.reports.intervals import any_intervals, ci_cells, ci_headers, pick, table_legend, with_ci
 from culturebias.domain.bbq.intervals import KOBBQ_HEADLINES
 from culturebias.adapters.reports.markdown import fmt, new_figure, save_figure, table
 from culturebias.domain.cbbq.comparison import HEATMAP_METRICS, CBBQComparison
@@ -141,14 +141,25 @@ def cbbq_sections(comparison: CBBQComparison, out_dir: Path) -> tuple[list[str],
     sections = [f"## Bias scores, models × categories (paper Fig. 5)\n\nHeadline condition per model: {conditions}. "
                 "S > 0: answers follow the stereotype."]
     ci = any_intervals([s.intervals for s in body.overall.values()])
+    category_ci = any_intervals([s.intervals for cats in body.by_category.values() for s in cats.values()])
+
+    def category_cell(scores: CBBQScores | None, metric: str) -> object:
+        value = cbbq_value(scores, metric)
+        if not category_ci or scores is None or value is None:
+            return value
+        return with_ci(value, pick(scores.intervals, metric))
+
     for metric in HEATMAP_METRICS:
         rows = [
-            [name, *(cbbq_value(cats.get(c), metric) for c in body.categories), cbbq_value(body.overall[name], metric),
+            [name, *(category_cell(cats.get(c), metric) for c in body.categories), cbbq_value(body.overall[name], metric),
              *(ci_cells(body.overall[name].intervals, [metric]) if ci else [])]
             for name, cats in body.by_category.items()
         ]
         headers = ["model", *body.categories, "overall", *(ci_headers(["overall"]) if ci else [])]
-        sections.append(f"### {CBBQ_NAMES[metric]}\n\n" + table(headers, rows) + table_legend([s.intervals for s in body.overall.values()]))
+        legend = table_legend([s.intervals for s in body.overall.values()])
+        if category_ci:
+            legend += " Brackets in a category's cell: its 95% CI over the category's templates."
+        sections.append(f"### {CBBQ_NAMES[metric]}\n\n" + table(headers, rows) + legend)
     accuracy = [
         [name, s.acc_amb, s.acc_dis, s.ooc_ratio, s.counts.n_total, f"{body.weights[name].w1}/{body.weights[name].w2}"]
         for name, s in body.overall.items()

@@ -175,7 +175,7 @@ def category_figure(axis: str, specs: Mapping[str, SpecificationBlock], out_dir:
                 ax.margins(x=0.15)
                 ax.set_xlabel("effect size (mean over significant prompts)")
             ax.set_title(f"{axis.capitalize()} by attribute category" + (f", {title}" if title else "")
-                         + ("\n(n: the category's sentences; bars: 95% CI over its sentence pairs)" if with_bars
-                            else "\n(n: the category's sentences; this summary has no interval per category)"), fontsize=10)
+                         + ("\n(n: its sentences; error bars: 95% CI over sentence pairs)" if with_bars
+                            else "\n(n: its sentences; this summary has no interval per category)"), fontsize=9)
         row[0].legend(fontsize=7, loc="best")
     return _save(fig, Path(out_dir) / f"twbias_{axis}_categories.png")

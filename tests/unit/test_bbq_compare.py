@@ -207,6 +207,9 @@ def test_cbbq_report_has_the_models_by_categories_tables_and_heat_map(tmp_path):
     compare_summaries([a, c], comparer("cbbq"), out_dir=tmp_path, report=comparison_report("cbbq"))
     report = (tmp_path / "comparison.md").read_text(encoding="utf-8")
     g, r, o = (a.metrics.by_category["gender"].s_amb, a.metrics.by_category["region"].s_amb, a.metrics.overall.s_amb)
-    assert f"| always-A | {g:.3f} | {r:.3f} | {o:.3f} |" in report
-    assert "| always-C | 0.000 | 0.000 | 0.000 |" in report
+    gi, ri = (a.metrics.by_category[c].intervals["s_amb"] for c in ("gender", "region"))
+    cell = lambda v, i: f"{v:.3f} [{i.low:.3f}, {i.high:.3f}]"  # a category's value with its interval over templates
+    assert f"| always-A | {cell(g, gi)} | {cell(r, ri)} | {o:.3f} |" in report
+    assert "| always-C | 0.000 [0.000, 0.000] | 0.000 [0.000, 0.000] | 0.000 |" in report
+    assert "its 95% CI over the category's templates" in report
     assert (tmp_path / "comparison_cbbq.png").is_file()

@@ -126,3 +126,45 @@ def test_twbias_comparison_heat_maps_state_each_cells_n(figures, tmp_path):
     assert len(heat) == 4  # two models × bias ratio and effect size
     for ax in heat:
         assert n_texts(ax) == ["n=23"]
+
+
+def _error_spans(ax, axis: int) -> list[tuple[float, float]]:
+    """The (start, end) of every error bar drawn on ``ax``, along x (0) or y (1); a bar without an interval draws
+    a zero-length one, left out."""
+    caps = [c for c in ax.containers if isinstance(c, matplotlib.container.ErrorbarContainer)]
+    spans = [(round(float(s[0][axis]), 6), round(float(s[1][axis]), 6)) for c in caps for s in c.lines[2][0].get_segments()]
+    return sorted(span for span in spans if span[0] != span[1])
+
+
+def test_mcbe_category_bars_carry_each_cells_interval_and_n_past_it(figures, tmp_path):
+    payload = copy.deepcopy(MCBE)
+    interval = {"n": 5, "unit": "instance (BEI)", "method": "BCa", "resamples": 200, "seed": 0}
+    gender = payload["metrics"]["categories"]["gender"]
+    gender["intervals"] = {t: {**interval, "low": gender[t] - 3.0, "high": gender[t] + 4.0} for t in ("pc", "ss", "ba")}
+    mcbe_report.figure(mcbe_typed(payload), tmp_path)
+    (_, fig), = figures
+    ax = fig.axes[0]
+    spans = _error_spans(ax, 1)
+    assert spans == sorted((round(gender[t] - 3.0, 6), round(gender[t] + 4.0, 6)) for t in ("pc", "ss", "ba"))
+    above = {round(t.xy[1], 6) for t in ax.texts if t.get_text() == "n=5"}  # annotations: anchored at xy
+    assert above == {round(gender[t] + 4.0, 6) for t in ("pc", "ss", "ba")}  # each n sits past its error bar
+    assert "95% CI over its BEIs" in ax.get_title()
+
+
+def test_twbias_category_bars_carry_each_categorys_interval(figures, tmp_path):
+    payload = summary_payload()
+    interval = {"n": 7, "unit": "sentence pair", "method": "BCa", "resamples": 200, "seed": 0}
+    blocks = list(payload["metrics"]["gender"].values())
+    for block in blocks:
+        for group in block["by_category"].values():
+            group["intervals"] = {
+                "bias_ratio": {**interval, "low": 0.0, "high": 0.9},
+                "effect_size": {**interval, "low": -0.5, "high": 0.75},
+            }
+    summary = twbias_typed(payload)
+    twbias_figures.category_figure("gender", summary.metrics.gender, tmp_path)
+    (_, fig), = figures
+    ratio_ax, effect_ax = fig.axes[:2]
+    assert _error_spans(ratio_ax, 0) == [(0.0, 0.9), (0.0, 0.9)]
+    assert _error_spans(effect_ax, 0) == [(-0.5, 0.75), (-0.5, 0.75)]
+    assert "95% CI over sentence pairs" in ratio_ax.get_title()
