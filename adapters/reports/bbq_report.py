@@ -127,9 +127,19 @@ def kobbq_headline(metrics: KoBBQMetrics) -> str:
     )
 
 
+BREAKDOWN_CI = ("diff_bias_amb", "diff_bias_dis")
+
+
 def kobbq_breakdown(title: str, groups: dict[str, KoBBQScoreBlock]) -> str:
-    rows = [[name, *[mean_std(kobbq_cell(block, k)) for k in KOBBQ_COLUMNS]] for name, block in groups.items()]
-    return "\n".join([f"## {title}", "", table(["group", *[KOBBQ_NAMES[k] for k in KOBBQ_COLUMNS]], rows)])
+    """Each group's mean ± std over prompts, then the 95% CIs of its diff-bias over its own templates where the
+    summary has them (the accuracies' are in the summary and the HTML page; the table stays narrow)."""
+    ci = any_intervals([block.intervals for block in groups.values()])
+    headers = ["group", *[KOBBQ_NAMES[k] for k in KOBBQ_COLUMNS], *(ci_headers([KOBBQ_NAMES[k] for k in BREAKDOWN_CI]) if ci else [])]
+    rows = [
+        [name, *[mean_std(kobbq_cell(block, k)) for k in KOBBQ_COLUMNS], *(ci_cells(block.intervals, BREAKDOWN_CI) if ci else [])]
+        for name, block in groups.items()
+    ]
+    return "\n".join([f"## {title}", "", table(headers, rows) + table_legend([b.intervals for b in groups.values()])])
 
 
 def kobbq_test_lines(metric: str, result: CategoryTest) -> list[str]:
@@ -270,8 +280,14 @@ def cbbq_tables(metrics: CBBQMetrics) -> str:
          for c, b in by_condition.items()],
     ) + table_legend([b.overall.intervals for b in by_condition.values()])]
     for condition, block in by_condition.items():
-        rows = [cbbq_row(name, scores) for name, scores in block.by_category.items()]
-        lines += ["", f"## By category ({CONDITION_NAMES.get(condition, condition)})", "", table(CBBQ_HEADERS, rows)]
+        category_ci = any_intervals([scores.intervals for scores in block.by_category.values()])  # over each category's templates
+        rows = [
+            cbbq_row(name, scores) + (ci_cells(scores.intervals, CBBQ_HEADLINES) if category_ci else [])
+            for name, scores in block.by_category.items()
+        ]
+        headers = CBBQ_HEADERS + (ci_headers(["S_amb", "S_dis", "S_total"]) if category_ci else [])
+        lines += ["", f"## By category ({CONDITION_NAMES.get(condition, condition)})", "",
+                  table(headers, rows) + table_legend([s.intervals for s in block.by_category.values()])]
     return "\n".join(lines)
 
 
