@@ -78,6 +78,19 @@ def test_the_card_reads_the_summarys_own_not_measured_reason_and_sample_where_th
     assert "A sampled run: 50 of 4,000 items, stratified by category (seed 3); not the whole data set" in card
 
 
+def test_a_repeated_run_says_whose_numbers_the_card_shows_and_the_mean_over_the_runs():
+    from culturebias.domain.mcbe.headlines import HEADLINES as MCBE
+    from culturebias.domain.repeats import repeats_block
+
+    summary = reference_summary("mcbe_tiny")
+    summary.repeats = repeats_block("sample (temperature=0.7)", [0, 1, 2, 3], [{"overall": v} for v in (40.0, 44.0, 42.0, 46.0)])
+    card = visible(headline_card(summary, MCBE, "McBE"))
+    assert "Run 4 times (sample (temperature=0.7)): the values and intervals above are those of run 1" in card
+    assert "overall McBE score 43.0 ± 2.6 (4 runs)" in card
+    single = visible(headline_card(reference_summary("mcbe_tiny"), MCBE, "McBE"))
+    assert "times (" not in single and "runs)" not in single
+
+
 def _units(values: np.ndarray) -> UnitValues:
     return UnitValues("template", tuple(f"t{i}" for i in range(len(values))), values, lambda chosen: chosen.mean(axis=-1))
 

@@ -76,9 +76,31 @@ def _count(value: Any) -> str:  # Any: a benchmark's own summary blocks and JSON
     return f"{value:,}" if isinstance(value, int) else "?" if value is None else str(value)
 
 
-def warnings(summary: RunSummary) -> list[str]:
+def repeats_words(summary: RunSummary, headlines: Sequence[HeadlineMetric]) -> str | None:
+    """For a run made ``run.repeats`` times: whose numbers the card shows, and each headline's mean ± std over the runs."""
+    repeats = summary.repeats
+    if repeats is None or repeats.n < 2:
+        return None
+    over = []
+    for metric in headlines:
+        stat = repeats.headline.get(metric.name)
+        if stat is None or stat.mean is None:
+            continue
+        wide = abs(stat.mean) >= 10  # the std in the mean's format
+        spread = f" ± {_num(stat.std, wide)}" if stat.std is not None else ""
+        over.append(f"{metric.label} {_num(stat.mean, wide)}{spread} ({stat.n} runs)")
+    means = f"; mean ± std over the runs: {'; '.join(over)}" if over else ""
+    return (
+        f"Run {repeats.n} times ({repeats.sampling}): the values and intervals above are those of run "
+        f"{repeats.metrics_from + 1}{means}."
+    )
+
+
+def warnings(summary: RunSummary, headlines: Sequence[HeadlineMetric] = ()) -> list[str]:
     """Everything that limits what the numbers say, in words."""
     found = []
+    if (repeated := repeats_words(summary, headlines)) is not None:
+        found.append(repeated)
     if summary.limit is not None:
         found.append(
             f"A limited run (--limit {summary.limit.n}): it evaluated only "
@@ -123,7 +145,7 @@ def headline_card(summary: RunSummary, headlines: Sequence[HeadlineMetric], titl
         for h, c in (("metric", ""), ("value", ""), ("95% interval", "interval"), ("n", ""), ("better", "direction"), ("in words", ""))
     )
     rows = "".join(metric_row(summary, m) for m in headlines)
-    notes = warnings(summary)
+    notes = warnings(summary, headlines)
     listed = f'<ul class="warnings">{"".join(f"<li>{text(w)}</li>" for w in notes)}</ul>' if notes else ""
     return (
         f'<section class="card" id="headline" aria-label="headline"><h2>{text(title)}: the answer</h2>'
