@@ -21,6 +21,8 @@ def fidelity_metrics(
 ) -> dict[str, Any]:  # Any: McBEMetrics' keyword arguments
     """Keyword arguments of ``McBEMetrics``: only what applies to this run (sparse keys stay out)."""
     extra: dict[str, Any] = {"prompt_set": list(options.prompt_set)}  # Any: McBEMetrics' keyword arguments
+    if options.judge_role and "ba" in outcomes:
+        extra["judge_role"] = options.judge_role
     if "pc" in outcomes:
         extra["pc_text"] = options.pc_text
     variants = prompt_variants(ctx, beis, dataset, options, outcomes)

@@ -7,7 +7,7 @@ from typing import Literal
 from pydantic import BaseModel, ConfigDict, Field, field_validator
 
 from culturebias.domain.mcbe.judge_stop import JudgeStopRule
-from culturebias.domain.mcbe.prompts import DEFAULT_PROMPT_SET, PROMPT_SETS, PromptSet, prompt_set
+from culturebias.domain.mcbe.prompts import DEFAULT_PROMPT_SET, PROMPT_SETS, PromptSet, prompt_set, with_judge_role
 from culturebias.domain.mcbe.metrics import PC_DECAYS, SS_DECAYS, resolve_decay
 from culturebias.domain.mcbe.taxonomy import PREFERENCE_SKIPPED_CATEGORIES, canonical_category
 from culturebias.domain.option_types import CommaList
@@ -51,6 +51,12 @@ class McBEOptions(SampleOptions):
         default_factory=lambda: [DEFAULT_PROMPT_SET],
         description=f"prompt sets: {', '.join(PROMPT_SETS)}; the first scores, further ones re-run SC and BS "
         "(table7,table11: the paper's robustness experiment)",
+    )
+
+    judge_role: str | None = Field(
+        None,
+        description="a line that opens every BA judge prompt: Table 7's judge role line, which the released eval.py "
+        "lacks and this project could not obtain (give it to run Table 7's judge prompt verbatim); none by default",
     )
 
     # retries of the model's unparseable BS ratings (the judge has judge.max_retries)
@@ -125,5 +131,6 @@ class McBEOptions(SampleOptions):
 
     @property
     def prompts(self) -> PromptSet:
-        """The prompt set that scores every task."""
-        return prompt_set(self.prompt_set[0])
+        """The prompt set that scores every task (its judge prompt opened by ``judge_role`` where one is given)."""
+        prompts = prompt_set(self.prompt_set[0])
+        return with_judge_role(prompts, self.judge_role) if self.judge_role else prompts

@@ -13,6 +13,7 @@ robustness correlations (``table7,table11``: the paper's Table 12).
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
+import dataclasses
 from dataclasses import dataclass
 from typing import Protocol
 
@@ -65,6 +66,18 @@ DEFAULT_PROMPT_SET = "table7"
 ROBUSTNESS_PROMPT_SET = "table11"
 # The tasks a further prompt set re-runs for the robustness correlations (PROTOCOLS §3: SC and BS).
 VARIANT_TASKS: tuple[str, ...] = ("sc", "bs")
+
+
+def with_judge_role(prompts: PromptSet, role: str) -> PromptSet:
+    """``prompts`` whose BA judge prompt opens with ``role`` on a line of its own (Table 7's judge prompt opens
+    with a role line that the released eval.py lacks and this project could not obtain: a user who has it gives
+    it as ``protocol.judge_role``)."""
+
+    def judge(analysis: str, explanation: str, criterion: BACriterion) -> Conversation:
+        first, *rest = prompts.judge(analysis, explanation, criterion)
+        return (ChatMessage(first.role, f"{role}\n{first.content}"), *rest)
+
+    return dataclasses.replace(prompts, judge=judge)
 
 
 def prompt_set(name: str) -> PromptSet:

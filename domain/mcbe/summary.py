@@ -206,6 +206,9 @@ class McBEMetrics(SparseBlock):
         description="what PC scored: sentence (released code) or context_sentence (PROTOCOLS §3)",
     )
     prompt_set: list[str] | None = Field(None, description="the prompt sets that ran; the first scored every task")
+    judge_role: str | None = Field(
+        None, description="the line that opened every BA judge prompt (protocol.judge_role); null when none did"
+    )
     prompt_variants: dict[str, PromptVariant] | None = Field(
         None,
         description="further prompt sets: their SC and BS scores and the robustness correlations",
