@@ -2,12 +2,11 @@
 
 from __future__ import annotations
 
-from collections.abc import Mapping
 from pathlib import Path
 
 from culturebias.adapters.mcbe.fidelity_report import pc_text_line, prompts_section, stops_section
 from culturebias.adapters.reports.figure_marks import label_bar_n
-from culturebias.adapters.reports.intervals import error_bars, label_n, pick, uncertainty_section, with_ci
+from culturebias.adapters.reports.intervals import bounds, error_bars, label_n, legend as interval_legend, pick, uncertainty_section
 from culturebias.adapters.reports.markdown import (
     fmt,
     header_section,
@@ -20,7 +19,6 @@ from culturebias.adapters.reports.markdown import (
 )
 from culturebias.domain.mcbe.summary import McBEMetrics, McBESummary
 from culturebias.domain.repeats import RepeatStat
-from culturebias.domain.uncertainty.interval import Interval
 
 TASK_ORDER = ("pc", "sc", "ss", "ba", "bs")
 FIGURE = "mcbe_scores.png"
@@ -57,19 +55,12 @@ def scores_section(summary: McBESummary) -> str:
     tasks = _tasks(metrics)
     names = metrics.task_names.present()
     headers = ["category", "BEIs", *[t.upper() for t in tasks], "mean"]
-    task_scores = metrics.tasks.present()
-    with_intervals = any(row.intervals for row in metrics.categories.values()) or metrics.intervals is not None
-
-    def cell(value: float | None, intervals: Mapping[str, Interval] | None, name: str) -> object:
-        return with_ci(value, pick(intervals, name), 2) if with_intervals and value is not None else value
-
     rows = [
-        [f"{c} ({row.name_zh})", row.n_beis, *[cell(getattr(row, t), row.intervals, t) for t in tasks],
-         cell(row.mean, row.intervals, "mean")]
+        [f"{c} ({row.name_zh})", row.n_beis, *[getattr(row, t) for t in tasks], row.mean]
         for c, row in metrics.categories.items()
     ]
-    rows.append(["**all categories**", summary.counts.beis, *[cell(task_scores.get(t), metrics.intervals, t) for t in tasks],
-                 cell(metrics.overall, metrics.intervals, "overall")])
+    task_scores = metrics.tasks.present()
+    rows.append(["**all categories**", summary.counts.beis, *[task_scores.get(t) for t in tasks], metrics.overall])
     legend = ", ".join(f"{t.upper()} = {names.get(t, t)}" for t in tasks)
     return "\n".join(
         [
@@ -82,8 +73,8 @@ def scores_section(summary: McBESummary) -> str:
             table(headers, rows, digits=2),
             "",
             f"{legend}. A dash means the task does not score that category (PC and SS skip "
-            f"{', '.join(metrics.preference_skip) or 'no category'}) or no BEI could be scored."
-            + (" Brackets: 95% bootstrap intervals over the BEIs of each row." if with_intervals else ""),
+            f"{', '.join(metrics.preference_skip) or 'no category'}) or no BEI could be scored.",
+            category_intervals_section(metrics, tasks),
             "",
             uncertainty_section(  # the bootstrap intervals over BEIs, where the run has them
                 {"overall": (metrics.overall, pick(metrics.intervals, "overall")),
@@ -92,6 +83,26 @@ def scores_section(summary: McBESummary) -> str:
             ),
         ]
     )
+
+
+def category_intervals_section(metrics: McBEMetrics, tasks: list[str]) -> str:
+    """Each category's 95% intervals over its own BEIs, per task and for its mean; "" where the summary has none."""
+    shown = {c: row for c, row in metrics.categories.items() if row.intervals}
+    if not shown:
+        return ""
+    rows = [
+        [f"{c} ({row.name_zh})", *[bounds(pick(row.intervals, t), 2) if getattr(row, t) is not None else None for t in tasks],
+         bounds(pick(row.intervals, "mean"), 2), max((i.n for i in (row.intervals or {}).values()), default=0)]
+        for c, row in shown.items()
+    ]
+    return "\n".join([
+        "",
+        "### Intervals by category",
+        "",
+        table(["category", *[f"95% CI {t.upper()}" for t in tasks], "95% CI mean", "BEIs"], rows, digits=2),
+        "",
+        interval_legend([i for row in shown.values() for i in (row.intervals or {}).values()]),
+    ])
 
 
 def parameter_count(params: int | None) -> str:

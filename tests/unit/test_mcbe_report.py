@@ -103,3 +103,20 @@ def test_parameter_counts_read_plainly():
     assert parameter_count(1_700_000_000) == "1.7B parameters"
     assert parameter_count(245_312) == "245,312 parameters"
     assert parameter_count(None) == "unknown size"
+
+
+def test_each_categorys_intervals_over_its_own_beis_follow_the_scores_table(tmp_path):
+    import copy
+
+    payload = copy.deepcopy(SUMMARY)
+    interval = {"n": 5, "unit": "instance (BEI)", "method": "BCa", "resamples": 200, "seed": 0}
+    payload["metrics"]["categories"]["gender"]["intervals"] = {
+        "pc": {**interval, "low": 70.0, "high": 90.5}, "ss": {**interval, "low": 50.0, "high": 75.0},
+        "ba": {**interval, "low": 10.0, "high": 30.0}, "mean": {**interval, "low": 48.0, "high": 62.25},
+    }
+    text = McBEReport().write(typed(payload), tmp_path)[0].read_text(encoding="utf-8")
+    assert "| gender (性别) | 5 | 81.25 | 64.50 | 20.50 | 55.42 |" in text  # the paper's table stays values only
+    assert "### Intervals by category" in text
+    assert "| gender (性别) | [70.00, 90.50] | [50.00, 75.00] | [10.00, 30.00] | [48.00, 62.25] | 5 |" in text
+    assert "| worldview" not in text.split("### Intervals by category")[1].split("\n\n")[1]  # no intervals: no row
+    assert "### Intervals by category" not in McBEReport().write(typed(SUMMARY), tmp_path / "plain")[0].read_text(encoding="utf-8")

@@ -91,7 +91,7 @@ def repeats_words(summary: RunSummary, headlines: Sequence[HeadlineMetric]) -> s
         over.append(f"{metric.label} {_num(stat.mean, wide)}{spread} ({stat.n} runs)")
     means = f"; mean ± std over the runs: {'; '.join(over)}" if over else ""
     return (
-        f"Run {repeats.n} times ({repeats.sampling}): the values and intervals above are those of run "
+        f"Run {repeats.n} times ({repeats.sampling.replace('_', '-')}): the values and intervals above are those of run "
         f"{repeats.metrics_from + 1}{means}."
     )
 
