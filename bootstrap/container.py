@@ -213,7 +213,7 @@ def make_context_factory(
     """
     settings: Settings = container.settings()
     port = wrap or (lambda built: built)
-    build = model_port or (
+    build: Callable[[str], Any] = model_port or (  # Any: a port of any kind
         lambda name: container.judge_generator() if name == "judge" else getattr(container.model_backend(), name)()
     )
 
