@@ -32,7 +32,7 @@ from dataclasses import dataclass, field
 from typing import Any, Callable, Sequence
 
 from culturebias.domain.errors import ConfigError
-from culturebias.domain.identity import ModelIdentity
+from culturebias.domain.identity import ModelIdentity, ScoreProvenance
 from culturebias.domain.requests import (
     GenerationRequest,
     GenerationResult,
@@ -89,9 +89,10 @@ class PlaceholderPort(CollectingPort):
     """A dry run's model port standing for a model it never builds: it records, answers placeholders, and
     checks nothing (its capabilities were checked from the backend's descriptor when it was made)."""
 
-    def __init__(self, identity: ModelIdentity, collected: Collected):
+    def __init__(self, identity: ModelIdentity, collected: Collected, scores: bool = False):
         super().__init__(None, collected)
         self._identity = identity
+        self._scores = scores  # a scorer's stands for scores, which carry a provenance; a generator's do not
 
     def __getattr__(self, name: str) -> Any:  # Any: a port attribute a placeholder does not have
         raise AttributeError(name)
@@ -101,8 +102,8 @@ class PlaceholderPort(CollectingPort):
         return self._identity
 
     @property
-    def provenance(self) -> None:
-        return None  # a dry run's store is empty: nothing to compare
+    def provenance(self) -> ScoreProvenance | None:
+        return ScoreProvenance(backend=self._identity.backend, dtype="placeholder", device="none") if self._scores else None
 
     def check_loglikelihood(self) -> None:
         return None

@@ -66,13 +66,20 @@ def _chat_renderer(container: Any) -> Callable[[Any], str] | None:  # Any: the s
 @contextlib.contextmanager
 def _quiet_dry_run() -> Iterator[None]:
     """The dry run's lines ("run finished", a mode's warning, ...) would read as, or repeat, the real run's: errors only."""
+    import structlog
+
     logger = logging.getLogger("culturebias")
     level = logger.level
     logger.setLevel(max(level, logging.ERROR))
+    saved = structlog.get_config() if structlog.is_configured() else None  # the CLI's lines go through structlog
+    if saved is not None:
+        structlog.configure(wrapper_class=structlog.make_filtering_bound_logger(logging.ERROR))
     try:
         yield
     finally:
         logger.setLevel(level)
+        if saved is not None:
+            structlog.configure(**saved)
 
 
 # The capability (registry.CAPABILITIES) each placeholder stands for, and the model.kind it needs.
@@ -93,7 +100,7 @@ def _placeholder(options: Any, name: str, collected: Collected) -> PlaceholderPo
         backend=options.backend, model=options.resolved_path(), kind=getattr(options, "kind", "causal"),
         description="a plan's placeholder: no model built",
     )
-    return PlaceholderPort(identity, collected)
+    return PlaceholderPort(identity, collected, scores=name in ("scorer", "pseudo_scorer"))
 
 
 def placeholder_ports(settings: Any, container: Any, collected: Collected) -> Callable[[str], Any]:  # Any: the settings, container, service and source of any benchmark, and its requests

@@ -64,6 +64,7 @@ def test_every_run_shows_its_plan_once_recorded_and_keeps_it_in_plan_json(tmp_pa
                  "--set", f"model.path={args['model']['path']}", "--set", "protocol.prompts=1,2", "--limit", "6"]) == 0
     printed = capsys.readouterr().err
     assert "plan for kobbq" in printed and "requests: 36" in printed and "ETA: not calibrated" in printed
+    assert printed.count("run finished") == 1  # the dry run's own lines are not shown
     summary = json.loads((out / "summary.json").read_text(encoding="utf-8"))
     kept = culturebias.RunPlan.model_validate_json((out / "plan.json").read_text(encoding="utf-8"))
     assert kept.requests == summary["counts"]["answers"] == 36 and kept.eta_seconds is None  # counted, not calibrated
@@ -94,3 +95,33 @@ def test_a_resumed_run_shows_what_is_stored_and_about_what_is_left(tmp_path):
     resumed = culturebias.RunPlan.model_validate_json((out / "plan.json").read_text(encoding="utf-8"))
     assert 6 <= resumed.stored_requests < 36 and summary.counts.answers == 36
     assert f"about {36 - resumed.stored_requests} left" in resumed.text()
+
+
+def _count_plan(benchmark: str, assignments: list[str]):
+    """``make_plan`` without calibration, as a run makes it, and the container it planned with."""
+    from culturebias.bootstrap.api import _ReadSource
+    from culturebias.bootstrap.container import make_container
+    from culturebias.bootstrap.planning import make_plan
+    from culturebias.bootstrap.registry import registry
+    from culturebias.bootstrap.settings import load_settings
+
+    settings = load_settings(None, ["store.backend=memory", *assignments]).for_benchmark(benchmark)
+    container = make_container(benchmark, settings, None)
+    service = registry().benchmark(benchmark).service_class()(settings.protocol_options(benchmark))
+    return make_plan(benchmark, settings, container, service, _ReadSource(container.source()), calibrate=False), container
+
+
+@pytest.mark.parametrize("mode", ["generate", "likelihood"])
+def test_a_count_plan_on_a_served_model_asks_the_server_nothing(mode):
+    # nothing listens on port 9: any request of the dry run (a probe, a template render) would fail it
+    plan, _ = _count_plan("kobbq", [
+        "model.backend=openai", "model.api_base=http://127.0.0.1:9/v1", "model.path=served", "model.cache=off",
+        "model.max_retries=0", "protocol.limit=2", "protocol.prompts=1", f"protocol.mode={mode}",
+    ])
+    assert plan.requests == 2 * 3 * (1 if mode == "generate" else 3) and plan.tokens_estimated
+
+
+def test_a_count_plan_on_a_local_model_loads_its_tokenizer_not_its_weights():
+    plan, container = _count_plan("kobbq", ["model.backend=hf", "protocol.limit=1", "protocol.prompts=1"])
+    assert plan.requests == 3 and not plan.tokens_estimated and plan.eta_seconds is None
+    assert container.model_backend()._loaded is None  # the weights were never loaded

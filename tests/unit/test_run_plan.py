@@ -122,8 +122,9 @@ def test_a_resumed_plan_says_what_is_stored_and_about_what_is_left():
 def test_a_placeholder_port_records_and_builds_no_model():
     collected = Collected()
     identity = ModelIdentity(backend="openai", model="served")
-    port = PlaceholderPort(identity, collected)
-    assert port.identity == identity and port.provenance is None and port.check_loglikelihood() is None
+    port = PlaceholderPort(identity, collected, scores=True)
+    assert port.identity == identity and port.provenance.device == "none" and port.check_loglikelihood() is None
+    assert PlaceholderPort(identity, collected).provenance is None  # a generator's replies carry none
     assert getattr(port, "probe_findings", None) is None
     assert port.loglikelihood([LoglikelihoodRequest("a", "b")])[0].logprob == -1.0
     assert collected.loglikelihood == [LoglikelihoodRequest("a", "b")]
