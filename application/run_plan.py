@@ -29,7 +29,7 @@ from __future__ import annotations
 
 import time
 from dataclasses import dataclass, field
-from typing import Any, Callable, Sequence
+from typing import Any, Callable, Iterator, Sequence
 
 from culturebias.domain.errors import ConfigError
 from culturebias.domain.identity import ModelIdentity, ScoreProvenance
@@ -212,22 +212,31 @@ class Planner:
         )
 
     def _stage(self, stage: Stage, requests: list[Any], tokenize: Callable[[str], list[int]]) -> StagePlan:  # Any: the wrapped model ports, their requests and progress, of any kind
-        sequences = [tokenize(self.text(r)) for r in requests]
+        lengths: list[int] = []
+
+        def sequences() -> Iterator[list[int]]:  # one at a time: a full KoBBQ run holds 17M tokens
+            for request in requests:
+                sequence = tokenize(self.text(request))
+                lengths.append(len(sequence))
+                yield sequence
+
+        distinct = trie_nodes(sequences())
         outputs = [r.params.max_new_tokens for r in requests] if stage == "generation" else [0] * len(requests)
-        input_tokens = sum(len(s) for s in sequences)
         plan = StagePlan(
             stage=stage,
             requests=len(requests),
-            tokens=input_tokens + sum(outputs),
-            input_tokens=input_tokens,
+            tokens=sum(lengths) + sum(outputs),
+            input_tokens=sum(lengths),
             output_tokens=sum(outputs),
-            distinct_tokens=trie_nodes(sequences),
+            distinct_tokens=distinct,
         )
         if self.prepare is None:
             return plan
-        return self._calibrated(plan, requests, sequences, outputs)
+        return self._calibrated(plan, requests, lengths, outputs, tokenize)
 
-    def _calibrated(self, plan: StagePlan, requests: list[Any], sequences: list[list[int]], outputs: list[int]) -> StagePlan:  # Any: the requests of any stage
+    def _calibrated(  # Any: the requests of any stage
+        self, plan: StagePlan, requests: list[Any], lengths: list[int], outputs: list[int], tokenize: Callable[[str], list[int]]
+    ) -> StagePlan:
         assert self.prepare is not None
         try:
             compute = self.prepare(plan.stage)
@@ -240,8 +249,8 @@ class Planner:
         batch = list(range(start, start + k))
         warm_up = [0] if start > 0 else []  # the first call's one-time costs, on a request outside the batch
         asked = warm_up + batch
-        cost = self.prices.cost(sum(len(sequences[i]) for i in asked), sum(outputs[i] for i in asked))
-        check_calibration_budget(len(asked), sum(len(sequences[i]) + outputs[i] for i in asked), cost, self.budget)
+        cost = self.prices.cost(sum(lengths[i] for i in asked), sum(outputs[i] for i in asked))
+        check_calibration_budget(len(asked), sum(lengths[i] + outputs[i] for i in asked), cost, self.budget)
         try:
             if warm_up:
                 compute([requests[i] for i in warm_up])
@@ -253,8 +262,9 @@ class Planner:
             return plan
         sharing = 1.0
         if plan.stage in self.shared_stages:
-            batch_share = _distinct_share([sequences[i] for i in batch], [outputs[i] for i in batch])
-            sharing = _distinct_share(sequences, outputs, plan.distinct_tokens) / batch_share if batch_share else 1.0
+            batch_share = _distinct_share([tokenize(self.text(requests[i])) for i in batch], [outputs[i] for i in batch])
+            stage_share = (plan.distinct_tokens + plan.output_tokens) / plan.tokens if plan.tokens else 0.0
+            sharing = stage_share / batch_share if batch_share else 1.0
         per_request = seconds / k
         return plan.model_copy(
             update={
@@ -267,12 +277,10 @@ class Planner:
         )
 
 
-def _distinct_share(sequences: list[list[int]], outputs: list[int], distinct: int | None = None) -> float:
+def _distinct_share(sequences: list[list[int]], outputs: list[int]) -> float:
     """(distinct input tokens + output tokens) / (input + output tokens): what is left to compute after sharing."""
     total = sum(len(s) for s in sequences) + sum(outputs)
-    if not total:
-        return 0.0
-    return ((trie_nodes(sequences) if distinct is None else distinct) + sum(outputs)) / total
+    return (trie_nodes(sequences) + sum(outputs)) / total if total else 0.0
 
 
 class BudgetedPort:
