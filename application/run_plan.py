@@ -234,8 +234,8 @@ class Planner:
             return plan
         return self._calibrated(plan, requests, lengths, outputs, tokenize)
 
-    def _calibrated(  # Any: the requests of any stage
-        self, plan: StagePlan, requests: list[Any], lengths: list[int], outputs: list[int], tokenize: Callable[[str], list[int]]
+    def _calibrated(
+        self, plan: StagePlan, requests: list[Any], lengths: list[int], outputs: list[int], tokenize: Callable[[str], list[int]]  # Any: the requests of any stage
     ) -> StagePlan:
         assert self.prepare is not None
         try:
