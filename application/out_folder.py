@@ -157,8 +157,20 @@ class OutputFolder:
         """From now on the top-level files belong to ``run_id`` (and are not written yet)."""
         self._write_journal({"run_id": run_id, "benchmark": benchmark, "state": "running", "files": []})
 
+    def add(self, run_id: str, name: str, text: str) -> Path:
+        """Write ``name`` (atomically) as one of ``run_id``'s files before its run finishes (its plan)."""
+        path = self.path / name
+        write_text_atomically(path, text)
+        entry = self.journal()
+        if entry.get("run_id") == run_id:
+            entry["files"] = sorted({*entry.get("files", []), name})
+            self._write_journal(entry)
+        return path
+
     def written(self, run_id: str, benchmark: str, files: Iterable[Path]) -> None:
-        names = sorted({self._relative(f) for f in files})
+        entry = self.journal()
+        earlier = entry.get("files", []) if entry.get("run_id") == run_id else []  # files added while it ran
+        names = sorted({*earlier, *(self._relative(f) for f in files)})
         self._write_journal({"run_id": run_id, "benchmark": benchmark, "state": "written", "files": names})
 
     def _relative(self, file: Path) -> str:

@@ -11,7 +11,8 @@
    lease (``run_lease.py``) is taken, so no other process resumes it while this
    one writes it; an earlier run's files in the folder move to
    ``previous/<run_id>/``;
-4. let the service check the backend's capabilities and return its frozen plan, before anything is scored;
+4. announce the run's plan (``RunRequest.announce``: printed, logged, ``plan.json`` in the folder), now
+   that the run is recorded; then let the service check the backend's capabilities and return its frozen plan, before anything is scored;
 5. run the service with that plan (its ports store every result as it goes);
 6. build the typed summary, store it (the run is finished), then write
    ``summary.json`` atomically and the report.
@@ -38,6 +39,7 @@ from culturebias.application.run_lease import DEFAULT_LEASE_SECONDS, LeaseRule, 
 from culturebias.domain.errors import ResumeMismatchError
 from culturebias.domain.headlines import HeadlineMetric
 from culturebias.domain.redaction import redact_text
+from culturebias.domain.run_plan import RunPlan
 from culturebias.domain.runs import RunInUseError, RunManifest, identity_differences, utc_now
 from culturebias.domain.summary import SUMMARY_SCHEMA_VERSION, RunSummary, run_limit
 from culturebias.logs import get_logger
@@ -71,6 +73,9 @@ class RunRequest(Generic[SummaryT]):
     repeats: int = 1
     # run.lease_seconds: a run whose writer's heartbeat is older than this is free to resume.
     lease_seconds: float = DEFAULT_LEASE_SECONDS
+    # The run's plan, made and shown once the run is recorded (its manifest holds a resumed run's progress);
+    # None: no plan (run.plan=never). It must have no effect on the run: no model request, nothing stored.
+    announce: Callable[[RunManifest], RunPlan | None] | None = None
 
 
 @dataclass
@@ -199,6 +204,9 @@ def _write_run(
     structlog.contextvars.bind_contextvars(run_id=manifest.run_id, benchmark=request.benchmark)
     try:
         try:
+            _announce(request, folder, manifest)
+            # A plan's dry run is a run of its own: it bound and unbound these.
+            structlog.contextvars.bind_contextvars(run_id=manifest.run_id, benchmark=request.benchmark)
             plan = request.service.preflight(ctx)
             outcome, repeats = run_repeats(
                 request.service, ctx, dataset, plan, request.repeats, request.benchmark, request.summary_model,
@@ -242,6 +250,17 @@ def _write_run(
         return RunResult(manifest.run_id, summary_path, reports, summary)
     finally:
         structlog.contextvars.unbind_contextvars("run_id", "benchmark")
+
+
+PLAN_FILE = "plan.json"
+
+
+def _announce(request: RunRequest[SummaryT], folder: OutputFolder | None, manifest: RunManifest) -> None:
+    if request.announce is None:
+        return
+    run_plan = request.announce(manifest)
+    if run_plan is not None and folder is not None:
+        folder.add(manifest.run_id, PLAN_FILE, run_plan.model_dump_json(indent=1))
 
 
 def _progress(request: RunRequest[SummaryT], manifest: RunManifest) -> str:

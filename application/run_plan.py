@@ -3,10 +3,20 @@
 A plan is a dry run: the protocol service runs as it would, on ports that record
 every request and answer with placeholders (a log-probability of −1 per request,
 the reply "A"), so the requests are exactly the run's, whatever the benchmark.
-Requests that depend on real replies (a retry after an unparsable reply, a
-judge's turn on a reply) are counted for one pass. The planned requests are then
-tokenised, put in a token trie, and a few of each stage, spread over it, are
-timed on the real model.
+The placeholders never build the real model (``PlaceholderPort``): a plan costs
+no model request, no probe of a server, no model load. Requests that depend on
+real replies (a retry after an unparsable reply, a judge's turn on a reply) are
+counted for one pass. The planned requests are then tokenised and put in a token
+trie.
+
+The calibration (optional) builds the model's port first and sends it one
+request to warm up, neither timed; then it times one batch of the run's batch
+size, contiguous requests from the middle of the stage (as the run hands them
+over, so the sharing a backend does within a batch is in the measurement). The
+ETA is requests × seconds per request, and for a backend that shares prefixes
+across batches (``Planner.shared_stages``) × the stage's share of distinct
+tokens over the batch's (``prefix_sharing``): the whole stage shares more than
+one batch of it.
 
 ``BudgetedPort`` wraps a real port during a run: a call that would take the
 run's model requests or tokens past ``run.max_requests`` / ``run.max_tokens`` /
@@ -19,9 +29,10 @@ from __future__ import annotations
 
 import time
 from dataclasses import dataclass, field
-from typing import Any, Callable, Sequence
+from typing import Any, Callable, Iterator, Sequence
 
 from culturebias.domain.errors import ConfigError
+from culturebias.domain.identity import ModelIdentity, ScoreProvenance
 from culturebias.domain.requests import (
     GenerationRequest,
     GenerationResult,
@@ -33,7 +44,7 @@ from culturebias.domain.requests import (
 from culturebias.domain.run_plan import Budget, RunPlan, Stage, StagePlan, check_calibration_budget, estimated_tokens, trie_nodes
 
 PLACEHOLDER_REPLY = "A"
-CALIBRATION_REQUESTS = 4  # per stage
+CALIBRATION_REQUESTS = 4  # the batch a stage's calibration times, where the run's batch size is not known
 
 
 class BudgetExceeded(ConfigError):
@@ -74,6 +85,52 @@ class CollectingPort:
         return [PseudoLoglikelihoodResult(logprob=-1.0, n_tokens=1) for _ in requests]
 
 
+class PlaceholderPort(CollectingPort):
+    """A dry run's model port standing for a model it never builds: it records, answers placeholders, and
+    checks nothing (its capabilities were checked from the backend's descriptor when it was made)."""
+
+    def __init__(self, identity: ModelIdentity, collected: Collected, scores: bool = False):
+        super().__init__(None, collected)
+        self._identity = identity
+        self._scores = scores  # a scorer's stands for scores, which carry a provenance; a generator's do not
+
+    def __getattr__(self, name: str) -> Any:  # Any: a port attribute a placeholder does not have
+        raise AttributeError(name)
+
+    @property
+    def identity(self) -> ModelIdentity:
+        return self._identity
+
+    @property
+    def provenance(self) -> ScoreProvenance | None:
+        return ScoreProvenance(backend=self._identity.backend, dtype="placeholder", device="none") if self._scores else None
+
+    def check_loglikelihood(self) -> None:
+        return None
+
+
+class UnrenderedTemplater:
+    """A served model's templater in a dry run: it says whether the model has a chat template, renders
+    nothing itself (a server would be asked), and lets the plan count the messages' text."""
+
+    def __init__(self, templater: Any):  # Any: the backend's own templater
+        self._templater = templater
+
+    @property
+    def has_chat_template(self) -> bool:
+        return bool(self._templater.has_chat_template)
+
+    @property
+    def template_use(self) -> Any:  # Any: the backend's own template account
+        return None
+
+    def check_render(self) -> None:
+        return None
+
+    def render(self, messages: Sequence[Any], add_generation_prompt: bool = True) -> str:  # Any: chat messages
+        return "\n".join(m.content for m in messages)
+
+
 # The text a request puts through the model (a chat request rendered by the model's template).
 RequestText = Callable[[Any], str]
 
@@ -104,22 +161,29 @@ class Prices:
         return input_tokens / 1000 * (self.per_1k_input or 0.0) + output_tokens / 1000 * (self.per_1k_output or 0.0)
 
 
+# Builds a stage's port on the model (a load: not timed) and returns what computes its requests.
+Prepare = Callable[[Stage], Callable[[list[Any]], Any]]  # Any: the requests and results of any stage
+
+
 @dataclass
 class Planner:
     """Turns collected requests into a ``RunPlan``.
 
-    ``tokenize``: the model's tokenizer (text → ids), None for an estimate. ``compute(stage, requests)`` runs
-    requests on the real model (the calibration); None plans without an ETA.
+    ``tokenize``: the model's tokenizer (text → ids), None for an estimate. ``prepare``: the calibration on the
+    real model (module doc); None plans without an ETA. ``batch_size``: the run's, the batch timed (a callable: read once the port is built).
+    ``shared_stages``: the stages whose backend shares prefixes across batches. ``clock``: seconds, for the timing.
     """
 
     benchmark: str
     model: str
     tokenize: Callable[[str], list[int]] | None
     text: RequestText
-    compute: Callable[[Stage, list[Any]], Any] | None  # Any: the wrapped model ports, their requests and progress, of any kind
+    prepare: Prepare | None
     prices: Prices = field(default_factory=Prices)
     budget: Budget = field(default_factory=Budget)
-    calibration_requests: int = CALIBRATION_REQUESTS
+    batch_size: int | Callable[[], int] = CALIBRATION_REQUESTS
+    shared_stages: frozenset[str] = frozenset()
+    clock: Callable[[], float] = time.perf_counter
     failures: list[str] = field(default_factory=list)
 
     def plan(self, collected: Collected, sample: str | None = None, notes: Sequence[str] = ()) -> RunPlan:
@@ -148,38 +212,75 @@ class Planner:
         )
 
     def _stage(self, stage: Stage, requests: list[Any], tokenize: Callable[[str], list[int]]) -> StagePlan:  # Any: the wrapped model ports, their requests and progress, of any kind
-        sequences = [tokenize(self.text(r)) for r in requests]
+        lengths: list[int] = []
+
+        def sequences() -> Iterator[list[int]]:  # one at a time: a full KoBBQ run holds 17M tokens
+            for request in requests:
+                sequence = tokenize(self.text(request))
+                lengths.append(len(sequence))
+                yield sequence
+
+        distinct = trie_nodes(sequences())
         outputs = [r.params.max_new_tokens for r in requests] if stage == "generation" else [0] * len(requests)
-        input_tokens = sum(len(s) for s in sequences)
         plan = StagePlan(
             stage=stage,
             requests=len(requests),
-            tokens=input_tokens + sum(outputs),
-            input_tokens=input_tokens,
+            tokens=sum(lengths) + sum(outputs),
+            input_tokens=sum(lengths),
             output_tokens=sum(outputs),
-            distinct_tokens=trie_nodes(sequences),
+            distinct_tokens=distinct,
         )
-        if self.compute is None:
+        if self.prepare is None:
             return plan
-        k = min(self.calibration_requests, len(requests))
-        picks = [i * len(requests) // k for i in range(k)]  # spread over the stage
-        cost = self.prices.cost(sum(len(sequences[i]) for i in picks), sum(outputs[i] for i in picks))
-        check_calibration_budget(k, sum(len(sequences[i]) + outputs[i] for i in picks), cost, self.budget)
-        started = time.perf_counter()
+        return self._calibrated(plan, requests, lengths, outputs, tokenize)
+
+    def _calibrated(
+        self, plan: StagePlan, requests: list[Any], lengths: list[int], outputs: list[int], tokenize: Callable[[str], list[int]]  # Any: the requests of any stage
+    ) -> StagePlan:
+        assert self.prepare is not None
         try:
-            self.compute(stage, [requests[i] for i in picks])
+            compute = self.prepare(plan.stage)
         except Exception as error:  # the run itself meets (and reports) what the model does wrong
-            self.failures.append(f"{stage} calibration failed ({type(error).__name__}: {error}): no ETA")
+            self.failures.append(f"{plan.stage} calibration failed ({type(error).__name__}: {error}): no ETA")
             return plan
-        seconds = time.perf_counter() - started
-        calibrated = sum(len(sequences[i]) + outputs[i] for i in picks)
+        size = self.batch_size() if callable(self.batch_size) else self.batch_size  # settled by the load
+        k = min(max(1, size), len(requests))
+        start = (len(requests) - k) // 2  # one batch from the middle, in the run's order
+        batch = list(range(start, start + k))
+        warm_up = [0] if start > 0 else []  # the first call's one-time costs, on a request outside the batch
+        asked = warm_up + batch
+        cost = self.prices.cost(sum(lengths[i] for i in asked), sum(outputs[i] for i in asked))
+        check_calibration_budget(len(asked), sum(lengths[i] + outputs[i] for i in asked), cost, self.budget)
+        try:
+            if warm_up:
+                compute([requests[i] for i in warm_up])
+            started = self.clock()
+            compute([requests[i] for i in batch])
+            seconds = self.clock() - started
+        except Exception as error:  # the run itself meets (and reports) what the model does wrong
+            self.failures.append(f"{plan.stage} calibration failed ({type(error).__name__}: {error}): no ETA")
+            return plan
+        sharing = 1.0
+        if plan.stage in self.shared_stages:
+            batch_share = _distinct_share([tokenize(self.text(requests[i])) for i in batch], [outputs[i] for i in batch])
+            stage_share = (plan.distinct_tokens + plan.output_tokens) / plan.tokens if plan.tokens else 0.0
+            sharing = stage_share / batch_share if batch_share else 1.0
+        per_request = seconds / k
         return plan.model_copy(
             update={
                 "calibration_requests": k,
                 "calibration_seconds": seconds,
-                "eta_seconds": seconds / max(1, calibrated) * plan.tokens,
+                "seconds_per_request": per_request,
+                "prefix_sharing": sharing if plan.stage in self.shared_stages else None,
+                "eta_seconds": per_request * plan.requests * sharing,
             }
         )
+
+
+def _distinct_share(sequences: list[list[int]], outputs: list[int]) -> float:
+    """(distinct input tokens + output tokens) / (input + output tokens): what is left to compute after sharing."""
+    total = sum(len(s) for s in sequences) + sum(outputs)
+    return (trie_nodes(sequences) + sum(outputs)) / total if total else 0.0
 
 
 class BudgetedPort:

@@ -45,7 +45,7 @@ from culturebias.bootstrap.settings import (
     load_settings,
 )
 from culturebias.domain.audit import ItemRecord
-from culturebias.domain.errors import CapabilityError, ConfigError, DataError
+from culturebias.domain.errors import ConfigError, DataError
 from culturebias.domain.comparison.envelope import Comparison
 from culturebias.domain.fingerprint import fingerprint
 from culturebias.domain.headlines import HeadlineMetric
@@ -169,7 +169,7 @@ def run_evaluation(
         free.acquire()
         free.release()
     # After the folder is made (a folder that cannot be one fails first), before anything is written in it.
-    wrap = planned_run(benchmark, settings, container, descriptor.service_class()(options), source, resume, progress_bar)
+    wrap, announce = planned_run(benchmark, settings, container, descriptor.service_class()(options), source, resume, progress_bar)
     request = RunRequest(
         benchmark=benchmark,
         service=descriptor.service_class()(options),
@@ -185,6 +185,7 @@ def run_evaluation(
         repeats=settings.run.repeats,
         headlines=descriptor.headline_metrics(),
         lease_seconds=settings.run.lease_seconds,
+        announce=announce,
     )
     try:
         return run_benchmark(request, make_context_factory(container, wrap=wrap))
@@ -195,35 +196,53 @@ def run_evaluation(
 
 def planned_run(
     benchmark: str, settings: Settings, container: Any, service: Any, source: Any, resume: bool, printed: bool  # Any: JSON-like settings sections and the benchmark's own service, source and container
-) -> Callable[[Any], Any] | None:  # Any: JSON-like settings sections and the benchmark's own service, source and container
-    """The run's plan, shown before anything is written (printed on stderr for the CLI, logged always), a
-    run above its budget refused; the port wrapper that stops the run at its budget (None without one).
+) -> tuple[Callable[[Any], Any] | None, Callable[[RunManifest], "RunPlan | None"] | None]:  # Any: JSON-like settings sections and the benchmark's own service, source and container
+    """The port wrapper that stops the run at its budget (None without one), and the run's announcement: its
+    plan, made once the run is recorded, printed on stderr for the CLI, logged always, written to plan.json.
 
-    A resumed run is not refused on its whole plan (part of it is stored): its budget counts what it asks.
-    ``run.plan=never`` (the default) makes none without a budget; ``count`` calibrates nothing; ``auto`` calibrates the ETA on a local model (one
-    with a tokenizer) only. A plan that cannot be made (a backend that cannot render what the dry run asks) is
-    logged (a ``CapabilityError``) and the run goes on, unless a budget needs it.
+    ``run.plan=count`` (the default) counts on placeholder ports, calibrates nothing and asks the model
+    nothing; ``auto`` also calibrates an ETA on a local model (one with a tokenizer), ``always`` on any;
+    ``never`` makes none. A run with a budget makes its plan before anything is written, to refuse a run above
+    it (a resumed run is not refused on its whole plan: its budget counts what it asks). A plan that cannot be
+    made is logged and the run goes on, unless a budget needs it. A resumed run's plan says what is stored.
     """
-    from culturebias.bootstrap.planning import budget_of, budget_wrapper, make_plan, model_tokenizer
-    from culturebias.domain.run_plan import refuse_over_budget
+    from culturebias.bootstrap.planning import budget_of, budget_wrapper, make_plan
+    from culturebias.domain.run_plan import refuse_over_budget, with_stored
 
     budget = budget_of(settings)
     mode = settings.run.plan
-    if mode != "never" or budget.set:
-        try:
-            calibrate = mode == "always" or (mode == "auto" and model_tokenizer(container) is not None)
-            plan = make_plan(benchmark, settings, container, service, source, calibrate=calibrate)
-        except CapabilityError as why:  # e.g. a server that cannot render the chat the dry run asks for
-            if budget.set:
-                raise
-            log.warning("no plan for this run", reason=str(why))
-            return budget_wrapper(settings, container)
-        log.info("plan", requests=plan.requests, tokens=plan.tokens, distinct_tokens=plan.distinct_tokens, eta_seconds=plan.eta_seconds, cost=plan.cost)
+    local = callable(getattr(container.model_backend(), "tokenizer", None)) if mode == "auto" else False
+    calibrate = mode == "always" or local
+
+    def show(plan: "RunPlan", manifest: RunManifest) -> "RunPlan":
+        if manifest.progress:
+            plan = with_stored(plan, {stage: p.done for stage, p in manifest.progress.items()})
+        log.info(
+            "plan", requests=plan.requests, stored_requests=plan.stored_requests, tokens=plan.tokens,
+            distinct_tokens=plan.distinct_tokens, eta_seconds=plan.eta_seconds, cost=plan.cost,
+        )
         if printed:
             print(plan.text(), file=sys.stderr, flush=True)
+        return plan
+
+    wrap = budget_wrapper(settings, container)
+    if budget.set:
+        made = make_plan(benchmark, settings, container, service, source, calibrate=calibrate)
         if not resume:
-            refuse_over_budget(plan, budget)
-    return budget_wrapper(settings, container)
+            refuse_over_budget(made, budget)
+        return wrap, lambda manifest: show(made, manifest)
+    if mode == "never":
+        return wrap, None
+
+    def announce(manifest: RunManifest) -> "RunPlan | None":
+        try:
+            made = make_plan(benchmark, settings, container, service, source, calibrate=calibrate)
+        except Exception as why:  # the plan informs; the run meets (and records) what stopped it
+            log.warning("no plan for this run", reason=f"{type(why).__name__}: {why}")
+            return None
+        return show(made, manifest)
+
+    return wrap, announce
 
 
 def plan_evaluation(benchmark: str, settings: Settings, *, calibrate: bool = True) -> "RunPlan":

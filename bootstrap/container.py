@@ -198,29 +198,39 @@ def open_embedder(spec: str):
     return open_(spec)
 
 
-def make_context_factory(container: Container, wrap: Callable[[Any], Any] | None = None, store_object: Any = None):  # Any: the port wrapper and a store object of any backend
+def make_context_factory(
+    container: Container,
+    wrap: Callable[[Any], Any] | None = None,  # Any: the port wrapper of any port
+    store_object: Any = None,  # Any: a store object of any backend
+    model_port: Callable[[str], Any] | None = None,  # Any: a port of any kind
+):
     """``run_id -> RunContext`` with every model port resolved on first use.
 
-    ``wrap`` wraps each model port the run computes with (a plan's recording ports, a budget's counting
-    ones); ``store_object`` replaces the container's store (a plan's dry run keeps nothing).
+    ``wrap`` wraps each model port the run computes with (a budget's counting ports); ``store_object``
+    replaces the container's store (a plan's dry run keeps nothing); ``model_port(name)`` replaces building
+    the port ``name`` (scorer, generator, pseudo_scorer, templater, judge) from the backend (a plan's
+    placeholders, which build no model).
     """
     settings: Settings = container.settings()
     port = wrap or (lambda built: built)
+    build: Callable[[str], Any] = model_port or (  # Any: a port of any kind
+        lambda name: container.judge_generator() if name == "judge" else getattr(container.model_backend(), name)()
+    )
 
     def make(run_id: str) -> RunContext:
         store = store_object if store_object is not None else container.store()
         run_progress = RunProgress()  # one per run: the judge's generations count in the same stage
         ports = ModelPorts(
-            scorer=Lazy(lambda: port(container.model_backend().scorer())),
-            templater=Lazy(lambda: container.model_backend().templater()),
-            generator=Lazy(lambda: port(container.model_backend().generator())),
-            pseudo_scorer=Lazy(lambda: port(container.model_backend().pseudo_scorer())),
+            scorer=Lazy(lambda: port(build("scorer"))),
+            templater=Lazy(lambda: build("templater")),
+            generator=Lazy(lambda: port(build("generator"))),
+            pseudo_scorer=Lazy(lambda: port(build("pseudo_scorer"))),
             # The judge's replies are stored like any generation, so --resume never re-asks it.
             judge=Lazy(
                 lambda: build_judge(
                     settings,
                     RecordedGenerator(
-                        port(container.judge_generator()),
+                        port(build("judge")),
                         store,
                         run_id,
                         container.progress(),

@@ -1,5 +1,5 @@
-"""Composition of a run's plan (``application/run_plan.py``): a dry run on recording ports, the model's
-tokenizer, a calibration on the real model, and the budget ports of the run itself."""
+"""Composition of a run's plan (``application/run_plan.py``): a dry run on placeholder ports that build no
+model, the model's tokenizer, a calibration on the run's own model port, and the budget ports of the run itself."""
 
 from __future__ import annotations
 
@@ -11,15 +11,19 @@ from typing import Any, Callable, Iterator
 from culturebias.application.context import RunContext
 from culturebias.application.run_benchmark import RunRequest, run_benchmark
 from culturebias.application.run_plan import (
+    CALIBRATION_REQUESTS,
     BudgetedPort,
     Collected,
-    CollectingPort,
     Planner,
+    PlaceholderPort,
     Prices,
     Spent,
+    UnrenderedTemplater,
     request_text,
 )
 from culturebias.bootstrap.registry import registry
+from culturebias.domain.errors import CapabilityError
+from culturebias.domain.identity import ModelIdentity
 from culturebias.domain.run_plan import Budget, RunPlan, Stage, estimated_tokens
 from culturebias.logs import get_logger
 
@@ -49,8 +53,9 @@ def model_tokenizer(container: Any) -> Callable[[str], list[int]] | None:  # Any
 
 
 def _chat_renderer(container: Any) -> Callable[[Any], str] | None:  # Any: the settings, container, service and source of any benchmark, and its requests
+    backend = container.model_backend()
     try:
-        templater = container.model_backend().templater()
+        templater = backend.plan_templater() if callable(getattr(backend, "plan_templater", None)) else backend.templater()
     except Exception:  # no templater: chat requests are counted by their message texts
         return None
     if not getattr(templater, "has_chat_template", False):
@@ -61,23 +66,75 @@ def _chat_renderer(container: Any) -> Callable[[Any], str] | None:  # Any: the s
 @contextlib.contextmanager
 def _quiet_dry_run() -> Iterator[None]:
     """The dry run's lines ("run finished", a mode's warning, ...) would read as, or repeat, the real run's: errors only."""
+    import structlog
+
     logger = logging.getLogger("culturebias")
     level = logger.level
     logger.setLevel(max(level, logging.ERROR))
+    saved = structlog.get_config() if structlog.is_configured() else None  # the CLI's lines go through structlog
+    if saved is not None:
+        structlog.configure(wrapper_class=structlog.make_filtering_bound_logger(logging.ERROR))
     try:
         yield
     finally:
         logger.setLevel(level)
+        if saved is not None:
+            structlog.configure(**saved)
+
+
+# The capability (registry.CAPABILITIES) each placeholder stands for, and the model.kind it needs.
+_NEEDS = {"scorer": ("loglikelihood", "causal"), "generator": ("generate", "causal"), "judge": ("generate", "causal"),
+          "pseudo_scorer": ("pseudo_loglikelihood", "masked")}
+_PORTS = {"loglikelihood": ("scorer", "loglikelihood"), "generation": ("generator", "generate"),
+          "pseudo_loglikelihood": ("pseudo_scorer", "pseudo_loglikelihood")}
+
+
+def _placeholder(options: Any, name: str, collected: Collected) -> PlaceholderPort:  # Any: the settings, container, service and source of any benchmark, and its requests
+    """A port standing for ``options``' model, refused (``CapabilityError``) as the backend's descriptor says."""
+    capability, kind = _NEEDS[name]
+    if capability not in registry().backend(options.backend).capabilities:
+        raise CapabilityError(options.backend, capability, "the backend does not offer it")
+    if getattr(options, "kind", "causal") != kind:
+        raise CapabilityError(options.backend, capability, f"model.kind={getattr(options, 'kind', 'causal')}")
+    identity = ModelIdentity(
+        backend=options.backend, model=options.resolved_path(), kind=getattr(options, "kind", "causal"),
+        description="a plan's placeholder: no model built",
+    )
+    return PlaceholderPort(identity, collected, scores=name in ("scorer", "pseudo_scorer"))
+
+
+def placeholder_ports(settings: Any, container: Any, collected: Collected) -> Callable[[str], Any]:  # Any: the settings, container, service and source of any benchmark, and its requests
+    """``name -> port`` for a dry run: placeholders for the model's ports (and the judge's); the real templater
+    where the backend has a tokenizer (it loads that, no model), else one that asks no server."""
+    from culturebias.bootstrap.container import judge_model_settings
+
+    def port(name: str) -> Any:  # Any: a port of any kind
+        if name == "templater":
+            backend = container.model_backend()
+            if callable(getattr(backend, "plan_templater", None)):
+                return backend.plan_templater()
+            templater = backend.templater()
+            return templater if callable(getattr(backend, "tokenizer", None)) else UnrenderedTemplater(templater)
+        judge = judge_model_settings(settings) if name == "judge" else None
+        return _placeholder(judge if judge is not None else container.model_options(), name, collected)
+
+    return port
 
 
 def dry_run(benchmark: str, settings: Any, container: Any, service: Any, source: Any) -> Collected:  # Any: the settings, container, service and source of any benchmark, and its requests
-    """Every request the run would ask, from the service run on recording ports and a throwaway store."""
+    """Every request the run would ask, from the service run on placeholder ports and a throwaway store."""
     collected = Collected()
     from culturebias.bootstrap.container import make_context_factory
 
+    from dependency_injector import providers
+
+    from culturebias.adapters.progress import NullProgress
+
     store = registry().store("memory").open(None, settings.store)
     try:
-        recording = make_context_factory(container, wrap=lambda port: CollectingPort(port, collected), store_object=store)
+        recording = make_context_factory(
+            container, store_object=store, model_port=placeholder_ports(settings, container, collected)
+        )
 
         def make(run_id: str) -> RunContext:
             return replace(recording(run_id), bootstrap_resamples=0)  # placeholder answers need no intervals
@@ -87,35 +144,58 @@ def dry_run(benchmark: str, settings: Any, container: Any, service: Any, source:
             benchmark=benchmark, service=service, summary_model=descriptor.summary_model(), source=source, store=store,
             report=None, out_dir=None, config={}, config_fingerprint="plan", headlines=descriptor.headline_metrics(),
         )
-        with _quiet_dry_run():
+        with _quiet_dry_run(), container.progress.override(providers.Object(NullProgress())):  # no bars, no events
             run_benchmark(request, make)
     finally:
         store.close()
     return collected
 
 
+def _batch_size(container: Any) -> int:  # Any: the settings, container, service and source of any benchmark, and its requests
+    """The batch the run's port computes at once (settled by its model load where ``auto``)."""
+    backend = container.model_backend()
+    options = getattr(backend, "options", None) or container.model_options()
+    try:
+        return int(options.settled_batch_size())
+    except Exception:  # no number: a backend without batches, or auto not settled
+        return CALIBRATION_REQUESTS
+
+
+def _shared_stages(container: Any) -> frozenset[str]:  # Any: the settings, container, service and source of any benchmark, and its requests
+    """Stages whose backend shares prompt prefixes across batches (a local model's prefix cache)."""
+    options = container.model_options()
+    if not getattr(options, "prefix_cache", False):
+        return frozenset()
+    return frozenset({"loglikelihood", *({"generation"} if getattr(options, "shared_generation", False) else ())})
+
+
 def make_plan(
     benchmark: str, settings: Any, container: Any, service: Any, source: Any, *, calibrate: bool = True  # Any: the settings, container, service and source of any benchmark, and its requests
 ) -> RunPlan:
-    """The run's plan: its requests from a dry run, tokens, distinct tokens, ETA (``calibrate``), cost."""
-    tokenize = model_tokenizer(container)  # a local model loads here, its log lines outside the quiet dry run
-    collected = dry_run(benchmark, settings, container, service, source)
-    backend = container.model_backend() if calibrate else None
+    """The run's plan: its requests from a dry run, tokens, distinct tokens, ETA (``calibrate``), cost.
 
-    def compute(stage: Stage, requests: list[Any]) -> Any:  # Any: the settings, container, service and source of any benchmark, and its requests
-        port = {"loglikelihood": "scorer", "generation": "generator", "pseudo_loglikelihood": "pseudo_scorer"}[stage]
-        method = {"loglikelihood": "loglikelihood", "generation": "generate", "pseudo_loglikelihood": "pseudo_loglikelihood"}
-        return getattr(getattr(backend, port)(), method[stage])(requests)
+    The calibration asks the backend's own ports (``LocalBackend`` keeps each port once built, so a run
+    that follows uses the model loaded here), never the run's recorded ones: nothing it computes is stored.
+    """
+    tokenize = model_tokenizer(container)  # a local model's tokenizer loads here, its log lines outside the quiet dry run
+    collected = dry_run(benchmark, settings, container, service, source)
+
+    def prepare(stage: Stage) -> Callable[[list[Any]], Any]:  # Any: the settings, container, service and source of any benchmark, and its requests
+        port, method = _PORTS[stage]
+        built = getattr(container.model_backend(), port)()  # the model loads here, before any timing
+        return getattr(built, method)
 
     model = container.model_options()
     planner = Planner(
         benchmark=benchmark,
         model=f"{model.backend}:{model.resolved_path()}",
         tokenize=tokenize,
-        text=request_text(_chat_renderer(container)),
-        compute=compute if calibrate else None,
+        text=request_text(_chat_renderer(container) if tokenize is not None else None),
+        prepare=prepare if calibrate else None,
         prices=prices_of(container),
         budget=budget_of(settings),
+        batch_size=lambda: _batch_size(container),
+        shared_stages=_shared_stages(container),
     )
     drawn = getattr(service, "drawn_sample", None)
     return planner.plan(collected, sample=drawn.sentence() if drawn is not None else None)

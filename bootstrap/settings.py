@@ -216,11 +216,10 @@ class RunSettings(BaseModel):
     max_requests: int | None = Field(None, ge=1)
     max_tokens: int | None = Field(None, ge=1)
     max_cost: float | None = Field(None, gt=0)
-    # The plan printed before a run (requests, tokens, distinct tokens, cost): count calibrates nothing (`culturebias
-    # plan` calibrates an ETA); auto also calibrates an ETA on a local model; always calibrates on any; never (the
-    # default for now: the dry run builds the model's ports, so a served model is probed before the run's store
-    # exists) prints none; a budget still checks a plan, uncalibrated.
-    plan: Literal["count", "auto", "always", "never"] = "never"
+    # The plan shown once a run is recorded (requests, tokens, distinct tokens, cost; plan.json): count (the
+    # default) counts on placeholder ports and asks the model nothing (`culturebias plan` calibrates an ETA); auto
+    # also calibrates an ETA on a local model; always calibrates on any; never makes none (a budget still does).
+    plan: Literal["count", "auto", "always", "never"] = "count"
 
     @field_validator("progress", mode="before")
     @classmethod

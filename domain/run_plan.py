@@ -5,16 +5,19 @@ first and refuses to start above ``run.max_requests`` / ``run.max_tokens`` /
 ``run.max_cost``. Tokens come from the model's tokenizer, or, for a served model
 without one, from an estimate (UTF-8 bytes / ``BYTES_PER_TOKEN``) marked so. The
 distinct tokens are the nodes of a token trie over all request sequences: what
-a backend that shares every common prefix computes at least. The ETA scales a
-short calibration on the actual model (seconds per token of the calibrated
-requests, stage by stage) to each stage's tokens. A generation request counts
-its prompt tokens plus ``max_new_tokens`` (an upper bound of its output).
+a backend that shares every common prefix computes at least. The ETA is each
+stage's requests × the seconds per request of one batch timed on the actual
+model (after its load and a warm-up), × the prefix sharing across batches of a
+backend that shares (``application/run_plan.py``). A generation request counts
+its prompt tokens plus ``max_new_tokens`` (an upper bound of its output). A
+resumed run's plan says how many requests the store already holds
+(``with_stored``).
 """
 
 from __future__ import annotations
 
 import math
-from typing import Iterable, Literal, Sequence
+from typing import Iterable, Literal, Mapping, Sequence
 
 from pydantic import BaseModel, ConfigDict, Field
 
@@ -67,8 +70,12 @@ class StagePlan(BaseModel):
     input_tokens: int
     output_tokens: int = Field(0, description="max_new_tokens summed over generation requests: an upper bound")
     distinct_tokens: int = Field(description="token trie nodes over the stage's inputs: tokens after prefix sharing")
-    calibration_requests: int = 0
+    calibration_requests: int = Field(0, description="the batch timed (after a warm-up request, not timed)")
     calibration_seconds: float | None = None
+    seconds_per_request: float | None = Field(None, description="calibration_seconds / calibration_requests")
+    prefix_sharing: float | None = Field(
+        None, description="the stage's share of distinct tokens over the timed batch's (a backend that shares prefixes)"
+    )
     eta_seconds: float | None = None
 
 
@@ -104,12 +111,19 @@ class RunPlan(BaseModel):
     cost: float | None = Field(None, description="from model.price_per_1k_*_tokens (output at max_new_tokens: an upper bound)")
     sample: str | None = Field(None, description="the --sample draw the plan counts, if any")
     notes: list[str] = Field(default_factory=list)
+    stored_requests: int | None = Field(
+        None, description="a resumed run: results its store holds already (distinct requests); null otherwise"
+    )
 
     def text(self) -> str:
+        left = (
+            f" (resumed: {self.stored_requests:,} stored, about {max(0, self.requests - self.stored_requests):,} left)"
+            if self.stored_requests is not None else ""
+        )
         lines = [
             f"plan for {self.benchmark} on {self.model}"
             + (f" ({self.sample})" if self.sample else ""),
-            f"  requests: {self.requests:,}",
+            f"  requests: {self.requests:,}{left}",
             f"  tokens: {self.tokens:,}{' (estimated: no tokenizer)' if self.tokens_estimated else ''}"
             + (f" ({self.input_tokens:,} in, up to {self.output_tokens:,} out)" if self.output_tokens else ""),
             f"  distinct tokens after prefix sharing: {self.distinct_tokens:,}",
@@ -117,10 +131,11 @@ class RunPlan(BaseModel):
         for s in self.stages:
             lines.append(f"  - {s.stage}: {s.requests:,} requests, {s.tokens:,} tokens, {s.distinct_tokens:,} distinct")
         if self.eta_seconds is not None:
-            calibrated = sum(s.calibration_requests for s in self.stages)
-            lines.append(f"  ETA: {_duration(self.eta_seconds)} (calibrated on {calibrated} request(s) on the model)")
+            timed = ", ".join(_timed(s) for s in self.stages)
+            whole = " for the whole run" if self.stored_requests is not None else ""
+            lines.append(f"  ETA: {_duration(self.eta_seconds)}{whole} (timed on the model after its load and a warm-up: {timed})")
         else:
-            lines.append("  ETA: not calibrated")
+            lines.append("  ETA: not calibrated (`culturebias plan` or run.plan=auto gives one)")
         if self.cost is not None:
             lines.append(f"  cost: {self.cost:.4f} (model.price_per_1k_*_tokens; output at max_new_tokens: an upper bound)")
         lines += [f"  note: {n}" for n in self.notes]
@@ -139,6 +154,12 @@ class RunPlan(BaseModel):
             elif self.cost > budget.max_cost:
                 found.append(f"run.max_cost={budget.max_cost} < {self.cost:.4f}")
         return found
+
+
+def with_stored(plan: RunPlan, stored: Mapping[str, int]) -> RunPlan:
+    """A resumed run's plan: ``stored`` results per stage (the run record's progress), counted in the plan's stages."""
+    held = sum(n for stage, n in stored.items() if any(s.stage == stage for s in plan.stages))
+    return plan.model_copy(update={"stored_requests": held})
 
 
 def refuse_over_budget(plan: RunPlan, budget: Budget) -> None:
@@ -162,6 +183,13 @@ def check_calibration_budget(requests: int, tokens: int, cost: float | None, bud
         )
     if budget.max_cost is not None and cost is not None and cost > budget.max_cost:
         raise ConfigError(f"run.max_cost={budget.max_cost} is smaller than the plan's calibration ({cost:.4f})")
+
+
+def _timed(stage: StagePlan) -> str:
+    if stage.seconds_per_request is None:
+        return f"{stage.stage} not timed"
+    shared = f", × {stage.prefix_sharing:.2f} for prefix sharing across batches" if stage.prefix_sharing is not None else ""
+    return f"{stage.stage} {stage.seconds_per_request:.3g} s per request over a batch of {stage.calibration_requests}{shared}"
 
 
 def _duration(seconds: float) -> str:

@@ -22,6 +22,7 @@ class HFBackend(LocalBackend):
     def __init__(self, options: HFOptions, cache_dir: Path):
         super().__init__(options, cache_dir)
         self._loaded: LoadedModel | None = None
+        self._tokenizer_alone: Any = None  # Any: a transformers tokenizer
 
     def loaded(self) -> LoadedModel:
         """The causal model and tokenizer, loaded on first use."""
@@ -35,6 +36,21 @@ class HFBackend(LocalBackend):
 
     def _causal_tokenizer(self) -> Any:  # Any: a transformers tokenizer
         return self.loaded().tokenizer
+
+    def tokenizer(self) -> Any:  # Any: a transformers tokenizer
+        """The model's tokenizer once loaded; before, the tokenizer alone, as the load makes it (a plan
+        counts tokens and renders chats without loading the weights)."""
+        if self._loaded is not None or self.options.kind != "causal":
+            return self._causal_tokenizer()
+        if self._tokenizer_alone is None:
+            from culturebias.adapters.chat_templates import install as install_chat_template
+            from culturebias.adapters.hf.loading import from_pretrained_options, load_tokenizer, resolve_source
+
+            source = resolve_source(self.options, self.cache_dir)
+            tokenizer = load_tokenizer(self.options, source, from_pretrained_options(self.options, source))
+            install_chat_template(tokenizer, self.options.chat_template)
+            self._tokenizer_alone = tokenizer
+        return self._tokenizer_alone
 
     def _build_scorer(self) -> HFScorer:
         from culturebias.adapters.hf.scorer import HFScorer

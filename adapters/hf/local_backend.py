@@ -85,13 +85,20 @@ class LocalBackend:
         return self._port("pseudo_scorer", self._build_pseudo_scorer)
 
     def templater(self) -> ChatTemplater:
+        return self._templater(self._causal_tokenizer)
+
+    def plan_templater(self) -> ChatTemplater:
+        """The templater on ``tokenizer()``: what a plan renders chats with (a backend's tokenizer may load alone)."""
+        return self._templater(self.tokenizer)
+
+    def _templater(self, tokenizer: Callable[[], Any]) -> ChatTemplater:  # Any: a transformers tokenizer
         from culturebias.adapters.hf.templater import HFTemplater
 
         setting = self._options.chat_template
         if self._options.kind == "masked":
             return HFTemplater(None, enabled=False, backend=self.name)  # masked LMs have no chat template
         source = "the tokenizer of model.path" if setting == "auto" else f"model.chat_template={setting}"
-        return HFTemplater(self._causal_tokenizer(), enabled=setting != "none", backend=self.name, source=source)
+        return HFTemplater(tokenizer(), enabled=setting != "none", backend=self.name, source=source)
 
     # ------------------------------------------------------------------ for subclasses
 

@@ -9,15 +9,17 @@ from culturebias.application.run_plan import (
     BudgetExceeded,
     Collected,
     CollectingPort,
+    PlaceholderPort,
     Planner,
     Prices,
     Spent,
     request_text,
 )
+from culturebias.domain.identity import ModelIdentity
 from culturebias.bootstrap.settings import load_settings
 from culturebias.domain.errors import ConfigError
 from culturebias.domain.requests import GenerationParams, GenerationRequest, LoglikelihoodRequest
-from culturebias.domain.run_plan import Budget, estimated_tokens, refuse_over_budget, trie_nodes
+from culturebias.domain.run_plan import Budget, estimated_tokens, refuse_over_budget, trie_nodes, with_stored
 from culturebias.testing.context import run_with_fakes
 from culturebias.testing.scripted import ScriptedScorer
 
@@ -45,11 +47,31 @@ def requests() -> Collected:
     return collected
 
 
+class FakeModel:
+    """A model on a fake clock: loading takes 100 s, its first call 50 s more, then 2 s per request."""
+
+    def __init__(self):
+        self.now = 0.0
+        self.calls: list[tuple[str, int]] = []
+
+    def clock(self) -> float:
+        return self.now
+
+    def prepare(self, stage):
+        self.now += 100.0
+
+        def compute(requests):
+            self.now += (50.0 if not self.calls else 0.0) + 2.0 * len(requests)
+            self.calls.append((stage, len(requests)))
+
+        return compute
+
+
 def test_a_plan_counts_requests_tokens_distinct_tokens_and_calibrates_on_a_few():
-    calls = []
+    model = FakeModel()
     planner = Planner(
-        benchmark="x", model="m", tokenize=chars, text=request_text(None),
-        compute=lambda stage, reqs: calls.append((stage, len(reqs))), prices=Prices(1.0, 2.0),
+        benchmark="x", model="m", tokenize=chars, text=request_text(None), prepare=model.prepare,
+        prices=Prices(1.0, 2.0), clock=model.clock,
     )
     plan = planner.plan(requests())
     ll, gen = plan.stages
@@ -57,30 +79,74 @@ def test_a_plan_counts_requests_tokens_distinct_tokens_and_calibrates_on_a_few()
     assert ll.distinct_tokens == 8 + 1 + 2 + 4  # "context " once, "a" then "a"/"b", and b c d e
     assert (gen.requests, gen.input_tokens, gen.output_tokens, gen.distinct_tokens) == (2, 4, 10, 2)
     assert plan.requests == 8 and plan.tokens == ll.tokens + gen.tokens and not plan.tokens_estimated
-    assert calls == [("loglikelihood", 4), ("generation", 2)]
-    assert plan.eta_seconds is not None and plan.eta_seconds >= 0
+    # a warm-up request, then one batch of four from the middle (requests 1-4); the 2 generations are one batch
+    assert model.calls == [("loglikelihood", 1), ("loglikelihood", 4), ("generation", 2)]
     assert plan.cost == pytest.approx((56 + 4) / 1000 * 1.0 + 10 / 1000 * 2.0)
     text = plan.text()
     assert "requests: 8" in text and "distinct tokens after prefix sharing: 17" in text and "cost:" in text
 
 
+def test_the_eta_is_requests_times_the_timed_batch_per_request_without_load_or_warm_up():
+    model = FakeModel()
+    plan = Planner(
+        benchmark="x", model="m", tokenize=chars, text=request_text(None), prepare=model.prepare, clock=model.clock,
+    ).plan(requests())
+    ll, gen = plan.stages
+    assert (ll.calibration_requests, ll.calibration_seconds, ll.seconds_per_request) == (4, 8.0, 2.0)
+    assert ll.eta_seconds == pytest.approx(6 * 2.0) and gen.eta_seconds == pytest.approx(2 * 2.0)  # no 100 s load, no 50 s
+    assert plan.eta_seconds == pytest.approx(16.0) and ll.prefix_sharing is None
+    assert "2 s per request over a batch of 4" in plan.text()
+
+
+def test_a_backend_sharing_prefixes_across_batches_scales_the_eta_by_the_stage_sharing_over_the_batch():
+    model = FakeModel()
+    plan = Planner(
+        benchmark="x", model="m", tokenize=chars, text=request_text(None), prepare=model.prepare, clock=model.clock,
+        shared_stages=frozenset({"loglikelihood"}),
+    ).plan(requests())
+    ll = plan.stages[0]
+    batch = [chars("context " + c) for c in ("ab", "b", "c", "d")]  # requests 1-4: 8 + 2 + 1 + 1 + 1 tokens
+    stage_share, batch_share = 15 / 56, trie_nodes(batch) / sum(len(b) for b in batch)
+    assert ll.prefix_sharing == pytest.approx(stage_share / batch_share)
+    assert ll.eta_seconds == pytest.approx(6 * 2.0 * stage_share / batch_share)
+    assert plan.stages[1].prefix_sharing is None  # generation is not shared here
+
+
+def test_a_resumed_plan_says_what_is_stored_and_about_what_is_left():
+    plan = Planner(benchmark="x", model="m", tokenize=chars, text=request_text(None), prepare=None).plan(requests())
+    resumed = with_stored(plan, {"loglikelihood": 5, "items": 3})
+    assert resumed.stored_requests == 5 and "(resumed: 5 stored, about 3 left)" in resumed.text()
+    assert plan.stored_requests is None and "resumed" not in plan.text()
+
+
+def test_a_placeholder_port_records_and_builds_no_model():
+    collected = Collected()
+    identity = ModelIdentity(backend="openai", model="served")
+    port = PlaceholderPort(identity, collected, scores=True)
+    assert port.identity == identity and port.provenance.device == "none" and port.check_loglikelihood() is None
+    assert PlaceholderPort(identity, collected).provenance is None  # a generator's replies carry none
+    assert getattr(port, "probe_findings", None) is None
+    assert port.loglikelihood([LoglikelihoodRequest("a", "b")])[0].logprob == -1.0
+    assert collected.loglikelihood == [LoglikelihoodRequest("a", "b")]
+
+
 def test_without_a_tokenizer_the_tokens_are_an_estimate_marked_so():
-    plan = Planner(benchmark="x", model="served", tokenize=None, text=request_text(None), compute=None).plan(requests())
+    plan = Planner(benchmark="x", model="served", tokenize=None, text=request_text(None), prepare=None).plan(requests())
     assert plan.tokens_estimated and "(estimated: no tokenizer)" in plan.text()
     assert plan.eta_seconds is None and plan.cost is None and "ETA: not calibrated" in plan.text()
 
 
 def test_a_budget_smaller_than_the_calibration_is_refused_naming_the_setting():
     planner = Planner(
-        benchmark="x", model="m", tokenize=chars, text=request_text(None), compute=lambda *a: None,
+        benchmark="x", model="m", tokenize=chars, text=request_text(None), prepare=lambda stage: lambda requests: None,
         budget=Budget(max_requests=3),
     )
-    with pytest.raises(ConfigError, match=r"run.max_requests=3 is smaller than the plan's calibration \(4 requests\)"):
+    with pytest.raises(ConfigError, match=r"run.max_requests=3 is smaller than the plan's calibration \(5 requests\)"):
         planner.plan(requests())
 
 
 def test_a_run_above_its_budget_is_refused_with_the_plan():
-    plan = Planner(benchmark="x", model="m", tokenize=chars, text=request_text(None), compute=None).plan(requests())
+    plan = Planner(benchmark="x", model="m", tokenize=chars, text=request_text(None), prepare=None).plan(requests())
     with pytest.raises(ConfigError, match="run.max_tokens=10 < 70 tokens") as refused:
         refuse_over_budget(plan, Budget(max_tokens=10))
     assert "plan for x on m" in str(refused.value)
@@ -137,9 +203,11 @@ def _budgeted_run(options, store, spent):
 
 
 def test_a_calibration_the_model_fails_leaves_the_plan_without_an_eta_and_the_failure_to_the_run():
-    def failing(stage, requests):
+    def failing(requests):
         raise RuntimeError("no answer for this request")
 
-    plan = Planner(benchmark="x", model="m", tokenize=chars, text=request_text(None), compute=failing).plan(requests())
+    plan = Planner(
+        benchmark="x", model="m", tokenize=chars, text=request_text(None), prepare=lambda stage: failing
+    ).plan(requests())
     assert plan.eta_seconds is None and plan.requests == 8
     assert any("calibration failed (RuntimeError: no answer for this request)" in n for n in plan.notes)
