@@ -137,12 +137,14 @@ HEADER = SpecificationHeader(
 def test_to_block_nests_prompts_and_breakdowns():
     origin, replace = matrices([ORIGIN], [REPLACE])
     block = evaluate_specification(origin, replace, ["1"], [0] * 4, [("A",)] * 4, SMALL).to_block(HEADER)
-    # Keys after these are optional additions (e.g. bootstrap intervals, filled in by another module).
-    assert list(block.model_dump())[:16] == [
+    # Keys after these are optional additions. The bootstrap intervals (filled in by another module) belong to
+    # every group block since schema 2.4, so a specification holds them after its own prompts.
+    assert list(block.model_dump())[:17] == [
         "origin", "reference", "origin_label", "reference_label", "sentences_file", "term_pairs",
         "rows_without_origin_term", "n_rows", "bias_ratio", "effect_size", "n_prompts", "n_significant",
-        "significant_prompts", "prompts", "by_toxicity", "by_category",
+        "significant_prompts", "prompts", "intervals", "by_toxicity", "by_category",
     ]  # fmt: skip
+    assert list(block.by_category["A"].model_dump())[-2:] == ["prompts", "intervals"]
     assert block.origin == "T2_female" and block.term_pairs == 2
     assert block.prompts["1"].n == 4
     assert block.by_toxicity["all"].prompts["1"].n == 4
