@@ -13,24 +13,6 @@ from culturebias.domain.kobbq.aggregate import KoBBQAggregate, category_of, labe
 from culturebias.domain.kobbq.summary import KoBBQScoreBlock
 
 
-def attach_kobbq(
-    block: KoBBQScoreBlock,
-    answers: Sequence[Answer],
-    prompts: Sequence[str],
-    aggregate: str,
-    *,
-    seed: int,
-    resamples: int,
-    evaluator: str = "5_evaluation",
-) -> None:
-    """Set ``block.intervals`` (a ``KoBBQScoreBlock`` of these answers); nothing with ``resamples`` 0."""
-    if resamples > 0:
-        points = {m: getattr(block, m).mean for m in KOBBQ_HEADLINES}
-        block.intervals = kobbq_intervals(
-            answers, prompts, aggregate, points, seed=seed, resamples=resamples, evaluator=evaluator
-        )
-
-
 def attach_kobbq_all(
     scores: KoBBQAggregate,
     answers: Sequence[Answer],
@@ -41,13 +23,20 @@ def attach_kobbq_all(
     resamples: int,
     evaluator: str = "5_evaluation",
 ) -> None:
-    """Intervals on the overall block and on every block of the label-type and category breakdowns."""
-    attach_kobbq(scores.overall, answers, prompts, aggregate, seed=seed, resamples=resamples, evaluator=evaluator)
+    """Set ``intervals`` on the overall block and on every block of the label-type and category breakdowns,
+    each over the templates of its own answers; nothing with ``resamples`` 0."""
+    if resamples <= 0:
+        return
+    blocks: list[tuple[KoBBQScoreBlock, Sequence[Answer]]] = [(scores.overall, answers)]
     breakdowns: tuple[tuple[Mapping[str, KoBBQScoreBlock], Callable[[Answer], str]], ...] = (
         (scores.by_label, label_of),
         (scores.by_category, category_of),
     )
-    for blocks, key in breakdowns:
+    for breakdown, key in breakdowns:
         groups = group_by(answers, key)
-        for name, block in blocks.items():
-            attach_kobbq(block, groups.get(name, []), prompts, aggregate, seed=seed, resamples=resamples, evaluator=evaluator)
+        blocks += [(block, groups.get(name, [])) for name, block in breakdown.items()]
+    for block, members in blocks:
+        points = {m: getattr(block, m).mean for m in KOBBQ_HEADLINES}
+        block.intervals = kobbq_intervals(
+            members, prompts, aggregate, points, seed=seed, resamples=resamples, evaluator=evaluator
+        )

@@ -4,15 +4,13 @@ category, LIBRA category and group) carries bootstrap intervals of its own units
 
 from __future__ import annotations
 
-import zlib
-
 import pytest
 
 from culturebias.adapters.kobbq.files import KoBBQFiles
 from culturebias.testing.context import run_with_fakes
-from culturebias.testing.scripted import ScriptedGenerator, ScriptedScorer
+from culturebias.testing.scripted import ScriptedGenerator
 
-from tests.integration.test_uncertainty_runs import NothingIsLocal, mcbe_model, mixed_letters, twbias_dataset
+from tests.integration.test_uncertainty_runs import libra_summary, mcbe_summary, mixed_letters, twbias_summary
 
 
 def assert_own_intervals(block, points: dict, unit: str, n: int | None = None) -> None:
@@ -77,22 +75,7 @@ def test_cbbq_category_blocks_carry_intervals_in_every_condition():
 
 
 def test_twbias_toxicity_and_category_blocks_carry_intervals():
-    from culturebias.testing.scripted import ScriptedTemplater
-
-    data, originals = twbias_dataset()
-
-    def stereotype_preferred(context: str, continuation: str) -> float:
-        noise = zlib.crc32((context + continuation).encode()) % 13 / 10
-        return -len(continuation) * (1.0 + noise + (0.0 if continuation in originals else 0.3))
-
-    summary = run_with_fakes(
-        "twbias",
-        options={"groups": "gender", "prompt_types": "1,2,3,4", "min_pairs": 3},
-        dataset=data,
-        report=False,
-        scorer=ScriptedScorer(stereotype_preferred),
-        templater=ScriptedTemplater(),
-    ).summary
+    summary = twbias_summary(min_pairs=3)
     for spec in summary.metrics.gender.values():
         assert spec.by_toxicity["all"].intervals == spec.intervals
         for name, group in [*spec.by_toxicity.items(), *spec.by_category.items()]:
@@ -107,43 +90,14 @@ def test_twbias_toxicity_and_category_blocks_carry_intervals():
 
 
 def test_mcbe_category_cells_carry_intervals_of_each_task_and_their_mean():
-    from culturebias.domain.mcbe.instances import BEI, McBEDataset
-
-    beis = tuple(
-        BEI(category, "背景。", f"[PLH]第{row}句。", ("甲", "乙", "丙"), ("能力", "家庭")[row % 2], "解释", float(row % 10), f"{category}.xlsx", row)
-        for category in ("gender", "age")
-        for row in range(2, 8)
-    )
-    summary = run_with_fakes(
-        "mcbe",
-        options={"tasks": "pc,sc,ss,bs"},
-        dataset=McBEDataset(beis),
-        report=False,
-        scorer=ScriptedScorer(lambda context, continuation: -float(zlib.crc32(continuation.encode()) % 7 + 1)),
-        generator=ScriptedGenerator(mcbe_model),
-    ).summary
-    for category, cell in summary.metrics.categories.items():
-        points = {**cell.task_scores(), "mean": cell.mean}
-        assert_own_intervals(cell, points, "instance (BEI)", n=cell.n_beis)
+    summary = mcbe_summary()
+    for cell in summary.metrics.categories.values():
+        assert_own_intervals(cell, {**cell.task_scores(), "mean": cell.mean}, "instance (BEI)", n=cell.n_beis)
     assert '"intervals"' in summary.metrics.categories["age"].model_dump_json()
 
 
 def test_libra_category_and_group_blocks_carry_intervals():
-    from culturebias.adapters.embeddings import BagOfWordsEmbedder
-    from culturebias.adapters.libra.files import LibraFiles
-
-    triplets = LibraFiles(None).load()
-    summary = run_with_fakes(
-        "libra",
-        options={"embedder": "bag-of-words"},
-        dataset=triplets,
-        report=False,
-        scorer=ScriptedScorer(lambda context, continuation: -float(zlib.crc32((context + continuation).encode()) % 97)),
-        generator=ScriptedGenerator(lambda request, prompt: "?"),
-        lexicons=lambda spec, min_frequency=0.0: NothingIsLocal(),
-        embedders=lambda spec: BagOfWordsEmbedder(),
-    ).summary
-    metrics = summary.metrics
+    metrics = libra_summary().metrics
     assert metrics.by_group and metrics.by_category
     for block in [*metrics.by_group.values(), *metrics.by_category.values()]:
         points = {name: getattr(block, name) for name in ("lms", "ss", "icat_local", "jsd")}

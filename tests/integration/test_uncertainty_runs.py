@@ -70,7 +70,11 @@ def mcbe_model(request, prompt: str) -> str:
     return "这句话有偏见。"
 
 
-def test_mcbe_run_writes_instance_intervals_for_the_overall_and_each_task():
+MCBE_BEIS = 12  # two categories of six
+
+
+def mcbe_summary():
+    """A McBE run of four tasks on twelve BEIs whose scores spread, on scripted ports."""
     from culturebias.testing.scripted import ScriptedScorer
     from culturebias.domain.mcbe.instances import BEI, McBEDataset
 
@@ -79,7 +83,7 @@ def test_mcbe_run_writes_instance_intervals_for_the_overall_and_each_task():
         for category in ("gender", "age")
         for row in range(2, 8)
     )
-    summary = run_with_fakes(
+    return run_with_fakes(
         "mcbe",
         options={"tasks": "pc,sc,ss,bs"},
         dataset=McBEDataset(beis),
@@ -87,9 +91,12 @@ def test_mcbe_run_writes_instance_intervals_for_the_overall_and_each_task():
         scorer=ScriptedScorer(lambda context, continuation: -float(zlib.crc32(continuation.encode()) % 7 + 1)),
         generator=ScriptedGenerator(mcbe_model),
     ).summary
-    metrics = summary.metrics
+
+
+def test_mcbe_run_writes_instance_intervals_for_the_overall_and_each_task():
+    metrics = mcbe_summary().metrics
     points = {"overall": metrics.overall, **metrics.tasks.present()}
-    assert_intervals(metrics.intervals, points, "instance (BEI)", len(beis))
+    assert_intervals(metrics.intervals, points, "instance (BEI)", MCBE_BEIS)
     assert metrics.intervals["overall"].high > metrics.intervals["overall"].low
 
 
@@ -103,22 +110,26 @@ class NothingIsLocal:
         return set(forms)
 
 
-def test_libra_run_writes_triplet_intervals_and_an_undefined_metric_gets_none():
+def libra_summary():
+    """A LIBRA run of the bundled triplets with spread likelihoods and no local word (bbs undefined)."""
     from culturebias.adapters.libra.files import LibraFiles
     from culturebias.adapters.embeddings import BagOfWordsEmbedder
     from culturebias.testing.scripted import ScriptedScorer
 
-    triplets = LibraFiles(None).load()
-    summary = run_with_fakes(
+    return run_with_fakes(
         "libra",
         options={"embedder": "bag-of-words"},
-        dataset=triplets,
+        dataset=LibraFiles(None).load(),
         report=False,
         scorer=ScriptedScorer(lambda context, continuation: -float(zlib.crc32((context + continuation).encode()) % 97)),
         generator=ScriptedGenerator(lambda request, prompt: "?"),
         lexicons=lambda spec, min_frequency=0.0: NothingIsLocal(),
         embedders=lambda spec: BagOfWordsEmbedder(),
     ).summary
+
+
+def test_libra_run_writes_triplet_intervals_and_an_undefined_metric_gets_none():
+    summary = libra_summary()
     overall = summary.metrics.overall
     defined = {name: getattr(overall, name) for name in ("lms", "ss", "icat_local", "jsd")}
     assert_intervals(overall.intervals, defined, "triplet", summary.counts.valid_triplets)
@@ -147,7 +158,8 @@ def twbias_dataset():
     return TWBiasDataset(axes={"gender": axis}, prompts=prompts), set(female + male)
 
 
-def test_twbias_run_writes_sentence_pair_intervals_for_each_specification():
+def twbias_summary(**options):
+    """A TWBias gender run of ``twbias_dataset`` whose scorer prefers the stereotype, with noise."""
     from culturebias.testing.scripted import ScriptedScorer, ScriptedTemplater
 
     data, originals = twbias_dataset()
@@ -156,14 +168,18 @@ def test_twbias_run_writes_sentence_pair_intervals_for_each_specification():
         noise = zlib.crc32((context + continuation).encode()) % 13 / 10
         return -len(continuation) * (1.0 + noise + (0.0 if continuation in originals else 0.3))
 
-    summary = run_with_fakes(
+    return run_with_fakes(
         "twbias",
-        options={"groups": "gender", "prompt_types": "1,2,3,4"},
+        options={"groups": "gender", "prompt_types": "1,2,3,4", **options},
         dataset=data,
         report=False,
         scorer=ScriptedScorer(stereotype_preferred),
         templater=ScriptedTemplater(),
     ).summary
+
+
+def test_twbias_run_writes_sentence_pair_intervals_for_each_specification():
+    summary = twbias_summary()
     for block in summary.metrics.gender.values():
         assert_intervals(block.intervals, {"bias_ratio": block.bias_ratio, "effect_size": block.effect_size}, "sentence pair", block.n_rows)
     assert any(i.high > i.low for b in summary.metrics.gender.values() for i in b.intervals.values())
