@@ -29,6 +29,7 @@ from culturebias.ports.progress import ProgressTask
 from culturebias.ports.templating import ChatTemplater
 from culturebias.adapters.hf.dedupe import stored_attempt, unique_requests
 from culturebias.adapters.hf.sampling import resolve_sampling
+from culturebias.adapters.hf.buffered_generation import buffered_greedy_generate
 from culturebias.adapters.hf.shared_generation import shared_batches, greedy_generate
 
 log = get_logger("culturebias.hf")
@@ -141,10 +142,10 @@ class HFGenerator:
 
         prompts = self._fit(prompts, params)
         stops = StopStringCriteria(self._tokenizer, list(params.stop)) if params.stop else None
+        # The onnx facade takes 2-D masks and returns its cache: the radix prefill; torch models write one buffer in place.
+        run_batch = greedy_generate if getattr(self._model, "takes_custom_masks", False) else buffered_greedy_generate
         with torch.inference_mode():
-            replies, run = greedy_generate(
-                self._model, prompts, params.max_new_tokens, self._eos_ids, self._pad_id, self._device, stops
-            )
+            replies, run = run_batch(self._model, prompts, params.max_new_tokens, self._eos_ids, self._pad_id, self._device, stops)
         self.prompt_tokens_run += run
         return [self._decode(tokens, params.stop) for tokens in replies]
 
