@@ -30,6 +30,7 @@ from typing import Any, Sequence
 from culturebias.adapters.hf.prefix_tree import common_prefix_length
 from culturebias.adapters.hf.shared_prefill import cache_argument
 
+DRAFT_TOKENS = 8  # tokens guessed ahead per decoding pass (prompt lookup): replies often copy the prompt
 CHUNK_TOKENS = 64  # positions per prefill pass: long enough for fast matrix products, short enough to waste little at a branch
 
 
@@ -62,7 +63,7 @@ def buffer_cache(count: int, width: int, layers: int, state: dict[str, Any]) -> 
             write: _Write = state["write"]
             for buffer, new in ((self.keys, key_states), (self.values, value_states)):
                 if write.sources is None:
-                    buffer[write.rows, :, write.columns] = new[:, :, 0]
+                    buffer[write.rows, :, write.columns] = new.transpose(1, 2)
                 else:
                     buffer[write.rows, :, write.columns] = new.index_select(0, write.sources)
             if write.readers is None:
@@ -124,6 +125,7 @@ def buffered_greedy_generate(
     device: Any,  # Any: a torch device
     stop_criteria: Any = None,  # Any: transformers StoppingCriteria
     chunk: int = CHUNK_TOKENS,
+    draft: int = DRAFT_TOKENS,
 ) -> tuple[list[list[int]], int]:
     """Greedy new tokens of each prompt (up to and including a stop), and the prompt tokens the model ran."""
     import torch
@@ -134,7 +136,7 @@ def buffered_greedy_generate(
     lengths = torch.tensor([len(p) for p in prompts], dtype=torch.long, device=device)
     longest = max(len(p) for p in prompts)
     state: dict[str, Any] = {"seen": 0}
-    cache = buffer_cache(count, longest + max_new_tokens, model.config.get_text_config(decoder=True).num_hidden_layers, state)
+    cache = buffer_cache(count, longest + max_new_tokens + draft, model.config.get_text_config(decoder=True).num_hidden_layers, state)
     name = cache_argument(model)
     logits = torch.empty(0)
     last: dict[int, Any] = {}  # prompt -> the logits its last token predicts
@@ -179,39 +181,67 @@ def buffered_greedy_generate(
     logits = torch.stack([last[p] for p in range(count)])
 
     replies: list[list[int]] = [[] for _ in range(count)]
+    stopped = [False] * count
+    eos = set(eos_ids)
+
+    def accept(p: int, token: int) -> None:
+        replies[p].append(token)
+        if token in eos or len(replies[p]) >= max_new_tokens:
+            stopped[p] = True
+        elif stop_criteria is not None:
+            stopped[p] = bool(stop_criteria(sequences_so_far(prompts, replies, [p], pad_id, device), logits[:1])[0])
+
+    # transformers' greedy step: the float32 argmax of the last position's logits.
+    for p, token in enumerate(logits.float().argmax(dim=-1).tolist()):
+        accept(p, token)
     active = list(range(count))  # prompt of each buffer row
-    finished = torch.zeros(count, dtype=torch.bool, device=device)  # rows that stopped but still hold a buffer row
-    eos = torch.tensor(list(eos_ids), dtype=torch.long, device=device)
-    for step in range(max_new_tokens):
-        # transformers' greedy step: the float32 argmax of the last position's logits.
-        chosen = logits.float().argmax(dim=-1)
-        for row, token, stopped in zip(active, chosen.tolist(), finished.tolist()):
-            if not stopped:
-                replies[row].append(token)
-        done = torch.isin(chosen, eos)
-        if stop_criteria is not None:
-            done |= stop_criteria(sequences_so_far(prompts, replies, active, pad_id, device), logits).to(device)
-        finished |= done
-        if step == max_new_tokens - 1 or bool(finished.all()):
-            break
-        if 4 * int(finished.sum()) >= len(active):
-            keep = (~finished).nonzero().flatten()
-            active = [active[k] for k in keep.tolist()]
+    while not all(stopped[p] for p in active):
+        if 4 * sum(stopped[p] for p in active) >= len(active):
+            keep = [k for k, p in enumerate(active) if not stopped[p]]
+            active = [active[k] for k in keep]
+            rows_kept = torch.tensor(keep, device=device)
             for layer in cache.layers:
-                layer.keep(keep)
-            lengths, chosen, finished = lengths.index_select(0, keep), chosen.index_select(0, keep), finished.index_select(0, keep)
-        positions = lengths + step
+                layer.keep(rows_kept)
+        # Each row's last token (not yet through the model) and, while the row runs, a draft of what follows it.
+        drafts = [[] if stopped[p] else prompt_lookup(list(prompts[p]) + replies[p], min(draft, max_new_tokens - len(replies[p]) - 1)) for p in active]
+        steps = 1 + max(len(d) for d in drafts)
+        ids = torch.full((len(active), steps), pad_id, dtype=torch.long)
+        for k, (p, d) in enumerate(zip(active, drafts)):
+            ids[k, : 1 + len(d)] = torch.tensor([replies[p][-1]] + d, dtype=torch.long)
+        first = torch.tensor([len(prompts[p]) + len(replies[p]) - 1 for p in active], device=device)
+        positions = first[:, None] + torch.arange(steps, device=device)[None, :]
         width = int(positions.max()) + 1
-        state["write"] = _Write(torch.arange(len(active), device=device), None, positions, None, width)
-        state["seen"] = width - 1
-        visible = torch.arange(width, device=device)[None, :] <= positions[:, None]
+        state["write"] = _Write(torch.arange(len(active), device=device)[:, None].expand(-1, steps), None, positions, None, width)
+        state["seen"] = width - steps
+        visible = torch.arange(width, device=device)[None, None, :] <= positions[:, :, None]
         output = model(
-            input_ids=chosen[:, None],
-            attention_mask=_mask(visible[:, None, None, :], model),
-            position_ids=positions[:, None],
+            input_ids=ids.to(device),
+            attention_mask=_mask(visible[:, None], model),
+            position_ids=positions,
             use_cache=True,
-            logits_to_keep=1,
+            logits_to_keep=0,
             **{name: cache},
         )
-        logits = output.logits[:, -1, :]
+        logits = output.logits
+        greedy = logits.float().argmax(dim=-1).tolist()
+        for k, (p, d) in enumerate(zip(active, drafts)):
+            # The greedy tokens while the draft agrees with them: each was predicted from greedy tokens only.
+            for i in range(1 + len(d)):
+                if stopped[p]:
+                    break
+                accept(p, greedy[k][i])
+                if i == len(d) or d[i] != greedy[k][i]:
+                    break
     return replies, tokens_run
+
+
+def prompt_lookup(tokens: Sequence[int], limit: int, longest_ngram: int = 3) -> list[int]:
+    """Up to ``limit`` tokens that followed the latest earlier occurrence of the last n-gram of ``tokens`` (n = 3, 2, 1)."""
+    if limit <= 0:
+        return []
+    for n in range(min(longest_ngram, len(tokens) - 1), 0, -1):
+        tail = list(tokens[-n:])
+        for start in range(len(tokens) - n - 1, -1, -1):
+            if list(tokens[start : start + n]) == tail:
+                return list(tokens[start + n : start + n + limit])
+    return []
