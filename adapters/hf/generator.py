@@ -8,10 +8,12 @@ Sampling (``params.mode`` sample or model; unset values are the model's
 ``generation_config``) draws each request from its own generator seeded from
 ``params.seed`` and its prompt (``adapters/hf/sampling.py`` says what that guarantees).
 
-Greedy requests run their shared prompt prefixes once (``shared_generation``: the
-option orders of a BBQ item, the instruction across items) where the model takes
-custom attention masks and has no sliding window, when ``model.shared_generation=true``
-(off by default until it is faster than ``model.generate``; the replies are the same either way).
+Greedy requests run their shared prompt prefixes once (the option orders of a BBQ
+item, the instruction across items) where the model takes custom attention masks and
+has no sliding window, when ``model.shared_generation=true``: torch models on one
+preallocated key/value buffer with prompt-lookup drafts (``buffered_generation``),
+the onnx facade on the radix prefill (``shared_generation``). The replies are the
+same either way (perf/README.md, "bbq_generation", says where it is faster).
 """
 
 from __future__ import annotations
