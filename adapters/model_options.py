@@ -26,9 +26,9 @@ class LocalModelOptions(ModelOptions):
     # the response; "authors" counts prompt tokens by tokenising the prompt alone.
     boundary_rule: BoundaryRule = "straddle-to-continuation"
     prefix_cache: bool = True
-    # Greedy generation prefills prompt prefixes shared by several requests once (``adapters/hf/shared_generation``).
-    # Off by default: the replies are the same, but its decoding loop is still slower than ``model.generate`` on
-    # CPU (perf/README.md, "bbq_generation"). Needs prefix_cache.
+    # Greedy generation prefills prompt prefixes shared by several requests once (``adapters/hf/buffered_generation``,
+    # the onnx facade ``adapters/hf/shared_generation``). Off by default: the replies are the same, but it is not yet
+    # shown faster than ``model.generate`` on CPU (perf/README.md, "bbq_generation"). Needs prefix_cache.
     shared_generation: bool = False
     trust_remote_code: bool = False
     gguf_file: str | None = None

@@ -8,10 +8,12 @@ Sampling (``params.mode`` sample or model; unset values are the model's
 ``generation_config``) draws each request from its own generator seeded from
 ``params.seed`` and its prompt (``adapters/hf/sampling.py`` says what that guarantees).
 
-Greedy requests run their shared prompt prefixes once (``shared_generation``: the
-option orders of a BBQ item, the instruction across items) where the model takes
-custom attention masks and has no sliding window, when ``model.shared_generation=true``
-(off by default until it is faster than ``model.generate``; the replies are the same either way).
+Greedy requests run their shared prompt prefixes once (the option orders of a BBQ
+item, the instruction across items) where the model takes custom attention masks and
+has no sliding window, when ``model.shared_generation=true``: torch models on one
+preallocated key/value buffer with prompt-lookup drafts (``buffered_generation``),
+the onnx facade on the radix prefill (``shared_generation``). The replies are the
+same either way (perf/README.md, "bbq_generation", says where it is faster).
 """
 
 from __future__ import annotations
@@ -29,6 +31,7 @@ from culturebias.ports.progress import ProgressTask
 from culturebias.ports.templating import ChatTemplater
 from culturebias.adapters.hf.dedupe import stored_attempt, unique_requests
 from culturebias.adapters.hf.sampling import resolve_sampling
+from culturebias.adapters.hf.buffered_generation import buffered_greedy_generate
 from culturebias.adapters.hf.shared_generation import shared_batches, greedy_generate
 
 log = get_logger("culturebias.hf")
@@ -141,10 +144,10 @@ class HFGenerator:
 
         prompts = self._fit(prompts, params)
         stops = StopStringCriteria(self._tokenizer, list(params.stop)) if params.stop else None
+        # The onnx facade takes 2-D masks and returns its cache: the radix prefill; torch models write one buffer in place.
+        run_batch = greedy_generate if getattr(self._model, "takes_custom_masks", False) else buffered_greedy_generate
         with torch.inference_mode():
-            replies, run = greedy_generate(
-                self._model, prompts, params.max_new_tokens, self._eos_ids, self._pad_id, self._device, stops
-            )
+            replies, run = run_batch(self._model, prompts, params.max_new_tokens, self._eos_ids, self._pad_id, self._device, stops)
         self.prompt_tokens_run += run
         return [self._decode(tokens, params.stop) for tokens in replies]
 

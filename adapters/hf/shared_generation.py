@@ -84,7 +84,7 @@ def greedy_generate(
             replies[row].append(token)
         done = torch.isin(chosen, eos)
         if stop_criteria is not None:
-            done |= stop_criteria(_sequences(prompts, replies, active, pad_id, device), logits).to(device)
+            done |= stop_criteria(sequences_so_far(prompts, replies, active, pad_id, device), logits).to(device)
         if step == max_new_tokens - 1 or bool(done.all()):
             break
         keep = (~done).nonzero().flatten()
@@ -105,7 +105,7 @@ def greedy_generate(
     return replies, filled.tokens_run
 
 
-def _sequences(prompts, replies, active, pad_id: int, device: Any):  # Any: a torch device (torch is read as Any)
+def sequences_so_far(prompts, replies, active, pad_id: int, device: Any):  # Any: a torch device (torch is read as Any)
     """Prompt + reply tokens of the active rows, left-padded (what stop criteria read in ``generate``)."""
     import torch
 
