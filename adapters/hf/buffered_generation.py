@@ -106,7 +106,7 @@ def branch_points(prompts: Sequence[Sequence[int]]) -> set[int]:
 
 def chunk_groups(prompts: Sequence[Sequence[int]], start: int, end: int, previous: Sequence[int]) -> list[int]:
     """Group of each prompt (index into the chunk's rows, -1 if it ended before ``start``): same group, same tokens before ``end``."""
-    keys: dict[tuple[Any, ...], int] = {}
+    keys: dict[tuple[int, tuple[int, ...]], int] = {}
     groups = []
     for p, prompt in enumerate(prompts):
         if len(prompt) <= start:
@@ -135,7 +135,7 @@ def buffered_greedy_generate(
     count = len(prompts)
     lengths = torch.tensor([len(p) for p in prompts], dtype=torch.long, device=device)
     longest = max(len(p) for p in prompts)
-    state: dict[str, Any] = {"seen": 0}
+    state: dict[str, Any] = {"seen": 0}  # Any: the buffer cache's shared counters and tensors, read by its layers
     cache = buffer_cache(count, longest + max_new_tokens + draft, model.config.get_text_config(decoder=True).num_hidden_layers, state)
     name = cache_argument(model)
     logits = torch.empty(0)
