@@ -28,7 +28,7 @@ from __future__ import annotations
 from typing import Any, Sequence
 
 from culturebias.adapters.hf.prefix_tree import common_prefix_length
-from culturebias.adapters.hf.shared_prefill import cache_argument
+from culturebias.adapters.hf.shared_prefill import additive_mask, cache_argument
 
 DRAFT_TOKENS = 8  # tokens guessed ahead per decoding pass (prompt lookup): replies often copy the prompt
 CHUNK_TOKENS = 64  # positions per prefill pass: long enough for fast matrix products, short enough to waste little at a branch
@@ -90,12 +90,9 @@ def buffer_cache(count: int, width: int, layers: int, state: dict[str, Any]) -> 
 
 def _mask(visible: Any, model: Any) -> Any:  # Any: torch tensors and a transformers model
     """A boolean 4-D mask as the model's attention takes it (eager attention adds a float mask)."""
-    import torch
-
     if getattr(model.config, "_attn_implementation", None) != "eager":
         return visible
-    dtype = model.dtype
-    return torch.zeros(visible.shape, dtype=dtype, device=visible.device).masked_fill(~visible, torch.finfo(dtype).min)
+    return additive_mask(visible, model.dtype)
 
 
 def branch_points(prompts: Sequence[Sequence[int]]) -> set[int]:

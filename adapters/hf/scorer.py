@@ -35,7 +35,7 @@ from culturebias.adapters.model_options import LocalModelOptions
 from culturebias.adapters.hf.prefix_tree import TreeRow, common_prefix_length, pack_rows
 from culturebias.adapters.hf.scoring_head import scoring_head
 from culturebias.adapters.hf.shared_generation import shared_batches
-from culturebias.adapters.hf.shared_prefill import as_cache, cache_layers, prefill
+from culturebias.adapters.hf.shared_prefill import additive_mask, as_cache, cache_layers, prefill
 from culturebias.adapters.hf.tokens import RequestTokenizer, ScoredSequence
 from culturebias.domain.identity import ModelIdentity, ScoreProvenance
 from culturebias.domain.requests import LoglikelihoodRequest, LoglikelihoodResult
@@ -301,8 +301,7 @@ class HFScorer:
             visible[b, 0, pad, before + pad] = True  # padding sees itself: no empty softmax row
         mask = torch.from_numpy(visible).to(self._device)
         if self._eager:
-            dtype = self._model.dtype
-            mask = torch.zeros(mask.shape, dtype=dtype, device=self._device).masked_fill(~mask, torch.finfo(dtype).min)
+            mask = additive_mask(mask, self._model.dtype)
         kwargs: dict[str, Any] = {"use_cache": past is not None}  # Any: the model's forward arguments
         if past is not None:
             kwargs["past_key_values"] = past

@@ -164,6 +164,13 @@ def as_cache(layers: Sequence[tuple[Any, Any]] | None) -> Any:  # Any: key/value
     return DynamicCache(list(layers))
 
 
+def additive_mask(visible: Any, dtype: Any) -> Any:  # Any: a boolean torch tensor and a torch dtype (torch is read as Any)
+    """A boolean attention mask as eager attention adds it: 0 where visible, the dtype's minimum elsewhere."""
+    import torch
+
+    return torch.zeros(visible.shape, dtype=dtype, device=visible.device).masked_fill(~visible, torch.finfo(dtype).min)
+
+
 def cache_argument(model: Any) -> str:  # Any: a transformers model (transformers is read as Any)
     """The name under which ``model``'s forward takes a key/value cache (``cache`` since transformers 5.2x)."""
     import inspect

@@ -154,11 +154,12 @@ class LibraService:
         record_libra(ctx, plan.model_type, triplets, likelihoods, valid, boundary)
         overall = self._scores(triplets, likelihoods, valid, boundary)
         kind = likelihood_kind(plan.model_type, self.options)
+        members = {"category": _members(triplets, _category), "group": _members(triplets, _group)}  # each breakdown's triplets, once
         metrics = LibraMetrics(
             model_type=plan.model_type,
             overall=overall.to_block(),
-            by_category=self._breakdown(triplets, likelihoods, valid, boundary, _category),
-            by_group=self._breakdown(triplets, likelihoods, valid, boundary, _group),
+            by_category=self._breakdown(triplets, likelihoods, valid, boundary, members["category"]),
+            by_group=self._breakdown(triplets, likelihoods, valid, boundary, members["group"]),
             likelihood=kind,
             comparison=comparison_used(plan.boundary),
             bbs_not_applicable=bbs_not_applicable(plan.model_type, plan.boundary_skipped),
@@ -169,9 +170,9 @@ class LibraService:
         alpha = None if self.options.alpha == "bbs" else float(self.options.alpha)
         bins, seed, resamples = self.options.jsd_bins, ctx.seed, ctx.bootstrap_resamples
         attach_libra(metrics.overall, likelihoods, keep, alpha=alpha, bins=bins, seed=seed, resamples=resamples)
-        for blocks, key in ((metrics.by_category, _category), (metrics.by_group, _group)):
+        for blocks, key in ((metrics.by_category, "category"), (metrics.by_group, "group")):
             attach_libra_breakdown(
-                blocks, _members(triplets, key), likelihoods, keep, alpha=alpha, bins=bins, seed=seed, resamples=resamples
+                blocks, members[key], likelihoods, keep, alpha=alpha, bins=bins, seed=seed, resamples=resamples
             )
         small = sorted(
             {
@@ -235,13 +236,13 @@ class LibraService:
         likelihoods: list[TripletLikelihood],
         valid: dict[str, bool],
         boundary: KnowledgeBoundaryOutcome | None,
-        key: Callable[[Triplet], str],
+        members: dict[str, list[int]],
     ) -> dict[str, LibraScoresBlock]:
         return {
             name: self._scores(
                 [triplets[i] for i in idx], [likelihoods[i] for i in idx], valid, boundary
             ).to_block()
-            for name, idx in sorted(_members(triplets, key).items())
+            for name, idx in sorted(members.items())
         }
 
     # -- summary pieces ----------------------------------------------------------
