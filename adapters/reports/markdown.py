@@ -7,9 +7,9 @@ from pathlib import Path
 from typing import Iterable, Sequence
 
 from culturebias.adapters.reports.repeats_section import repeats_lines
+from culturebias.domain.caveats import SMALL_MODEL_PARAMETERS
 from culturebias.domain.summary import RunSummary
 
-SMALL_MODEL_PARAMETERS = 1_000_000_000
 
 
 def fmt(value: object, digits: int = 3) -> str:
