@@ -219,3 +219,20 @@ def test_the_mlflow_tags_and_the_every_eval_ever_record_carry_the_caveats(runs):
     result = document["evaluation_results"][0]["score_details"]
     assert result["details"]["caveat_kinds"] == "sampled,few_units"
     assert "details" not in every_eval_ever(exported_run(runs["full"]))["evaluation_results"][0]["score_details"]
+
+
+# -- the run's own reports read the same list ----------------------------------------------------------
+def test_the_run_reports_show_the_caveats_their_banners_do_not_already_say():
+    from culturebias.adapters.reports.html.headline_card import warnings
+    from culturebias.adapters.reports.markdown import header_section
+
+    summary = kobbq_run("unknown", options={"limit": 120}).summary
+    answering = summary.metrics.answering
+    assert answering is not None and answering.matches_papers
+    assert "Caveat." not in header_section(summary, "KoBBQ")
+    other = summary.metrics.model_copy(update={"answering": answering.model_copy(update={"mode": "likelihood", "matches_papers": False})})
+    likelihood = summary.model_copy(update={"metrics": other})
+    header = header_section(likelihood, "KoBBQ")
+    assert "> **Caveat.** Answers were read in likelihood mode, not the papers' generate mode" in header
+    assert header.count("A limited run") == 1  # its own banner, not twice
+    assert warnings(likelihood, HEADLINES) == [c.text for c in run_caveats(likelihood, HEADLINES)]
