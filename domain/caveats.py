@@ -201,7 +201,3 @@ def run_caveats(summary: Any, headlines: Sequence[HeadlineMetric] = ()) -> list[
     """Every caveat of a run, in ``COLLECTORS`` order; ``headlines`` (its benchmark's declared ones) for ``few_units``."""
     return [caveat for collect in COLLECTORS for caveat in collect(summary, headlines)]
 
-
-def needs_allow_limited(caveats: Sequence[Caveat]) -> bool:
-    """Whether a policy decides on such a run only with ``allow_limited`` (a limited or sampled run)."""
-    return any(c.kind in ("limited", "sampled") for c in caveats)
