@@ -18,6 +18,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+from culturebias.domain.caveats import run_caveats
 from culturebias.domain.errors import PolicyError
 from culturebias.domain.headlines import HeadlineMetric, interval_of, value_of
 from culturebias.domain.policy.breakdown import available_breakdowns, breakdown_metric
@@ -194,7 +195,7 @@ def check_policy(request: CheckRequest, reader: RunReader, catalog: BenchmarkCat
         culturebias_version=request.version,
         outcome=overall([v.outcome for v in verdicts]),
         counts=counts_of(verdicts),
-        runs=[_checked(r) for r in runs.loaded.values()],
+        runs=[_checked(r, catalog.headline_metrics(r.summary.benchmark)) for r in runs.loaded.values()],
         criteria=verdicts,
     )
 
@@ -208,7 +209,7 @@ def _check_breakdown(c: Criterion, headlines: Sequence[HeadlineMetric], run: _Ru
                       f"(its breakdowns: {listed})")
 
 
-def _checked(run: _Run) -> CheckedRun:
+def _checked(run: _Run, headlines: Sequence[HeadlineMetric]) -> CheckedRun:
     s = run.summary
     return CheckedRun(
         role="baseline" if run.role == "baseline" else "run",
@@ -219,6 +220,7 @@ def _checked(run: _Run) -> CheckedRun:
         data_fingerprint=s.data.fingerprint,
         config_fingerprint=s.config_fingerprint,
         limited=limitation(s),
+        caveats=run_caveats(s, headlines),
     )
 
 
@@ -234,13 +236,18 @@ def _verdict(
         "baseline_run_id": baseline.summary.run_id if baseline is not None else None,
         "estimate": "difference" if baseline is not None else "value",
     }
+    allowed = []
     for checked in (run, baseline):
         limited = limitation(checked.summary) if checked is not None else None
-        if checked is not None and limited and not c.allow_limited:
-            which = "the baseline" if checked is baseline else "the run"
+        if checked is None or not limited:
+            continue
+        which = "the baseline" if checked is baseline else "the run"
+        if not c.allow_limited:
             reason = (f"{which} {checked.where} is {limited}: its numbers are not the benchmark's "
                       "(set allow_limited = true to decide on it anyway)")
             return CriterionVerdict(outcome="inconclusive", reason=reason, **base)
+        allowed.append(f"{which} is {limited}")
+    base["allowed_limited"] = "; ".join(allowed) or None
     value = value_of(run.summary, metric)
     if baseline is None:
         interval = interval_of(run.summary, metric)

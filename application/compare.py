@@ -65,7 +65,7 @@ def build_comparison(
     for summary in summaries:
         if not isinstance(summary, comparer.summary_model):
             raise ConfigError(f"run {summary.run_id} is not a typed {comparer.summary_model.__name__}")
-    runs = compared_runs(summaries)
+    runs = compared_runs(summaries, comparer.headlines)
     labels = [run.label for run in runs]
     body, body_notes = comparer.compare(labels, summaries)
     return comparer.comparison_model(

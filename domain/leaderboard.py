@@ -10,6 +10,7 @@ from collections.abc import Sequence
 
 from pydantic import BaseModel, Field
 
+from culturebias.domain.caveats import Caveat, run_caveats
 from culturebias.domain.headlines import HeadlineMetric, headline_values
 from culturebias.domain.runs import RunLease, RunManifest, RunStatus, StageProgress
 from culturebias.domain.summary import RunSummary
@@ -40,6 +41,11 @@ class LeaderboardRow(BaseModel):
     holder_live: bool | None = None
     # A finished run whose headline cannot be read: why (its summary's not_measured); its headline is null.
     not_measured: str | None = None
+    # A finished run's caveats (domain/caveats.py): limited, sampled, small model, ...
+    caveats: list[Caveat] = Field(default_factory=list)
+
+    def caveats_text(self) -> str:
+        return f"caveats: {'; '.join(c.short for c in self.caveats)}" if self.caveats else ""
 
     def holder_text(self) -> str:
         if self.holder is None:
@@ -54,7 +60,7 @@ class LeaderboardRow(BaseModel):
             metrics = f"not measured: {self.not_measured}"
         progress = ", ".join(f"{stage} {p.done}/{p.total}" for stage, p in sorted(self.progress.items()))
         fields = [self.run_id, self.status, self.benchmark, model, self.created_at, f"data={self.data_fingerprint}"]
-        return "\t".join([*fields, *(part for part in (progress, metrics, self.holder_text(), self.failure or "") if part)])
+        return "\t".join([*fields, *(part for part in (progress, metrics, self.caveats_text(), self.holder_text(), self.failure or "") if part)])
 
 
 # The port whose model a run evaluates, first found wins (the judge and templater only serve it).
@@ -97,4 +103,5 @@ def leaderboard_row(
         holder=manifest.lease if manifest.status != "finished" else None,
         holder_live=holder_live if manifest.lease is not None and manifest.status != "finished" else None,
         not_measured=summary.not_measured if summary is not None else None,
+        caveats=run_caveats(summary, metrics) if summary is not None else [],
     )

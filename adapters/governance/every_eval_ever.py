@@ -16,6 +16,7 @@ from pathlib import Path
 from typing import Any
 
 from culturebias.adapters.governance.exported_run import ExportedRun
+from culturebias.domain.caveats import items_words
 from culturebias.domain.errors import DataError
 
 SCHEMA_FILE = Path(__file__).resolve().parent / "every_eval_ever" / "eval.schema.json"
@@ -43,6 +44,14 @@ def _model_info(model: str, backend: str | None) -> dict[str, Any]:  # Any: JSON
     }
 
 
+def _caveat_details(run: ExportedRun) -> dict[str, str]:
+    """The run's caveats as string details: all of them in words, and their kinds."""
+    caveats = run.caveats()
+    if not caveats:
+        return {}
+    return {"caveats": " ".join(c.text for c in caveats), "caveat_kinds": ",".join(dict.fromkeys(c.kind for c in caveats))}
+
+
 def _bound(value: float | None, unbounded: str) -> float | str:
     return unbounded if value is None else value
 
@@ -66,6 +75,9 @@ def _result(run: ExportedRun, headline: Any) -> dict[str, Any]:  # Any: a headli
         config["llm_scoring"] = {"judges": [{"model_info": _model_info(judge.model, judge.backend)}],
                                  "input_prompt": JUDGE_PROMPTS}
     score: dict[str, Any] = {"score": headline.value}  # Any: JSON documents and their values
+    caveats = run.caveats_of(metric.name)
+    if caveats:
+        score["details"] = {"caveats": " ".join(c.text for c in caveats), "caveat_kinds": ",".join(c.kind for c in caveats)}
     bounds = headline.bounds()
     if bounds is not None:
         i = headline.interval
@@ -99,7 +111,8 @@ def every_eval_ever(run: ExportedRun, organization: str = "unknown") -> dict[str
                             "source_organization_name": organization, "evaluator_relationship": "other"},
         "eval_library": {"name": "culturebias", "version": s.culturebias_version,
                          "additional_details": _strings({"run_id": s.run_id, "config_fingerprint": s.config_fingerprint,
-                                                         "limit": s.limit.n if s.limit else None})},
+                                                         "limit": s.limit.n if s.limit else None,
+                                                         "items": items_words(s), **_caveat_details(run)})},
         "model_info": _model_info(model, backend),
         "evaluation_results": [_result(run, h) for h in run.headline_values() if h.value is not None],
     }

@@ -7,6 +7,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from culturebias.domain.caveats import Caveat, items_words, run_caveats
 from culturebias.domain.comparison.envelope import main_model
 from culturebias.domain.headlines import HeadlineMetric, interval_of, value_of
 from culturebias.domain.uncertainty.interval import Interval
@@ -42,6 +43,14 @@ class ExportedRun:
                 continue
         return out
 
+    def caveats(self) -> list[Caveat]:
+        """Everything that limits what the run's numbers say (domain/caveats.py)."""
+        return run_caveats(self.summary, self.headlines)
+
+    def caveats_of(self, metric: str) -> list[Caveat]:
+        """The caveats a headline metric carries: the whole run's, and those naming it."""
+        return [c for c in self.caveats() if c.metric is None or metric in c.metric.split(", ")]
+
     def model(self) -> tuple[str, str | None]:
         """(model, backend) the run measured."""
         return main_model(self.summary)
@@ -76,6 +85,14 @@ class ExportedRun:
         }
         if s.limit is not None:
             tags["culturebias.limit"] = str(s.limit.n)
+        tags["culturebias.items"] = items_words(s)
+        caveats = self.caveats()
+        if caveats:
+            tags["culturebias.caveats"] = "; ".join(c.short for c in caveats)
+        for kind in dict.fromkeys(c.kind for c in caveats):
+            tags[f"culturebias.caveat.{kind}"] = " ".join(c.text for c in caveats if c.kind == kind)
+        if self.verdict is not None and any(c.allowed_limited for c in self.verdict.criteria):
+            tags["culturebias.verdict_allow_limited"] = "true"
         if self.verdict is not None:
             tags["culturebias.verdict"] = f"{self.verdict.policy}: {self.verdict.outcome}"
         return tags

@@ -13,6 +13,7 @@ from __future__ import annotations
 from typing import Any
 
 from culturebias.adapters.governance.exported_run import ExportedRun
+from culturebias.domain.caveats import items_words
 
 TASK = "text-generation"
 MARKS = {"pass": "PASS", "fail": "FAIL", "inconclusive": "INCONCLUSIVE"}
@@ -20,6 +21,11 @@ MARKS = {"pass": "PASS", "fail": "FAIL", "inconclusive": "INCONCLUSIVE"}
 
 def _number(value: float | None) -> str:
     return "undefined" if value is None else f"{value:.4g}"
+
+
+def _allowed(criterion: Any) -> str:  # Any: a CriterionVerdict
+    """" (only with allow_limited: the run is a limited run ...)" where the criterion needed it; '' otherwise."""
+    return f" (only with allow_limited: {criterion.allowed_limited})" if criterion.allowed_limited else ""
 
 
 def eval_results(run: ExportedRun) -> list[Any]:  # Any: JSON documents and their values
@@ -35,6 +41,8 @@ def eval_results(run: ExportedRun) -> list[Any]:  # Any: JSON documents and thei
         if bounds is not None and headline.interval is not None:
             args |= {"ci_low": bounds[0], "ci_high": bounds[1], "ci_level": headline.interval.level,
                      "n": headline.interval.n, "unit": headline.interval.unit}
+        if caveats := run.caveats_of(headline.metric.name):
+            args["caveats"] = "; ".join(c.short for c in caveats)
         out.append(
             EvalResult(
                 task_type=TASK,
@@ -43,7 +51,8 @@ def eval_results(run: ExportedRun) -> list[Any]:  # Any: JSON documents and thei
                 dataset_name=run.title,
                 dataset_config=s.benchmark,
                 dataset_revision=s.data.fingerprint,
-                dataset_args={"config_fingerprint": s.config_fingerprint, **({"limit": s.limit.n} if s.limit else {})},
+                dataset_args={"config_fingerprint": s.config_fingerprint, **({"limit": s.limit.n} if s.limit else {}),
+                              "items": items_words(s)},
                 metric_type=headline.metric.name,
                 metric_name=headline.metric.label,
                 metric_value=headline.value,
@@ -66,6 +75,9 @@ def bias_section(run: ExportedRun) -> str:
     ]
     if s.limit is not None:
         lines += [f"**A limited run (`--limit {s.limit.n}`): not comparable to a full one.**", ""]
+    caveats = run.caveats()
+    if caveats:
+        lines += ["**Caveats** (what limits these numbers):", "", *(f"- {c.text}" for c in caveats), ""]
     lines += ["| metric | value | 95% interval | n | direction |", "|---|---|---|---|---|"]
     for h in run.headline_values():
         bounds = h.bounds()
@@ -77,7 +89,11 @@ def bias_section(run: ExportedRun) -> str:
         lines += ["", f"Acceptance policy **{v.policy}**: **{MARKS[v.outcome]}** "
                       f"({v.counts.passed} pass, {v.counts.failed} fail, {v.counts.inconclusive} inconclusive; "
                       f"checked {v.checked_at}).", ""]
-        lines += [f"- {MARKS[c.outcome]} {c.name}: {c.reason}" for c in v.criteria]
+        allowed = [c for c in v.criteria if c.allowed_limited]
+        if allowed:
+            lines += [f"This verdict decided on a limited or sampled run only because the policy set `allow_limited = true` "
+                      f"({len(allowed)} of {len(v.criteria)} criteria); it is not a verdict on the benchmark's full data.", ""]
+        lines += [f"- {MARKS[c.outcome]}{_allowed(c)} {c.name}: {c.reason}" for c in v.criteria]
     lines += ["", "The numbers measure one benchmark's notion of social bias in one culture and language; "
                   "they do not show the absence of bias elsewhere."]
     return "\n".join(lines) + "\n"

@@ -44,7 +44,7 @@ def runs_section(comparison: Comparison[Any]) -> str:  # Any: a comparison of an
             f"`{run.run_id}`",
             ", ".join(f"{role} `{model}`" for role, model in run.models.items()) or "–",
             f"`{run.data_fingerprint}`",
-            "all" if run.limit is None else f"first {run.limit} (--limit)",
+            run.items_text(),
             "yes" if run.not_measured is None else f"**not measured**: {run.not_measured}",
             run.schema_version,
             run.finished_at,
@@ -52,7 +52,18 @@ def runs_section(comparison: Comparison[Any]) -> str:  # Any: a comparison of an
         for run in comparison.runs
     ]
     headers = ["model", "run", "model ports", "data", "items", "measured", "schema", "finished"]
-    return "## Runs\n\n" + table(headers, rows)
+    return "## Runs\n\n" + table(headers, rows) + caveats_lines(comparison)
+
+
+def caveats_lines(comparison: Comparison[Any]) -> str:  # Any: a comparison of any benchmark
+    """Each run's caveats (domain/caveats.py) under the runs table; '' when no run has any."""
+    found = comparison.caveats()
+    if not found:
+        return ""
+    lines = ["", "", "### Caveats", ""]
+    for label, caveats in found.items():
+        lines += [f"- **{label}**", *(f"  - {c.text}" for c in caveats)]
+    return "\n".join(lines)
 
 
 def not_measured_banner(comparison: Comparison[Any]) -> str:  # Any: a comparison of any benchmark

@@ -7,9 +7,9 @@ from pathlib import Path
 from typing import Iterable, Sequence
 
 from culturebias.adapters.reports.repeats_section import repeats_lines
+from culturebias.domain.caveats import SMALL_MODEL_PARAMETERS, run_caveats
 from culturebias.domain.summary import RunSummary
 
-SMALL_MODEL_PARAMETERS = 1_000_000_000
 
 
 def fmt(value: object, digits: int = 3) -> str:
@@ -70,6 +70,7 @@ def header_section(summary: RunSummary, title: str) -> str:
             *limit_banner(summary),
             *not_measured_banner(summary),
             *sample_banner(summary),
+            *caveats_banner(summary),
             f"- run `{summary.run_id}`, finished {summary.finished_at}",
             f"- data: {summary.data.source} (fingerprint `{summary.data.fingerprint}`)",
             f"- culturebias {summary.culturebias_version}, summary schema {summary.schema_version}",
@@ -95,6 +96,16 @@ def not_measured_banner(summary: RunSummary) -> list[str]:
     if summary.not_measured is None:
         return []
     return [f"> **Not measured.** {summary.not_measured}. The headline numbers are null, not zero.", ""]
+
+
+# The kinds the banners above (and the model section) already say, each in its own words.
+BANNERED = ("limited", "sampled", "not_measured", "small_model")
+
+
+def caveats_banner(summary: RunSummary) -> list[str]:
+    """The run's other caveats (domain/caveats.py: a judge given up, a mode other than the paper's), one line each."""
+    found = [c for c in run_caveats(summary) if c.kind not in BANNERED]
+    return [line for c in found for line in (f"> **Caveat.** {c.text}", "")]
 
 
 def sample_banner(summary: RunSummary) -> list[str]:

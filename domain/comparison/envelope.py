@@ -8,6 +8,7 @@ from typing import Generic, TypeVar
 
 from pydantic import BaseModel, Field, SerializeAsAny
 
+from culturebias.domain.caveats import Caveat, items_words, run_caveats
 from culturebias.domain.errors import ConfigError
 from culturebias.domain.comparison.headline_pairs import HeadlinePair
 from culturebias.domain.headlines import HeadlineMetric, HeadlineValue
@@ -17,7 +18,10 @@ from culturebias.domain.summary import Block, RunSummary
 #      run says whether it was measured (``runs[].not_measured``, its summary's).
 # 1.2: ``headline_pairs`` (each pair of runs on each headline: difference, interval, p-value); McBE bodies gain
 #      ``runs``, ``std`` and ``prompt_robustness``. 1.1 files load with them empty.
-COMPARISON_SCHEMA_VERSION = "1.2"
+# 1.3: each compared run carries its caveats (``runs[].caveats``: limited, sampled, small model, ... from
+#      domain/caveats.py) and what it evaluated in words (``runs[].items``, e.g. "168 of 2,280 (stratified
+#      sample)"); 1.2 files load with no caveats and ``items`` null (read from ``limit`` as before).
+COMPARISON_SCHEMA_VERSION = "1.3"
 MODEL_ROLES = ("generator", "scorer", "pseudo_scorer", "judge", "templater")
 
 
@@ -51,6 +55,16 @@ class ComparedRun(Block):
     limit: int | None = None  # the run's --limit N: it covered only part of the data
     # Why the run's headline cannot be read (its summary's ``not_measured``): shown as "not measured", never as 0.
     not_measured: str | None = None
+    # What the run evaluated, in words: "all", "first 400 (--limit)", "168 of 2,280 (stratified sample)"; null in 1.2 files.
+    items: str | None = None
+    # Everything that limits what its numbers say (domain/caveats.py), in the order run_caveats gives them.
+    caveats: list[Caveat] = Field(default_factory=list)
+
+    def items_text(self) -> str:
+        """The "items" cell of the runs table; never "all" for a sampled run of a 1.3 file."""
+        if self.items is not None:
+            return self.items
+        return "all" if self.limit is None else f"first {self.limit} (--limit)"
 
 
 BodyT = TypeVar("BodyT", bound=BaseModel)
@@ -79,6 +93,10 @@ class Comparison(Block, Generic[BodyT]):
     def not_measured(self) -> dict[str, str]:
         """The runs whose headline cannot be read, by label, with why."""
         return {run.label: run.not_measured for run in self.runs if run.not_measured is not None}
+
+    def caveats(self) -> dict[str, list[Caveat]]:
+        """Each run's caveats by label (runs without any left out)."""
+        return {run.label: run.caveats for run in self.runs if run.caveats}
 
     def to_json(self) -> str:
         return self.model_dump_json(indent=2)
@@ -123,7 +141,7 @@ def run_labels(summaries: Sequence[RunSummary]) -> list[str]:
     return labels
 
 
-def compared_runs(summaries: Sequence[RunSummary]) -> list[ComparedRun]:
+def compared_runs(summaries: Sequence[RunSummary], headlines: Sequence[HeadlineMetric] = ()) -> list[ComparedRun]:
     runs = []
     for summary, name, label in zip(summaries, [main_model(s)[0] for s in summaries], run_labels(summaries)):
         _, backend = main_model(summary)
@@ -142,6 +160,8 @@ def compared_runs(summaries: Sequence[RunSummary]) -> list[ComparedRun]:
                 finished_at=summary.finished_at,
                 limit=summary.limit.n if summary.limit is not None else None,
                 not_measured=summary.not_measured,
+                items=items_words(summary),
+                caveats=run_caveats(summary, headlines),
             )
         )
     return runs
@@ -185,11 +205,11 @@ def check_comparable(summaries: Sequence[RunSummary], allow_data_mismatch: bool 
     for summary in summaries:
         if summary.not_measured is not None:
             notes.append(f"run {summary.run_id} was not measured: {summary.not_measured}; its numbers are null, shown as not measured")
-    limits = {s.limit.n if s.limit is not None else None for s in summaries}
-    if len(limits) > 1:
+    covered = [items_words(s) for s in summaries]
+    if len(set(covered)) > 1:
         notes.append(
-            "the runs cover different parts of the data (--limit): "
-            + ", ".join(f"{s.run_id}: {f'first {s.limit.n}' if s.limit is not None else 'all'}" for s in summaries)
+            "the runs cover different parts of the data (--limit, --sample): "
+            + ", ".join(f"{s.run_id}: {words}" for s, words in zip(summaries, covered))
         )
     return notes
 

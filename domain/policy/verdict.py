@@ -6,10 +6,13 @@ from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from culturebias.domain.caveats import Caveat
 from culturebias.domain.policy.model import Criterion
 from culturebias.domain.uncertainty.interval import Interval
 
-VERDICT_SCHEMA_VERSION = "1.0"
+# 1.1: each checked run carries its caveats (``runs[].caveats``, domain/caveats.py) and a criterion that decided on a
+#      limited or sampled run because of ``allow_limited`` says so (``criteria[].allowed_limited``); 1.0 files load.
+VERDICT_SCHEMA_VERSION = "1.1"
 Outcome = Literal["pass", "fail", "inconclusive"]
 InconclusiveAs = Literal["inconclusive", "fail", "pass"]
 # culturebias check: every criterion passes, one fails, none fails but some are inconclusive.
@@ -29,6 +32,11 @@ class CheckedRun(BaseModel):
     data_fingerprint: str = Field(description="The fingerprint of the data the run read.")
     config_fingerprint: str = Field(description="The fingerprint of the run's configuration.")
     limited: str | None = Field(default=None, description="Why the run covered only part of the data, if it did.")
+    caveats: list[Caveat] = Field(
+        default_factory=list,
+        description="Everything that limits what the run's numbers say: limited, sampled, small model, judge given up, "
+        "a mode other than the paper's, few units, not measured.",
+    )
 
 
 class CriterionVerdict(BaseModel):
@@ -55,6 +63,11 @@ class CriterionVerdict(BaseModel):
     )
     run_id: str | None = Field(default=None, description="The run the criterion read.")
     baseline_run_id: str | None = Field(default=None, description="The baseline run of a baseline criterion.")
+    allowed_limited: str | None = Field(
+        default=None,
+        description="Set when the criterion decided on a limited or sampled run only because allow_limited = true: "
+        "why that run covered only part of the data.",
+    )
 
 
 class OutcomeCounts(BaseModel):

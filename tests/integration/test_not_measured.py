@@ -63,7 +63,7 @@ def test_compare_shows_an_unmeasured_run_as_not_measured_never_as_a_bar_at_zero(
     echo_id = culturebias.load_summary(echo).run_id
     assert unmeasured[echo_id] is not None and "every answer was out of choice" in unmeasured[echo_id]
     assert [v for k, v in unmeasured.items() if k != echo_id] == [None]
-    assert comparison.schema_version == "1.2" and any("was not measured" in note for note in comparison.notes)
+    assert comparison.schema_version == "1.3" and any("was not measured" in note for note in comparison.notes)
     markdown = (tmp_path / "cmp" / "comparison.md").read_text(encoding="utf-8")
     assert ": not measured.** every answer was out of choice" in markdown and "never a bar at 0" in markdown
     assert "| **not measured**: every answer was out of choice" in markdown

@@ -111,7 +111,7 @@ def test_api_compares_folders_and_summary_files_and_writes_typed_json_and_report
     stored = KoBBQComparison.model_validate_json((tmp_path / "cmp" / "comparison.json").read_text(encoding="utf-8"))
     assert stored == comparison
     payload = json.loads((tmp_path / "cmp" / "comparison.json").read_text(encoding="utf-8"))
-    assert payload["schema_version"] == "1.2" and payload["benchmark"] == "kobbq"
+    assert payload["schema_version"] == "1.3" and payload["benchmark"] == "kobbq"
     # every comparison carries the descriptor's headline metrics and each run's values of them
     assert [m["name"] for m in payload["headline_metrics"]] == ["acc_amb", "acc_dis", "diff_bias_amb", "diff_bias_dis"]
     assert set(payload["headlines"]) == set(comparison.labels())

@@ -217,8 +217,11 @@ def test_every_eval_ever_documents_validate_against_the_vendored_schema(runs, tm
     assert (uncertainty["num_samples"], uncertainty["num_bootstrap_samples"]) == (15, 2000)
     assert result["metric_config"]["additional_details"]["direction"] == "closer to 0 is better"
     assert result["source_data"]["additional_details"]["data_fingerprint"] == summary.data.fingerprint
+    details = document["eval_library"]["additional_details"]
     assert document["eval_library"] == {"name": "culturebias", "version": summary.culturebias_version, "additional_details": {
-        "run_id": summary.run_id, "config_fingerprint": summary.config_fingerprint, "limit": "120"}}
+        "run_id": summary.run_id, "config_fingerprint": summary.config_fingerprint, "limit": "120",
+        "items": "first 120 (--limit)", "caveats": details["caveats"], "caveat_kinds": "limited,few_units"}}
+    assert details["caveats"].startswith("A limited run (--limit 120)")
 
 
 def test_the_vendored_schema_carries_its_version_and_licence_and_refuses_a_broken_document():

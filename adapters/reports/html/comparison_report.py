@@ -29,12 +29,24 @@ def runs_table(comparison: Comparison[Any]) -> str:  # Any: a comparison of any 
         f'<tr><th scope="row">{text(run.label)}</th><td>{text(run.run_id)}</td>'
         f"<td>{text(', '.join(f'{role} {model}' for role, model in run.models.items()) or '–')}</td>"
         f"<td>{text(run.data_fingerprint)}</td>"
-        f"<td>{text('all' if run.limit is None else f'first {run.limit} (--limit)')}</td>"
+        f"<td>{text(run.items_text())}</td>"
         f"<td>{text('yes' if run.not_measured is None else f'not measured: {run.not_measured}')}</td>"
         f"<td>{text(run.schema_version)}</td><td>{text(run.finished_at)}</td></tr>"
         for run in comparison.runs
     )
     return f'<table class="sortable"><thead><tr>{head}</tr></thead><tbody>{rows}</tbody></table>'
+
+
+def caveats_section(comparison: Comparison[Any]) -> str:  # Any: a comparison of any benchmark
+    """Each run's caveats (domain/caveats.py) as a short list under its label; '' when no run has any."""
+    found = comparison.caveats()
+    if not found:
+        return ""
+    runs = "".join(
+        f'<li><strong>{text(label)}</strong><ul>{"".join(f"<li>{text(c.text)}</li>" for c in caveats)}</ul></li>'
+        for label, caveats in found.items()
+    )
+    return f'<section class="card" id="caveats" aria-label="caveats"><h2>Caveats</h2><ul class="warnings">{runs}</ul></section>'
 
 
 def banner_text(comparison: Comparison[Any]) -> str:  # Any: a comparison of any benchmark
@@ -105,6 +117,7 @@ def comparison_page(
         verdict,
         banner(comparison) if len(comparison.data_fingerprints) > 1 else "",
         comparison_card(comparison, name),
+        caveats_section(comparison),
         f"<section><h2>Figures</h2>{embedded}</section>" if embedded else "",
         *body_sections(comparison, drill),
         disclosure("Runs", "Which run each model's numbers come from, on which data and how much of it.", runs_table(comparison)),

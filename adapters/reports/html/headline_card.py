@@ -9,11 +9,11 @@ judge that was stopped). A value or interval the summary does not hold reads "no
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Sequence
 from typing import Any
 
 from culturebias.adapters.reports.html.page import text
-from culturebias.adapters.reports.markdown import SMALL_MODEL_PARAMETERS
+from culturebias.domain.caveats import run_caveats
 from culturebias.domain.comparison.envelope import main_model
 from culturebias.domain.headlines import HeadlineMetric, HeadlineValue, interval_of, value_of
 from culturebias.domain.summary import RunSummary
@@ -68,14 +68,6 @@ def metric_row(summary: RunSummary, metric: HeadlineMetric) -> str:
     )
 
 
-def _field(block: Any, name: str) -> Any:  # Any: a benchmark's own summary blocks and JSON values
-    return block.get(name) if isinstance(block, Mapping) else getattr(block, name, None)
-
-
-def _count(value: Any) -> str:  # Any: a benchmark's own summary blocks and JSON values
-    return f"{value:,}" if isinstance(value, int) else "?" if value is None else str(value)
-
-
 def repeats_words(summary: RunSummary, headlines: Sequence[HeadlineMetric]) -> str | None:
     """For a run made ``run.repeats`` times: whose numbers the card shows, and each headline's mean ± std over the runs."""
     repeats = summary.repeats
@@ -97,36 +89,11 @@ def repeats_words(summary: RunSummary, headlines: Sequence[HeadlineMetric]) -> s
 
 
 def warnings(summary: RunSummary, headlines: Sequence[HeadlineMetric] = ()) -> list[str]:
-    """Everything that limits what the numbers say, in words."""
+    """Everything that limits what the numbers say, in words: the repeats, then the run's caveats (domain/caveats.py)."""
     found = []
     if (repeated := repeats_words(summary, headlines)) is not None:
         found.append(repeated)
-    if summary.limit is not None:
-        found.append(
-            f"A limited run (--limit {summary.limit.n}): it evaluated only "
-            f"{summary.limit.meaning.replace(' N ', f' {summary.limit.n} ', 1)}; not representative of the data set "
-            "and not comparable to a full run."
-        )
-    sample = getattr(summary, "sample", None)
-    if sample is not None:
-        n, population, strata, seed = (_field(sample, k) for k in ("n", "population", "strata", "seed"))
-        by = f", stratified by {', '.join(map(str, strata))}" if strata else ""
-        found.append(
-            f"A sampled run: {_count(n)} of {_count(population)} items{by} (seed {seed if seed is not None else '–'}); "
-            "not the whole data set, and the intervals cover the sampling of these items only."
-        )
-    small = [i.model for i in summary.model.roles().values() if i.parameters and i.parameters < SMALL_MODEL_PARAMETERS]
-    if small:
-        found.append(
-            f"A small model ({', '.join(dict.fromkeys(small))}): it checks that the method runs end to end; its numbers "
-            "say nothing about the bias of a deployable model."
-        )
-    stopped = getattr(summary.counts, "ba_judge_stopped", None)
-    if isinstance(stopped, int) and stopped > 0:
-        found.append(f"The judge was given up on: {stopped:,} answers were left without its verdict.")
-    if (reason := not_measured_reason(summary)) is not None:
-        found.append(f"Not measured: {reason}.")
-    return found
+    return found + [caveat.text for caveat in run_caveats(summary, headlines)]
 
 
 def mode_words(summary: RunSummary) -> str:
