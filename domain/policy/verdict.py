@@ -7,6 +7,7 @@ from typing import Literal
 from pydantic import BaseModel, ConfigDict, Field
 
 from culturebias.domain.policy.model import Criterion
+from culturebias.domain.policy.sequential_block import SequentialBlock
 from culturebias.domain.uncertainty.interval import Interval
 
 VERDICT_SCHEMA_VERSION = "1.0"
@@ -79,6 +80,9 @@ class PolicyVerdict(BaseModel):
     counts: OutcomeCounts = Field(description="How many criteria had each outcome.")
     runs: list[CheckedRun] = Field(description="Every run read, checked and baseline.")
     criteria: list[CriterionVerdict] = Field(description="One verdict per criterion, in the policy's order.")
+    sequential: SequentialBlock | None = Field(
+        default=None, description="Set when decided in rounds (check --sequential): the method, rounds, answers used."
+    )
 
     def exit_code(self, inconclusive: InconclusiveAs = "inconclusive") -> int:
         """0 every criterion passes, 1 one fails, 2 none fails but some are inconclusive (``inconclusive`` maps those)."""
