@@ -38,7 +38,7 @@ from culturebias.domain.policy.sequential import (
     reproduction_problem,
     stream_order,
 )
-from culturebias.domain.policy.sequential_block import MIN_UNITS, SequentialBlock, SequentialCriterion, SequentialRound
+from culturebias.domain.sequential_block import MIN_UNITS, SequentialBlock, SequentialCriterion, SequentialRound
 from culturebias.domain.policy.verdict import CheckedRun, CriterionVerdict, PolicyVerdict, counts_of, overall
 from culturebias.domain.runs import utc_now
 from culturebias.domain.summary import RunSummary

@@ -28,7 +28,7 @@ from culturebias.domain.chat_template_use import ChatTemplateUse
 from culturebias.domain.errors import SchemaVersionError
 from culturebias.domain.identity import ModelIdentity, ScoreProvenance
 from culturebias.domain.repeats import RepeatsBlock
-from culturebias.domain.policy.sequential_block import SequentialBlock
+from culturebias.domain.sequential_block import SequentialBlock
 from culturebias.domain.stratified import SampleBlock
 
 # 2.0: summaries are typed models (the JSON layout of 1.x is unchanged, so 1.x files load).

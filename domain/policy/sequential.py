@@ -21,7 +21,7 @@ import numpy as np
 from culturebias.domain.policy.decide import Decision, criterion_words, judge, number
 from culturebias.domain.policy.model import Criterion
 from culturebias.domain.policy.paired import UnitValues
-from culturebias.domain.policy.sequential_block import MIN_UNITS  # noqa: F401  (re-exported)
+from culturebias.domain.sequential_block import MIN_UNITS  # noqa: F401  (re-exported)
 from culturebias.domain.uncertainty.confidence_sequence import ConfidenceSequence
 
 

@@ -7,7 +7,7 @@ from typing import Literal
 from pydantic import BaseModel, ConfigDict, Field
 
 from culturebias.domain.policy.model import Criterion
-from culturebias.domain.policy.sequential_block import SequentialBlock
+from culturebias.domain.sequential_block import SequentialBlock
 from culturebias.domain.uncertainty.interval import Interval
 
 VERDICT_SCHEMA_VERSION = "1.0"

@@ -81,7 +81,8 @@ def _rejected(candidates: np.ndarray, values: np.ndarray, w: np.ndarray, low: fl
     log_up = np.cumsum(np.log1p(np.minimum(bet, cap_up) * z), axis=1)
     log_down = np.cumsum(np.log1p(-np.minimum(bet, cap_down) * z), axis=1)
     log_capital = np.logaddexp(log_up, log_down) + math.log(0.5)
-    return np.any(log_capital >= math.log(1 / alpha), axis=1)
+    rejected: np.ndarray = np.any(log_capital >= math.log(1 / alpha), axis=1)
+    return rejected
 
 
 def confidence_sequence(

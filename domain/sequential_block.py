@@ -29,7 +29,7 @@ class SequentialRound(BaseModel):
 class SequentialCriterion(BaseModel):
     model_config = ConfigDict(extra="forbid")
 
-    name: str
+    name: str = Field(description="the criterion")
     outcome: str = Field(description="pass, fail or inconclusive")
     decided_in_round: int | None = Field(default=None, description="the round it was decided in; null: never")
     low: float | None = Field(default=None, description="the confidence sequence's lower end when it was decided (or at the end)")
