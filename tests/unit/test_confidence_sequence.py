@@ -21,6 +21,20 @@ def test_it_covers_the_mean_at_every_time_at_once_in_at_least_1_minus_alpha_of_s
     assert misses / 500 <= 0.1 + 0.02
 
 
+def test_a_fixed_sample_interval_looked_at_after_every_observation_misses_far_more_often():
+    # what the confidence sequence is for: the same streams, a 90% normal interval after each observation from 10 on
+    rng = np.random.default_rng(20240501)
+    misses = 0
+    for _ in range(500):
+        x = (rng.random(150) < 0.3).astype(float) * rng.choice([0.6, 1.0], 150)
+        t = np.arange(1, 151)
+        mean = np.cumsum(x) / t
+        sd = np.sqrt(np.maximum(np.cumsum(x**2) / t - mean**2, 0) * t / np.maximum(t - 1, 1))
+        outside = np.abs(mean - 0.24) > 1.645 * sd / np.sqrt(t)
+        misses += bool(outside[9:].any())
+    assert misses / 500 > 0.3
+
+
 def test_it_covers_a_pooled_ratio_with_weights():
     # units of 1 or 4 answers; a unit's own score is +1 or -1, more often +1 in large units.
     # The target is E[w x] / E[w] = (0.5 * 1 * -0.2 + 0.5 * 4 * 0.4) / 2.5 = 0.28 (the plain mean would be 0.1).
