@@ -3,11 +3,16 @@
     culturebias check POLICY --run DIR [--run DIR ...] [--baseline DIR ...] [--junit FILE] [--json FILE]
                              [--inconclusive fail|pass] [--store PATH] [--annotate-reports]
     culturebias check POLICY --model MODEL --out DIR [--config FILE] [--set KEY=VALUE ...] [--limit N]
+    culturebias check POLICY --sequential --model MODEL --out DIR [--config FILE] [--set KEY=VALUE ...]
     culturebias check --steps
 
 Exit codes: 0 every criterion passes; 1 one fails; 2 none fails but some are
 inconclusive (``--inconclusive fail|pass`` counts those as failed or passed);
 3 a bad policy or run (nothing is written).
+
+--sequential runs the benchmarks in growing nested stratified rounds (DIR/round-<k>/<benchmark>,
+one store DIR/results.sqlite; run again to resume) and stops once every criterion is decided on
+an anytime-valid confidence sequence (docs/PROTOCOLS.md, "Sequential checks").
 """
 
 from __future__ import annotations
@@ -44,6 +49,9 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
     check.add_argument("--out", type=Path, default=None, help="with --model: the output folder of the runs (DIR/<benchmark>)")
     check.add_argument("--limit", type=int, default=None, metavar="N", help="with --model: a limited run (see `run --help`)")
     check.add_argument("--config", help="with --model: TOML configuration file")
+    check.add_argument("--sequential", action="store_true",
+                       help="with --model: run in growing stratified rounds and stop once every criterion is decided "
+                            "(anytime-valid confidence sequences); rerun to resume")
     check.add_argument("--set", dest="assignments", action="append", default=[], metavar="KEY=VALUE",
                        help="with --model: override one setting (repeatable)")
 
@@ -75,6 +83,8 @@ def check_command(args) -> int:
 def _decide(args):
     from culturebias.bootstrap.check import annotate_reports, check, check_model
 
+    if args.sequential:
+        return _sequential(args)
     if args.model is None:
         if args.out is not None or args.limit is not None or args.config or args.assignments:
             raise PolicyError("--out, --limit, --config and --set go with --model (running the benchmarks first)")
@@ -93,3 +103,20 @@ def _decide(args):
     configure_logging(settings.run.log_format, settings.run.log_level)
     return check_model(args.policy, settings, out=args.out, baseline=args.baselines or None, junit=args.junit,
                        json=args.json, inconclusive=args.inconclusive, progress_bar=True)
+
+
+def _sequential(args):
+    from culturebias.bootstrap.sequential import check_sequential
+
+    if args.model is None or args.out is None:
+        raise PolicyError("--sequential runs the model itself: give --model MODEL and --out DIR")
+    if args.runs or args.limit is not None or args.annotate_reports:
+        raise PolicyError("--sequential draws its own rounds: --run, --limit and --annotate-reports do not go with it")
+    verdict = check_sequential(args.policy, out=args.out, config=args.config,
+                               assignments=[f"model.path={args.model}", *args.assignments], junit=args.junit,
+                               json=args.json, inconclusive=args.inconclusive)
+    block = verdict.sequential
+    if block is not None:
+        print(f"sequential: {len(block.rounds)} round(s), {block.answers_used} of about {block.answers_full_run} "
+              f"answers of the full run{'; stopped early' if block.stopped_early else '; the data ran out (the full run)'}")
+    return verdict, [args.out / "verdict.json"]

@@ -13,7 +13,10 @@ about p × N of the N sampled items (``round`` of that many units of the
 stratum's mean size), and at least one unit. So N counts items, as ``--limit``
 does, and the sample's size ``n`` is what the drawn units hold (close to N;
 above it where every stratum's one unit needs more). Units are drawn without
-replacement, seeded, independently per stratum.
+replacement, seeded, independently per stratum: each stratum's units are
+shuffled once by the seed and the stratum's label, and a sample takes the first
+units of that order, so with one seed the sample of a larger N holds the sample
+of a smaller N (nested: ``check --sequential`` grows its rounds this way).
 
 Intervals on a sample: the bootstrap resamples the drawn units with replacement
 and ignores the strata, which estimates the variance of a with-replacement
@@ -122,14 +125,13 @@ def draw_sample(
         chosen = set(members)
         method: Literal["stratified", "simple random", "all"] = "all"
     else:
-        rng = random.Random(seed)
         chosen = set()
         for label in sorted(by_stratum):
-            keys = sorted(by_stratum[label])
+            keys = stratum_order(by_stratum[label], seed, label)
             size = sum(len(members[k]) for k in keys)
             mean_size = size / len(keys)
             want = max(1, min(len(keys), math.floor(n * size / population / mean_size + 0.5)))
-            chosen.update(rng.sample(keys, want))
+            chosen.update(keys[:want])
         method = "stratified" if strata is not None else "simple random"
     blocks = [
         SampleStratum(
@@ -148,6 +150,14 @@ def draw_sample(
         units_in_population=len(members),
     )
     return [items[i] for i in picked], block
+
+
+def stratum_order(keys: Sequence[str], seed: int, label: str) -> list[str]:
+    """The stratum's units in the seeded order a sample takes them from: a sample of N holds the first units of it,
+    so a larger N's sample holds a smaller N's (nested samples: the rounds of ``check --sequential``)."""
+    ordered = sorted(keys)
+    random.Random(f"{seed}:{label}").shuffle(ordered)
+    return ordered
 
 
 def _stratum_label(strata: Strata[T] | None, items: Sequence[T]) -> str:

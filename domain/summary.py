@@ -28,6 +28,7 @@ from culturebias.domain.chat_template_use import ChatTemplateUse
 from culturebias.domain.errors import SchemaVersionError
 from culturebias.domain.identity import ModelIdentity, ScoreProvenance
 from culturebias.domain.repeats import RepeatsBlock
+from culturebias.domain.sequential_block import SequentialBlock
 from culturebias.domain.stratified import SampleBlock
 
 # 2.0: summaries are typed models (the JSON layout of 1.x is unchanged, so 1.x files load).
@@ -212,6 +213,11 @@ class RunSummary(Block):
     sample: SampleBlock | None = Field(
         None,
         description="set when the run evaluated a seeded stratified sample (--sample N): n of population items, per stratum",
+    )
+    sequential: SequentialBlock | None = Field(
+        None,
+        description="set on the summary.json of a sequential check (check --sequential): its rounds, items used, "
+        "stopped_early",
     )
     repeats: RepeatsBlock | None = Field(
         None,

@@ -31,6 +31,7 @@ KOBBQ_HEADLINES = ("acc_amb", "acc_dis", "diff_bias_amb", "diff_bias_dis")
 CBBQ_HEADLINES = ("s_amb", "s_dis", "s_total")
 
 _KOBBQ_TALLIES = ("n_a", "n_au", "n_ab", "n_ac", "n_b", "n_bb", "n_c", "n_cc")
+KOBBQ_TALLIES = _KOBBQ_TALLIES  # the order of a template's tallies (per-unit weights read it)
 _CBBQ_TALLIES = ("n_amb", "n_amb_biased", "n_dis_non_unknown", "n_dis_biased")
 
 

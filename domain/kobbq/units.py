@@ -12,7 +12,9 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
-from culturebias.domain.bbq.intervals import KOBBQ_HEADLINES, UNIT, KoBBQRow, kobbq_statistic, kobbq_tallies
+import numpy as np
+
+from culturebias.domain.bbq.intervals import KOBBQ_HEADLINES, KOBBQ_TALLIES, UNIT, KoBBQRow, kobbq_statistic, kobbq_tallies
 from culturebias.domain.bbq.units import bbq_records
 from culturebias.domain.headlines import HeadlineMetric
 from culturebias.domain.bbq.evaluators import SWAPPED, template_version
@@ -42,4 +44,16 @@ def kobbq_unit_values(summary: Any, records: Sequence[Any] | None, metric: Headl
     rows = [_row(r, evaluator) for r in bbq_records(records, breakdown, BREAKDOWN_FIELDS)]
     templates, tallies = kobbq_tallies(rows, summary.metrics.prompts)
     statistic = kobbq_statistic(summary.metrics.aggregate, (metric.name,))
-    return UnitValues(UNIT, tuple(templates), tallies, lambda chosen: statistic(chosen)[0])
+    weights = None if summary.metrics.aggregate == "per_template" else _weights(tallies, metric.name)
+    return UnitValues(UNIT, tuple(templates), tallies, lambda chosen: statistic(chosen)[0], weights)
+
+
+def _weights(tallies: np.ndarray, metric: str) -> np.ndarray:
+    """A template's weight in the pooled headline: its answers in the metric's denominator (mean over prompts).
+
+    Exact where a template has as many such answers under every prompt (no out-of-choice reply shifts them)
+    and, for diff_bias_dis, as many biased as counter-biased ones; the caller checks that the weighted mean
+    of the templates' own values reproduces the headline."""
+    n = {name: tallies[..., i] for i, name in enumerate(KOBBQ_TALLIES)}
+    denominator = {"acc_amb": n["n_a"], "diff_bias_amb": n["n_a"], "acc_dis": n["n_b"] + n["n_c"], "diff_bias_dis": n["n_b"]}
+    return np.asarray(denominator[metric].mean(axis=-1), dtype=float)

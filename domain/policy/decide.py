@@ -68,6 +68,17 @@ def _judge(c: Criterion, low: float, high: float) -> Outcome:
     return "fail" if high < a or low > b else "inconclusive"
 
 
+def judge(c: Criterion, low: float, high: float) -> Outcome:
+    """The rule ``check`` decides by, on any range of values: pass when all of it satisfies ``c``, fail when all
+    of it violates ``c``, else inconclusive (``check --sequential`` applies it to a confidence sequence)."""
+    return _judge(c, low, high)
+
+
+def criterion_words(c: Criterion) -> tuple[str, str, str]:
+    """(satisfied, violated, threshold) in words."""
+    return _words(c)
+
+
 def _interval_words(interval: Interval) -> str:
     method = interval.method if interval.method != "none" else (interval.note or "no resampling")
     return (

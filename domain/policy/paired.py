@@ -39,13 +39,17 @@ class UnitValues:
 
     ``values[i]`` is what unit ``ids[i]`` carries (any shape, the same for every unit);
     ``statistic(values[idx])`` maps the units of a resample, shape ``(..., k, *unit shape)``,
-    to the headline, shape ``(...)`` (vectorised over leading batch dimensions).
+    to the headline, shape ``(...)`` (vectorised over leading batch dimensions). ``weights`` (optional):
+    the headline is the ``weights``-weighted mean of the units' own values (``statistic`` of one unit).
     """
 
     unit: str
     ids: tuple[str, ...]
     values: np.ndarray
     statistic: Callable[[np.ndarray], np.ndarray]
+    # Each unit's weight where the headline is a pooled ratio (the weighted mean of the units' own values,
+    # e.g. a template's answers): what ``check --sequential``'s confidence sequence weighs by. None: equal weights.
+    weights: np.ndarray | None = None
 
     def __post_init__(self) -> None:
         if len(self.ids) != len(self.values):

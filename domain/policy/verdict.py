@@ -8,6 +8,7 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from culturebias.domain.caveats import Caveat
 from culturebias.domain.policy.model import Criterion
+from culturebias.domain.sequential_block import SequentialBlock
 from culturebias.domain.uncertainty.interval import Interval
 
 # 1.1: each checked run carries its caveats (``runs[].caveats``, domain/caveats.py) and a criterion that decided on a
@@ -92,6 +93,9 @@ class PolicyVerdict(BaseModel):
     counts: OutcomeCounts = Field(description="How many criteria had each outcome.")
     runs: list[CheckedRun] = Field(description="Every run read, checked and baseline.")
     criteria: list[CriterionVerdict] = Field(description="One verdict per criterion, in the policy's order.")
+    sequential: SequentialBlock | None = Field(
+        default=None, description="Set when decided in rounds (check --sequential): the method, rounds, answers used."
+    )
 
     def exit_code(self, inconclusive: InconclusiveAs = "inconclusive") -> int:
         """0 every criterion passes, 1 one fails, 2 none fails but some are inconclusive (``inconclusive`` maps those)."""
