@@ -1,6 +1,7 @@
 """Every setting key with its type and default, generated from the settings and options models.
 
-``culturebias run --help`` prints it; so nothing in the help text can drift
+``culturebias run --help`` prints it, and the docs site's configuration reference is
+generated from it (``culturebias.bootstrap.reference_pages``); so neither can drift
 from what the models accept.
 """
 
@@ -22,6 +23,7 @@ class SettingKey:
     type: str
     default: str
     owner: str = ""  # the backend or benchmark a key belongs to ("" = everyone)
+    description: str = ""  # the field's own description, where its model gives one
 
 
 def _type_name(annotation: Any) -> str:  # Any: a field's annotation, any typing form
@@ -68,7 +70,7 @@ def model_keys(prefix: str, model: type[BaseModel], owner: str = "", skip: froze
     for name, field in model.model_fields.items():
         if name in skip:
             continue
-        keys.append(SettingKey(f"{prefix}.{name}", _type_name(field.annotation), _default(field), owner))
+        keys.append(SettingKey(f"{prefix}.{name}", _type_name(field.annotation), _default(field), owner, field.description or ""))
     return keys
 
 
