@@ -85,6 +85,17 @@ def headline_table(name: str) -> str:
     return _table(("metric", "label", "better", "range", "meaning"), rows)
 
 
+def limit_table() -> str:
+    """What ``--limit N`` evaluates of each benchmark: its options model's ``limit`` description."""
+    rows = []
+    for benchmark in registry().benchmarks.all():
+        if isinstance(benchmark, BenchmarkDescriptor):
+            field = benchmark.options_model().model_fields.get("limit")
+            if field is not None:
+                rows.append((benchmark.name, _cell(field.description or "")))
+    return _table(("benchmark", "`--limit N` evaluates only"), rows)
+
+
 def backend_table() -> str:
     """One row per registered model backend: name, what it is, what it can do."""
     rows = [
@@ -105,6 +116,7 @@ PAGES: dict[str, Callable[..., str]] = {
     "configuration": configuration_reference,
     "benchmarks": benchmark_table,
     "headlines": headline_table,
+    "limits": limit_table,
     "backends": backend_table,
     "stores": store_table,
 }
