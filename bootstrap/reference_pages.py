@@ -41,18 +41,34 @@ def _section_of(key: SettingKey) -> str:
     return key.key.rsplit(".", 1)[0] if key.key.startswith("model.sampling.") else key.key.split(".", 1)[0]
 
 
-def configuration_reference() -> str:
-    """Every setting key, grouped by section, backend and benchmark: key, type, default, description."""
+def _key_table(keys: Sequence[SettingKey]) -> str:
+    rows = [(_code(k.key), _code(k.type), _code(k.default), _cell(k.description)) for k in keys]
+    return _table(("key", "type", "default", "description"), rows)
+
+
+def _groups() -> dict[str, list[SettingKey]]:
     groups: dict[str, list[SettingKey]] = {}
     for key in setting_keys():
         groups.setdefault(_section_of(key), []).append(key)
+    return groups
+
+
+def configuration_reference() -> str:
+    """Every setting key, grouped by section, backend and benchmark: key, type, default, description."""
     out = []
-    for title, keys in groups.items():
+    for title, keys in _groups().items():
         heading = f"`{title}.*`" if " " not in title else f"{title.split(' ', 1)[0]} `{title.split(' ', 1)[1]}`"
         out.append(f"### {heading}\n")
-        rows = [(_code(k.key), _code(k.type), _code(k.default), _cell(k.description) or "") for k in keys]
-        out.append(_table(("key", "type", "default", "description"), rows) + "\n")
+        out.append(_key_table(keys) + "\n")
     return "\n".join(out)
+
+
+def section_table(section: str) -> str:
+    """The keys of one section (``ray``, ``run``, ...) as a table, for the page that explains them."""
+    groups = _groups()
+    if section not in groups:
+        raise KeyError(f"no settings section {section!r} (known: {', '.join(sorted(groups))})")
+    return _key_table(groups[section])
 
 
 def benchmark_table() -> str:
@@ -114,6 +130,7 @@ def store_table() -> str:
 
 PAGES: dict[str, Callable[..., str]] = {
     "configuration": configuration_reference,
+    "settings": section_table,
     "benchmarks": benchmark_table,
     "headlines": headline_table,
     "limits": limit_table,
