@@ -84,12 +84,13 @@ def _class_comments(cls: type) -> dict[str, str]:
         if token.type == tokenize.COMMENT
     }
     lines = source.splitlines()
-    found = {}
-    [body] = [node for node in ast.parse(source).body if isinstance(node, ast.ClassDef)][:1] or [None]
-    for node in body.body if body is not None else []:
+    found: dict[str, str] = {}
+    classes = [node for node in ast.parse(source).body if isinstance(node, ast.ClassDef)]
+    for node in classes[0].body if classes else []:
         if not (isinstance(node, ast.AnnAssign) and isinstance(node.target, ast.Name)):
             continue
-        above, line = [], node.lineno - 1
+        above: list[str] = []
+        line = node.lineno - 1
         while line >= 1 and line in comments and lines[line - 1].lstrip().startswith("#"):
             above.insert(0, comments[line])
             line -= 1
