@@ -12,27 +12,31 @@ documents the code beside it, installed or not.
 
 from __future__ import annotations
 
-import importlib.util
+import atexit
 import re
+import shutil
 import sys
 import tempfile
 from pathlib import Path
 
 from mkdocs.config.defaults import MkDocsConfig
+from mkdocs.plugins import event_priority
 from mkdocs.structure.files import File, Files
 from mkdocs.structure.pages import Page
 
 ROOT = Path(__file__).resolve().parents[1]
-_LINK = tempfile.mkdtemp(prefix="culturebias-docs-")
 
 
+@event_priority(100)  # before mkdocstrings reads sys.path for its search paths
 def on_config(config: MkDocsConfig) -> MkDocsConfig:
-    spec = importlib.util.find_spec("culturebias")
-    if spec is None or spec.origin is None or Path(spec.origin).resolve().parent != ROOT:
-        (Path(_LINK) / "culturebias").symlink_to(ROOT, target_is_directory=True)
-        sys.path.insert(0, _LINK)
-        for name in [m for m in sys.modules if m == "culturebias" or m.startswith("culturebias.")]:
-            del sys.modules[name]
+    # Always a plain folder holding a ``culturebias`` link to this checkout, first on sys.path: an editable
+    # install's import hook is not a folder mkdocstrings can search, and another install is another version.
+    link = tempfile.mkdtemp(prefix="culturebias-docs-")
+    atexit.register(shutil.rmtree, link, ignore_errors=True)
+    (Path(link) / "culturebias").symlink_to(ROOT, target_is_directory=True)
+    sys.path.insert(0, link)
+    for name in [m for m in sys.modules if m == "culturebias" or m.startswith("culturebias.")]:
+        del sys.modules[name]
     return config
 
 
