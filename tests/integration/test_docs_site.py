@@ -25,9 +25,11 @@ if not HAVE_MKDOCS and not os.environ.get("CI"):
 
 
 def build(config: Path, site: Path) -> subprocess.CompletedProcess[str]:
+    """``mkdocs build --strict`` as a user runs it: no PYTHONPATH (the hook finds this checkout itself)."""
+    env = {k: v for k, v in os.environ.items() if k != "PYTHONPATH"}
     return subprocess.run(
         [sys.executable, "-m", "mkdocs", "build", "--strict", "--config-file", str(config), "--site-dir", str(site)],
-        capture_output=True, text=True, timeout=600, env={**os.environ, "NO_MKDOCS_2_WARNING": "1"}, cwd=config.parent,
+        capture_output=True, text=True, timeout=600, env={**env, "NO_MKDOCS_2_WARNING": "1"}, cwd=config.parent,
     )  # fmt: skip
 
 
