@@ -71,3 +71,15 @@ def test_a_model_answering_by_position_fails_the_documented_gate(page, runs):
 def test_a_model_answering_from_the_context_passes_it(page, runs):
     verdict = culturebias.check(documented_gate(ROOT / page), [runs["reads-context"]])
     assert verdict.outcome == "pass", [c.reason for c in verdict.criteria]
+
+
+def test_the_gherkin_form_of_the_documented_gate_reads_as_the_same_criteria(tmp_path):
+    from culturebias.bootstrap.check import load_policy
+
+    page = (ROOT / "docs" / "gating.md").read_text(encoding="utf-8")
+    feature = tmp_path / "gate.feature"
+    feature.write_text(re.search(r"```gherkin\n(.*?)```", page, re.S).group(1), encoding="utf-8")
+    criteria = load_policy(feature).criteria
+    toml = documented_gate(ROOT / "docs" / "gating.md")["criterion"]
+    thresholds = {(c.metric, c.at_most, c.at_least) for c in criteria if c.not_worse_than_baseline_by is None}
+    assert thresholds == {(c["metric"], c.get("at_most"), c.get("at_least")) for c in toml}
