@@ -1,6 +1,6 @@
 """culturebias: social-bias evaluation of language models through local cultural lenses.
 
-The public API (typed, embeddable; see README "Python API")::
+The public API (typed, embeddable; see docs/api.md)::
 
     import culturebias
     summary = culturebias.evaluate("kobbq", model={"path": "/models/m"}, options={"limit": 50})

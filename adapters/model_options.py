@@ -18,20 +18,22 @@ class LocalModelOptions(ModelOptions):
     """Options of backends that load weights here (hf, onnx)."""
 
     dtype: Literal["float32", "float16", "bfloat16"] = "float32"
-    revision: str | None = None
-    max_length: int | None = None
+    revision: str | None = None  # the hub revision (branch, tag or commit) of model.path
+    max_length: int | None = None  # the longest sequence the model is given (scoring, generation, the batch probe); default its window
     # auto (the tokenizer's own), none, a built-in (twbias-plain, twbias-inst) or a Jinja file: adapters/chat_templates.py
     chat_template: str = "auto"
     # PROTOCOLS §0.1 assigns a token straddling the prompt/response boundary to
     # the response; "authors" counts prompt tokens by tokenising the prompt alone.
     boundary_rule: BoundaryRule = "straddle-to-continuation"
+    # Requests sharing a prompt reuse its key/value cache and sentences sharing a start share those tokens;
+    # the results are the same, only faster. false: every request on its own.
     prefix_cache: bool = True
     # Greedy generation prefills prompt prefixes shared by several requests once (``adapters/hf/buffered_generation``,
     # the onnx facade ``adapters/hf/shared_generation``). Off by default: the replies are the same, but it is not yet
     # shown faster than ``model.generate`` on CPU (perf/README.md, "bbq_generation"). Needs prefix_cache.
     shared_generation: bool = False
-    trust_remote_code: bool = False
-    gguf_file: str | None = None
+    trust_remote_code: bool = False  # let transformers run the model repository's own code
+    gguf_file: str | None = None  # the GGUF file inside model.path to load
 
     @field_validator("device", mode="before")
     @classmethod

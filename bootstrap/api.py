@@ -752,7 +752,7 @@ def sweep(
 ) -> Any:  # Any: a SweepResult (bootstrap.sweep, imported when called)
     """Run models × benchmarks into one store under ``out`` (``out/<model>/<benchmark>/``), then compare.
 
-    ``plan`` is a sweep TOML file or its dict (README "Sweeps"). A failing pair is recorded
+    ``plan`` is a sweep TOML file or its dict (docs/comparing.md, "Sweeps"). A failing pair is recorded
     with its error in ``out/sweep.json`` while the others run; ``resume=True`` skips finished
     pairs and continues unfinished ones. Returns the typed ``SweepResult`` (``.ok`` when every pair finished).
     """

@@ -6,7 +6,7 @@ Python entry points (groups ``culturebias.benchmarks``, ``culturebias.backends``
 their parts by dotted path (``module:attribute``) or hold them directly, so
 reading the registry (for ``culturebias list``, ``--help`` or settings
 validation) imports nothing heavy. The CLI's choices, settings validation,
-``culturebias list``, the contract-test parametrisation and the README table
+``culturebias list``, the contract-test parametrisation and the docs site's tables
 all read it; ``tests/unit/test_registry.py`` checks that every descriptor is
 complete.
 """

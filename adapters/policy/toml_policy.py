@@ -1,4 +1,4 @@
-"""A policy written in TOML: ``[[criterion]]`` tables (README "Gating a release").
+"""A policy written in TOML: ``[[criterion]]`` tables (docs/gating.md).
 
 Errors name the file, the line and what was expected: a TOML syntax error
 its line and column, a bad criterion the line of its key (or of its

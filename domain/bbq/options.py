@@ -40,8 +40,10 @@ def as_strings(value: object) -> object:
 class BBQOptions(SampleOptions):
     model_config = ConfigDict(extra="forbid")
 
+    # auto: generate for a model with a chat template (as the papers did), score the option letters for a base
+    # model, pseudo-log-likelihood for a masked LM; likelihood, generate or masked force one.
     mode: Mode = "auto"
-    permutation_scheme: PermutationScheme = "cyclic"
+    permutation_scheme: PermutationScheme = "cyclic"  # option orders: cyclic shifts (ours) or the authors' circulant rows
     categories: CommaList | None = None  # None = every category in the data
     # Quick runs: the first N items (after the category filter); each subclass says of what.
     limit: int | None = Field(None, ge=1)

@@ -22,10 +22,10 @@ class CBBQOptions(BBQOptions):
         description="the first N items of each category's ambiguous file and of its disambiguated file "
         "(after protocol.categories)",
     )
-    condition: CommaList = Field(default_factory=lambda: ["q"])
-    permutations: CommaIntList = Field(default_factory=lambda: [0])
-    w1: float = Field(0.4, ge=0.0)
-    w2: float = Field(0.6, ge=0.0)
+    condition: CommaList = Field(default_factory=lambda: ["q"])  # q, q_if, q_if_cot; the first listed is the headline
+    permutations: CommaIntList = Field(default_factory=lambda: [0])  # the option orders each item is asked in
+    w1: float = Field(0.4, ge=0.0)  # S_total = w1·S_amb + w2·S_dis (the paper says only w2 > w1)
+    w2: float = Field(0.6, ge=0.0)  # the weight of S_dis in S_total
     # category_mean: the mean of the category scores, each category weighing the same (paper Fig. 7, the
     # default); pooled: all items together.
     overall: CBBQOverall = "category_mean"

@@ -22,7 +22,7 @@ class KoBBQOptions(BBQOptions):
         "each asked with every prompt and option order",
     )
     prompts: CommaList | None = None  # prompt ids; None = every prompt of the prompts file (1–5)
-    permutations: CommaIntList = Field(default_factory=lambda: [0, 1, 2])
+    permutations: CommaIntList = Field(default_factory=lambda: [0, 1, 2])  # the option orders each item is asked in
     # pooled: every answer of a prompt counts once (the test set: one sample per
     # template); per_template: the mean of per-template scores ("all-samples").
     aggregate: KoBBQAggregate = "pooled"

@@ -90,19 +90,19 @@ class LibraOptions(SampleOptions):
             "so a definition of another word's meaning is refused whatever its cosine; null: the threshold alone"
         ),
     )
-    judge_threshold: float = Field(0.5, ge=0.0, le=1.0)
+    judge_threshold: float = Field(0.5, ge=0.0, le=1.0)  # the judge's verdict (0-1) a definition needs to count as understood
     # Slots: {term} (required) and {sentence}, the sentence the word was found in.
     definition_prompt: str = DEFAULT_DEFINITION_PROMPT
     # Slots: {official} and {proposed} (both required) and {term}.
     judge_prompt: str = DEFAULT_JUDGE_PROMPT
-    definition_max_tokens: int = Field(48, ge=1)
+    definition_max_tokens: int = Field(48, ge=1)  # token budget of the model's definition of a local word
     # How a masked LM, which generates no text, states a meaning: "not_applicable" (bbs and
     # EiCAT are reported as not applicable, with the reason), or "choice": it ranks the
     # official definition against meaning_choices − 1 other glossary definitions by the mean
     # pseudo-log-likelihood of each definition in meaning_choice_template; f(W) = 1 when the
     # official one ranks first (a recognition test: chance is 1/meaning_choices).
     masked_meaning: Literal["not_applicable", "choice"] = "not_applicable"
-    meaning_choices: int = Field(4, ge=2)
+    meaning_choices: int = Field(4, ge=2)  # masked_meaning=choice: the official definition and meaning_choices - 1 others
     # Slots: {definition} and {term} (required) and {sentence}.
     meaning_choice_template: str = DEFAULT_MEANING_CHOICE_TEMPLATE
 

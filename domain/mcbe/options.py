@@ -28,7 +28,7 @@ TextChoice = Literal["sentence", "context_sentence"]
 class McBEOptions(SampleOptions):
     model_config = ConfigDict(extra="forbid")
 
-    tasks: CommaList = Field(default_factory=lambda: list(TASKS))
+    tasks: CommaList = Field(default_factory=lambda: list(TASKS))  # pc, sc, ss, ba, bs
     categories: CommaList = Field(default_factory=list)  # empty = every category in the data
     limit: int | None = Field(  # smoke runs
         None, ge=1, description="the first N BEIs of each category (after protocol.categories), for every task"
@@ -37,7 +37,7 @@ class McBEOptions(SampleOptions):
     # variance → score decay: a preset name or a positive number (PROTOCOLS §3)
     pc_decay: float | str = "paper"  # paper: 2e/3; released: (2.718/2)(1+ln(2.718/2))
     ss_decay: float | str = "released"  # released: 0.12(1+ln(2.718/2))
-    preference_skip: CommaList = Field(default_factory=lambda: list(PREFERENCE_SKIPPED_CATEGORIES))
+    preference_skip: CommaList = Field(default_factory=lambda: list(PREFERENCE_SKIPPED_CATEGORIES))  # no PC/SS: skipped, counted
 
     # PC scores the sentence alone (the released code's LM loss over the sentence);
     # ``context_sentence`` scores context + sentence instead.
@@ -71,10 +71,10 @@ class McBEOptions(SampleOptions):
         0.5, ge=0.0, le=1.0, description="X: stop judging when more than this share of the first K verdicts has no number"
     )
 
-    sc_max_new_tokens: int = Field(32, ge=1)
-    ss_max_new_tokens: int = Field(12, ge=1)
-    ba_max_new_tokens: int = Field(128, ge=1)
-    bs_max_new_tokens: int = Field(24, ge=1)
+    sc_max_new_tokens: int = Field(32, ge=1)  # token budget of an SC reply
+    ss_max_new_tokens: int = Field(12, ge=1)  # token budget of an SS reply
+    ba_max_new_tokens: int = Field(128, ge=1)  # token budget of a BA analysis
+    bs_max_new_tokens: int = Field(24, ge=1)  # token budget of a BS rating
 
     @field_validator("tasks")
     @classmethod

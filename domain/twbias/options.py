@@ -23,17 +23,17 @@ def _as_strings(value: object) -> object:
 class TWBiasOptions(SampleOptions):
     model_config = ConfigDict(extra="forbid")
 
-    groups: CommaList = Field(default_factory=lambda: list(AXES))
-    prompt_types: CommaList = Field(default_factory=lambda: list(PROMPT_TYPES))
+    groups: CommaList = Field(default_factory=lambda: list(AXES))  # gender, ethnicity
+    prompt_types: CommaList = Field(default_factory=lambda: list(PROMPT_TYPES))  # 0, 00, 1-10 (PROTOCOLS §1.2)
     # PROTOCOLS §1.5: the released code's paired test is the default; the paper's text names Student's.
     test: Literal["paired", "welch", "student"] = "paired"
     # The authors' sign (t of ttest_rel(origin_ppl, replace_ppl)); replace_minus_origin = summaries before wave 3.
     t_sign: Literal["origin_minus_replace", "replace_minus_origin"] = "origin_minus_replace"
     # PROTOCOLS §1.3: a sentence's replace PPL over its replaced sentences; min = one released cal_bias.py.
     replace_aggregate: Literal["mean", "min"] = "mean"
-    effect: Literal["d", "dz"] = "dz"
-    alpha: float = Field(0.05, gt=0.0, lt=1.0)
-    outlier_sigma: float = Field(3.0, gt=0.0)
+    effect: Literal["d", "dz"] = "dz"  # dz: the paired Cohen's d_z (Table 4); d: the pooled Cohen's d
+    alpha: float = Field(0.05, gt=0.0, lt=1.0)  # the t-test's significance level
+    outlier_sigma: float = Field(3.0, gt=0.0)  # pairs with a PPL outside mean ± this · std are outliers, left out
     min_pairs: int = Field(
         10,
         ge=2,

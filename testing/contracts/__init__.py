@@ -2,7 +2,7 @@
 
 Each module is a suite. This project runs them over every registered backend and store
 (``tests/contract/``); a plugin runs them over its own adapter by importing the suite into
-one of its test modules and giving the fixture the suite parametrizes (README "Testing a plugin")::
+one of its test modules and giving the fixture the suite parametrizes (docs/plugins.md, "Testing a plugin")::
 
     from culturebias.testing.contracts.scorer import *  # noqa: F403  (the suite's tests)
 

@@ -16,7 +16,7 @@ import culturebias
 from culturebias.domain.summary import SUMMARY_SCHEMA_VERSION
 from culturebias.errors import ConfigError, DataError, ResumeMismatchError, SchemaVersionError, UnknownNameError
 
-README = Path(__file__).resolve().parents[2] / "README.md"
+API_PAGE = Path(__file__).resolve().parents[2] / "docs" / "api.md"
 
 
 def kobbq_replay(path: Path, limit: int) -> Path:
@@ -198,9 +198,9 @@ def test_benchmarks_and_backends_come_from_the_registry():
 
 
 def readme_api_example() -> str:
-    text = README.read_text(encoding="utf-8")
+    text = API_PAGE.read_text(encoding="utf-8")
     match = re.search(r"<!-- api-example -->\s*```python\n(.*?)```", text, re.DOTALL)
-    assert match, "README has no <!-- api-example --> python block"
+    assert match, "docs/api.md has no <!-- api-example --> python block"
     return match.group(1)
 
 

@@ -1,4 +1,4 @@
-"""Exported records combine: every row names its run and model, one Arrow type per column (README "samples and export")."""
+"""Exported records combine: every row names its run and model, one Arrow type per column (docs/exports.md)."""
 
 from __future__ import annotations
 

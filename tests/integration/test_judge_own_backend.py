@@ -1,6 +1,6 @@
 """A judge on its own backend (issue 27 point 1): a local hf model judged by a model on an OpenAI-compatible server.
 
-The README's McBE example is extracted and run with its own keys; only the values that
+The docs' McBE example (docs/benchmarks/mcbe.md) is extracted and run with its own keys; only the values that
 point outside this machine (the served judge's address, the evaluated model, the data)
 are replaced by local ones.
 """
@@ -24,7 +24,7 @@ from culturebias.testing.openai_server import CharacterTokenSource, OpenAITestSe
 from culturebias.testing.scripted import ScriptedGenerator, ScriptedScorer  # noqa: E402
 from culturebias.testing.tiny_models import cached_tiny_causal_lm  # noqa: E402
 
-README = Path(__file__).resolve().parents[2] / "README.md"
+MCBE_PAGE = Path(__file__).resolve().parents[2] / "docs" / "benchmarks" / "mcbe.md"
 QUICK = [
     "--set", "protocol.limit=1", "--set", "protocol.tasks=ba",
     "--set", "protocol.ba_max_new_tokens=4", "--set", "protocol.judge_probe=0",
@@ -33,8 +33,8 @@ QUICK = [
 
 
 def readme_judge_example() -> list[str]:
-    """The README's McBE command that puts the judge on a served backend, as argv."""
-    section = README.read_text(encoding="utf-8").split("### McBE", 1)[1]
+    """The docs' McBE command that puts the judge on a served backend, as argv."""
+    section = MCBE_PAGE.read_text(encoding="utf-8")
     block = re.search(r"```bash\n(.*?)```", section, re.S).group(1)
     commands = [c for c in block.replace("\\\n", " ").splitlines() if c.startswith("culturebias run mcbe")]
     [command] = [c for c in commands if "judge.backend=openai" in c]

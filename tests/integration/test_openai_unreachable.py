@@ -1,4 +1,4 @@
-"""A server that is not there: one ServerUnavailableError within seconds, no retries (README "Swapping the inference backend")."""
+"""A server that is not there: one ServerUnavailableError within seconds, no retries (docs/backends.md)."""
 
 from __future__ import annotations
 

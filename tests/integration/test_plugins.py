@@ -20,12 +20,12 @@ from pathlib import Path
 
 import pytest
 
-README = Path(__file__).resolve().parents[2] / "README.md"
-# The plugin is README's "Writing a benchmark plugin" example, as written there.
+PLUGINS_PAGE = Path(__file__).resolve().parents[2] / "docs" / "plugins.md"
+# The plugin is the docs' "Writing a benchmark plugin" example (docs/plugins.md), as written there.
 PLUGIN_EXAMPLE = re.search(
-    r"<!-- plugin-example:start -->\n```python\n(.*?)```\n<!-- plugin-example:end -->", README.read_text(encoding="utf-8"), re.S
+    r"<!-- plugin-example:start -->\n```python\n(.*?)```\n<!-- plugin-example:end -->", PLUGINS_PAGE.read_text(encoding="utf-8"), re.S
 )
-assert PLUGIN_EXAMPLE is not None, "README lost its plugin example"
+assert PLUGIN_EXAMPLE is not None, "docs/plugins.md lost its plugin example"
 # Four descriptors that are not whole benchmarks, or take a built-in's name: the test's own additions.
 NOT_WHOLE = textwrap.dedent(
     '''

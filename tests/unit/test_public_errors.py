@@ -1,4 +1,4 @@
-"""Every error class a host can meet is importable from ``culturebias.errors`` (README "Python API")."""
+"""Every error class a host can meet is importable from ``culturebias.errors`` (docs/api.md)."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""Silence by default when embedded: log events are stdlib records, third-party output is captured (README "Python API")."""
+"""Silence by default when embedded: log events are stdlib records, third-party output is captured (docs/api.md)."""
 
 from __future__ import annotations
 

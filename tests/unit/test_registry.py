@@ -1,4 +1,4 @@
-"""The one registry: every declared piece is complete, names are checked, the README's table agrees."""
+"""The one registry: every declared piece is complete, names are checked, the docs' table agrees."""
 
 from __future__ import annotations
 
@@ -26,7 +26,7 @@ from culturebias.bootstrap.settings import StoreSettings
 from culturebias.domain.errors import ConfigError, PluginError, UnknownNameError
 from culturebias.domain.summary import RunSummary
 
-README = Path(__file__).resolve().parents[2] / "README.md"
+DOCS = Path(__file__).resolve().parents[2] / "docs"
 
 
 def benchmark_problems(descriptor: BenchmarkDescriptor) -> list[str]:
@@ -128,10 +128,16 @@ def test_names_are_registered_once():
         table.benchmarks.add(BENCHMARKS[0])
 
 
-def test_the_readme_table_lists_every_registered_benchmark():
-    text = README.read_text(encoding="utf-8")
-    rows = {m.group(1): m.group(2) for m in re.finditer(r"^\| `(\w+)` \| ([^|]+) \|", text, re.MULTILINE)}
+def test_the_docs_benchmark_table_lists_every_registered_benchmark():
+    """docs/benchmarks/index.md's table is generated from the registry: a row per benchmark, its culture and language."""
+    from culturebias.bootstrap.reference_pages import render
+
+    assert "<!-- generated:benchmarks -->" in (DOCS / "benchmarks" / "index.md").read_text(encoding="utf-8")
+    text = render("<!-- generated:benchmarks -->")
+    rows = {m.group(1): m.group(2) for m in re.finditer(r"^\| `(\w+)` \| (.+) \|$", text, re.MULTILINE)}
     for descriptor in registry().benchmarks.all():
         assert isinstance(descriptor, BenchmarkDescriptor)
-        assert descriptor.name in rows, f"README's benchmark table has no row for {descriptor.name}"
+        assert descriptor.name in rows, f"the docs' benchmark table has no row for {descriptor.name}"
         assert descriptor.culture in rows[descriptor.name] and descriptor.language in rows[descriptor.name]
+        for headline in descriptor.headline_metrics():
+            assert f"`{headline.name}`" in rows[descriptor.name]
