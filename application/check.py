@@ -29,7 +29,7 @@ from culturebias.domain.policy.decide import (
     limitation,
 )
 from culturebias.domain.policy.model import Criterion, Policy
-from culturebias.domain.policy.paired import NoUnitValues, PairedDifference, paired_difference, reproduces
+from culturebias.domain.policy.paired import NoUnitValues, PairedDifference, edge_difference, paired_difference, reproduces
 from culturebias.domain.policy.verdict import CheckedRun, CriterionVerdict, PolicyVerdict, counts_of, overall
 from culturebias.domain.runs import utc_now
 from culturebias.domain.summary import RunSummary
@@ -293,5 +293,7 @@ def _paired(
         if mismatch is not None:
             return f"no paired test: {which} {checked.where}: {mismatch} of {metric.label}"
         units.append(found)
-    return paired_difference(metric, units[0], units[1], level=float(c.confidence), seed=request.seed,
-                             resamples=request.resamples)
+    found = paired_difference(metric, units[0], units[1], level=float(c.confidence), seed=request.seed,
+                              resamples=request.resamples)
+    return edge_difference(metric, found, interval_of(run.summary, metric), interval_of(baseline.summary, metric),
+                           value, baseline_value)  # zero width: the runs' own (score) intervals, issue 33.2

@@ -140,8 +140,9 @@ def decide_baseline(c: Criterion, label: str, direction: str, difference: Paired
         note = interval.note or "no resampling was possible"
         return Decision("inconclusive", f"{head}): the paired interval is undefined ({note})")
     if interval.zero_width_resampling:
-        return Decision("inconclusive", f"{head}): the paired interval has zero width ({interval.note or 'every resample '
-                        'gives the same value'}): a resampling that does not vary is no evidence")
+        note = interval.note or "every resample gives the same value"
+        return Decision("inconclusive", f"{head}): the paired interval has zero width ({note}): a resampling that "
+                        "does not vary is no evidence")
     assert interval.low is not None and interval.high is not None
     head = f"{head}; {_interval_words(interval)} of the difference{'; ' + extra[0] if extra else ''})"
     if interval.high <= margin:
