@@ -4,6 +4,7 @@
     culturebias list [--format text|json]
     culturebias schema BENCHMARK|verdict
     culturebias plan BENCHMARK [--sample N | --limit N] [--no-calibration] [--format text|json] [--set key=value ...]
+    culturebias plan BENCHMARK --policy POLICY [--sample N | --limit N] [--format text|json]  (units each criterion needs)
     culturebias expand kobbq|cbbq --out FILE [--set data.path=...]
     culturebias runs [--out DIR | --store PATH] [--format text|json] [--mark-interrupted RUN_ID]
     culturebias compare RUN... --out DIR [--store PATH] [--allow-data-mismatch]
@@ -137,6 +138,11 @@ def _parser() -> argparse.ArgumentParser:
     planning.add_argument("--sample", type=_positive_int, metavar="N", help="as run --sample")
     planning.add_argument("--preset", dest="presets", action="append", default=[], metavar="NAME", help="as run --preset")
     planning.add_argument("--no-calibration", action="store_true", help="no ETA: ask the model nothing")
+    planning.add_argument(
+        "--policy", default=None, metavar="POLICY",
+        help="a policy (.toml or .feature): print the units each of its criteria on BENCHMARK needs to be decided "
+        "(80%% power at the headline's planning margin) and whether the planned run has them; no model is asked",
+    )
     planning.add_argument("--format", choices=("text", "json"), default="text")
     config_options(planning)
 
@@ -272,6 +278,12 @@ def _plan(args) -> int:
     presets = preset_assignments(args.presets, [args.benchmark])
     settings = load_settings(args.config, [*presets, *args.assignments], limit=args.limit, sample=args.sample)
     configure_logging(settings.run.log_format, settings.run.log_level)
+    if args.policy is not None:
+        from culturebias.bootstrap.policy_plan import plan_policy_evaluation
+
+        sized = plan_policy_evaluation(args.benchmark, settings, args.policy)
+        print(sized.model_dump_json(indent=2) if args.format == "json" else sized.text())
+        return 0
     found = plan_evaluation(args.benchmark, settings, calibrate=not args.no_calibration)
     print(found.model_dump_json(indent=2) if args.format == "json" else found.text())
     return 0
