@@ -100,3 +100,18 @@ def test_an_all_a_kobbq_run_has_score_intervals_that_name_their_method_and_decid
     policy.write_text('[[criterion]]\nname = "d"\nbenchmark = "kobbq"\nmetric = "diff_bias_amb"\nat_most = 0.05\n')
     verdict = culturebias.check(policy, tmp_path / "run")
     assert verdict.criteria[0].outcome == "inconclusive" and "Newcombe-paired" in verdict.criteria[0].reason
+
+
+def test_a_zero_width_paired_interval_gives_way_to_the_mover_of_the_runs_own_score_intervals(tmp_path_factory, tmp_path):
+    import culturebias
+    from culturebias.testing.policy_runs import replayed_runs
+
+    runs = replayed_runs(tmp_path_factory.mktemp("policy-runs"))
+    policy = tmp_path / "gate.toml"
+    policy.write_text('[[criterion]]\nname = "b"\nbenchmark = "kobbq"\nmetric = "diff_bias_amb"\n'
+                      "not_worse_than_baseline_by = 0.02\n", encoding="utf-8")
+    # always biased against always "unknown": worse by 1 on every template, so every paired resample agrees
+    verdict = culturebias.check(policy, runs["stereotyper"], baseline=runs["abstainer"])
+    criterion = verdict.criteria[0]
+    assert criterion.outcome == "fail" and criterion.interval.method == "MOVER-Wilson"
+    assert 0.9 < criterion.interval.low < 1.0 <= criterion.interval.high and "ignores the pairing" in criterion.interval.note
