@@ -138,11 +138,7 @@ def _parser() -> argparse.ArgumentParser:
     planning.add_argument("--sample", type=_positive_int, metavar="N", help="as run --sample")
     planning.add_argument("--preset", dest="presets", action="append", default=[], metavar="NAME", help="as run --preset")
     planning.add_argument("--no-calibration", action="store_true", help="no ETA: ask the model nothing")
-    planning.add_argument(
-        "--policy", default=None, metavar="POLICY",
-        help="a policy (.toml or .feature): print the units each of its criteria on BENCHMARK needs to be decided "
-        "(80%% power at the headline's planning margin) and whether the planned run has them; no model is asked",
-    )
+    planning.add_argument("--policy", default=None, metavar="POLICY", help="the units each criterion of POLICY needs (80%% power) and whether this run has them")
     planning.add_argument("--format", choices=("text", "json"), default="text")
     config_options(planning)
 
@@ -271,6 +267,7 @@ def _positive_int(text: str) -> int:
 
 def _plan(args) -> int:
     from culturebias.bootstrap.api import plan_evaluation
+    from culturebias.bootstrap.policy_plan import print_policy_plan
     from culturebias.bootstrap.logging import configure_logging
     from culturebias.bootstrap.presets import preset_assignments
     from culturebias.bootstrap.settings import load_settings
@@ -279,11 +276,7 @@ def _plan(args) -> int:
     settings = load_settings(args.config, [*presets, *args.assignments], limit=args.limit, sample=args.sample)
     configure_logging(settings.run.log_format, settings.run.log_level)
     if args.policy is not None:
-        from culturebias.bootstrap.policy_plan import plan_policy_evaluation
-
-        sized = plan_policy_evaluation(args.benchmark, settings, args.policy)
-        print(sized.model_dump_json(indent=2) if args.format == "json" else sized.text())
-        return 0
+        return print_policy_plan(args.benchmark, settings, args.policy, args.format)
     found = plan_evaluation(args.benchmark, settings, calibrate=not args.no_calibration)
     print(found.model_dump_json(indent=2) if args.format == "json" else found.text())
     return 0

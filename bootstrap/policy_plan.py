@@ -44,3 +44,10 @@ def plan_policy_evaluation(benchmark: str, settings: Settings, policy: PolicyRef
         population = next((c.units_planned for c in plan_policy(read, benchmark, criteria, result.summary).criteria
                            if c.units_planned is not None and c.breakdown is None), None)
     return plan_policy(read, benchmark, criteria, result.summary, sample=sample, population=population)
+
+
+def print_policy_plan(benchmark: str, settings: Settings, policy: str, form: str) -> int:
+    """``culturebias plan BENCHMARK --policy POLICY [--format json]``: the plan printed; exit 0."""
+    sized = plan_policy_evaluation(benchmark, settings, policy)
+    print(sized.model_dump_json(indent=2) if form == "json" else sized.text())
+    return 0
