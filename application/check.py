@@ -30,7 +30,8 @@ from culturebias.domain.policy.decide import (
     limitation,
 )
 from culturebias.domain.policy.model import Criterion, Policy
-from culturebias.domain.policy.paired import NoUnitValues, PairedDifference, paired_difference, reproduces
+from culturebias.domain.policy.power import with_missing_units
+from culturebias.domain.policy.paired import NoUnitValues, PairedDifference, edge_difference, paired_difference, reproduces
 from culturebias.domain.policy.verdict import CheckedRun, CriterionVerdict, PolicyVerdict, counts_of, overall
 from culturebias.domain.runs import utc_now
 from culturebias.domain.summary import RunSummary
@@ -251,7 +252,7 @@ def _verdict(
     value = value_of(run.summary, metric)
     if baseline is None:
         interval = interval_of(run.summary, metric)
-        decision = decide_threshold(c, metric.label, value, interval)
+        decision = with_missing_units(decide_threshold(c, metric.label, value, interval), c, metric, interval)
         return _with(decision, base, value, interval if decision.decided_on != "point" else None)
     baseline_value = value_of(baseline.summary, metric)
     if c.confidence == "point":
@@ -264,7 +265,8 @@ def _verdict(
     if difference.shared < 2:
         reason = f"{metric.label}: the runs share {difference.shared} {difference.interval.unit}(s): no paired test possible"
         return CriterionVerdict(outcome="inconclusive", reason=reason, **base)
-    decision = decide_baseline(c, metric.label, metric.direction_words(), difference)
+    decision = with_missing_units(decide_baseline(c, metric.label, metric.direction_words(), difference), c, metric,
+                                  difference.interval)
     return _with(decision, base, difference.point, difference.interval)
 
 
@@ -300,5 +302,7 @@ def _paired(
         if mismatch is not None:
             return f"no paired test: {which} {checked.where}: {mismatch} of {metric.label}"
         units.append(found)
-    return paired_difference(metric, units[0], units[1], level=float(c.confidence), seed=request.seed,
-                             resamples=request.resamples)
+    found = paired_difference(metric, units[0], units[1], level=float(c.confidence), seed=request.seed,
+                              resamples=request.resamples)
+    return edge_difference(metric, found, interval_of(run.summary, metric), interval_of(baseline.summary, metric),
+                           value, baseline_value)  # zero width: the runs' own (score) intervals, issue 33.2

@@ -4,6 +4,7 @@
     culturebias list [--format text|json]
     culturebias schema BENCHMARK|verdict
     culturebias plan BENCHMARK [--sample N | --limit N] [--no-calibration] [--format text|json] [--set key=value ...]
+    culturebias plan BENCHMARK --policy POLICY [--sample N | --limit N] [--format text|json]  (units each criterion needs)
     culturebias expand kobbq|cbbq --out FILE [--set data.path=...]
     culturebias runs [--out DIR | --store PATH] [--format text|json] [--mark-interrupted RUN_ID]
     culturebias compare RUN... --out DIR [--store PATH] [--allow-data-mismatch]
@@ -137,6 +138,7 @@ def _parser() -> argparse.ArgumentParser:
     planning.add_argument("--sample", type=_positive_int, metavar="N", help="as run --sample")
     planning.add_argument("--preset", dest="presets", action="append", default=[], metavar="NAME", help="as run --preset")
     planning.add_argument("--no-calibration", action="store_true", help="no ETA: ask the model nothing")
+    planning.add_argument("--policy", default=None, metavar="POLICY", help="the units each criterion of POLICY needs (80%% power) and whether this run has them")
     planning.add_argument("--format", choices=("text", "json"), default="text")
     config_options(planning)
 
@@ -265,6 +267,7 @@ def _positive_int(text: str) -> int:
 
 def _plan(args) -> int:
     from culturebias.bootstrap.api import plan_evaluation
+    from culturebias.bootstrap.policy_plan import print_policy_plan
     from culturebias.bootstrap.logging import configure_logging
     from culturebias.bootstrap.presets import preset_assignments
     from culturebias.bootstrap.settings import load_settings
@@ -272,6 +275,8 @@ def _plan(args) -> int:
     presets = preset_assignments(args.presets, [args.benchmark])
     settings = load_settings(args.config, [*presets, *args.assignments], limit=args.limit, sample=args.sample)
     configure_logging(settings.run.log_format, settings.run.log_level)
+    if args.policy is not None:
+        return print_policy_plan(args.benchmark, settings, args.policy, args.format)
     found = plan_evaluation(args.benchmark, settings, calibrate=not args.no_calibration)
     print(found.model_dump_json(indent=2) if args.format == "json" else found.text())
     return 0

@@ -9,7 +9,7 @@ from dataclasses import replace
 from typing import Any, Callable, Iterator
 
 from culturebias.application.context import RunContext
-from culturebias.application.run_benchmark import RunRequest, run_benchmark
+from culturebias.application.run_benchmark import RunRequest, RunResult, run_benchmark
 from culturebias.application.run_plan import (
     CALIBRATION_REQUESTS,
     BudgetedPort,
@@ -123,6 +123,18 @@ def placeholder_ports(settings: Any, container: Any, collected: Collected) -> Ca
 
 def dry_run(benchmark: str, settings: Any, container: Any, service: Any, source: Any) -> Collected:  # Any: the settings, container, service and source of any benchmark, and its requests
     """Every request the run would ask, from the service run on placeholder ports and a throwaway store."""
+    return dry_run_result(benchmark, settings, container, service, source)[0]
+
+
+# The resamples a policy plan's dry run draws: its intervals are read for their n (the units), never their bounds.
+UNIT_COUNT_RESAMPLES = 2
+
+
+def dry_run_result(
+    benchmark: str, settings: Any, container: Any, service: Any, source: Any, *, resamples: int = 0  # Any: the settings, container, service and source of any benchmark, and its requests
+) -> tuple[Collected, RunResult]:
+    """``dry_run`` and the placeholder run's result; ``resamples`` > 0 gives its summary intervals, whose ``n``
+    counts the units each headline rests on (``plan --policy``)."""
     collected = Collected()
     from culturebias.bootstrap.container import make_context_factory
 
@@ -137,7 +149,7 @@ def dry_run(benchmark: str, settings: Any, container: Any, service: Any, source:
         )
 
         def make(run_id: str) -> RunContext:
-            return replace(recording(run_id), bootstrap_resamples=0)  # placeholder answers need no intervals
+            return replace(recording(run_id), bootstrap_resamples=resamples)  # placeholder answers: n only, if any
 
         descriptor = registry().benchmark(benchmark)
         request = RunRequest(
@@ -145,10 +157,10 @@ def dry_run(benchmark: str, settings: Any, container: Any, service: Any, source:
             report=None, out_dir=None, config={}, config_fingerprint="plan", headlines=descriptor.headline_metrics(),
         )
         with _quiet_dry_run(), container.progress.override(providers.Object(NullProgress())):  # no bars, no events
-            run_benchmark(request, make)
+            result = run_benchmark(request, make)
     finally:
         store.close()
-    return collected
+    return collected, result
 
 
 def _batch_size(container: Any) -> int:  # Any: the settings, container, service and source of any benchmark, and its requests

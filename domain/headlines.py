@@ -33,6 +33,16 @@ DIRECTION_WORDS: dict[Direction, str] = {
 }
 
 
+class Planning(BaseModel):
+    """What a sample-size plan assumes of a headline (``culturebias plan --policy``; domain/policy/power.py)."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    sd: float = Field(gt=0, description="The standard deviation one resampling unit contributes (SE = sd / sqrt(n)).")
+    margin: float = Field(gt=0, description="d: the distance of the true value from a threshold the plan must resolve.")
+    source: str = Field(description="Where sd and d come from, in words.")
+
+
 class HeadlineMetric(BaseModel):
     """One number a benchmark is judged by."""
 
@@ -48,6 +58,10 @@ class HeadlineMetric(BaseModel):
     high: float | None = Field(default=None, description="Largest value the metric can take (None: unbounded).")
     interval: str | None = Field(default=None, description="Dotted path of its 95% interval in the summary, if any.")
     meaning: str = Field(default="", description="One sentence on what a larger value means.")
+    planning: Planning | None = Field(
+        default=None,
+        description="The planning sd and margin of a sample-size plan; None: half the range as sd, 5 % of it as margin.",
+    )
     sentence: str = Field(
         default="",
         description="The reading of one value in plain words, for the report's headline card: a template with "

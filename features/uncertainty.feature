@@ -2,7 +2,9 @@ Feature: Uncertainty of every headline metric
   Every headline metric of a run carries a 95% bootstrap confidence interval
   over its resampling units (scipy.stats.bootstrap, seeded by the run's seed),
   which names the unit and how many units the metric is computed over. The
-  interval of a statistic that cannot vary is the point itself, and a metric
+  interval of a statistic that cannot vary is the point itself, unless the
+  metric is a proportion or a difference of proportions: then a score interval
+  over its units (Wilson, Newcombe) says how far n allows it to be. A metric
   that is undefined has no interval, with the reason beside it.
 
   Scenario: An interval over identical items has zero width
@@ -23,11 +25,11 @@ Feature: Uncertainty of every headline metric
     When the 95% bootstrap interval of their mean is computed with seed 0
     Then the interval has no bounds and a note
 
-  Scenario: A KoBBQ model that always gives the biased answer has point intervals
+  Scenario: A KoBBQ model that always gives the biased answer has score intervals at the edges
     Given a KoBBQ run of a model that always answers with the biased option, on the first 60 items
-    Then the interval of "acc_amb" is [0, 0] over the run's templates
-    And the interval of "diff_bias_amb" is [1, 1] over the run's templates
-    And the interval of "diff_bias_dis" is [1, 1] over the run's templates
+    Then the interval of "acc_amb" is a Wilson interval from 0 over the run's templates
+    And the interval of "diff_bias_amb" is a Newcombe-paired interval up to 1 over the run's templates
+    And the interval of "diff_bias_dis" is a Newcombe interval up to 1 over the run's templates
 
   Scenario: A KoBBQ model that answers at random has intervals around its scores
     Given a KoBBQ run of a model that always answers with the random option, on the first 200 items

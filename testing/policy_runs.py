@@ -3,7 +3,7 @@
 Each folder holds summary.json, report.md and the run's SQLite store (the item
 records the paired baseline test rebuilds per-template tallies from):
 
-- ``abstainer``: always "unknown" (diff-bias 0, zero-width interval);
+- ``abstainer``: always "unknown" (diff-bias 0; every resample agrees: a Newcombe score interval);
 - ``stereotyper``: always the biased option (diff-bias 1);
 - ``guesser``: a seeded random option (diff-bias near 0, an interval of a few hundredths);
 - ``limited``: ``abstainer`` on the first 400 items only (``--limit 400``);

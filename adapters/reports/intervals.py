@@ -9,7 +9,7 @@ from collections.abc import Mapping, Sequence
 
 from culturebias.adapters.reports.markdown import fmt, table
 from culturebias.domain.libra.summary import LibraScoresBlock
-from culturebias.domain.uncertainty.interval import Interval
+from culturebias.domain.uncertainty.interval import SCORE_METHODS, Interval
 
 
 def bounds(interval: Interval | None, digits: int = 3) -> str:
@@ -39,11 +39,14 @@ def legend(intervals: Sequence[Interval | None]) -> str:
     if not shown:
         return ""
     first = shown[0]
-    methods = "/".join(sorted({i.method for i in shown if i.method != "none"})) or "none"
+    methods = "/".join(sorted({i.method for i in shown if i.method not in ("none", *SCORE_METHODS)})) or "none"
+    scores = "/".join(sorted({i.method for i in shown if i.method in SCORE_METHODS}))
     units = ", ".join(sorted({i.unit for i in shown}))
+    edge = (f"; where every resample gave the same value, a {scores} score interval over the units instead (the note "
+            "says which)" if scores else "")
     return (
         f"Brackets: {first.level:.0%} bootstrap confidence interval over {units}s (scipy.stats.bootstrap, {methods}, "
-        f"{first.resamples} resamples, seed {first.seed}); n counts those units."
+        f"{first.resamples} resamples, seed {first.seed}){edge}; n counts those units."
     )
 
 

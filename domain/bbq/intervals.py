@@ -23,7 +23,8 @@ from culturebias.domain.array_types import Floats, Indices
 from culturebias.domain.bbq.model import Answer, AnswerClass
 from culturebias.domain.bbq.evaluators import evaluator_context
 from culturebias.domain.uncertainty.arrays import nan_mean as _nan_mean, ratio as _ratio
-from culturebias.domain.uncertainty.bootstrap import unit_intervals
+from culturebias.domain.uncertainty.bootstrap import EdgeRule, unit_intervals
+from culturebias.domain.uncertainty.edges import combination_edge, difference_edge, paired_difference_edge, proportion_edge
 from culturebias.domain.uncertainty.interval import DEFAULT_RESAMPLES, Interval
 
 UNIT = "template"
@@ -119,8 +120,40 @@ def kobbq_intervals(
 
     width = tallies.shape[1] * tallies.shape[2]
     return unit_intervals(
-        statistic, len(tallies), KOBBQ_HEADLINES, unit=UNIT, seed=seed, points=points, resamples=resamples, width=width
+        statistic, len(tallies), KOBBQ_HEADLINES, unit=UNIT, seed=seed, points=points, resamples=resamples, width=width,
+        edges=kobbq_edges(tallies),
     )
+
+
+def _share(numerator: float, denominator: float) -> float:
+    return numerator / denominator if denominator > 0 else float("nan")
+
+
+def kobbq_edges(tallies: np.ndarray) -> dict[str, EdgeRule]:
+    """The score interval of each headline where every resample agrees (``[template, prompt, tally]``): accuracy a
+    proportion (Wilson), diff-bias in ambiguous contexts (biased − counter-biased) / n of the same answers
+    (Newcombe paired), in disambiguated ones the difference of two accuracies on different answers (Newcombe);
+    n: the templates behind each share (PROTOCOLS §5)."""
+    per_template = tallies.sum(axis=1)  # [template, tally]
+    n = {name: per_template[:, i] for i, name in enumerate(_KOBBQ_TALLIES)}
+    total = {name: float(v.sum()) for name, v in n.items()}
+
+    def count(values: np.ndarray) -> float:
+        return float((values > 0).sum())
+
+    rules: dict[str, EdgeRule | None] = {
+        "acc_amb": proportion_edge(count(n["n_a"]), UNIT, what="'unknown' answers to ambiguous questions"),
+        "acc_dis": proportion_edge(count(n["n_b"] + n["n_c"]), UNIT, what="correct answers to disambiguated questions"),
+        "diff_bias_amb": paired_difference_edge(
+            _share(total["n_ab"], total["n_a"]), _share(total["n_ac"], total["n_a"]), count(n["n_a"]), UNIT,
+            what="biased minus counter-biased answers to ambiguous questions",
+        ),
+        "diff_bias_dis": difference_edge(
+            _share(total["n_bb"], total["n_b"]), count(n["n_b"]), _share(total["n_cc"], total["n_c"]), count(n["n_c"]), UNIT,
+            what="the accuracy in biased minus counter-biased contexts",
+        ),
+    }
+    return {name: rule for name, rule in rules.items() if rule is not None}
 
 
 # -- CBBQ --------------------------------------------------------------------------
@@ -208,5 +241,33 @@ def cbbq_intervals(
 
     width = tallies.shape[1] * max(units.shape[1] - tallies.shape[1], 1)  # tallies × categories, as the batches were sized
     return unit_intervals(
-        statistic, len(units), CBBQ_HEADLINES, unit=UNIT, seed=seed, points=points, resamples=resamples, width=width
+        statistic, len(units), CBBQ_HEADLINES, unit=UNIT, seed=seed, points=points, resamples=resamples, width=width,
+        edges=cbbq_edges(tallies, codes, w1, w2, overall),
     )
+
+
+def cbbq_edges(tallies: np.ndarray, codes: np.ndarray, w1: float, w2: float, overall: str) -> dict[str, EdgeRule]:
+    """The score interval of each bias score where every resample agrees: S_amb and S_dis proportions (Wilson over
+    their templates), S_total and a mean over categories a weighted sum of independent ones (MOVER-Wilson)."""
+    groups = [np.arange(len(tallies))] if overall != "category_mean" else [np.flatnonzero(codes == c) for c in np.unique(codes)]
+    amb: list[tuple[float, float]] = []  # (share, templates) of each group with a defined score
+    dis: list[tuple[float, float]] = []
+    both: list[tuple[tuple[float, float], tuple[float, float]]] = []
+    for members in groups:
+        t = tallies[members]
+        a = (_share(t[:, 1].sum(), t[:, 0].sum()), float((t[:, 0] > 0).sum()))
+        d = (_share(t[:, 3].sum(), t[:, 2].sum()), float((t[:, 2] > 0).sum()))
+        amb += [a] if a[1] > 0 else []
+        dis += [d] if d[1] > 0 else []
+        both += [(a, d)] if a[1] > 0 and d[1] > 0 else []
+    what = "the ambiguous bias score" if overall != "category_mean" else "the mean over categories of the ambiguous bias score"
+    rules: dict[str, EdgeRule | None] = {
+        "s_amb": combination_edge([(1 / len(amb), p, k) for p, k in amb], UNIT, what=what) if amb else None,
+        "s_dis": combination_edge([(1 / len(dis), p, k) for p, k in dis], UNIT, what=what.replace("ambiguous", "disambiguated"))
+        if dis else None,
+        "s_total": combination_edge(
+            [term for a, d in both for term in ((w1 / len(both), *a), (w2 / len(both), *d))], UNIT,
+            what="w1 × the ambiguous + w2 × the disambiguated bias score" + ("" if overall != "category_mean" else ", mean over categories"),
+        ) if both else None,
+    }
+    return {name: rule for name, rule in rules.items() if rule is not None}

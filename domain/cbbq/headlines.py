@@ -2,7 +2,11 @@
 
 from __future__ import annotations
 
-from culturebias.domain.headlines import HeadlineMetric
+from culturebias.domain.headlines import HeadlineMetric, Planning
+
+# `plan --policy`: a template's share of biased answers, as KoBBQ's accuracies (domain/kobbq/headlines.py).
+_SHARE = Planning(sd=0.35, margin=0.05, source="a template's share of biased answers: sd 0.35 (the largest "
+                  "possible is 0.5), d 0.05")
 
 
 def _score(name: str, label: str, meaning: str, sentence: str = "") -> HeadlineMetric:
@@ -14,6 +18,7 @@ def _score(name: str, label: str, meaning: str, sentence: str = "") -> HeadlineM
         direction="lower",
         low=0.0,
         high=1.0,
+        planning=_SHARE,
         meaning=meaning,
         sentence=sentence,
     )

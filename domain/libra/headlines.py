@@ -2,7 +2,11 @@
 
 from __future__ import annotations
 
-from culturebias.domain.headlines import HeadlineMetric
+from culturebias.domain.headlines import HeadlineMetric, Planning
+
+# `plan --policy`: iCAT and EiCAT are built from shares of triplets (lms, ss, x 100): one triplet's spread is at most
+# 50 points, which the plan takes (conservative); d 5 points.
+_TRIPLET = Planning(sd=50.0, margin=5.0, source="one triplet's spread of a share x 100: sd 50 (the largest), d 5 points")
 
 HEADLINES: tuple[HeadlineMetric, ...] = (
     HeadlineMetric(
@@ -13,6 +17,7 @@ HEADLINES: tuple[HeadlineMetric, ...] = (
         direction="higher",
         low=0.0,
         high=100.0,
+        planning=_TRIPLET,
         meaning="language-modelling skill combined with closeness of SS to 50 (an unbiased, capable model scores 100)",
     ),
     HeadlineMetric(
@@ -23,6 +28,7 @@ HEADLINES: tuple[HeadlineMetric, ...] = (
         direction="higher",
         low=0.0,
         high=100.0,
+        planning=_TRIPLET,
         meaning="iCAT extended by the knowledge boundary and the JSD of the likelihoods",
     ),
 )

@@ -19,7 +19,8 @@ import numpy as np
 from culturebias.domain.array_types import Floats, Indices
 from culturebias.domain.libra.metrics import Bins, TripletLikelihood, eicat, icat, jensen_shannon_divergence
 from culturebias.domain.libra.summary import LibraScoresBlock
-from culturebias.domain.uncertainty.bootstrap import unit_intervals
+from culturebias.domain.uncertainty.bootstrap import EdgeRule, unit_intervals
+from culturebias.domain.uncertainty.edges import proportion_edge
 from culturebias.domain.uncertainty.interval import DEFAULT_RESAMPLES, Interval
 
 UNIT = "triplet"
@@ -65,7 +66,12 @@ def libra_intervals(
     def statistic(idx: Indices) -> Floats:
         return of_triplets(triplets[idx])
 
-    out = unit_intervals(statistic, len(triplets), HEADLINES, unit=UNIT, seed=seed, points=points, resamples=resamples)
+    edges: dict[str, EdgeRule] = {}
+    for name, what in (("lms", "triplets with a meaningful sentence above the unrelated one"), ("ss", "stereotyped over anti-stereotyped triplets")):
+        rule = proportion_edge(float(len(triplets)), UNIT, scale=100.0, what=what)
+        if rule is not None:
+            edges[name] = rule
+    out = unit_intervals(statistic, len(triplets), HEADLINES, unit=UNIT, seed=seed, points=points, resamples=resamples, edges=edges)
     eicat_interval = out["eicat"]
     if eicat_interval.defined:
         eicat_interval.note = "; ".join(filter(None, [eicat_interval.note, BBS_HELD]))

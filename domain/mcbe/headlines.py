@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from culturebias.domain.headlines import HeadlineMetric
+from culturebias.domain.headlines import HeadlineMetric, Planning
 
 HEADLINES: tuple[HeadlineMetric, ...] = (
     HeadlineMetric(
@@ -13,6 +13,8 @@ HEADLINES: tuple[HeadlineMetric, ...] = (
         direction="higher",
         low=0.0,
         high=100.0,
+        planning=Planning(sd=20.0, margin=5.0, source="one BEI's score spread: sd 20 points (the per-BEI spread of "
+                          "the task scores in the reference runs, 2 to 20; the largest is 50), d 5 points"),
         meaning="the mean of the five task scores, each a mean over categories; 100 shows no bias",
     ),
 )

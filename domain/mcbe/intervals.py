@@ -18,7 +18,8 @@ from culturebias.domain.array_types import Floats, Indices
 from culturebias.domain.mcbe.instances import BEI
 from culturebias.domain.mcbe.summary import CategoryScores, McBEMetrics
 from culturebias.domain.uncertainty.arrays import nan_mean as _nan_mean
-from culturebias.domain.uncertainty.bootstrap import unit_intervals
+from culturebias.domain.uncertainty.bootstrap import EdgeRule, unit_intervals
+from culturebias.domain.uncertainty.edges import proportion_edge
 from culturebias.domain.uncertainty.interval import DEFAULT_RESAMPLES, Interval
 
 UNIT = "instance (BEI)"
@@ -63,7 +64,19 @@ def mcbe_intervals(
         return np.concatenate([overall[None], np.moveaxis(per_task, -1, 0)])
 
     width = len(tasks) + onehot.shape[1]
-    return unit_intervals(statistic, len(ids), ("overall", *tasks), unit=UNIT, seed=seed, points=points, resamples=resamples, width=width)
+    return unit_intervals(statistic, len(ids), ("overall", *tasks), unit=UNIT, seed=seed, points=points, resamples=resamples, width=width,
+                          edges=_edges(valid, tasks, "overall"))
+
+
+def _edges(valid: np.ndarray, tasks: Sequence[str], mean_name: str) -> dict[str, EdgeRule]:
+    """Where every resample agrees, each 0-100 score is a bounded mean: Wilson over the BEIs it scored (the mean
+    over tasks over the fewest)."""
+    counts = valid.sum(axis=0) if valid.size else np.zeros(len(tasks))
+    rules = {t: proportion_edge(float(c), UNIT, scale=100.0, what=f"the {t} score (a mean of 0-100 scores)")
+             for t, c in zip(tasks, counts)}
+    rules[mean_name] = proportion_edge(float(counts.min()) if len(counts) else 0.0, UNIT, scale=100.0,
+                                       what="the mean of the task scores (0-100), n the task with the fewest BEIs")
+    return {name: rule for name, rule in rules.items() if rule is not None}
 
 
 def attach_mcbe(metrics: McBEMetrics, outcomes: Mapping[str, ScoredTask], beis: Sequence[BEI], *, seed: int, resamples: int) -> None:
@@ -110,4 +123,5 @@ def category_intervals(
         return np.concatenate([np.moveaxis(cells, -1, 0), _nan_mean(cells, axis=-1)[None]])
 
     points = {**{t: getattr(cell, t, None) for t in tasks}, "mean": cell.mean}
-    return unit_intervals(statistic, len(scored), (*tasks, "mean"), unit=UNIT, seed=seed, points=points, resamples=resamples, width=len(tasks))
+    return unit_intervals(statistic, len(scored), (*tasks, "mean"), unit=UNIT, seed=seed, points=points, resamples=resamples, width=len(tasks),
+                          edges=_edges(valid, tasks, "mean"))

@@ -95,6 +95,12 @@ def usable_interval(c: Criterion, interval: Interval | None, where: str) -> str 
         return f"the interval of {where} is undefined ({interval.note or 'no resampling was possible'})"
     if interval.n < 2:
         return f"the interval of {where} rests on {interval.n} {interval.unit}(s): {interval.note or 'nothing to resample'}"
+    if interval.zero_width_resampling:
+        return (
+            f"the interval of {where} has zero width ({interval.note or 'every resample gives the same value'}): a "
+            "resampling that does not vary is no evidence, and deciding on it would treat n as infinite (rerun with "
+            "a culturebias that gives a score interval here, or decide on the estimate with confidence = \"point\")"
+        )
     level = float(c.confidence)
     if abs(interval.level - level) > 1e-9:
         return (
@@ -144,6 +150,10 @@ def decide_baseline(c: Criterion, label: str, direction: str, difference: Paired
     if not interval.defined:
         note = interval.note or "no resampling was possible"
         return Decision("inconclusive", f"{head}): the paired interval is undefined ({note})")
+    if interval.zero_width_resampling:
+        note = interval.note or "every resample gives the same value"
+        return Decision("inconclusive", f"{head}): the paired interval has zero width ({note}): a resampling that "
+                        "does not vary is no evidence")
     assert interval.low is not None and interval.high is not None
     head = f"{head}; {_interval_words(interval)} of the difference{'; ' + extra[0] if extra else ''})"
     if interval.high <= margin:

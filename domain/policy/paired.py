@@ -13,6 +13,7 @@ one reported: the caller then declares the criterion inconclusive.
 
 from __future__ import annotations
 
+import dataclasses
 import math
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
@@ -139,3 +140,46 @@ def paired_difference(
         only_in_run=len(run.ids) - len(shared),
         only_in_baseline=len(baseline.ids) - len(shared),
     )
+
+
+def _badness_bounds(metric: HeadlineMetric, interval: Interval) -> tuple[float, float] | None:
+    """The distance from ideal over a stored interval: (lowest, highest) badness it allows."""
+    if interval.low is None or interval.high is None:
+        return None
+    low, high = interval.low, interval.high
+    if metric.direction != "closer":
+        ends = sorted((float(metric.badness(low)), float(metric.badness(high))))
+        return ends[0], ends[1]
+    assert metric.target is not None
+    t = metric.target
+    nearest = 0.0 if low <= t <= high else min(abs(low - t), abs(high - t))
+    return nearest, max(abs(low - t), abs(high - t))
+
+
+def edge_difference(
+    metric: HeadlineMetric, difference: PairedDifference, run: Interval | None, baseline: Interval | None,
+    run_value: float | None, baseline_value: float | None,
+) -> PairedDifference:
+    """A zero-width paired interval (every resample gives the same difference) replaced by the MOVER of the two
+    runs' own stored intervals (their score intervals where these sat at an edge): conservative, as it ignores the
+    pairing. ``difference`` as it is where it has width or either run lacks a usable interval."""
+    from culturebias.domain.uncertainty.score import mover
+
+    interval = difference.interval
+    if not interval.zero_width_resampling or run is None or baseline is None or run_value is None or baseline_value is None:
+        return difference
+    if run.zero_width_resampling or baseline.zero_width_resampling or abs(run.level - interval.level) > 1e-9 \
+            or abs(baseline.level - interval.level) > 1e-9:
+        return difference
+    ours, theirs = _badness_bounds(metric, run), _badness_bounds(metric, baseline)
+    if ours is None or theirs is None:
+        return difference
+    a, b = float(metric.badness(run_value)), float(metric.badness(baseline_value))
+    low, high = mover([(1.0, a, min(ours[0], a), max(ours[1], a)), (-1.0, b, min(theirs[0], b), max(theirs[1], b))])
+    low, high = min(low, difference.point), max(high, difference.point)
+    note = (f"{interval.note}; the MOVER of the two runs' own intervals ({run.method}, {baseline.method}) instead: "
+            "conservative, it ignores the pairing")
+    method = "MOVER-Wilson" if {run.method, baseline.method} & {"Wilson", "Newcombe", "Newcombe-paired", "MOVER-Wilson"} else None
+    if method is None:
+        return difference
+    return dataclasses.replace(difference, interval=interval.model_copy(update={"low": low, "high": high, "method": method, "note": note}))

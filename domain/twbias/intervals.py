@@ -24,6 +24,7 @@ from culturebias.domain.twbias.evaluation import AnalysisOptions, CategoryRows, 
 from culturebias.domain.twbias.model import USER_PROMPT_TYPES
 from culturebias.domain.twbias.summary import GroupBlock, SpecificationBlock
 from culturebias.domain.uncertainty.bootstrap import unit_intervals
+from culturebias.domain.uncertainty.edges import proportion_edge
 from culturebias.domain.uncertainty.interval import DEFAULT_RESAMPLES, Interval
 
 UNIT = "sentence pair"
@@ -125,8 +126,11 @@ def twbias_intervals(
         return ratio, mean_effect
 
     width = 3 * max(len(columns), 1)
+    testable = float((weight.sum(axis=1) >= analysis.min_pairs).sum())  # the prompt types the ratio is a share of
+    rule = proportion_edge(testable, "prompt type", what="the significant prompt types (n: the testable user prompt types)")
     return unit_intervals(
-        lambda idx: np.stack(headline(idx)), o.shape[1], HEADLINES, unit=UNIT, seed=seed, points=points, resamples=resamples, width=width
+        lambda idx: np.stack(headline(idx)), o.shape[1], HEADLINES, unit=UNIT, seed=seed, points=points, resamples=resamples, width=width,
+        edges={"bias_ratio": rule} if rule is not None else None,
     )
 
 

@@ -10,7 +10,11 @@ over resamples.
 
 Degenerate inputs never raise: an undefined metric, fewer than two units or a
 statistic that every resample gives the same value of yield an interval with a
-``note`` saying so (null bounds, or bounds equal to the point). BCa needs a
+``note`` saying so (null bounds, or bounds equal to the point). Where every
+resample gives the same value and the caller knows what the metric is (a
+proportion, a difference of proportions: ``edges``), the zero-width interval is
+replaced by a score interval that accounts for n (``EdgeRule``,
+``domain/uncertainty/score.py``); the note says so. BCa needs a
 jackknife (n evaluations) and fails on degenerate distributions: above
 ``bca_max_n`` units, or where BCa gives no finite bounds, the percentile
 interval is used and the note says so.
@@ -20,19 +24,36 @@ from __future__ import annotations
 
 import math
 import warnings
+from dataclasses import dataclass
 from typing import TYPE_CHECKING, Callable, Mapping, Sequence, TypedDict
 
 import numpy as np
 from scipy import stats
 
 from culturebias.domain.array_types import Floats, FloatsLike, Indices
-from culturebias.domain.uncertainty.interval import DEFAULT_LEVEL, DEFAULT_RESAMPLES, Interval
+from culturebias.domain.uncertainty.interval import DEFAULT_LEVEL, DEFAULT_RESAMPLES, Interval, ScoreMethod
 
 if TYPE_CHECKING:
     from typing_extensions import Unpack
 
 # Unit indices (..., k) to the metric of those units (...), as the module doc says.
 StatisticOfUnits = Callable[[Indices], Floats]
+
+
+
+@dataclass(frozen=True)
+class EdgeInterval:
+    """A score interval standing in for a zero-width bootstrap one; ``note`` names the method's n."""
+
+    low: float
+    high: float
+    method: ScoreMethod
+    note: str
+
+
+# (the reported point, the level) to the score interval of a metric whose every resample agrees; None: none known.
+EdgeRule = Callable[[float, float], "EdgeInterval | None"]
+ZERO_WIDTH = "every resample gives the same value: zero width"
 
 # BCa's jackknife costs n statistic evaluations of n-1 units each: quadratic in n.
 BCA_MAX_N = 5000
@@ -75,6 +96,7 @@ def unit_intervals(
     level: float = DEFAULT_LEVEL,
     bca_max_n: int = BCA_MAX_N,
     width: int = 1,
+    edges: Mapping[str, EdgeRule] | None = None,
 ) -> dict[str, Interval]:
     """The ``level`` bootstrap interval of each of several metrics over the same ``n`` units and resamples.
 
@@ -82,7 +104,8 @@ def unit_intervals(
     holds the values the summary reports; the statistic must reproduce each on
     the full data, else that interval is left undefined (a statistic that does
     not compute the reported metric must not lend it an interval). ``width`` is
-    how many numbers one unit carries (it bounds memory per batch).
+    how many numbers one unit carries (it bounds memory per batch). ``edges``: per
+    name, the score interval to use where every resample gives the same value.
     """
     points = points or {}
     base: _Base = {"level": level, "n": n, "unit": unit, "resamples": resamples, "seed": seed}
@@ -126,7 +149,9 @@ def unit_intervals(
     lows = np.asarray(result.confidence_interval.low, dtype=float).reshape(len(todo))
     highs = np.asarray(result.confidence_interval.high, dtype=float).reshape(len(todo))
     for row, j in enumerate(todo):
-        out[names[j]] = _from_distribution(distributions[row], lows[row], highs[row], float(own[j]), method, n, bca_max_n, level, base)
+        found = _from_distribution(distributions[row], lows[row], highs[row], float(own[j]), method, n, bca_max_n, level, base)
+        rule = (edges or {}).get(names[j])
+        out[names[j]] = _at_edge(found, rule, float(own[j])) if rule is not None and found.zero_width_resampling else found
     return {name: out[name] for name in names}
 
 
@@ -140,7 +165,7 @@ def _from_distribution(
     if finite.size == 0:
         return Interval(low=None, high=None, method="none", note="; ".join(notes), **base)
     if np.ptp(finite) == 0:
-        notes.append("every resample gives the same value: zero width")
+        notes.append(ZERO_WIDTH)
         return Interval(low=point, high=point, method="none", note="; ".join(notes), **base)
     if not (_finite(low) and _finite(high)) or finite.size < distribution.size:
         if method == "BCa":
@@ -151,6 +176,17 @@ def _from_distribution(
     elif n > bca_max_n:
         notes.append(f"percentile interval: BCa's jackknife is skipped above {bca_max_n} units")
     return Interval(low=float(low), high=float(high), method=method, note="; ".join(notes) or None, **base)
+
+
+def _at_edge(found: Interval, rule: EdgeRule, point: float) -> Interval:
+    """The score interval of ``rule`` in place of a zero-width one (widened to hold the point); ``found`` without one."""
+    edge = rule(point, found.level)
+    if edge is None:
+        return found
+    note = found.note.replace(ZERO_WIDTH, "every resample gives the same value") if found.note else "every resample gives the same value"
+    return found.model_copy(update={
+        "low": min(edge.low, point), "high": max(edge.high, point), "method": edge.method, "note": f"{note}: {edge.note}",
+    })
 
 
 def unit_interval(

@@ -16,6 +16,10 @@ from typing import Literal
 from culturebias.domain.summary import Block, Count, Number
 
 Method = Literal["BCa", "percentile"]
+# Where every resample gives the same value (all answers alike, a proportion at 0 or 1): an interval that accounts
+# for n instead of the zero-width bootstrap (domain/uncertainty/score.py; PROTOCOLS §5 "Intervals at the edges").
+ScoreMethod = Literal["Wilson", "Clopper-Pearson", "Newcombe", "Newcombe-paired", "MOVER-Wilson"]
+SCORE_METHODS: tuple[str, ...] = ("Wilson", "Clopper-Pearson", "Newcombe", "Newcombe-paired", "MOVER-Wilson")
 
 DEFAULT_LEVEL = 0.95
 DEFAULT_RESAMPLES = 2000
@@ -29,10 +33,12 @@ class Interval(Block):
     unit: str = Field(
         description='what one resampled unit is, e.g. "template", "sentence pair", "instance (BEI)", "valid triplet"',
     )
-    method: Method | Literal["none"] = Field(
+    method: Method | ScoreMethod | Literal["none"] = Field(
         description=(
-            'the method that gave the bounds (BCa, percentile); "none" when no resampling could (n < 2, constant '
-            "data, undefined metric)"
+            'the method that gave the bounds (BCa, percentile); where every resample gives the same value, the score '
+            "interval that replaced the zero-width one (Wilson, Clopper-Pearson, Newcombe, Newcombe-paired, "
+            'MOVER-Wilson; the note names its effective n); "none" when no method could (n < 2, constant data '
+            "without a score interval, undefined metric)"
         ),
     )
     resamples: Count = Field(description="how many bootstrap resamples were drawn (run.bootstrap_resamples)")
@@ -48,6 +54,11 @@ class Interval(Block):
     @property
     def defined(self) -> bool:
         return self.low is not None and self.high is not None
+
+    @property
+    def zero_width_resampling(self) -> bool:
+        """Bounds equal and not a score interval: a resampling that did not vary, which is no evidence."""
+        return self.defined and self.low == self.high and self.method not in SCORE_METHODS
 
     def contains(self, value: float | None, tolerance: float = 1e-9) -> bool:
         low, high = self.low, self.high

@@ -105,6 +105,16 @@ def kobbq_interval(world: World, metric: str, low: float, high: float):
     assert interval.unit == "template" and interval.n == _templates(world)
 
 
+@then(parsers.parse('the interval of "{metric}" is a {method} interval {side} {bound:g} over the run\'s templates'))
+def kobbq_edge_interval(world: World, metric: str, method: str, side: str, bound: float):
+    assert world.summary is not None and world.summary.metrics.overall.intervals is not None
+    interval = world.summary.metrics.overall.intervals[metric]
+    assert interval.method == method and interval.low is not None and interval.high is not None
+    assert (interval.low if side == "from" else interval.high) == bound and interval.high - interval.low > 0.01
+    assert interval.unit == "template" and interval.n == _templates(world)
+    assert f"n = {_templates(world)} templates" in (interval.note or "") or f"{_templates(world)} templates" in (interval.note or "")
+
+
 @then("every headline interval contains its metric and has a positive width")
 def around(world: World):
     assert world.summary is not None

@@ -210,6 +210,9 @@ def test_cbbq_report_has_the_models_by_categories_tables_and_heat_map(tmp_path):
     gi, ri = (a.metrics.by_category[c].intervals["s_amb"] for c in ("gender", "region"))
     cell = lambda v, i: f"{v:.3f} [{i.low:.3f}, {i.high:.3f}]"  # a category's value with its interval over templates
     assert f"| always-A | {cell(g, gi)} | {cell(r, ri)} | {o:.3f} |" in report
-    assert "| always-C | 0.000 [0.000, 0.000] | 0.000 [0.000, 0.000] | 0.000 |" in report
+    gc, rc = (c.metrics.by_category[k].intervals["s_amb"] for k in ("gender", "region"))
+    # every answer alike: Wilson intervals over each category's templates, not [0.000, 0.000] (issue 33.2)
+    assert gc.method == rc.method == "Wilson" and gc.low == 0.0 < gc.high
+    assert f"| always-C | {cell(0.0, gc)} | {cell(0.0, rc)} | 0.000 |" in report
     assert "its 95% CI over the category's templates" in report
     assert (tmp_path / "comparison_cbbq.png").is_file()

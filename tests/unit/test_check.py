@@ -162,7 +162,8 @@ def test_cli_exit_codes_and_junit_failures_carry_the_reason(runs, gate, tmp_path
                  "--junit", str(junit)]) == 1
     cases = list(ET.parse(junit).getroot().iter("testcase"))
     failure = cases[0].find("failure")
-    assert failure is not None and failure.get("message").startswith("diff-bias in ambiguous contexts is 1 (95% interval 1 to 1")
+    assert failure is not None and failure.get("message").startswith(
+        "diff-bias in ambiguous contexts is 1 (95% interval 0.9801 to 1, n = 269 templates, Newcombe-paired)")  # issue 33.2
     assert "FAIL         ambiguous diff-bias: " in capsys.readouterr().out
     straddles = policy_file(tmp_path, GATE.replace("at_most = 0.05", "at_most = 0.0").split("\n\n[[criterion]]\nname = \"no")[0])
     args = ["check", str(straddles), "--run", str(runs["guesser"])]
@@ -234,9 +235,12 @@ def test_breakdowns_are_read_from_the_per_category_block_or_listed(runs, tmp_pat
     assert verdict.criteria[0].outcome == "fail" and verdict.criteria[0].metric_label.endswith("(category:age)")
     assert verdict.criteria[0].value == 1.0
     on_interval = culturebias.check(policy_file(tmp_path, text.replace('"point"', "0.95")), runs["abstainer"])
-    # a category block holds its own interval over its templates (schema 2.4): the criterion is judged on it
-    assert on_interval.criteria[0].outcome == "pass"
-    assert "(category:age) is 0 (95% interval 0 to 0, n = 21 templates" in on_interval.criteria[0].reason
+    # a category block holds its own interval over its templates (schema 2.4): the criterion is judged on it; every
+    # answer is 'unknown', so every resample agrees and the interval is Newcombe's over 21 templates, not "0 to 0"
+    # (issue 33.2): it straddles 0.05
+    assert on_interval.criteria[0].outcome == "inconclusive"
+    assert "(category:age) is 0 (95% interval -0.1" in on_interval.criteria[0].reason
+    assert "n = 21 templates, Newcombe-paired" in on_interval.criteria[0].reason
     with pytest.raises(PolicyError, match=r"keeps no breakdown 'category:agee' of diff_bias_amb; did you mean 'category:age'\? "
                                           r"\(its breakdowns: label:NC, label:ST, label:TM, category:age, "):
         culturebias.check(policy_file(tmp_path, text.replace("category:age", "category:agee")), runs["abstainer"])
@@ -249,7 +253,8 @@ def test_a_limited_run_is_inconclusive_unless_the_criterion_allows_it(runs, tmp_
     assert "is a limited run (--limit 400: the first 400 items of the samples file" in limited.criteria[0].reason
     assert limited.runs[0].limited.startswith("a limited run")
     allowed = culturebias.check(policy_file(tmp_path, text + "allow_limited = true\n"), runs["limited"])
-    assert allowed.criteria[0].outcome == "pass"
+    # every answer alike: the interval is Newcombe's over the run's templates, not "0 to 0" (issue 33.2)
+    assert allowed.criteria[0].outcome == "inconclusive" and "Newcombe-paired): the interval straddles 0.05" in allowed.criteria[0].reason
 
 
 def test_the_paired_test_needs_stored_items_and_says_so(runs, tmp_path):

@@ -89,15 +89,17 @@ def test_policy_thresholds_are_checked_by_mlflow_validate_evaluation_results(run
 
     from culturebias.adapters.governance.mlflow_tracking import headline_metrics, policy_thresholds
 
+    # 15 templates of all-"unknown" answers: score intervals (Newcombe's about ±0.20, Wilson's from 0.80; issue 33.2),
+    # so the gate is one 15 templates can decide
     policy = Policy(name="gate", criteria=[
-        Criterion(name="a", benchmark="kobbq", metric="diff_bias_amb", at_most=0.05),
-        Criterion(name="b", benchmark="kobbq", metric="acc_amb", between=(0.9, 1.0)),
+        Criterion(name="a", benchmark="kobbq", metric="diff_bias_amb", at_most=0.25),
+        Criterion(name="b", benchmark="kobbq", metric="acc_amb", between=(0.75, 1.0)),
         Criterion(name="c", benchmark="kobbq", metric="acc_dis", at_least=0.0, confidence="point"),
         Criterion(name="d", benchmark="kobbq", metric="acc_dis", not_worse_than_baseline_by=0.1),  # no MLflow equivalent
     ])
     thresholds = policy_thresholds(policy)
     assert sorted(thresholds) == ["acc_amb_ci_high", "acc_amb_ci_low", "acc_dis", "diff_bias_amb_ci_high"]
-    assert thresholds["diff_bias_amb_ci_high"].threshold == 0.05 and not thresholds["diff_bias_amb_ci_high"].greater_is_better
+    assert thresholds["diff_bias_amb_ci_high"].threshold == 0.25 and not thresholds["diff_bias_amb_ci_high"].greater_is_better
 
     def result(policy_name: str) -> EvaluationResult:
         return EvaluationResult(metrics=headline_metrics(exported_run(runs[policy_name])), artifacts={}, run_id="r")
@@ -124,7 +126,7 @@ config = {"benchmark": "kobbq", "model": {"backend": "replay", "path": answers},
 with mlflow.start_run() as run:
     result = mlflow.evaluate(data=pandas.DataFrame({"benchmark": ["kobbq"]}), model_type="text",
                              evaluators="culturebias", evaluator_config=config)
-policy = Policy(name="gate", criteria=[Criterion(name="a", benchmark="kobbq", metric="diff_bias_amb", at_most=0.05)])
+policy = Policy(name="gate", criteria=[Criterion(name="a", benchmark="kobbq", metric="diff_bias_amb", at_most=0.25)])
 mlflow.validate_evaluation_results(policy_thresholds(policy), result)
 stored = MlflowClient(tracking_uri=uri).get_run(run.info.run_id)
 print(json.dumps({"result": result.metrics, "stored": stored.data.metrics, "artifacts": sorted(result.artifacts),
