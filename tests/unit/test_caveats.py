@@ -20,8 +20,8 @@ from culturebias.domain.policy.model import Criterion, Policy
 from culturebias.domain.policy.verdict import PolicyVerdict
 from culturebias.testing.kobbq_runs import kobbq_run
 
-SAMPLE = 168  # about 168 of KoBBQ's 2,280 items, drawn by whole templates: 232 items of 27 templates
-SAMPLED_ITEMS = "232 of 2,280 (stratified sample)"
+SAMPLE = 168  # about 168 of KoBBQ's 2,280 items, drawn by whole templates: 224 items of 27 templates
+SAMPLED_ITEMS = "224 of 2,280 (stratified sample)"
 
 
 @pytest.fixture(scope="module")
@@ -54,9 +54,9 @@ def test_a_limited_run_says_how_far_it_got_and_a_full_one_says_nothing():
 def test_a_sampled_run_says_how_many_of_how_many_and_how_it_was_drawn(runs):
     summary = culturebias.load_summary(runs["sampled"])
     (caveat,) = collect.sampled(summary)
-    assert caveat.short == "232 of 2,280 items (stratified sample)"
+    assert caveat.short == "224 of 2,280 items (stratified sample)"
     assert caveat.text.startswith(
-        "A sampled run: 232 of 2,280 items (27 of 269 templates), stratified by category × label type × context condition "
+        "A sampled run: 224 of 2,280 items (27 of 269 templates), stratified by category × label type × context condition "
         "(seed 0); not the whole data set"
     )
     assert items_words(summary) == SAMPLED_ITEMS
@@ -139,7 +139,7 @@ def test_a_sampled_run_is_never_all_items_in_the_comparison_json_markdown_and_ht
     assert "### Caveats" in markdown and f"  - {sampled.caveats[0].text}" in markdown
     html = (tmp_path / "comparison.html").read_text(encoding="utf-8")
     assert f"<td>{SAMPLED_ITEMS}</td>" in html and 'id="caveats"' in html
-    assert "A sampled run: 232 of 2,280 items" in html
+    assert "A sampled run: 224 of 2,280 items" in html
 
 
 def test_a_comparison_file_of_schema_1_2_still_loads_and_reads_items_from_its_limit(runs, tmp_path):
@@ -155,7 +155,7 @@ def test_a_comparison_file_of_schema_1_2_still_loads_and_reads_items_from_its_li
 def test_the_leaderboard_shows_a_sampled_runs_caveats(runs):
     rows = {row.model: row for row in culturebias.leaderboard(runs["store"])}
     assert kinds(rows["sampled"].caveats) == ["sampled", "few_units"] and rows["full"].caveats == []
-    assert "caveats: 232 of 2,280 items (stratified sample); intervals on 27 templates" in rows["sampled"].text().split("\t")
+    assert "caveats: 224 of 2,280 items (stratified sample); intervals on 27 templates" in rows["sampled"].text().split("\t")
     assert "caveats" not in rows["full"].text()
     assert rows["sampled"].model_dump(mode="json")["caveats"][0]["kind"] == "sampled"
 
@@ -163,7 +163,8 @@ def test_the_leaderboard_shows_a_sampled_runs_caveats(runs):
 # -- the policy verdict, its JUnit, the model card, MLflow and Every Eval Ever ---------------------------
 def gate(allow_limited: bool) -> Policy:
     return Policy(name="gate", criteria=[
-        Criterion(name="accurate", benchmark="kobbq", metric="acc_dis", at_least=0.5, allow_limited=allow_limited)
+        # The sampled always-biased run's acc_dis is 0.5 (Wilson 0.32 to 0.68 on 27 templates): 0.3 is decidable.
+        Criterion(name="accurate", benchmark="kobbq", metric="acc_dis", at_least=0.3, allow_limited=allow_limited)
     ])
 
 
@@ -180,7 +181,7 @@ def test_the_verdict_json_and_junit_carry_the_checked_runs_caveats_and_what_need
     assert properties["caveat.run.kobbq.sampled"] == checked.caveats[0].text
     out = suite.find("testcase").find("system-out").text
     assert "decided only because allow_limited = true: the run is a run on a stratified sample" in out
-    assert f"caveat (run {checked.run_id}): A sampled run: 232 of 2,280 items" in out
+    assert f"caveat (run {checked.run_id}): A sampled run: 224 of 2,280 items" in out
     # without allow_limited the criterion cannot decide, and nothing was allowed
     strict = culturebias.check(gate(False), runs["sampled"])
     assert strict.criteria[0].outcome == "inconclusive" and strict.criteria[0].allowed_limited is None
@@ -194,11 +195,11 @@ def test_the_model_card_says_the_run_was_sampled_and_that_its_pass_needed_allow_
     verdict = culturebias.check(gate(True), runs["sampled"])
     assert verdict.outcome == "pass"
     section = bias_section(exported_run(runs["sampled"], verdict=verdict))
-    assert "**Caveats** (what limits these numbers):" in section and "- A sampled run: 232 of 2,280 items" in section
+    assert "**Caveats** (what limits these numbers):" in section and "- A sampled run: 224 of 2,280 items" in section
     assert "only because the policy set `allow_limited = true` (1 of 1 criteria)" in section
     assert "- PASS (only with allow_limited: the run is a run on a stratified sample" in section
     results = {r.metric_type: r for r in eval_results(exported_run(runs["sampled"]))}
-    assert results["acc_dis"].metric_args["caveats"] == "232 of 2,280 items (stratified sample); intervals on 27 templates"
+    assert results["acc_dis"].metric_args["caveats"] == "224 of 2,280 items (stratified sample); intervals on 27 templates"
     assert results["acc_dis"].dataset_args["items"] == SAMPLED_ITEMS
     assert "Caveats" not in bias_section(exported_run(runs["full"]))
 
@@ -208,14 +209,14 @@ def test_the_mlflow_tags_and_the_every_eval_ever_record_carry_the_caveats(runs):
 
     tags = exported_run(runs["sampled"]).run_tags()
     assert tags["culturebias.items"] == SAMPLED_ITEMS
-    assert tags["culturebias.caveats"] == "232 of 2,280 items (stratified sample); intervals on 27 templates"
-    assert tags["culturebias.caveat.sampled"].startswith("A sampled run: 232 of 2,280 items")
+    assert tags["culturebias.caveats"] == "224 of 2,280 items (stratified sample); intervals on 27 templates"
+    assert tags["culturebias.caveat.sampled"].startswith("A sampled run: 224 of 2,280 items")
     full_tags = exported_run(runs["full"]).run_tags()
     assert full_tags["culturebias.items"] == "all" and not any(k.startswith("culturebias.caveat") for k in full_tags)
     document = every_eval_ever(exported_run(runs["sampled"]))
     details = document["eval_library"]["additional_details"]
     assert details["items"] == SAMPLED_ITEMS and details["caveat_kinds"] == "sampled,few_units"
-    assert details["caveats"].startswith("A sampled run: 232 of 2,280 items")
+    assert details["caveats"].startswith("A sampled run: 224 of 2,280 items")
     result = document["evaluation_results"][0]["score_details"]
     assert result["details"]["caveat_kinds"] == "sampled,few_units"
     assert "details" not in every_eval_ever(exported_run(runs["full"]))["evaluation_results"][0]["score_details"]
