@@ -9,11 +9,12 @@ judge that was stopped). A value or interval the summary does not hold reads "no
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Sequence
 from typing import Any
 
 from culturebias.adapters.reports.html.page import text
 from culturebias.adapters.reports.markdown import SMALL_MODEL_PARAMETERS
+from culturebias.adapters.reports.sample_words import sample_sentence
 from culturebias.domain.comparison.envelope import main_model
 from culturebias.domain.headlines import HeadlineMetric, HeadlineValue, interval_of, value_of
 from culturebias.domain.summary import RunSummary
@@ -68,14 +69,6 @@ def metric_row(summary: RunSummary, metric: HeadlineMetric) -> str:
     )
 
 
-def _field(block: Any, name: str) -> Any:  # Any: a benchmark's own summary blocks and JSON values
-    return block.get(name) if isinstance(block, Mapping) else getattr(block, name, None)
-
-
-def _count(value: Any) -> str:  # Any: a benchmark's own summary blocks and JSON values
-    return f"{value:,}" if isinstance(value, int) else "?" if value is None else str(value)
-
-
 def repeats_words(summary: RunSummary, headlines: Sequence[HeadlineMetric]) -> str | None:
     """For a run made ``run.repeats`` times: whose numbers the card shows, and each headline's mean ± std over the runs."""
     repeats = summary.repeats
@@ -109,12 +102,7 @@ def warnings(summary: RunSummary, headlines: Sequence[HeadlineMetric] = ()) -> l
         )
     sample = getattr(summary, "sample", None)
     if sample is not None:
-        n, population, strata, seed = (_field(sample, k) for k in ("n", "population", "strata", "seed"))
-        by = f", stratified by {', '.join(map(str, strata))}" if strata else ""
-        found.append(
-            f"A sampled run: {_count(n)} of {_count(population)} items{by} (seed {seed if seed is not None else '–'}); "
-            "not the whole data set, and the intervals cover the sampling of these items only."
-        )
+        found.append(sample_sentence(sample))  # the strata themselves are listed in a disclosure below the card
     small = [i.model for i in summary.model.roles().values() if i.parameters and i.parameters < SMALL_MODEL_PARAMETERS]
     if small:
         found.append(

@@ -15,6 +15,7 @@ from culturebias.adapters.reports.html.headline_card import headline_card
 from culturebias.adapters.reports.html.markdown_sections import paper_sections
 from culturebias.adapters.reports.html.page import disclosure, figure, page, text
 from culturebias.adapters.reports.html.tree import kv_table, render_block
+from culturebias.adapters.reports.sample_words import has_strata, strata_caption, strata_table_html
 from culturebias.domain.comparison.envelope import main_model
 from culturebias.domain.headlines import HeadlineMetric
 from culturebias.domain.summary import RunSummary
@@ -76,6 +77,13 @@ def results_sections(summary: RunSummary, drill: Drill | None, markdown: str) ->
     )
 
 
+def strata_section(summary: RunSummary) -> str:
+    """A sampled run's strata, what was drawn from each, behind a disclosure under the card."""
+    if not has_strata(summary):
+        return ""
+    return disclosure("Sampled strata", strata_caption(summary.sample), strata_table_html(summary.sample))
+
+
 def items_section(drill: Drill | None) -> str:
     if drill is None:
         return ""
@@ -105,6 +113,7 @@ def run_page(
         f"<h1>{text(title)}</h1>",
         verdict,
         headline_card(summary, headlines, name),
+        strata_section(summary),
         results,
         figures_section(figures),
         reading,
