@@ -15,6 +15,7 @@ from culturebias.adapters.reports.html.headline_card import headline_card
 from culturebias.adapters.reports.html.markdown_sections import paper_sections
 from culturebias.adapters.reports.html.page import disclosure, figure, page, text
 from culturebias.adapters.reports.html.tree import kv_table, render_block
+from culturebias.adapters.reports.html.words import prose
 from culturebias.adapters.reports.sample_words import has_strata, strata_caption, strata_table_html
 from culturebias.domain.comparison.envelope import main_model
 from culturebias.domain.headlines import HeadlineMetric
@@ -107,7 +108,7 @@ def run_page(
     name = benchmark_title or summary.benchmark
     title = f"{name} report: {main_model(summary)[0]}"
     drill = Drill(items) if items is not None else None
-    notes = "".join(f"<li>{text(n)}</li>" for n in summary.notes)
+    notes = "".join(f"<li>{text(prose(n))}</li>" for n in summary.notes)
     results, reading, all_numbers = results_sections(summary, drill, markdown)
     body = [
         f"<h1>{text(title)}</h1>",
