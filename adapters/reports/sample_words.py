@@ -56,7 +56,7 @@ def sample_sentence(sample: Any) -> str:  # Any: a SampleBlock or its JSON
     drawn = f" ({_count(units)} of {_count(of_units)} {_field(sample, 'unit')}s)" if units is not None and of_units is not None else ""
     return (
         f"A sampled run: {_count(n)} of {_count(population)} items{drawn}{how} (seed {seed if seed is not None else '–'}); "
-        f"not the whole data set, and the intervals cover the sampling of these items only{listed}."
+        f"not the whole data set{listed}."
     )
 
 

@@ -116,8 +116,7 @@ def test_a_sampled_run_says_so_in_one_sentence_and_lists_its_strata_in_a_caption
     sentence = [li for li in texts(card, "li") if li.startswith("A sampled run")]
     assert sentence == [
         f"A sampled run: {sampled.sample.n} of 2,280 items ({sampled.sample.units} of 269 templates), stratified by "
-        "category × label type × context condition (seed 0); not the whole data set, and the intervals cover the "
-        "sampling of these items only; the strata are listed below."
+        "category × label type × context condition (seed 0); not the whole data set; the strata are listed below."
     ]
     assert "stratum=" not in html and "units_in_population" not in visible(html)
     strata = html[html.index("<summary>Sampled strata</summary>"):]
