@@ -75,7 +75,7 @@ def fold(value: Any) -> Any:  # Any: a block's JSON
     intervals = value.get("intervals")
     joined = isinstance(intervals, Mapping) and bool(intervals) and all(is_interval(i) for i in intervals.values())
     out = {str(k): fold(v) for k, v in value.items() if not (joined and k == "intervals")}
-    if joined:
+    if joined and isinstance(intervals, Mapping):
         for key, interval in intervals.items():
             out[str(key)] = _with_interval(out.get(str(key)), interval)
     return out
@@ -158,7 +158,7 @@ def leaves(value: Any, path: tuple[str, ...] = ()) -> list[tuple[tuple[str, ...]
     """(path, value) of every cell of a block, nested blocks' paths included."""
     if is_cell(value) or not isinstance(value, Mapping):
         return [(path or ("value",), value)]
-    found: list[tuple[tuple[str, ...], Any]] = []
+    found: list[tuple[tuple[str, ...], Any]] = []  # Any: folded values
     for key, inner in value.items():
         found += leaves(inner, (*path, str(key)))
     return found
@@ -260,8 +260,14 @@ def breakdown_table(breakdown: Mapping[str, Mapping[str, Any]], labels: Sequence
     return f'<table class="sortable metrics"><thead><tr>{head}</tr></thead><tbody>{"".join(body)}</tbody></table>'
 
 
-def comparison_view(name: str, value: Any, labels: Sequence[str], drill: Drill | None = None, level: int = 3,
-                    field_name: str | None = None) -> str:  # Any: a view of a comparison's body (JSON)
+def comparison_view(
+    name: str,
+    value: Any,  # Any: a view of a comparison's body (JSON)
+    labels: Sequence[str],
+    drill: Drill | None = None,
+    level: int = 3,
+    field_name: str | None = None,
+) -> str:
     """One view of the comparison body as tables of metrics; the other shapes as the run pages show them."""
     return _view(name, fold(value), list(labels), drill, level, field_name or name, top=True)
 
