@@ -209,18 +209,20 @@ def dimension(field_name: str) -> str:
 
 
 def _items_row(drill: Drill | None, keys: Sequence[str], field_name: str, lead: list[str], width: int) -> str:
-    """A row of buttons, one per model column, each opening that model's items (of the breakdown row)."""
+    """A row per model whose items are at hand: a button in that model's column opening its items (of the
+    breakdown's row), the items' row right under it (so sorting keeps them together)."""
     if not drill:
         return ""
-    cells, drills = [], []
-    for key in keys:
-        button, row = drill_cells(drill, key, field_name, width)
-        cells.append(button or "<td>–</td>")
-        drills.append(row)
-    if not any(drills):
-        return ""
-    head = "".join(f'<th scope="row">{text(c)}</th>' for c in lead)
-    return f'<tr class="items-row">{head}{"".join(cells)}</tr>{"".join(drills)}'
+    rows = []
+    for index, key in enumerate(keys):
+        button, drilled = drill_cells(drill, key, field_name, width)
+        if not drilled:
+            continue
+        cells = "".join(button if j == index else '<td data-v=""></td>' for j in range(len(keys)))
+        head = "".join(f'<th scope="row">{text(c)}</th>' for c in lead[:-1])
+        model = key.split(" / ")[0]
+        rows.append(f'<tr class="items-row">{head}<th scope="row">{text(f"{lead[-1]} of {model}")}</th>{cells}</tr>{drilled}')
+    return "".join(rows)
 
 
 def metric_table(by_model: Mapping[str, Any], labels: Sequence[str], name: str, drill: Drill | None, field_name: str) -> str:  # Any: folded blocks
