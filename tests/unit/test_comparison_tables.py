@@ -132,3 +132,17 @@ def test_a_sampled_run_says_so_in_one_sentence_and_lists_its_strata_in_a_caption
     assert sum(int(r[-1].replace(",", "")) for r in rows) == 2280
     assert all(not math.isnan(float(r[-1].replace(",", ""))) and INTERNAL_KEY.findall(" ".join(r)) == [] for r in rows)
     assert html.index("<summary>Sampled strata</summary>") < html.index("<h2>Results</h2>")
+
+
+def test_a_models_items_open_under_a_row_of_their_own():
+    from culturebias.adapters.reports.html.drilldown import Drill
+
+    records = [{"run": "alpha", "item_id": f"q{n}", "metadata": {"label": "NC"}} for n in range(3)]
+    html = comparison_view("table3_by_label", {"NC": TABLE3}, ["alpha", "beta"], Drill(records, known=["alpha", "beta"]))
+    rows = re.findall(r"<tr[^>]*>.*?</tr>", html, re.S)
+    buttons = [i for i, row in enumerate(rows) if 'class="dd"' in row]
+    assert len(buttons) == 1, "beta kept no items: no button of its own"
+    row = rows[buttons[0]]
+    assert texts(row, "th") == ["NC", "items of alpha"] and ">3 items</button>" in row
+    control = re.search(r'aria-controls="([^"]+)"', row).group(1)
+    assert rows[buttons[0] + 1].startswith(f'<tr class="drill" id="{control}" hidden>')
