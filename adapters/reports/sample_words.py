@@ -73,7 +73,21 @@ def strata_rows(sample: Any) -> tuple[list[str], list[list[object]]]:  # Any: a 
         parts = label.split(" × ") if split else [label]
         named = [prose(p).replace("+", " + ") for p in parts]
         rows.append([*named, *(_field(stratum, k) for k in ("units", "units_in_population", "items", "items_in_population"))])
-    return heads, rows
+    width = len(heads) - 4
+    same = [j for j in range(width) if width > 1 and len(rows) > 1 and len({row[j] for row in rows}) == 1]
+    keep = [j for j in range(len(heads)) if j not in same]  # a cell every stratum shares is said once, in the caption
+    return [heads[j] for j in keep], [[row[j] for j in keep] for row in rows]
+
+
+def shared_cells(sample: Any) -> list[str]:  # Any: a SampleBlock or its JSON
+    """"context condition ambiguous + disambiguated": the design cells every stratum has alike (left out of the table)."""
+    heads, _ = strata_rows(sample)
+    cells = cells_of(sample)
+    strata = _strata(sample)
+    if not strata or not cells:
+        return []
+    first = str(_field(strata[0], "stratum") or "").split(" × ")
+    return [f"{cell} {prose(first[j]).replace('+', ' + ')}" for j, cell in enumerate(cells) if cell not in heads and j < len(first)]
 
 
 STRATA_CAPTION = (
@@ -84,7 +98,9 @@ STRATA_CAPTION = (
 
 
 def strata_caption(sample: Any) -> str:  # Any: a SampleBlock or its JSON
-    return STRATA_CAPTION.format(unit=_field(sample, "unit") or "unit")
+    shared = shared_cells(sample)
+    alike = f" Every stratum has {' and '.join(shared)}." if shared else ""
+    return STRATA_CAPTION.format(unit=_field(sample, "unit") or "unit") + alike
 
 
 def strata_markdown(summary: Any) -> str:  # Any: a run summary of any benchmark

@@ -216,7 +216,8 @@ def test_a_sampled_run_opens_with_one_sentence_and_keeps_its_strata_in_a_table(p
     assert bottom < FIRST_SCREEN[1], "the card, its sentence included, fits on the first screen"
     strata = browser.evaluate(STRATA)
     assert strata is not None and strata["closed"] and "in proportion to its share" in strata["caption"]
-    assert strata["heads"][:3] == ["category", "label type", "context condition"] and strata["rows"] > 10 and strata["height"] > 0
+    assert strata["heads"][:3] == ["category", "label type", "templates drawn"] and strata["rows"] > 10 and strata["height"] > 0
+    assert "Every stratum has context condition ambiguous + disambiguated." in strata["caption"]
     browser.evaluate("document.querySelectorAll('details').forEach(d => d.open = true)")
     assert re.findall(r"units_in_population|items_in_population|stratum=", browser.evaluate("document.body.innerText")) == []
     assert browser.problems() == []

@@ -123,9 +123,9 @@ def test_a_sampled_run_says_so_in_one_sentence_and_lists_its_strata_in_a_caption
     strata = strata[:strata.index("</details>")]
     assert 'class="caption muted"' in strata and "in proportion to its share of the items" in strata
     assert texts(strata, "th") == [
-        "category", "label type", "context condition", "templates drawn", "templates in population", "items drawn",
-        "items in population",
+        "category", "label type", "templates drawn", "templates in population", "items drawn", "items in population",
     ]
+    assert "Every stratum has context condition ambiguous + disambiguated." in strata
     rows = [texts(r, "td") for r in re.findall(r"<tr>(.*?)</tr>", strata.split("<tbody>")[1], re.S)]
     assert len(rows) == len(sampled.sample.strata)
     assert sum(int(r[-2]) for r in rows) == sampled.sample.n
