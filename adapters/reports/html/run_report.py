@@ -13,6 +13,7 @@ from typing import Any, Generic, Protocol, TypeVar
 from culturebias.adapters.reports.html.drilldown import Drill, items_data, items_table
 from culturebias.adapters.reports.html.headline_card import headline_card
 from culturebias.adapters.reports.html.markdown_sections import paper_sections
+from culturebias.adapters.reports.html.measures import fold
 from culturebias.adapters.reports.html.page import disclosure, figure, page, text
 from culturebias.adapters.reports.html.tree import kv_table, render_block
 from culturebias.adapters.reports.html.words import prose
@@ -67,7 +68,7 @@ def results_sections(summary: RunSummary, drill: Drill | None, markdown: str) ->
     """(the results as the paper lays them out, how to read them, every number of the metrics block).
 
     Without the benchmark's report.md the metrics block itself is the results, shown open."""
-    block = render_block("", summary.metrics.model_dump(mode="json"), drill)
+    block = render_block("", fold(summary.metrics.model_dump(mode="json")), drill)  # a value and its interval: one cell
     paper, reading = paper_sections(markdown)
     if not paper:
         return f'<section><h2>Results</h2><p class="muted">{ALL_NUMBERS} Click a column heading to sort.</p>{block}</section>', "", ""
