@@ -221,3 +221,16 @@ def test_a_sampled_run_opens_with_one_sentence_and_keeps_its_strata_in_a_table(p
     browser.evaluate("document.querySelectorAll('details').forEach(d => d.open = true)")
     assert re.findall(r"units_in_population|items_in_population|stratum=", browser.evaluate("document.body.innerText")) == []
     assert browser.problems() == []
+
+
+@pytest.mark.parametrize("which", [*PER_BENCHMARK, "kobbq_sampled"])
+def test_a_run_pages_numbers_join_each_value_to_its_interval(pages, browser, which):
+    """The run page's detail blocks: no row named "intervals", no column named for a part of an interval."""
+    browser.load(pages[which])
+    browser.evaluate("document.querySelectorAll('details').forEach(d => d.open = true)")
+    headings = browser.evaluate(HEADINGS)
+    assert [h for h in headings if h.startswith(":") or re.search(r": (low|high|level|unit|method|seed|note)$", h)] == []
+    assert [h for h in headings if h == "intervals" or h.endswith("/ intervals")] == []
+    cells = [c for c in browser.evaluate(MEASURES) if not c.startswith(("[", "–"))]
+    assert all(CELL.match(c) for c in cells), [c for c in cells if not CELL.match(c)][:5]
+    assert browser.problems() == []

@@ -66,7 +66,8 @@ def fold(value: Any) -> Any:  # Any: a block's JSON
         return _stat_measure(value)
     intervals = value.get("intervals")
     joined = isinstance(intervals, Mapping) and bool(intervals) and all(is_interval(i) for i in intervals.values())
-    out = {str(k): fold(v) for k, v in value.items() if not (joined and k == "intervals")}
+    # the intervals block goes once joined to its values, or where it holds none (a breakdown too small to resample)
+    out = {str(k): fold(v) for k, v in value.items() if not (k == "intervals" and (joined or not intervals))}
     if joined and isinstance(intervals, Mapping):
         for key, interval in intervals.items():
             out[str(key)] = _with_interval(out.get(str(key)), interval)
