@@ -92,6 +92,18 @@ def kv_table(pairs: Sequence[tuple[str, Any]]) -> str:  # Any: JSON values
     return f'<table class="kv"><tbody>{rows}</tbody></table>'
 
 
+def measures_table(pairs: Sequence[tuple[str, Measure]]) -> str:
+    """A block's metrics, a row each, value and interval in one cell (sortable by the value)."""
+    prompts = [dict(v.extra).get("n_prompts") for _, v in pairs]
+    counted = any(n is not None for n in prompts)  # a mean over prompts: over how many
+    rows = "".join(
+        f'<tr><th scope="row">{text(title_of(k))}</th>{measure_cell(v)}{cell(n) if counted else ""}</tr>'
+        for (k, v), n in zip(pairs, prompts)
+    )
+    head = "<th>metric</th><th>value [interval]</th>" + ("<th>prompts</th>" if counted else "")
+    return f'<table class="sortable metrics"><thead><tr>{head}</tr></thead><tbody>{rows}</tbody></table>'
+
+
 def records_table(field: str, rows: list[tuple[str, Mapping[str, Any]]], drill: Drill | None) -> str:  # Any: JSON records
     columns: list[str] = []
     for _, record in rows:
@@ -153,10 +165,12 @@ def render_block(name: str, value: Any, drill: Drill | None = None, level: int =
     if homogeneous(value):
         return f"<section>{heading}{''.join(pivot(name, value, drill, level, field))}</section>"
     if isinstance(value, Mapping):
-        scalars = [(str(k), v) for k, v in value.items() if is_inline(v)]
+        scalars = [(str(k), v) for k, v in value.items() if is_inline(v) and not isinstance(v, Measure)]
+        measures = [(str(k), v) for k, v in value.items() if isinstance(v, Measure)]
         tables = [(str(k), r) for k, v in value.items() if not is_inline(v) and (r := flat(v)) is not None]
         flat_keys = {k for k, _ in tables}
         parts = [kv_table(scalars)] if scalars else []
+        parts += [measures_table(measures)] if measures else []
         if len(tables) > 1:  # sibling blocks of numbers (acc_amb, acc_dis, ...) read best as one table
             parts.append(records_table(name, tables, drill))
         else:
