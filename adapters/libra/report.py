@@ -21,6 +21,7 @@ from culturebias.adapters.reports.markdown import (
     table,
     write_markdown,
 )
+from culturebias.adapters.reports.sample_words import strata_markdown
 from culturebias.adapters.libra.report_sections import LIKELIHOOD_AXIS, method_lines, stereoset_section
 from culturebias.domain.libra.summary import LibraDetails, LibraScoresBlock, LibraSummary, LocalWordBlock
 
@@ -141,6 +142,7 @@ class LibraReport:
             _breakdown("By group", metrics.by_group),
             f"## Likelihood distributions\n\n![L(S) and L(S_p) of the valid triplets]({FIGURE})" if figure else "",
             _local_words(summary.details),
+            strata_markdown(summary),
             notes_section(summary),
         ]
         paths = [write_markdown(out_dir, sections)]

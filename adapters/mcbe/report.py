@@ -17,6 +17,7 @@ from culturebias.adapters.reports.markdown import (
     table,
     write_markdown,
 )
+from culturebias.adapters.reports.sample_words import strata_markdown
 from culturebias.domain.mcbe.summary import McBEMetrics, McBESummary
 from culturebias.domain.repeats import RepeatStat
 
@@ -288,6 +289,7 @@ class McBEReport:
             invalid_section(summary),
             how_to_read(summary),
             pc_text_line(summary),
+            strata_markdown(summary),
             notes_section(summary),
         ]
         report = write_markdown(out_dir, sections)

@@ -24,6 +24,7 @@ from culturebias.adapters.reports.markdown import (
     table,
     write_markdown,
 )
+from culturebias.adapters.reports.sample_words import strata_markdown
 from culturebias.domain.bbq.summary import PromptStats
 from culturebias.domain.kobbq.summary import CategoryTest, KoBBQMetrics, KoBBQScoreBlock, KoBBQSummary
 from culturebias.domain.cbbq.summary import CBBQMetrics, CBBQScores, CBBQSummary
@@ -235,6 +236,7 @@ def kobbq_sections(summary: KoBBQSummary, out_dir: Path) -> tuple[list[str], lis
         f"![diff-bias by category]({FIGURE})" if figure else "",
         kobbq_statistics(metrics),
         kobbq_tests_section(metrics),
+        strata_markdown(summary),
         counts_section(summary),
         KOBBQ_READING,
     ]
@@ -366,6 +368,7 @@ def cbbq_sections(summary: CBBQSummary, out_dir: Path) -> tuple[list[str], list[
         group_topic_section(metrics),
         f"![bias scores by category]({FIGURE})" if figure else "",
         cbbq_derivation(summary),
+        strata_markdown(summary),
         counts_section(summary),
         CBBQ_READING,
     ]

@@ -7,6 +7,7 @@ from pathlib import Path
 from typing import Iterable, Sequence
 
 from culturebias.adapters.reports.repeats_section import repeats_lines
+from culturebias.adapters.reports.sample_words import sample_sentence
 from culturebias.domain.caveats import SMALL_MODEL_PARAMETERS, run_caveats
 from culturebias.domain.summary import RunSummary
 
@@ -109,12 +110,11 @@ def caveats_banner(summary: RunSummary) -> list[str]:
 
 
 def sample_banner(summary: RunSummary) -> list[str]:
-    """A run on a --sample says what it evaluated before any number is read."""
+    """A run on a --sample says what it evaluated, in one sentence, before any number is read (its strata: ``strata_markdown``)."""
     sample = summary.sample
     if sample is None:
         return []
-    sentence = sample.sentence()
-    return [f"> **{sentence[0].upper()}{sentence[1:]}.** {sample.interval_note.capitalize()}.", ""]
+    return [f"> **{sample_sentence(sample)}**", ""]
 
 
 def notes_section(summary: RunSummary) -> str:

@@ -17,6 +17,7 @@ from culturebias.adapters.reports.markdown import (
     table,
     write_markdown,
 )
+from culturebias.adapters.reports.sample_words import strata_markdown
 from culturebias.domain.twbias.summary import (
     EthnicityMatrixBlock,
     GroupBlock,
@@ -75,6 +76,7 @@ class TWBiasReport:
                 sections.append(_matrix_section(metrics.ethnicity_matrix, figures))
             sections.append(_axis_section("Ethnicity", metrics.ethnicity, collapse=True))
             axis_figures += _axis_figures("ethnicity", metrics.ethnicity, summary, out_dir, sections)
+        sections.append(strata_markdown(summary))
         sections.append(_counts_section(summary))
         return [write_markdown(out_dir, sections), *figures, *axis_figures]
 

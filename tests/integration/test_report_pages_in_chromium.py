@@ -16,11 +16,14 @@ from pathlib import Path
 import pytest
 
 from culturebias.testing.headless_chromium import chromium_binary, open_browser
+from culturebias.testing.kobbq_runs import kobbq_run
 from culturebias.testing.report_pages import PER_BENCHMARK, reference_summary, write_comparison, write_run_report
 
 FIRST_SCREEN = (1366, 768)
 SCRIPT_CHARACTERS = re.compile(r"[\u3400-\u9fff\uac00-\ud7af\u0100-\u017f]")
 INTERNAL_KEY = re.compile(r"\b[A-Za-z][A-Za-z0-9]*(?:_[A-Za-z0-9]+)+\b")
+# What a flattened JSON block shows: dotted keys (details.template_scores), "a|b|c", the sample block's raw fields.
+RAW_KEY = re.compile(r"\b[A-Za-z]\w*\.[A-Za-z]\w*_\w+|\w\|\w|low\|high|units_in_population|items_in_population|stratum=")
 
 
 @pytest.fixture(scope="module")
@@ -33,6 +36,11 @@ def pages(tmp_path_factory) -> dict[str, Path]:
     found = {b: write_run_report(reference_summary(name), root / b) for b, name in PER_BENCHMARK.items()}
     runs = [reference_summary("kobbq_replay", "run-a", "org/alpha-7b"), reference_summary("kobbq_tiny", "run-b", "org/beta-7b")]
     found["comparison"] = write_comparison(runs, root / "comparison")
+    for benchmark, name in PER_BENCHMARK.items():
+        pair = [reference_summary(name, "run-a", "org/alpha-7b"), reference_summary(name, "run-b", "org/beta-7b")]
+        found[f"comparison_{benchmark}"] = write_comparison(pair, root / f"comparison_{benchmark}")
+    sampled = kobbq_run("biased", name="stereotyper", options={"sample": 168}, out_dir=root / "sampled").summary
+    found["kobbq_sampled"] = write_run_report(sampled, root / "sampled")
     return found
 
 
@@ -154,3 +162,75 @@ def test_the_page_embeds_only_the_glyphs_it_uses(pages):
         assert font is not None
         assert len(font.group(1)) * 3 / 4 < 400_000, f"{path.parent.name}: the font subset is {len(font.group(1))} base64 bytes"
         assert size < 2_000_000
+
+
+HEADINGS = """
+Array.from(document.querySelectorAll('h1, h2, h3, h4, h5, h6, th, summary'))
+  .filter(e => e.getClientRects().length).map(e => e.innerText.trim())
+"""
+MEASURES = "Array.from(document.querySelectorAll('td.measure')).map(c => c.innerText.split('\\n')[0].trim())"
+CELL = re.compile(r"^[−-]?\d[\d,]*(\.\d+)?( \[[−-]?\d[\d,]*\.\d+, [−-]?\d[\d,]*\.\d+\])?$")  # a value [its interval]
+
+
+@pytest.mark.parametrize("which", [f"comparison_{b}" for b in PER_BENCHMARK])
+def test_a_comparisons_details_are_tables_of_words(pages, browser, which):
+    """Every disclosure open: no raw key, no heading that starts with ":" or names a part of an interval."""
+    browser.viewport(*FIRST_SCREEN)
+    browser.load(pages[which])
+    browser.evaluate("document.querySelectorAll('details').forEach(d => d.open = true)")
+    browser.evaluate("document.querySelectorAll('code').forEach(c => c.remove())")
+    visible = browser.evaluate("document.body.innerText")
+    assert RAW_KEY.findall(visible) == [] and INTERNAL_KEY.findall(visible) == []
+    headings = browser.evaluate(HEADINGS)
+    assert [h for h in headings if h.startswith(":") or re.search(r": (low|high|level|unit|method|seed|note)$", h)] == []
+    assert [h for h in headings if h.endswith("/ intervals")] == []
+    cells = [c for c in browser.evaluate(MEASURES) if not c.startswith(("[", "–"))]  # an interval alone; nothing measured
+    assert all(CELL.match(c) for c in cells), [c for c in cells if not CELL.match(c)][:5]
+    if which != "comparison_mcbe":  # McBE keeps its intervals apart from its values
+        assert any("[" in c for c in cells), "a value and its interval share one cell"
+    assert browser.problems() == []
+
+
+STRATA = """
+(() => {
+  const details = Array.from(document.querySelectorAll('details')).find(d => d.querySelector('summary').innerText.trim() === 'Sampled strata');
+  if (!details) return null;
+  const closed = !details.open;
+  details.open = true;
+  const table = details.querySelector('table');
+  return {closed: closed, caption: details.querySelector('p.caption').innerText,
+          heads: Array.from(table.tHead.rows[0].cells).map(c => c.innerText.trim()), rows: table.tBodies[0].rows.length,
+          height: table.getBoundingClientRect().height};
+})()
+"""
+
+
+def test_a_sampled_run_opens_with_one_sentence_and_keeps_its_strata_in_a_table(pages, browser):
+    browser.viewport(*FIRST_SCREEN)
+    browser.load(pages["kobbq_sampled"])
+    card = browser.evaluate("document.getElementById('headline').innerText")
+    sentence = [line for line in card.splitlines() if line.startswith("A sampled run")]
+    assert len(sentence) == 1 and "stratified by category × label type × context condition" in sentence[0]
+    assert "the strata are listed below" in sentence[0] and "stratum" not in card
+    bottom = browser.evaluate("document.getElementById('headline').getBoundingClientRect().bottom")
+    assert bottom < FIRST_SCREEN[1], "the card, its sentence included, fits on the first screen"
+    strata = browser.evaluate(STRATA)
+    assert strata is not None and strata["closed"] and "in proportion to its share" in strata["caption"]
+    assert strata["heads"][:3] == ["category", "label type", "templates drawn"] and strata["rows"] > 10 and strata["height"] > 0
+    assert "Every stratum has context condition ambiguous + disambiguated." in strata["caption"]
+    browser.evaluate("document.querySelectorAll('details').forEach(d => d.open = true)")
+    assert re.findall(r"units_in_population|items_in_population|stratum=", browser.evaluate("document.body.innerText")) == []
+    assert browser.problems() == []
+
+
+@pytest.mark.parametrize("which", [*PER_BENCHMARK, "kobbq_sampled"])
+def test_a_run_pages_numbers_join_each_value_to_its_interval(pages, browser, which):
+    """The run page's detail blocks: no row named "intervals", no column named for a part of an interval."""
+    browser.load(pages[which])
+    browser.evaluate("document.querySelectorAll('details').forEach(d => d.open = true)")
+    headings = browser.evaluate(HEADINGS)
+    assert [h for h in headings if h.startswith(":") or re.search(r": (low|high|level|unit|method|seed|note)$", h)] == []
+    assert [h for h in headings if h == "intervals" or h.endswith("/ intervals")] == []
+    cells = [c for c in browser.evaluate(MEASURES) if not c.startswith(("[", "–"))]
+    assert all(CELL.match(c) for c in cells), [c for c in cells if not CELL.match(c)][:5]
+    assert browser.problems() == []

@@ -99,8 +99,20 @@ def test_a_sampled_run_records_its_sample_and_its_report_opens_with_it(tmp_path)
     assert summary.as_dict()["sample"]["strata"][0].keys() >= {"stratum", "units", "items"}
     assert summary.notes[0].startswith("evaluated a stratified sample of")
     report = (tmp_path / "report.md").read_text(encoding="utf-8")
-    assert f"A stratified sample of {summary.sample.n} of 2,280 items" in report
-    assert report.index("A stratified sample of") < report.index("## ")
+    banner = f"> **A sampled run: {summary.sample.n} of 2,280 items ({summary.sample.units} of 269 templates), stratified by " \
+        "category × label type × context condition (seed 0);"
+    assert banner in report and report.index(banner) < report.index("## ")
+    # one sentence on the first screen; the strata in a table further down, never inline
+    first = next(line for line in report.splitlines() if line.startswith("> **A sampled run"))
+    assert first.count(". ") == 0 and "stratum=" not in report and "units_in_population" not in report
+    strata = report[report.index("## Sampled strata"):].split("\n## ")[0]
+    head = "| category | label type | templates drawn | templates in population | items drawn | items in population |"
+    assert head in strata and report.index(banner) < report.index("## Sampled strata")
+    rows = [line for line in strata.splitlines() if line.startswith("| ") and line != head]
+    assert len(rows) == len(summary.sample.strata)
+    assert sum(int(r.split(" | ")[-2]) for r in rows) == summary.sample.n
+    assert "| disability status | ST |" in strata
+    assert "Every stratum has context condition ambiguous + disambiguated." in strata  # a template holds both
     reseeded = kobbq_run("biased", options={"sample": 200, "sample_seed": 9}).summary
     assert reseeded.sample.seed == 9 and reseeded.details.template_scores.keys() != summary.details.template_scores.keys()
 

@@ -13,7 +13,7 @@ from typing import Any
 from culturebias.adapters.reports.html.drilldown import Drill, as_record, items_data
 from culturebias.adapters.reports.html.comparison_card import comparison_card
 from culturebias.adapters.reports.html.page import disclosure, figure, page, text
-from culturebias.adapters.reports.html.tree import render_block
+from culturebias.adapters.reports.html.comparison_tables import comparison_view
 from culturebias.adapters.reports.html.verdict import comparison_verdict_sections
 from culturebias.adapters.reports.html.words import title_words
 from culturebias.domain.comparison.envelope import Comparison
@@ -84,18 +84,21 @@ def comparison_drill(comparison: Comparison[Any], items: RunItems | None) -> Dri
     return Drill(records, known=[run.label for run in comparison.runs])
 
 
+VIEW_CAPTION = (
+    "The {view} view of the comparison: a row per metric and a column per model; a value's interval follows it "
+    "in brackets, with how it was computed in small print; click a column heading to sort."
+)
+
+
 def body_sections(comparison: Comparison[Any], drill: Drill | None) -> list[str]:  # Any: a comparison of any benchmark
     """Each view of the benchmark's comparison body behind its own disclosure."""
     body = comparison.body.model_dump(mode="json")
-    return [
-        disclosure(
-            title_words(key),
-            f"The {title_words(key)} view of the comparison: one row per model (or model and breakdown); "
-            "click a column heading to sort.",
-            render_block("", value, drill, level=3, field=key),
-        )
-        for key, value in body.items()
-    ]
+    sections = []
+    for key, value in body.items():
+        shown = comparison_view(key, value, comparison.labels(), drill, level=3)
+        caption = VIEW_CAPTION if 'class="sortable metrics"' in shown else "The {view} view of the comparison."
+        sections.append(disclosure(title_words(key), caption.format(view=title_words(key)), shown))
+    return sections
 
 
 def comparison_page(

@@ -13,6 +13,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from culturebias.adapters.reports.html.page import text
+from culturebias.adapters.reports.sample_words import sample_sentence
 from culturebias.domain.caveats import run_caveats
 from culturebias.domain.comparison.envelope import main_model
 from culturebias.domain.headlines import HeadlineMetric, HeadlineValue, interval_of, value_of
@@ -93,7 +94,11 @@ def warnings(summary: RunSummary, headlines: Sequence[HeadlineMetric] = ()) -> l
     found = []
     if (repeated := repeats_words(summary, headlines)) is not None:
         found.append(repeated)
-    return found + [caveat.text for caveat in run_caveats(summary, headlines)]
+    for caveat in run_caveats(summary, headlines):
+        # A sampled run's sentence points at the strata disclosure below the card.
+        sampled = caveat.kind == "sampled" and summary.sample is not None
+        found.append(sample_sentence(summary.sample) if sampled and summary.sample is not None else caveat.text)
+    return found
 
 
 def mode_words(summary: RunSummary) -> str:

@@ -16,7 +16,7 @@ from html import escape
 from culturebias.adapters.reports.html.page import disclosure
 from culturebias.adapters.reports.html.words import prose
 
-LEFT_OUT = {"Model", "Models", "Counts"}  # in the card or the details already
+LEFT_OUT = {"Model", "Models", "Counts", "Sampled strata"}  # in the card, the details or their own disclosure already
 READING = "How to read this report"
 _NUMBER = re.compile(r"^[-−+]?\d[\d,]*(\.\d+)?( ± [\d.]+)?$")
 

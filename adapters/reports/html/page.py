@@ -22,6 +22,7 @@ th,td{border:1px solid #ccc;padding:.2rem .45rem;vertical-align:top;text-align:l
 td.num{text-align:right;font-variant-numeric:tabular-nums}
 th{background:#eef1f5}
 td{overflow-wrap:break-word;min-width:3rem}td.num{white-space:nowrap}
+td.measure{white-space:normal;min-width:9rem}td.measure small{display:block;line-height:1.25;margin-top:.15rem}
 table.sortable th{cursor:pointer}table.sortable th:focus{outline:2px solid #1f4e79;outline-offset:-2px}
 th[aria-sort=ascending]::after{content:" \\25B2"}th[aria-sort=descending]::after{content:" \\25BC"}
 tr.drill>td{background:#fafafa}

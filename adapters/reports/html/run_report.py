@@ -13,8 +13,11 @@ from typing import Any, Generic, Protocol, TypeVar
 from culturebias.adapters.reports.html.drilldown import Drill, items_data, items_table
 from culturebias.adapters.reports.html.headline_card import headline_card
 from culturebias.adapters.reports.html.markdown_sections import paper_sections
+from culturebias.adapters.reports.html.measures import fold
 from culturebias.adapters.reports.html.page import disclosure, figure, page, text
 from culturebias.adapters.reports.html.tree import kv_table, render_block
+from culturebias.adapters.reports.html.words import prose
+from culturebias.adapters.reports.sample_words import has_strata, strata_caption, strata_table_html
 from culturebias.domain.comparison.envelope import main_model
 from culturebias.domain.headlines import HeadlineMetric
 from culturebias.domain.summary import RunSummary
@@ -65,7 +68,7 @@ def results_sections(summary: RunSummary, drill: Drill | None, markdown: str) ->
     """(the results as the paper lays them out, how to read them, every number of the metrics block).
 
     Without the benchmark's report.md the metrics block itself is the results, shown open."""
-    block = render_block("", summary.metrics.model_dump(mode="json"), drill)
+    block = render_block("", fold(summary.metrics.model_dump(mode="json")), drill)  # a value and its interval: one cell
     paper, reading = paper_sections(markdown)
     if not paper:
         return f'<section><h2>Results</h2><p class="muted">{ALL_NUMBERS} Click a column heading to sort.</p>{block}</section>', "", ""
@@ -74,6 +77,13 @@ def results_sections(summary: RunSummary, drill: Drill | None, markdown: str) ->
         reading,
         disclosure("Every number of the run's metrics", ALL_NUMBERS, block),
     )
+
+
+def strata_section(summary: RunSummary) -> str:
+    """A sampled run's strata, what was drawn from each, behind a disclosure under the card."""
+    if not has_strata(summary):
+        return ""
+    return disclosure("Sampled strata", strata_caption(summary.sample), strata_table_html(summary.sample))
 
 
 def items_section(drill: Drill | None) -> str:
@@ -99,12 +109,13 @@ def run_page(
     name = benchmark_title or summary.benchmark
     title = f"{name} report: {main_model(summary)[0]}"
     drill = Drill(items) if items is not None else None
-    notes = "".join(f"<li>{text(n)}</li>" for n in summary.notes)
+    notes = "".join(f"<li>{text(prose(n))}</li>" for n in summary.notes)
     results, reading, all_numbers = results_sections(summary, drill, markdown)
     body = [
         f"<h1>{text(title)}</h1>",
         verdict,
         headline_card(summary, headlines, name),
+        strata_section(summary),
         results,
         figures_section(figures),
         reading,

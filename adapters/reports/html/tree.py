@@ -14,6 +14,7 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from culturebias.adapters.reports.html.drilldown import Drill, drill_cells, row_cap
+from culturebias.adapters.reports.html.measures import Measure, measure_cell
 from culturebias.adapters.reports.html.page import cell, text
 from culturebias.adapters.reports.html.words import prose, title_words, words
 
@@ -26,8 +27,8 @@ def is_scalar(value: object) -> bool:
 
 
 def is_inline(value: object) -> bool:
-    """A value that fits in one cell: a scalar or a short list of scalars."""
-    return is_scalar(value) or (isinstance(value, list) and len(value) <= 12 and all(is_scalar(v) for v in value))
+    """A value that fits in one cell: a scalar, a value with its interval, or a short list of scalars."""
+    return is_scalar(value) or isinstance(value, Measure) or (isinstance(value, list) and len(value) <= 12 and all(is_scalar(v) for v in value))
 
 
 def flat(value: Any) -> Mapping[str, Any] | None:  # Any: a block's JSON
@@ -82,9 +83,25 @@ def shown(value: Any) -> Any:  # Any: JSON values
     return value
 
 
+def value_cell(value: Any) -> str:  # Any: JSON values, or a Measure
+    return measure_cell(value) if isinstance(value, Measure) else cell(shown(value))
+
+
 def kv_table(pairs: Sequence[tuple[str, Any]]) -> str:  # Any: JSON values
-    rows = "".join(f"<tr><th>{text(title_of(k))}</th>{cell(shown(v))}</tr>" for k, v in pairs)
+    rows = "".join(f"<tr><th>{text(title_of(k))}</th>{value_cell(v)}</tr>" for k, v in pairs)
     return f'<table class="kv"><tbody>{rows}</tbody></table>'
+
+
+def measures_table(pairs: Sequence[tuple[str, Measure]]) -> str:
+    """A block's metrics, a row each, value and interval in one cell (sortable by the value)."""
+    prompts = [dict(v.extra).get("n_prompts") for _, v in pairs]
+    counted = any(n is not None for n in prompts)  # a mean over prompts: over how many
+    rows = "".join(
+        f'<tr><th scope="row">{text(title_of(k))}</th>{measure_cell(v)}{cell(n) if counted else ""}</tr>'
+        for (k, v), n in zip(pairs, prompts)
+    )
+    head = "<th>metric</th><th>value [interval]</th>" + ("<th>prompts</th>" if counted else "")
+    return f'<table class="sortable metrics"><thead><tr>{head}</tr></thead><tbody>{rows}</tbody></table>'
 
 
 def records_table(field: str, rows: list[tuple[str, Mapping[str, Any]]], drill: Drill | None) -> str:  # Any: JSON records
@@ -99,7 +116,7 @@ def records_table(field: str, rows: list[tuple[str, Mapping[str, Any]]], drill: 
     cap = row_cap(drill, len(rows)) if drill else None
     for key, record in rows[:ROW_CAP]:
         items_cell, drill_row = drill_cells(drill, key, field, len(columns) + 1, cap)
-        cells = "".join(cell(shown(record.get(c))) for c in columns)
+        cells = "".join(value_cell(record.get(c)) for c in columns)
         body.append(f'<tr><th scope="row">{text(prose(key))}</th>{cells}{items_cell}</tr>{drill_row}')
     more = f'<p class="muted">{len(rows)} rows; the first {ROW_CAP} are shown.</p>' if len(rows) > ROW_CAP else ""
     return (
@@ -148,10 +165,12 @@ def render_block(name: str, value: Any, drill: Drill | None = None, level: int =
     if homogeneous(value):
         return f"<section>{heading}{''.join(pivot(name, value, drill, level, field))}</section>"
     if isinstance(value, Mapping):
-        scalars = [(str(k), v) for k, v in value.items() if is_inline(v)]
+        scalars = [(str(k), v) for k, v in value.items() if is_inline(v) and not isinstance(v, Measure)]
+        measures = [(str(k), v) for k, v in value.items() if isinstance(v, Measure)]
         tables = [(str(k), r) for k, v in value.items() if not is_inline(v) and (r := flat(v)) is not None]
         flat_keys = {k for k, _ in tables}
         parts = [kv_table(scalars)] if scalars else []
+        parts += [measures_table(measures)] if measures else []
         if len(tables) > 1:  # sibling blocks of numbers (acc_amb, acc_dis, ...) read best as one table
             parts.append(records_table(name, tables, drill))
         else:
