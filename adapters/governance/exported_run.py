@@ -10,6 +10,7 @@ from typing import Any
 from culturebias.domain.comparison.envelope import main_model
 from culturebias.domain.headlines import HeadlineMetric, interval_of, value_of
 from culturebias.domain.uncertainty.interval import Interval
+from culturebias.domain.validity import failed_rules, rule_reason
 
 
 @dataclass(frozen=True)
@@ -17,6 +18,7 @@ class Headline:
     metric: HeadlineMetric
     value: float | None
     interval: Interval | None
+    not_measured: str | None = None  # a failed validity rule (PROTOCOLS §6): value and interval are then None
 
     def bounds(self) -> tuple[float, float] | None:
         i = self.interval
@@ -36,6 +38,10 @@ class ExportedRun:
     def headline_values(self) -> list[Headline]:
         out = []
         for metric in self.headlines:
+            failed = failed_rules(self.summary, metric.name)
+            if failed:  # exported as not measured, never as a result; the value stays in summary.json
+                out.append(Headline(metric, None, None, "; ".join(rule_reason(r) for r in failed)))
+                continue
             try:
                 out.append(Headline(metric, value_of(self.summary, metric), interval_of(self.summary, metric)))
             except KeyError:  # an optional block this run does not have
@@ -76,6 +82,9 @@ class ExportedRun:
         }
         if s.limit is not None:
             tags["culturebias.limit"] = str(s.limit.n)
+        for h in self.headline_values():
+            if h.not_measured is not None:
+                tags[f"culturebias.not_measured.{h.metric.name}"] = h.not_measured
         if self.verdict is not None:
             tags["culturebias.verdict"] = f"{self.verdict.policy}: {self.verdict.outcome}"
         return tags
