@@ -386,6 +386,7 @@ BENCHMARKS: tuple[BenchmarkDescriptor, ...] = (
         summary="culturebias.domain.libra.summary:LibraSummary",
         report="culturebias.adapters.libra.report:LibraReport",
         headlines="culturebias.domain.libra.headlines:HEADLINES",
+        validity="culturebias.domain.libra.validity:VALIDITY",
         compare="culturebias.domain.libra.comparison:compare_libra",
         comparison="culturebias.domain.libra.comparison:LibraComparison",
         comparison_sections="culturebias.adapters.libra.comparison_report:libra_sections",

@@ -209,3 +209,33 @@ def test_list_metrics_prints_names_direction_range_and_rules(capsys):
     assert main(["list", "--metrics", "--format", "json"]) == 0
     entries = json.loads(capsys.readouterr().out)
     assert {e["benchmark"] for e in entries} == {"twbias", "kobbq", "cbbq", "mcbe", "libra"}
+
+
+# -- LIBRA -------------------------------------------------------------------------------------
+def _libra(rule) -> object:
+    from culturebias.testing.scripted import ScriptedScorer
+
+    options = {"knowledge_boundary": "off"}
+    return run_with_fakes("libra", options=options, scorer=ScriptedScorer(rule)).summary
+
+
+def test_libra_icat_is_not_measured_when_lms_is_at_chance():
+    import zlib
+
+    from culturebias.adapters.libra.files import LibraFiles
+
+    unrelated = tuple(t.unrelated for t in LibraFiles(None).load().triplets)
+
+    def noise(context: str, continuation: str) -> float:  # the same for every sentence's own text: no content read
+        return -float(zlib.crc32(continuation.encode("utf-8")) % 97)
+
+    def reads(context: str, continuation: str) -> float:  # the unrelated sentence is always the least likely
+        return -1000.0 if continuation.startswith(unrelated) else noise(context, continuation)
+
+    blind, reader = _libra(noise), _libra(reads)
+    result = blind.validity.results[0]
+    assert result.rule == "lms_above_chance" and result.n == 33
+    assert result.passed is False and result.statistic == pytest.approx(100 * 21 / 33)  # this noise: 21 of 33
+    assert headline_not_measured(blind, "icat_local").startswith("lms_above_chance: lms 63.64 (21 of 33")
+    assert headline_not_measured(blind, "eicat") is not None
+    assert reader.metrics.overall.lms == 100.0 and headline_not_measured(reader, "icat_local") is None
