@@ -365,6 +365,7 @@ BENCHMARKS: tuple[BenchmarkDescriptor, ...] = (
         summary="culturebias.domain.mcbe.summary:McBESummary",
         report="culturebias.adapters.mcbe.report:McBEReport",
         headlines="culturebias.domain.mcbe.headlines:HEADLINES",
+        validity="culturebias.domain.mcbe.validity:VALIDITY",
         compare="culturebias.domain.mcbe.comparison:compare_mcbe",
         comparison="culturebias.domain.mcbe.comparison:McBEComparison",
         comparison_sections="culturebias.adapters.mcbe.comparison_report:mcbe_sections",
