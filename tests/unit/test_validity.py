@@ -239,3 +239,15 @@ def test_libra_icat_is_not_measured_when_lms_is_at_chance():
     assert headline_not_measured(blind, "icat_local").startswith("lms_above_chance: lms 63.64 (21 of 33")
     assert headline_not_measured(blind, "eicat") is not None
     assert reader.metrics.overall.lms == 100.0 and headline_not_measured(reader, "icat_local") is None
+
+
+# -- McBE --------------------------------------------------------------------------------------
+def test_mcbe_ss_choices_by_position_are_not_measured():
+    from culturebias.domain.mcbe.validity import ss_order_consistency
+
+    always_a = ss_order_consistency(["AAA" + "AAA"] * 5)  # three pairs of a BEI, forward then reversed
+    reads = ss_order_consistency(["ABA" + "BAB"] * 5)  # the same scenario chosen in both orders
+    assert always_a.passed is False and always_a.statistic == 0.0 and "0 of 15 SS pairs" in always_a.reason
+    assert reads.passed is True and reads.statistic == 1.0
+    assert ss_order_consistency(None).passed is None
+    assert ss_order_consistency(["A?A" + "B?B"]).reason == "too few SS pairs read in both orders (n=2, need >= 10)"
