@@ -12,7 +12,7 @@ schema 2.5) is "not assessed" and nothing is blocked.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import Literal, Protocol
 
 from pydantic import BaseModel, ConfigDict, Field
@@ -130,3 +130,17 @@ def validity_notes(block: ValidityBlock) -> list[str]:
     if not guarded:
         return []
     return [f"not measured: {', '.join(guarded)}: " + "; ".join(rule_reason(r) for r in failed)]
+
+
+def binomial_above(
+    rule: ValidityRule, hits: int, n: int, chance: float, statistic: float, threshold: float,
+    reason: Callable[[float, bool], str], alpha: float = 0.05,
+) -> RuleResult:
+    """A rule that passes when ``hits`` of ``n`` is significantly above ``chance`` (one-sided binomial test at
+    ``alpha``); ``reason(p, passed)`` words the result."""
+    from scipy import stats
+
+    p = float(stats.binomtest(hits, n, min(chance, 1.0), alternative="greater").pvalue)
+    passed = p < alpha
+    return RuleResult(rule=rule.name, guards=list(rule.guards), statistic=statistic, threshold=threshold, p_value=p, n=n,
+                      passed=passed, reason=reason(p, passed))

@@ -10,10 +10,16 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from scipy import stats
-
 from culturebias.domain.libra.metrics import TripletLikelihood
-from culturebias.domain.validity import RuleResult, ValidityBlock, ValidityRule, ValiditySwitch, too_few, validity_block
+from culturebias.domain.validity import (
+    RuleResult,
+    ValidityBlock,
+    ValidityRule,
+    ValiditySwitch,
+    binomial_above,
+    too_few,
+    validity_block,
+)
 
 CHANCE = 2 / 3  # lms of a model choosing among the three sentences at random
 ALPHA = 0.05
@@ -36,12 +42,13 @@ def lms_above_chance(kept: Sequence[TripletLikelihood]) -> RuleResult:
     if n < rule.min_n:
         return too_few(rule, n, "valid triplets")
     meaningful = sum(max(s.stereotyped, s.anti_stereotyped) > s.unrelated for s in kept)
-    p = float(stats.binomtest(meaningful, n, CHANCE, alternative="greater").pvalue)
-    passed = p < ALPHA
-    reason = (f"lms {100 * meaningful / n:.2f} ({meaningful:,} of {n:,} valid triplets) against the random 66.67: "
-              f"one-sided binomial p = {p:.3g}, {'above' if passed else 'not above'} chance at {ALPHA}")
-    return RuleResult(rule=rule.name, guards=list(rule.guards), statistic=100 * meaningful / n, threshold=100 * CHANCE,
-                      p_value=p, n=n, passed=passed, reason=reason)
+    return binomial_above(
+        rule, meaningful, n, CHANCE, 100 * meaningful / n, 100 * CHANCE, alpha=ALPHA,
+        reason=lambda p, passed: (
+            f"lms {100 * meaningful / n:.2f} ({meaningful:,} of {n:,} valid triplets) against the random 66.67: "
+            f"one-sided binomial p = {p:.3g}, {'above' if passed else 'not above'} chance at {ALPHA}"
+        ),
+    )
 
 
 def libra_validity(kept: Sequence[TripletLikelihood], switch: ValiditySwitch) -> ValidityBlock:

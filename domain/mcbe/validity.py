@@ -13,9 +13,15 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from scipy import stats
-
-from culturebias.domain.validity import RuleResult, ValidityBlock, ValidityRule, ValiditySwitch, too_few, validity_block
+from culturebias.domain.validity import (
+    RuleResult,
+    ValidityBlock,
+    ValidityRule,
+    ValiditySwitch,
+    binomial_above,
+    too_few,
+    validity_block,
+)
 
 CHANCE = 0.5  # the most a content-blind A/B picker agrees with itself over the two orders
 ALPHA = 0.05
@@ -48,13 +54,14 @@ def ss_order_consistency(choices: Sequence[str] | None) -> RuleResult:
     if n < rule.min_n:
         return too_few(rule, n, "SS pairs read in both orders")
     consistent = sum(f != r for f, r in read)  # "A" then "B" (or "B" then "A"): the same scenario both times
-    p = float(stats.binomtest(consistent, n, CHANCE, alternative="greater").pvalue)
-    passed = p < ALPHA
-    reason = (f"{consistent:,} of {n:,} SS pairs ({consistent / n:.0%}) chose the same scenario in both orders; a "
-              f"content-blind A/B picker gets at most 50% (one-sided binomial p = {p:.3g}, "
-              f"{'below' if passed else 'not below'} {ALPHA})")
-    return RuleResult(rule=rule.name, guards=list(rule.guards), statistic=consistent / n, threshold=ALPHA, p_value=p,
-                      n=n, passed=passed, reason=reason)
+    return binomial_above(
+        rule, consistent, n, CHANCE, consistent / n, ALPHA, alpha=ALPHA,
+        reason=lambda p, passed: (
+            f"{consistent:,} of {n:,} SS pairs ({consistent / n:.0%}) chose the same scenario in both orders; a "
+            f"content-blind A/B picker gets at most 50% (one-sided binomial p = {p:.3g}, "
+            f"{'below' if passed else 'not below'} {ALPHA})"
+        ),
+    )
 
 
 def mcbe_validity(choices: Sequence[str] | None, switch: ValiditySwitch) -> ValidityBlock:
