@@ -279,7 +279,7 @@ def headline_entries(summary: object, metrics: Sequence[HeadlineMetric]) -> dict
     """Every headline of a run with its interval, in declaration order (absent optional blocks left out)."""
     out: dict[str, HeadlineValue] = {}
     for metric in metrics:
-        failed = failed_rules(summary, metric.name) if hasattr(summary, "validity") else []
+        failed = failed_rules(summary, metric.name)
         if failed:  # shown as not measured, never as a result (PROTOCOLS §6)
             out[metric.name] = HeadlineValue(value=None, not_measured="; ".join(rule_reason(r) for r in failed))
             continue

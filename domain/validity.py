@@ -86,10 +86,10 @@ class _Summary(Protocol):
     validity: ValidityBlock | None
 
 
-def failed_rules(summary: _Summary, metric_name: str) -> list[RuleResult]:
-    """The enabled rules that failed and guard ``metric_name``."""
-    block = summary.validity
-    if block is None or not block.enabled:
+def failed_rules(summary: object, metric_name: str) -> list[RuleResult]:
+    """The enabled rules that failed and guard ``metric_name`` (none for a summary without the block)."""
+    block = getattr(summary, "validity", None)  # any RunSummary, or a partial one (repeats) without the field
+    if not isinstance(block, ValidityBlock) or not block.enabled:
         return []
     return [r for r in block.results if r.passed is False and metric_name in r.guards]
 

@@ -160,7 +160,7 @@ def content_vs_chance(rule: ValidityRule, shown: Sequence[_Shown]) -> RuleResult
     n = len(shown)
     if n < rule.min_n:
         return too_few(rule, n, "answers")
-    observed: dict[tuple[str, str], float] = Counter((s.context, s.role) for s in shown)
+    observed: Counter[tuple[str, str]] = Counter((s.context, s.role) for s in shown)
     expected: dict[tuple[str, str], float] = defaultdict(float)
     for s in shown:
         roles = _roles(s.answer.item)
