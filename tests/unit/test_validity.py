@@ -251,3 +251,32 @@ def test_mcbe_ss_choices_by_position_are_not_measured():
     assert reads.passed is True and reads.statistic == 1.0
     assert ss_order_consistency(None).passed is None
     assert ss_order_consistency(["A?A" + "B?B"]).reason == "too few SS pairs read in both orders (n=2, need >= 10)"
+
+
+def test_exports_leave_a_not_measured_headline_out_and_say_why(runs, tmp_path):
+    import jsonschema
+
+    from culturebias.adapters.governance.every_eval_ever import schema
+
+    out = tmp_path / "eee.json"
+    assert main(["export", str(runs["always-a"]), "--format", "every-eval-ever", "--out", str(out)]) == 0
+    document = json.loads(out.read_text(encoding="utf-8"))
+    jsonschema.Draft7Validator(schema()).validate(document)
+    ids = {r["evaluation_result_id"] for r in document["evaluation_results"]}
+    assert ids == {"kobbq.acc_amb", "kobbq.acc_dis"}
+    why = document["eval_library"]["additional_details"]["not_measured.diff_bias_amb"]
+    assert why.startswith("position_dominance: 100% of 4,560 answers at shown position A")
+
+
+def test_the_model_card_table_and_mlflow_tags_say_not_measured(runs):
+    from culturebias.adapters.governance.exported_run import ExportedRun
+    from culturebias.adapters.governance.mlflow_tracking import headline_metrics
+    from culturebias.adapters.governance.model_card import bias_section
+    from culturebias.bootstrap.registry import registry
+    from culturebias.domain.kobbq.summary import KoBBQSummary
+
+    summary = KoBBQSummary.model_validate(_summary(runs["always-a"]))
+    run = ExportedRun(summary, "KoBBQ", "Korea", registry().benchmark("kobbq").headline_metrics())
+    assert "| diff-bias in ambiguous contexts | not measured: position_dominance: 100% of 4,560" in bias_section(run)
+    assert run.run_tags()["culturebias.not_measured.diff_bias_dis"].startswith("position_dominance")
+    assert "diff_bias_amb" not in headline_metrics(run) and "acc_amb" in headline_metrics(run)
