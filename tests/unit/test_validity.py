@@ -180,6 +180,8 @@ def test_the_card_markdown_compare_and_leaderboard_say_not_measured(runs, tmp_pa
     assert entry["value"] is None and entry["not_measured"].startswith("position_dominance")
     assert comparison["headlines"][label]["acc_amb"]["value"] is not None  # accuracy is not guarded
     assert any("diff_bias_amb, diff_bias_dis not measured" in n for n in comparison["notes"])
+    pages = "".join(p.read_text(encoding="utf-8") for p in (tmp_path / "cmp").glob("*.html"))
+    assert "not measured: position_dominance" in pages
     from culturebias.bootstrap.registry import registry
     from culturebias.domain.kobbq.summary import KoBBQSummary
 
