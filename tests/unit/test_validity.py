@@ -282,3 +282,14 @@ def test_the_model_card_table_and_mlflow_tags_say_not_measured(runs):
     assert "| diff-bias in ambiguous contexts | not measured: position_dominance: 100% of 4,560" in bias_section(run)
     assert run.run_tags()["culturebias.not_measured.diff_bias_dis"].startswith("position_dominance")
     assert "diff_bias_amb" not in headline_metrics(run) and "acc_amb" in headline_metrics(run)
+
+
+def test_a_summary_before_2_5_is_not_assessed_and_nothing_is_blocked(runs):
+    from culturebias.domain.kobbq.summary import KoBBQSummary
+    from culturebias.domain.validity import validity_state
+
+    payload = _summary(runs["always-a"])  # the same answers, written before the rules existed
+    del payload["validity"]
+    older = KoBBQSummary.model_validate({**payload, "schema_version": "2.4"})
+    assert older.validity is None and headline_not_measured(older, "diff_bias_amb") is None
+    assert validity_state(older).startswith("validity not assessed")
