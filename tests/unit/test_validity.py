@@ -293,3 +293,15 @@ def test_a_summary_before_2_5_is_not_assessed_and_nothing_is_blocked(runs):
     older = KoBBQSummary.model_validate({**payload, "schema_version": "2.4"})
     assert older.validity is None and headline_not_measured(older, "diff_bias_amb") is None
     assert validity_state(older).startswith("validity not assessed")
+
+
+def test_protocol_validity_does_not_change_what_resume_continues():
+    from culturebias.bootstrap.settings import load_settings
+
+    def identity(*assignments: str) -> dict:
+        return load_settings(None, list(assignments)).for_benchmark("kobbq").resume_identity()
+
+    assert identity("protocol.validity=off") == identity()
+    assert identity("protocol.validity=off", "protocol.prompts=1") != identity()
+    with pytest.raises(Exception, match="validity"):
+        load_settings(None, ["protocol.validity=maybe"]).for_benchmark("kobbq")
