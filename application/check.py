@@ -36,6 +36,7 @@ from culturebias.domain.policy.verdict import CheckedRun, CriterionVerdict, Poli
 from culturebias.domain.runs import utc_now
 from culturebias.domain.summary import RunSummary
 from culturebias.domain.uncertainty.interval import DEFAULT_RESAMPLES
+from culturebias.domain.validity import failed_rules, rule_reason
 from culturebias.ports.policy import BenchmarkCatalog, RunReader
 
 
@@ -249,6 +250,9 @@ def _verdict(
             return CriterionVerdict(outcome="inconclusive", reason=reason, **base)
         allowed.append(f"{which} is {limited}")
     base["allowed_limited"] = "; ".join(allowed) or None
+    invalid = _not_valid(c, run, baseline)
+    if invalid is not None:
+        return CriterionVerdict(outcome="inconclusive", reason=invalid, **base)
     value = value_of(run.summary, metric)
     if baseline is None:
         interval = interval_of(run.summary, metric)
@@ -268,6 +272,20 @@ def _verdict(
     decision = with_missing_units(decide_baseline(c, metric.label, metric.direction_words(), difference), c, metric,
                                   difference.interval)
     return _with(decision, base, difference.point, difference.interval)
+
+
+def _not_valid(c: Criterion, run: _Run, baseline: _Run | None) -> str | None:
+    """Why the criterion's headline is not measured on the run or its baseline: a failed validity rule guarding it
+    (PROTOCOLS §6), with the rule's name and numbers; None when every rule guarding it passed (or none was assessed)."""
+    for checked in (run, baseline):
+        if checked is None:
+            continue
+        failed = failed_rules(checked.summary, c.metric)
+        if failed:
+            which = "the baseline" if checked is baseline else "the run"
+            return (f"{c.metric} not measured on {which} {checked.where}: " + "; ".join(rule_reason(r) for r in failed)
+                    + " (protocol.validity=off records the rules without blocking)")
+    return None
 
 
 def _with(decision: Decision, base: dict[str, Any], value: float | None, interval: Any) -> CriterionVerdict:  # Any: a verdict's JSON fields and the metric's interval

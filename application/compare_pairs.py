@@ -16,6 +16,7 @@ from culturebias.domain.comparison.headline_pairs import HeadlinePair, paired_pa
 from culturebias.domain.headlines import HeadlineMetric, value_of
 from culturebias.domain.policy.paired import NoUnitValues, UnitValues, UnitValuesOf, reproduces
 from culturebias.domain.summary import RunSummary
+from culturebias.domain.validity import failed_rules, headline_not_measured
 
 # run id → that run's stored item records, or None
 RecordsOf = Callable[[str], Sequence[Any] | None]
@@ -52,11 +53,13 @@ def headline_pairs(
     for metric in metrics:
         units: dict[str, UnitValues | str] = {}
         for label, summary in zip(labels, summaries):
-            if unit_values is None:
+            if (invalid := headline_not_measured(summary, metric.name)) is not None and summary.not_measured is None:
+                units[label] = f"{label}'s {metric.name} is not measured ({invalid})"
+            elif unit_values is None:
                 units[label] = "the benchmark declares no per-unit values of its headlines"
             else:
                 units[label] = _units(unit_values, summary, held[summary.run_id], metric, label)
-        values = {label: _value(s, metric) for label, s in zip(labels, summaries)}
+        values = {label: None if failed_rules(s, metric.name) else _value(s, metric) for label, s in zip(labels, summaries)}
         for a, b in combinations(labels, 2):
             ua, ub = units[a], units[b]
             if isinstance(ua, UnitValues) and isinstance(ub, UnitValues):

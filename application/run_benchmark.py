@@ -231,6 +231,7 @@ def _write_run(
                     "counts": outcome.counts,
                     "notes": outcome.notes,
                     "details": outcome.details,
+                    "validity": outcome.validity,
                 }
             )
             keeper.check()  # a run another process took over is finished by that process, not here

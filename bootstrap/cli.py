@@ -144,6 +144,8 @@ def _parser() -> argparse.ArgumentParser:
 
     listing = sub.add_parser("list", help="list benchmarks, model backends and result stores")
     listing.add_argument("--format", choices=("text", "json"), default="text")
+    listing.add_argument("--metrics", nargs="?", const="", default=None, metavar="BENCHMARK",
+                         help="list each headline metric (as a policy names it), its direction, range and validity rules")
 
     schema = sub.add_parser("schema", help="print the JSON Schema of a benchmark's summary.json, or of a policy verdict")
     schema.add_argument("benchmark", choices=[*benchmarks, "verdict"])
@@ -308,6 +310,10 @@ def _list(args) -> int:
     from culturebias.bootstrap.presets import presets
     from culturebias.bootstrap.registry import BackendDescriptor, BenchmarkDescriptor, StoreDescriptor, registry
 
+    if args.metrics is not None:
+        from culturebias.bootstrap.metrics_cli import list_metrics
+
+        return list_metrics(args.metrics or None, args.format)
     reg = registry()
     benchmarks = reg.benchmarks.all()
     backends = reg.backends.all()

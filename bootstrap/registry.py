@@ -34,6 +34,7 @@ from culturebias.domain.comparison.headline_body import HeadlineComparison, comp
 from culturebias.domain.errors import PluginError, UnknownNameError
 from culturebias.domain.export_schema import COMMON_META
 from culturebias.domain.headlines import HeadlineMetric, headline_problems
+from culturebias.domain.validity import ValidityRule
 from culturebias.domain.presets import Preset
 from culturebias.domain.stratified import Strata
 from culturebias.domain.summary import RunSummary
@@ -133,6 +134,12 @@ class BenchmarkDescriptor:
     # (the service draws with the same object, from the benchmark's domain package). Without it, a service
     # that samples draws a simple random sample of its units (``domain.stratified.draw_sample`` says so).
     strata: str | Strata[Any] | None = None
+    # ``domain.validity.ValidityRule``s: the conditions under which its headlines mean what their sentences say
+    # (PROTOCOLS §6); its service computes them into ``summary.validity``. Without them: no rule is declared.
+    validity: str | tuple[ValidityRule, ...] = ()
+
+    def validity_rules(self) -> tuple[ValidityRule, ...]:
+        return tuple(resolve(self.validity)) if self.validity else ()
 
     def service_class(self) -> type[BenchmarkService[Any, Any]]:  # Any: each benchmark's own dataset and plan types
         return resolve(self.service)
@@ -201,7 +208,7 @@ def benchmark_problems(descriptor: BenchmarkDescriptor) -> list[str]:
         headlines = descriptor.headline_metrics()
         for part in ("service", "options", "dataset_source", "report", "comparison_sections"):
             resolve(getattr(descriptor, part))
-        for part in ("compare", "comparison", "expander", "presets", "builder", "unit_values", "strata"):
+        for part in ("compare", "comparison", "expander", "presets", "builder", "unit_values", "strata", "validity"):
             if getattr(descriptor, part):
                 resolve(getattr(descriptor, part))
     except PluginError as error:
@@ -216,6 +223,11 @@ def benchmark_problems(descriptor: BenchmarkDescriptor) -> list[str]:
         problems.append(f"field 'headlines' holds {type(wrong[0]).__name__}, not HeadlineMetric")
         return problems
     problems += [f"field 'headlines': {p}" for p in headline_problems(summary, headlines)]
+    names = {h.name for h in headlines if isinstance(h, HeadlineMetric)}
+    problems += [
+        f"field 'validity': rule {rule.name!r} guards {metric!r}, not a headline metric"
+        for rule in descriptor.validity_rules() for metric in rule.guards if metric not in names
+    ]
     return problems
 
 
@@ -307,6 +319,7 @@ BENCHMARKS: tuple[BenchmarkDescriptor, ...] = (
         summary="culturebias.domain.kobbq.summary:KoBBQSummary",
         report="culturebias.adapters.reports.bbq_report:BBQReport",
         headlines="culturebias.domain.kobbq.headlines:HEADLINES",
+        validity="culturebias.domain.kobbq.headlines:VALIDITY",
         compare="culturebias.domain.kobbq.comparison:compare_kobbq",
         comparison="culturebias.domain.kobbq.comparison:KoBBQComparison",
         comparison_sections="culturebias.adapters.reports.comparison_bbq:kobbq_sections",
@@ -328,6 +341,7 @@ BENCHMARKS: tuple[BenchmarkDescriptor, ...] = (
         summary="culturebias.domain.cbbq.summary:CBBQSummary",
         report="culturebias.adapters.reports.bbq_report:BBQReport",
         headlines="culturebias.domain.cbbq.headlines:HEADLINES",
+        validity="culturebias.domain.cbbq.headlines:VALIDITY",
         compare="culturebias.domain.cbbq.comparison:compare_cbbq",
         comparison="culturebias.domain.cbbq.comparison:CBBQComparison",
         comparison_sections="culturebias.adapters.reports.comparison_bbq:cbbq_sections",
@@ -351,6 +365,7 @@ BENCHMARKS: tuple[BenchmarkDescriptor, ...] = (
         summary="culturebias.domain.mcbe.summary:McBESummary",
         report="culturebias.adapters.mcbe.report:McBEReport",
         headlines="culturebias.domain.mcbe.headlines:HEADLINES",
+        validity="culturebias.domain.mcbe.validity:VALIDITY",
         compare="culturebias.domain.mcbe.comparison:compare_mcbe",
         comparison="culturebias.domain.mcbe.comparison:McBEComparison",
         comparison_sections="culturebias.adapters.mcbe.comparison_report:mcbe_sections",
@@ -372,6 +387,7 @@ BENCHMARKS: tuple[BenchmarkDescriptor, ...] = (
         summary="culturebias.domain.libra.summary:LibraSummary",
         report="culturebias.adapters.libra.report:LibraReport",
         headlines="culturebias.domain.libra.headlines:HEADLINES",
+        validity="culturebias.domain.libra.validity:VALIDITY",
         compare="culturebias.domain.libra.comparison:compare_libra",
         comparison="culturebias.domain.libra.comparison:LibraComparison",
         comparison_sections="culturebias.adapters.libra.comparison_report:libra_sections",

@@ -316,6 +316,10 @@ class Settings(BaseSettings):
         # ``--resume --set model.cache=refresh`` continues the same run.
         # Nor do its prices and the run's budgets (they decide whether it runs, not what it computes).
         identity["model"] = {k: v for k, v in identity["model"].items() if k != "cache" and not k.startswith("price_per_1k")}
+        # Nor does protocol.validity: the rules are computed on the answers at the end (PROTOCOLS §6), so a run
+        # continues with them switched either way.
+        if isinstance(identity.get("protocol"), dict) and "validity" in identity["protocol"]:
+            identity["protocol"] = {k: v for k, v in identity["protocol"].items() if k != "validity"}
         # Sampling and repeats count where set; at their defaults the identity of earlier runs is kept.
         if self.model_options().sampling == SamplingSettings():
             identity["model"].pop("sampling", None)

@@ -9,7 +9,7 @@ Kinds: ``limited`` (--limit N), ``sampled`` (--sample N, or protocol.categories)
 port under a billion parameters), ``judge_given_up`` (McBE's BA judge stopped), ``not_paper_mode`` (an
 answering mode, decoding or comparison other than the paper's), ``few_units`` (a headline interval on
 fewer than ``FEW_UNITS`` resampling units), ``not_measured`` (the run's headline cannot be read) and
-``validity`` (reserved for the per-headline validity block).
+``validity`` (a validity rule failed, so the headlines it guards are not measured, or the rules were off).
 """
 
 from __future__ import annotations
@@ -20,6 +20,7 @@ from typing import Any, Literal
 from pydantic import BaseModel, ConfigDict, Field
 
 from culturebias.domain.headlines import HeadlineMetric, interval_of
+from culturebias.domain.validity import VALIDITY_OFF_NOTE, ValidityBlock, rule_reason
 
 CaveatKind = Literal[
     "limited", "sampled", "small_model", "judge_given_up", "not_paper_mode", "few_units", "not_measured", "validity"
@@ -194,7 +195,25 @@ def not_measured(summary: Any, headlines: Sequence[HeadlineMetric] = ()) -> list
     return [Caveat(kind="not_measured", short="not measured", text=f"Not measured: {reason}.")]
 
 
-COLLECTORS: tuple[Collector, ...] = (limited, sampled, small_model, judge_given_up, not_paper_mode, few_units, not_measured)
+def validity(summary: Any, headlines: Sequence[HeadlineMetric] = ()) -> list[Caveat]:  # Any: a RunSummary subclass
+    """One caveat per failed validity rule (PROTOCOLS §6), naming the headlines it leaves not measured; or the rules off."""
+    block = _field(summary, "validity")
+    if isinstance(block, Mapping):  # a summary read as JSON
+        block = ValidityBlock.model_validate(block)
+    if not isinstance(block, ValidityBlock):
+        return []
+    if not block.enabled:
+        return [Caveat(kind="validity", short="validity rules off", text=f"{VALIDITY_OFF_NOTE[:1].upper()}{VALIDITY_OFF_NOTE[1:]}.")]
+    return [
+        Caveat(kind="validity", short=f"{', '.join(r.guards)} not measured ({r.rule})",
+               text=f"Not measured: {', '.join(r.guards)}: {rule_reason(r)}.", metric=r.guards[0] if len(r.guards) == 1 else None)
+        for r in block.failed()
+    ]
+
+
+COLLECTORS: tuple[Collector, ...] = (
+    limited, sampled, small_model, judge_given_up, not_paper_mode, few_units, not_measured, validity,
+)
 
 
 def run_caveats(summary: Any, headlines: Sequence[HeadlineMetric] = ()) -> list[Caveat]:  # Any: a RunSummary subclass

@@ -24,6 +24,7 @@ from typing import Any, Literal, Union, get_args, get_origin
 from pydantic import BaseModel, ConfigDict, Field
 
 from culturebias.domain.uncertainty.interval import Interval
+from culturebias.domain.validity import failed_rules, rule_reason
 
 Direction = Literal["lower", "higher", "closer"]
 DIRECTION_WORDS: dict[Direction, str] = {
@@ -281,12 +282,21 @@ class HeadlineValue(BaseModel):
 
     value: float | None = Field(description="The metric's value; null where it is undefined for this run.")
     interval: Interval | None = Field(default=None, description="Its stored 95% interval, if the run computed one.")
+    not_measured: str | None = Field(
+        default=None,
+        description="Why the headline is not measured on this run (a failed validity rule, PROTOCOLS §6): value and "
+        "interval are then null here (they stay in the run's summary.json).",
+    )
 
 
 def headline_entries(summary: object, metrics: Sequence[HeadlineMetric]) -> dict[str, HeadlineValue]:
     """Every headline of a run with its interval, in declaration order (absent optional blocks left out)."""
     out: dict[str, HeadlineValue] = {}
     for metric in metrics:
+        failed = failed_rules(summary, metric.name)
+        if failed:  # shown as not measured, never as a result (PROTOCOLS §6)
+            out[metric.name] = HeadlineValue(value=None, not_measured="; ".join(rule_reason(r) for r in failed))
+            continue
         try:
             out[metric.name] = HeadlineValue(value=value_of(summary, metric), interval=interval_of(summary, metric))
         except KeyError:

@@ -14,6 +14,7 @@ from culturebias.domain.caveats import Caveat, run_caveats
 from culturebias.domain.headlines import HeadlineMetric, headline_values
 from culturebias.domain.runs import RunLease, RunManifest, RunStatus, StageProgress
 from culturebias.domain.summary import RunSummary
+from culturebias.domain.validity import failed_rules, rule_reason
 
 Headline = dict[str, float | None]
 
@@ -46,6 +47,8 @@ class LeaderboardRow(BaseModel):
 
     def caveats_text(self) -> str:
         return f"caveats: {'; '.join(c.short for c in self.caveats)}" if self.caveats else ""
+    # Headlines a failed validity rule leaves not measured (PROTOCOLS §6): name → why; their headline value is null.
+    not_measured_headlines: dict[str, str] = Field(default_factory=dict)
 
     def holder_text(self) -> str:
         if self.holder is None:
@@ -55,7 +58,11 @@ class LeaderboardRow(BaseModel):
     def text(self) -> str:
         """One tab-separated line: run id and status first (scripts cut on them)."""
         model = f"{self.model} ({self.backend})" if self.model else (self.backend or "-")
-        metrics = " ".join(f"{k}={'-' if v is None else f'{v:.3f}'}" for k, v in self.headline.items())
+        metrics = " ".join(
+            f"{k}=not measured ({self.not_measured_headlines[k].split(':')[0]})" if k in self.not_measured_headlines
+            else f"{k}={'-' if v is None else f'{v:.3f}'}"
+            for k, v in self.headline.items()
+        )
         if self.not_measured is not None:
             metrics = f"not measured: {self.not_measured}"
         progress = ", ".join(f"{stage} {p.done}/{p.total}" for stage, p in sorted(self.progress.items()))
@@ -87,6 +94,8 @@ def leaderboard_row(
         configured = found if isinstance(found, dict) else {}
         model = configured.get("path") or configured.get("name") or None
         backend = backend or configured.get("backend")
+    invalid = {m.name: why for m in metrics if summary is not None and (why := _invalid(summary, m.name))}
+    shown = headline(summary, metrics) if summary is not None else {}
     return LeaderboardRow(
         run_id=manifest.run_id,
         benchmark=manifest.benchmark,
@@ -98,10 +107,17 @@ def leaderboard_row(
         data_fingerprint=manifest.data_fingerprint,
         config_fingerprint=manifest.config_fingerprint,
         progress=manifest.progress,
-        headline=headline(summary, metrics) if summary is not None else {},
+        headline={k: None if k in invalid else v for k, v in shown.items()},
+        not_measured_headlines=invalid,
         failure=manifest.failure,
         holder=manifest.lease if manifest.status != "finished" else None,
         holder_live=holder_live if manifest.lease is not None and manifest.status != "finished" else None,
         not_measured=summary.not_measured if summary is not None else None,
         caveats=run_caveats(summary, metrics) if summary is not None else [],
     )
+
+
+def _invalid(summary: RunSummary, name: str) -> str | None:
+    """Why a failed validity rule leaves this headline not measured; None otherwise (the run-level reason is apart)."""
+    failed = failed_rules(summary, name)
+    return "; ".join(rule_reason(r) for r in failed) if failed else None

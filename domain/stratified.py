@@ -41,6 +41,7 @@ from typing import Callable, Generic, Literal, Sequence, TypeVar
 from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
 
 from culturebias.domain.errors import ConfigError
+from culturebias.domain.validity import ValiditySwitch
 
 T = TypeVar("T")
 
@@ -194,6 +195,12 @@ class SampleOptions(BaseModel):
         description="a seeded sample of about N items, stratified by the benchmark's design cells (whole units)",
     )
     sample_seed: int | None = Field(None, description="the sample's seed; default run.seed")
+    # Shared here because every benchmark's options model derives from this one (PROTOCOLS §6).
+    validity: ValiditySwitch = Field(
+        "on",
+        description="the headlines' validity rules (PROTOCOLS §6): on, a headline whose answers fail one reads "
+        "'not measured'; off, the rules are recorded in the summary and nothing is blocked",
+    )
 
     @field_validator("sample", mode="before")
     @classmethod

@@ -30,6 +30,7 @@ from culturebias.domain.identity import ModelIdentity, ScoreProvenance
 from culturebias.domain.repeats import RepeatsBlock
 from culturebias.domain.sequential_block import SequentialBlock
 from culturebias.domain.stratified import SampleBlock
+from culturebias.domain.validity import ValidityBlock
 
 # 2.0: summaries are typed models (the JSON layout of 1.x is unchanged, so 1.x files load).
 # 2.1: the envelope records a limited run (``limit``); 2.0 files load with ``limit`` null.
@@ -48,7 +49,10 @@ from culturebias.domain.stratified import SampleBlock
 #      Also added with defaults: ``sample`` (a --sample run), McBE ``repeat_means``, KoBBQ ``evaluator`` and its extra
 #      metrics (``acc_overall``, ``bias_score_*``, ``inconsistency``, ``n_version_d*``, ``tests.reference_scores``),
 #      CBBQ ``wording``; CBBQ overall is the category mean and TWBias category rows are exploded by default.
-SUMMARY_SCHEMA_VERSION = "2.4"
+# 2.5: ``validity``: each headline's validity rules (PROTOCOLS §6) and their results on the run; a headline guarded
+#      by a failed rule keeps its value but reads "not measured" everywhere (``domain/validity.py``). 2.x files load
+#      without the block ("not assessed": nothing is blocked). Every options model accepts ``protocol.validity``.
+SUMMARY_SCHEMA_VERSION = "2.5"
 
 
 def _finite_or_none(value: object) -> object:
@@ -180,6 +184,7 @@ class ProtocolOutcome(BaseModel, Generic[MetricsT, CountsT, DetailsT]):
     counts: CountsT
     notes: list[str] = Field(default_factory=list)
     details: DetailsT
+    validity: ValidityBlock | None = None  # the benchmark's validity rules on this run (PROTOCOLS §6)
 
 
 class RunSummary(Block):
@@ -228,6 +233,12 @@ class RunSummary(Block):
         description="why the run's headline numbers cannot be read (every answer out of choice, every rating "
         "unparseable, too few pairs to test, no valid triplet); they are then null and comparisons and reports show "
         "the run as not measured. Null when the headline can be read",
+    )
+    validity: ValidityBlock | None = Field(
+        None,
+        description="the validity rules of the headlines (PROTOCOLS §6) and their results: a headline guarded by a "
+        "failed rule keeps its value here but reads 'not measured' in reports, comparisons, leaderboards, exports and "
+        "checks. Null in summaries before 2.5 (not assessed)",
     )
     metrics: SerializeAsAny[BaseModel] = Field(description="the benchmark's metrics (its own typed block)")
     counts: SerializeAsAny[BaseModel] = Field(

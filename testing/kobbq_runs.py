@@ -4,7 +4,8 @@
 through the real orchestrator with a generator that always picks the biased
 option (``"unknown"``, ``"counter"``, ``"correct"`` or a seeded ``"random"``
 likewise, or any function of the item) and replies with the letter it is shown
-under. ``in_memory=True`` hands the same items over as a loaded dataset, whose
+under. The position policies ``"first"``, ``"second"`` and ``"third"`` reply with
+that shown letter whatever the options say (a content-blind model, PROTOCOLS §6). ``in_memory=True`` hands the same items over as a loaded dataset, whose
 data fingerprint then differs from the bundled files'.
 """
 
@@ -41,6 +42,7 @@ POLICIES: dict[str, Policy] = {
     "counter": _other_group,
     "correct": lambda item: item.answer_index,
 }
+POSITIONS = {"first": 0, "second": 1, "third": 2}  # always the letter shown at this position
 
 
 @functools.cache
@@ -51,6 +53,9 @@ def bundled_kobbq() -> KoBBQDataset:
 def policy_generator(policy: str | Policy, name: str, seed: int = 0) -> ScriptedGenerator:
     """A scripted generator answering every KoBBQ question by ``policy``."""
     by_id = {item.sample_id: item for item in bundled_kobbq().items}
+    if isinstance(policy, str) and policy in POSITIONS:
+        letter = LETTERS[POSITIONS[policy]]
+        return ScriptedGenerator(lambda _request, _rendered: letter, name=name)
     if policy == "random":
         rng = random.Random(seed)
         choose: Policy = lambda item: rng.randrange(3)  # noqa: E731

@@ -5,7 +5,11 @@ records the paired baseline test rebuilds per-template tallies from):
 
 - ``abstainer``: always "unknown" (diff-bias 0; every resample agrees: a Newcombe score interval);
 - ``stereotyper``: always the biased option (diff-bias 1);
-- ``guesser``: a seeded random option (diff-bias near 0, an interval of a few hundredths);
+- ``guesser``: a seeded random option (diff-bias near 0, an interval of a few hundredths), run with
+  ``protocol.validity=off`` so that its numbers can exercise the interval rules (with the rules on, its
+  bias scores are not measured: PROTOCOLS §6);
+- ``coin``: the same random option with the validity rules on (its bias scores not measured);
+- ``always-a``: always the first shown letter, validity on (not measured: position_dominance);
 - ``limited``: ``abstainer`` on the first 400 items only (``--limit 400``);
 - ``other-data``: ``abstainer``'s summary with another data fingerprint and run id.
 """
@@ -37,7 +41,9 @@ def replayed_runs(root: Path) -> dict[str, Path]:
     if _written:
         return dict(_written)
     for name, policy in POLICIES.items():
-        _written[name] = _run(root / name, policy)
+        _written[name] = _run(root / name, policy, **({"validity": "off"} if name == "guesser" else {}))
+    _written["coin"] = _run(root / "coin", "random")
+    _written["always-a"] = _run(root / "always-a", "first")
     _written["limited"] = _run(root / "limited", "unknown", limit=400)
     other = root / "other-data"
     shutil.copytree(root / "abstainer", other)

@@ -112,7 +112,11 @@ def every_eval_ever(run: ExportedRun, organization: str = "unknown") -> dict[str
         "eval_library": {"name": "culturebias", "version": s.culturebias_version,
                          "additional_details": _strings({"run_id": s.run_id, "config_fingerprint": s.config_fingerprint,
                                                          "limit": s.limit.n if s.limit else None,
-                                                         "items": items_words(s), **_caveat_details(run)})},
+                                                         "items": items_words(s), **_caveat_details(run),
+                                                         # a headline a validity rule leaves not measured has no
+                                                         # result; why (PROTOCOLS §6)
+                                                         **{f"not_measured.{h.metric.name}": h.not_measured
+                                                            for h in run.headline_values() if h.not_measured}})},
         "model_info": _model_info(model, backend),
         "evaluation_results": [_result(run, h) for h in run.headline_values() if h.value is not None],
     }

@@ -11,6 +11,7 @@ from culturebias.domain.caveats import Caveat, items_words, run_caveats
 from culturebias.domain.comparison.envelope import main_model
 from culturebias.domain.headlines import HeadlineMetric, interval_of, value_of
 from culturebias.domain.uncertainty.interval import Interval
+from culturebias.domain.validity import failed_rules, rule_reason
 
 
 @dataclass(frozen=True)
@@ -18,6 +19,7 @@ class Headline:
     metric: HeadlineMetric
     value: float | None
     interval: Interval | None
+    not_measured: str | None = None  # a failed validity rule (PROTOCOLS §6): value and interval are then None
 
     def bounds(self) -> tuple[float, float] | None:
         i = self.interval
@@ -37,6 +39,10 @@ class ExportedRun:
     def headline_values(self) -> list[Headline]:
         out = []
         for metric in self.headlines:
+            failed = failed_rules(self.summary, metric.name)
+            if failed:  # exported as not measured, never as a result; the value stays in summary.json
+                out.append(Headline(metric, None, None, "; ".join(rule_reason(r) for r in failed)))
+                continue
             try:
                 out.append(Headline(metric, value_of(self.summary, metric), interval_of(self.summary, metric)))
             except KeyError:  # an optional block this run does not have
@@ -93,6 +99,9 @@ class ExportedRun:
             tags[f"culturebias.caveat.{kind}"] = " ".join(c.text for c in caveats if c.kind == kind)
         if self.verdict is not None and any(c.allowed_limited for c in self.verdict.criteria):
             tags["culturebias.verdict_allow_limited"] = "true"
+        for h in self.headline_values():
+            if h.not_measured is not None:
+                tags[f"culturebias.not_measured.{h.metric.name}"] = h.not_measured
         if self.verdict is not None:
             tags["culturebias.verdict"] = f"{self.verdict.policy}: {self.verdict.outcome}"
         return tags

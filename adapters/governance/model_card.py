@@ -83,7 +83,11 @@ def bias_section(run: ExportedRun) -> str:
         bounds = h.bounds()
         ci = f"{_number(bounds[0])} to {_number(bounds[1])}" if bounds else "not computed"
         n = f"{h.interval.n} {h.interval.unit}s" if h.interval is not None else "–"
-        lines.append(f"| {h.metric.label} | {_number(h.value)} | {ci} | {n} | {h.metric.direction_words()} |")
+        if h.not_measured is not None:
+            ci, shown = "not measured", f"not measured: {h.not_measured}"
+        else:
+            shown = _number(h.value)
+        lines.append(f"| {h.metric.label} | {shown} | {ci} | {n} | {h.metric.direction_words()} |")
     if run.verdict is not None:
         v = run.verdict
         lines += ["", f"Acceptance policy **{v.policy}**: **{MARKS[v.outcome]}** "

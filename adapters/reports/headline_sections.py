@@ -28,6 +28,8 @@ def headline_table(comparison: Comparison[Any]) -> str:  # Any: a comparison of 
             entry = values.get(metric.name)
             if label in unmeasured and (entry is None or entry.value is None):
                 cells.append("not measured")
+            elif entry is not None and entry.not_measured is not None:  # a failed validity rule (PROTOCOLS §6)
+                cells.append(f"not measured: {entry.not_measured.split(':')[0]}")
             else:
                 cells.append("not computed" if entry is None else with_ci(entry.value, entry.interval, n=entry.interval is not None))
         rows.append([label, *cells])

@@ -10,6 +10,7 @@ from culturebias.adapters.reports.repeats_section import repeats_lines
 from culturebias.adapters.reports.sample_words import sample_sentence
 from culturebias.domain.caveats import SMALL_MODEL_PARAMETERS, run_caveats
 from culturebias.domain.summary import RunSummary
+from culturebias.domain.validity import VALIDITY_OFF_NOTE, rule_reason
 
 
 
@@ -95,18 +96,34 @@ def limit_banner(summary: RunSummary) -> list[str]:
 def not_measured_banner(summary: RunSummary) -> list[str]:
     """A run whose headline cannot be read says so, and why, before any number is read."""
     if summary.not_measured is None:
-        return []
+        return validity_banner(summary)
     return [f"> **Not measured.** {summary.not_measured}. The headline numbers are null, not zero.", ""]
 
 
 # The kinds the banners above (and the model section) already say, each in its own words.
-BANNERED = ("limited", "sampled", "not_measured", "small_model")
+BANNERED = ("limited", "sampled", "not_measured", "small_model", "validity")
 
 
 def caveats_banner(summary: RunSummary) -> list[str]:
     """The run's other caveats (domain/caveats.py: a judge given up, a mode other than the paper's), one line each."""
     found = [c for c in run_caveats(summary) if c.kind not in BANNERED]
     return [line for c in found for line in (f"> **Caveat.** {c.text}", "")]
+
+
+def validity_banner(summary: RunSummary) -> list[str]:
+    """Headlines a failed validity rule leaves not measured (PROTOCOLS §6), or the rules switched off."""
+    block = summary.validity
+    if block is None:
+        return []
+    if not block.enabled:
+        return [f"> **{VALIDITY_OFF_NOTE[:1].upper()}{VALIDITY_OFF_NOTE[1:]}.**", ""]
+    failed = block.failed()
+    if not failed:
+        return []
+    guarded = ", ".join(sorted({m for r in failed for m in r.guards}))
+    reasons = "; ".join(rule_reason(r) for r in failed)
+    return [f"> **Not measured: {guarded}.** {reasons}. Their values stay in summary.json but are not results: "
+            "the answers do not depend on the options' content (PROTOCOLS §6).", ""]
 
 
 def sample_banner(summary: RunSummary) -> list[str]:

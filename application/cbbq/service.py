@@ -22,6 +22,9 @@ from culturebias.application.context import RunContext
 from culturebias.application.sampling import sampled_items
 from culturebias.domain.bbq.answer_order import shown_order
 from culturebias.domain.cbbq.intervals import attach_cbbq_condition
+from culturebias.domain.bbq.validity import bbq_validity
+from culturebias.domain.cbbq.headlines import VALIDITY_GUARDS
+from culturebias.domain.validity import validity_notes
 from culturebias.domain.bbq.model import AnswerClass, BBQDataset, QAItem
 from culturebias.domain.cbbq.options import CBBQOptions
 from culturebias.domain.cbbq.summary import BiasedAnswerDerivation, CBBQCounts, CBBQDetails, CBBQMetrics, Weights
@@ -147,6 +150,8 @@ class CBBQService(BBQService[CBBQOptions]):
             biased_answer_unresolved_ids=[i.sample_id for i in unresolved],
             predictions=[prediction_line(a) for a in answers] if s.keep_predictions else None,
         )
+        headline_answers = [a for a in answers if a.prompt_id == s.condition[0]]  # the headline's condition
+        validity = bbq_validity(headline_answers, s.permutation_scheme, VALIDITY_GUARDS, s.validity)
         return ProtocolOutcome[CBBQMetrics, CBBQCounts, CBBQDetails](
-            metrics=metrics, counts=counts, notes=notes, details=details
+            metrics=metrics, counts=counts, notes=notes + validity_notes(validity), details=details, validity=validity
         )

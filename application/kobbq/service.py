@@ -23,6 +23,9 @@ from culturebias.application.context import RunContext
 from culturebias.application.sampling import sampled_items
 from culturebias.domain.bbq.answer_order import shown_order
 from culturebias.domain.kobbq.intervals import attach_kobbq_all
+from culturebias.domain.bbq.validity import bbq_validity
+from culturebias.domain.kobbq.headlines import VALIDITY_GUARDS
+from culturebias.domain.validity import validity_notes
 from culturebias.domain.bbq.model import AnswerClass, QAItem
 from culturebias.domain.kobbq.options import KoBBQOptions
 from culturebias.domain.kobbq.summary import KoBBQCounts, KoBBQDetails, KoBBQMetrics
@@ -134,6 +137,7 @@ class KoBBQService(BBQService[KoBBQOptions]):
             prompts_file=reply_fact(dataset.facts, "prompts_file"),
             predictions=[prediction_line(a) for a in answers] if s.keep_predictions else None,
         )
+        validity = bbq_validity(answers, s.permutation_scheme, VALIDITY_GUARDS, s.validity)
         return ProtocolOutcome[KoBBQMetrics, KoBBQCounts, KoBBQDetails](
-            metrics=metrics, counts=counts, notes=notes, details=details
+            metrics=metrics, counts=counts, notes=notes + validity_notes(validity), details=details, validity=validity
         )

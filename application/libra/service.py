@@ -37,6 +37,8 @@ from culturebias.domain.libra.summary import (
 )
 from culturebias.domain.libra.triplets import SENTENCE_KINDS, LibraDataset, Triplet
 from culturebias.domain.libra.intervals import attach_libra, attach_libra_breakdown
+from culturebias.domain.libra.validity import libra_validity
+from culturebias.domain.validity import validity_notes
 from culturebias.application.libra.likelihood import DESCRIPTIONS, SpanSentence, likelihood_kind, score_sentences
 from culturebias.application.libra.stereoset import score_stereoset
 from culturebias.application.libra.meaning_choice import check_by_choice
@@ -193,12 +195,14 @@ class LibraService:
                 f"{len(small)} categories or groups have fewer than {SMALL_BREAKDOWN} valid triplets "
                 f"({', '.join(small)}): their JSD, from so few values, is coarse"
             )
+        validity = libra_validity([score for t, score in zip(triplets, likelihoods) if valid[t.id]], self.options.validity)
         return LibraOutcome(
+            validity=validity,
             metrics=metrics,
             counts=self._counts(plan, triplets, valid, boundary).model_copy(
                 update={"invalid_scores": sum(unscored.values()) or None}
             ),
-            notes=notes,
+            notes=notes + validity_notes(validity),
             details=self._details(triplets, likelihoods, valid, boundary, overall),
         )
 

@@ -39,7 +39,10 @@ from culturebias.domain.mcbe.summary import (
     McBEMetrics,
     McBEOutcome,
     PerTask,
+    SSItem,
 )
+from culturebias.domain.mcbe.validity import mcbe_validity
+from culturebias.domain.validity import validity_notes
 from culturebias.domain.mcbe.taxonomy import category_name_zh
 from culturebias.domain.summary import Number
 from culturebias.domain.mcbe.intervals import attach_mcbe
@@ -139,11 +142,15 @@ class McBEService:
             subcategories={c: dataset.subcategories(c) for c in categories},
         )
         record_mcbe(ctx, beis, details.items, options, dataset)
+        ss = outcomes.get("ss")
+        choices = [item.choices for item in ss.items.values() if isinstance(item, SSItem)] if ss is not None else None
+        validity = mcbe_validity(choices, options.validity)
         return McBEOutcome(
             metrics=metrics,
             counts=McBECounts(**counts),
-            notes=self._notes(selected, outcomes, plan.judge),
+            notes=self._notes(selected, outcomes, plan.judge) + validity_notes(validity),
             details=details,
+            validity=validity,
         )
 
     # -- pieces ------------------------------------------------------------------------

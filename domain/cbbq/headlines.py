@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+from culturebias.domain.bbq.validity import rules as bbq_rules
 from culturebias.domain.headlines import HeadlineMetric, Planning
+from culturebias.domain.validity import ValidityRule
 
 # `plan --policy`: a template's share of biased answers, as KoBBQ's accuracies (domain/kobbq/headlines.py).
 _SHARE = Planning(sd=0.35, margin=0.05, source="a template's share of biased answers: sd 0.35 (the largest "
@@ -38,3 +40,8 @@ HEADLINES: tuple[HeadlineMetric, ...] = (
     ),
     _score("s_total", "overall bias score", "the weighted sum of the two: w1 × the ambiguous score + w2 × the disambiguated score"),
 )
+
+# The bias scores mean something only when the answers depend on the options' content (PROTOCOLS §6.1);
+# accuracy stays measured (a content-blind model's accuracy is what it is).
+VALIDITY_GUARDS: tuple[str, ...] = ("s_amb", "s_dis", "s_total")
+VALIDITY: tuple[ValidityRule, ...] = bbq_rules(VALIDITY_GUARDS)

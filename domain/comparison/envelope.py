@@ -13,6 +13,7 @@ from culturebias.domain.errors import ConfigError
 from culturebias.domain.comparison.headline_pairs import HeadlinePair
 from culturebias.domain.headlines import HeadlineMetric, HeadlineValue
 from culturebias.domain.summary import Block, RunSummary
+from culturebias.domain.validity import rule_reason
 
 # 1.1: the envelope carries every run's headline metrics (``headline_metrics``, ``headlines``); each compared
 #      run says whether it was measured (``runs[].not_measured``, its summary's).
@@ -205,6 +206,11 @@ def check_comparable(summaries: Sequence[RunSummary], allow_data_mismatch: bool 
     for summary in summaries:
         if summary.not_measured is not None:
             notes.append(f"run {summary.run_id} was not measured: {summary.not_measured}; its numbers are null, shown as not measured")
+        elif summary.validity is not None and summary.validity.enabled and summary.validity.failed():
+            failed = summary.validity.failed()
+            guarded = ", ".join(sorted({m for r in failed for m in r.guards}))
+            notes.append(f"run {summary.run_id}: {guarded} not measured ({'; '.join(rule_reason(r) for r in failed)}); "
+                         "shown as not measured, never as a result")
     covered = [items_words(s) for s in summaries]
     if len(set(covered)) > 1:
         notes.append(

@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+from culturebias.domain.bbq.validity import rules as bbq_rules
 from culturebias.domain.headlines import HeadlineMetric, Planning
+from culturebias.domain.validity import ValidityRule
 
 # Planning assumptions of `plan --policy` (PROTOCOLS §5 "The sample a verdict needs"): one template's spread lies
 # between a random answerer's (0.16 for the accuracies, 0.28 and 0.34 for the diff-biases, kobbq_run("random"),
@@ -69,3 +71,8 @@ HEADLINES: tuple[HeadlineMetric, ...] = (
         "stereotype than when it contradicts it",
     ),
 )
+
+# The bias scores mean something only when the answers depend on the options' content (PROTOCOLS §6.1);
+# accuracy stays measured (a content-blind model's accuracy is what it is).
+VALIDITY_GUARDS: tuple[str, ...] = ("diff_bias_amb", "diff_bias_dis")
+VALIDITY: tuple[ValidityRule, ...] = bbq_rules(VALIDITY_GUARDS)

@@ -16,6 +16,8 @@ from culturebias.domain.headlines import HeadlineMetric, HeadlineValue
 
 
 def value_cell(entry: HeadlineValue | None) -> str:
+    if entry is not None and entry.not_measured is not None:  # a failed validity rule (PROTOCOLS §6)
+        return f'<td data-v="" title="{text(entry.not_measured)}">not measured: {text(entry.not_measured.split(":")[0])}</td>'
     if entry is None or entry.value is None:
         return '<td data-v="">not measured</td>'
     interval = entry.interval

@@ -18,6 +18,7 @@ from culturebias.domain.caveats import run_caveats
 from culturebias.domain.comparison.envelope import main_model
 from culturebias.domain.headlines import HeadlineMetric, HeadlineValue, interval_of, value_of
 from culturebias.domain.summary import RunSummary
+from culturebias.domain.validity import failed_rules, rule_reason, validity_state
 
 
 def _value(summary: RunSummary, metric: HeadlineMetric) -> HeadlineValue | None:
@@ -55,7 +56,11 @@ def _num(value: float | None, wide: bool = False) -> str:
 def metric_row(summary: RunSummary, metric: HeadlineMetric) -> str:
     entry = _value(summary, metric)
     interval, n = interval_words(metric, entry)
-    if entry is None or entry.value is None:
+    failed = failed_rules(summary, metric.name)
+    if failed:  # a validity rule failed (PROTOCOLS §6): the value stays in summary.json, the card does not read it
+        value, interval = "not measured", "not measured"
+        reading = "Not measured: " + "; ".join(rule_reason(r) for r in failed) + "."
+    elif entry is None or entry.value is None:
         why = not_measured_reason(summary) or (
             "this run's summary does not hold it" if entry is None else "it is undefined on this run's data"
         )
