@@ -84,13 +84,20 @@ class RankSumRow(Block):
     mark: str = Field(description='"***" p < .01, "**" p < .05, "*" p < .1 (the paper\'s Table 4 marks)')
 
 
-class TukeyRow(Block):
+class TukeyPairBlock(Block):
+    """Tukey's HSD of two groups (categories, label types or models): their mean difference, p and interval."""
+
     a: str = Field(description="the first group")
     b: str = Field(description="the second group")
     mean_difference: Number = Field(description="mean(a) - mean(b)")
     p_value: Number = Field(description="Tukey's HSD p-value (family-wise)")
     ci_low: Number = Field(description="lower bound of the family-wise confidence interval of the difference")
     ci_high: Number = Field(description="upper bound of that interval")
+
+
+class TukeyRow(TukeyPairBlock):
+    """A Tukey pair with its verdict at the test's confidence."""
+
     significant: bool = Field(description="p < 1 - confidence")
 
 
