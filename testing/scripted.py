@@ -46,11 +46,10 @@ class ScriptedTemplater:
         return text + ("<|assistant|>" if add_generation_prompt else "")
 
 
-class ScriptedScorer:
-    def __init__(self, rule: LogprobRule, name: str = "scripted"):
-        self._rule = rule
-        self._identity = ModelIdentity(backend="scripted", model=name, kind="scripted")
-        self.calls: list[int] = []  # batch sizes seen, for tests
+class _Scripted:
+    """A scripted backend's identity (set by each) and provenance (float64, unbatched)."""
+
+    _identity: ModelIdentity
 
     @property
     def identity(self) -> ModelIdentity:
@@ -59,6 +58,13 @@ class ScriptedScorer:
     @property
     def provenance(self) -> ScoreProvenance:
         return ScoreProvenance(backend="scripted", dtype="float64", batch_size=0, padding_side="none")
+
+
+class ScriptedScorer(_Scripted):
+    def __init__(self, rule: LogprobRule, name: str = "scripted"):
+        self._rule = rule
+        self._identity = ModelIdentity(backend="scripted", model=name, kind="scripted")
+        self.calls: list[int] = []  # batch sizes seen, for tests
 
     def check_loglikelihood(self) -> None:
         return None
@@ -74,18 +80,10 @@ class ScriptedScorer:
         return results
 
 
-class ScriptedPseudoScorer:
+class ScriptedPseudoScorer(_Scripted):
     def __init__(self, rule: Callable[[str, int, int], float], name: str = "scripted-masked"):
         self._rule = rule
         self._identity = ModelIdentity(backend="scripted", model=name, kind="scripted")
-
-    @property
-    def identity(self) -> ModelIdentity:
-        return self._identity
-
-    @property
-    def provenance(self) -> ScoreProvenance:
-        return ScoreProvenance(backend="scripted", dtype="float64", batch_size=0, padding_side="none")
 
     def pseudo_loglikelihood(self, requests: Sequence[PseudoLoglikelihoodRequest], progress=None) -> list[PseudoLoglikelihoodResult]:
         out = [
