@@ -13,8 +13,10 @@ class Identified:
 
     @property
     def identity(self) -> ModelIdentity:
+        """Which model scores: backend, name, revision, tokenizer, dtype, size."""
         return self._identity
 
     @property
     def provenance(self) -> ScoreProvenance:
+        """How its scores were computed: backend, dtype, batch size, padding, device."""
         return self._provenance

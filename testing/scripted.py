@@ -12,6 +12,7 @@ from __future__ import annotations
 
 from typing import Callable, Sequence
 
+from culturebias.adapters.identified import Identified
 from culturebias.domain.errors import CapabilityError
 from culturebias.domain.identity import ModelIdentity, ScoreProvenance
 from culturebias.domain.requests import (
@@ -46,18 +47,10 @@ class ScriptedTemplater:
         return text + ("<|assistant|>" if add_generation_prompt else "")
 
 
-class _Scripted:
-    """A scripted backend's identity (set by each) and provenance (float64, unbatched)."""
+class _Scripted(Identified):
+    """A scripted backend: its identity (set by each) and its provenance (float64, unbatched)."""
 
-    _identity: ModelIdentity
-
-    @property
-    def identity(self) -> ModelIdentity:
-        return self._identity
-
-    @property
-    def provenance(self) -> ScoreProvenance:
-        return ScoreProvenance(backend="scripted", dtype="float64", batch_size=0, padding_side="none")
+    _provenance = ScoreProvenance(backend="scripted", dtype="float64", batch_size=0, padding_side="none")
 
 
 class ScriptedScorer(_Scripted):
