@@ -11,6 +11,7 @@ from pydantic import Field
 from typing import Literal
 
 from culturebias.domain.bbq.options import AnswerMode, Mode
+from culturebias.domain.bbq.summary import DiffBiasMetrics
 from culturebias.domain.summary import Block, Count, Number
 
 
@@ -119,20 +120,17 @@ class TukeyTest(Block):
     )
 
 
-class LabelTypeScores(Block):
-    """One data set's scores over all templates or one label type (paper Table 4): means over prompts."""
+class LabelTypeRow(Block):
+    """Which data set and label type a row of Table 4 is, and how many answers it holds."""
 
     data: str = Field(description='"this data" (the run\'s data set) or the reference data set\'s file')
     label_type: str = Field(description='"all" (every template) or a label annotation (ST, TM)')
     answers: Count = Field(description="how many answers (items × prompts × option orders) the row's scores are computed from")
-    acc_amb: Number = Field(description="Acc_a in [0, 1], mean over prompts; null when no ambiguous answer defines it")
-    acc_dis: Number = Field(description="Acc_d in [0, 1], mean over prompts; null when no disambiguated answer defines it")
-    diff_bias_amb: Number = Field(
-        description="DiffBias_a in [-1, 1], mean over prompts (> 0: answers follow the stereotype); null when undefined",
-    )
-    diff_bias_dis: Number = Field(
-        description="DiffBias_d in [-1, 1], mean over prompts (> 0: answers follow the stereotype); null when undefined",
-    )
+
+
+# Bases listed metrics first so that the row's fields come first (pydantic orders inherited fields from the last base).
+class LabelTypeScores(DiffBiasMetrics[Number], LabelTypeRow):
+    """One data set's scores over all templates or one label type (paper Table 4): means over prompts."""
 
 
 class KoBBQRunTests(Block):

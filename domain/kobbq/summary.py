@@ -11,7 +11,14 @@ from typing import ClassVar, Literal
 
 from culturebias.domain.bbq.fidelity_summary import AnovaBlock, AnsweringBlock, KoBBQRunTests, TukeyPairBlock
 from culturebias.domain.bbq.evaluators import KoBBQEvaluator
-from culturebias.domain.bbq.summary import AnswerTotals, AskedSetup, ItemCounts, PromptStats, answers_unreadable
+from culturebias.domain.bbq.summary import (
+    AnswerTotals,
+    AskedSetup,
+    DiffBiasMetrics,
+    ItemCounts,
+    PromptStats,
+    answers_unreadable,
+)
 from culturebias.domain.kobbq.options import KoBBQAggregate
 from culturebias.domain.skips import SkippedRow
 from culturebias.domain.summary import Block, Count, Number, OmittedWhenNone, RunSummary
@@ -55,21 +62,9 @@ class DiffBiasBounds(Block):
     )
 
 
-class KoBBQScoreBlock(Block):
+class KoBBQScoreBlock(DiffBiasMetrics[PromptStats]):
     """Every KoBBQ metric of a set of answers (all, one label, one category), per prompt and over prompts."""
 
-    acc_amb: PromptStats = Field(
-        description="Acc_a = n_au / n_a: accuracy on ambiguous contexts, per prompt and over prompts",
-    )
-    acc_dis: PromptStats = Field(
-        description="Acc_d = (n_bb + n_cc) / (n_b + n_c): accuracy on disambiguated contexts",
-    )
-    diff_bias_amb: PromptStats = Field(
-        description="DiffBias_a = (n_ab - n_ac) / n_a; > 0 means answers follow the stereotype",
-    )
-    diff_bias_dis: PromptStats = Field(
-        description="DiffBias_d = n_bb/n_b - n_cc/n_c; > 0 means answers follow the stereotype",
-    )
     ooc_ratio: PromptStats = Field(description="share of answers out of choice")
     bounds: dict[str, DiffBiasBounds] = Field(description="prompt id → the diff-bias bounds")
     counts: dict[str, KoBBQAnswerCounts] = Field(
@@ -88,13 +83,9 @@ class KoBBQScoreBlock(Block):
     )
 
 
-class TemplateScores(Block):
+class TemplateScores(DiffBiasMetrics[Number]):
     """One template's scores, mean over prompts."""
 
-    acc_amb: Number = Field(description="the template's Acc_a, mean over prompts")
-    acc_dis: Number = Field(description="the template's Acc_d, mean over prompts")
-    diff_bias_amb: Number = Field(description="the template's DiffBias_a, mean over prompts")
-    diff_bias_dis: Number = Field(description="the template's DiffBias_d, mean over prompts")
     ooc_ratio: Number = Field(description="the template's out-of-choice ratio, mean over prompts")
     label: str | None = Field(
         None,
