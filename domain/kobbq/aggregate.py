@@ -13,7 +13,8 @@ from culturebias.domain.bbq.fidelity_summary import AnovaBlock, KoBBQRunTests, L
 from culturebias.domain.kobbq.comparison import ALL_TEMPLATES
 from culturebias.domain.kobbq.run_tests import RANK_SUM_LABEL_TYPES, run_tests
 from culturebias.domain.bbq.statistics import one_way_anova, tukey_hsd
-from culturebias.domain.kobbq.summary import CategoryTest, KoBBQScoreBlock, TemplateScores, TukeyPairBlock
+from culturebias.domain.bbq.fidelity_summary import TukeyPairBlock
+from culturebias.domain.kobbq.summary import CategoryTest, KoBBQScoreBlock, TemplateScores
 
 TESTED_METRICS = ("diff_bias_amb", "diff_bias_dis")
 TESTED_TABLE_4 = ("acc_amb", "acc_dis", "diff_bias_amb", "diff_bias_dis")  # Table 4's columns
