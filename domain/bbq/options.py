@@ -62,7 +62,8 @@ class BBQOptions(SampleOptions):
             raise ValueError(f"permutations must be a non-empty subset of 0,1,2, got {value}")
         return sorted(set(value))
 
-    @field_validator("categories", mode="before")
+    # The list fields given as comma-separated text or a list: categories here, CBBQ's condition, KoBBQ's prompts.
+    @field_validator("categories", "condition", "prompts", mode="before", check_fields=False)
     @classmethod
-    def _category_strings(cls, value: object) -> object:
+    def _list_strings(cls, value: object) -> object:
         return as_strings(value)

@@ -6,7 +6,7 @@ from typing import Literal
 
 from pydantic import Field, field_validator, model_validator
 
-from culturebias.domain.bbq.options import BBQOptions, as_strings, item_limit
+from culturebias.domain.bbq.options import BBQOptions, item_limit
 from culturebias.domain.cbbq.prompts import CONDITIONS
 from culturebias.domain.option_types import CommaIntList, CommaList, nonempty_subset
 
@@ -35,11 +35,6 @@ class CBBQOptions(BBQOptions):
     cot_sentence: str | None = Field(
         None, min_length=1, description="the CoT sentence as asked (default: culturebias's translation of the paper's)"
     )
-
-    @field_validator("condition", mode="before")
-    @classmethod
-    def _condition_strings(cls, value: object) -> object:
-        return as_strings(value)
 
     @field_validator("condition")
     @classmethod

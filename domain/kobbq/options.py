@@ -6,7 +6,7 @@ from typing import Literal
 
 from pydantic import Field, field_validator
 
-from culturebias.domain.bbq.options import BBQOptions, as_strings, item_limit
+from culturebias.domain.bbq.options import BBQOptions, item_limit
 from culturebias.domain.bbq.evaluators import KoBBQEvaluator
 from culturebias.domain.option_types import CommaIntList, CommaList
 
@@ -32,11 +32,6 @@ class KoBBQOptions(BBQOptions):
     # One-way ANOVA and Tukey HSD of per-template diff-bias across categories
     # (Tukey's p-values take a few seconds for twelve categories).
     statistics: bool = True
-
-    @field_validator("prompts", mode="before")
-    @classmethod
-    def _prompt_strings(cls, value: object) -> object:
-        return as_strings(value)
 
     @field_validator("prompts")
     @classmethod
