@@ -4,9 +4,9 @@ from __future__ import annotations
 
 
 def _where(**parts: object) -> str:
-    """``"file x, row 3, field 'y'"`` from the parts that are set (a string part is quoted with repr)."""
-    return ", ".join(f"{name} {value!r}" if isinstance(value, str) and name in ("field", "criterion") else f"{name} {value}"
-                     for name, value in parts.items() if value is not None)
+    """``file x, row 3, field 'y'``: the parts that are set, in the order given; a field or criterion quoted."""
+    shown = (f"{name} {value!r}" if name in ("field", "criterion") else f"{name} {value}" for name, value in parts.items() if value is not None)
+    return ", ".join(shown)
 
 
 class CultureBiasError(Exception):
