@@ -6,13 +6,18 @@ older summaries without them still load.
 
 from __future__ import annotations
 
+import math
+
 from pydantic import Field
 
-from typing import Literal
+from typing import TYPE_CHECKING, Literal
 
 from culturebias.domain.bbq.options import AnswerMode, Mode
 from culturebias.domain.bbq.summary import DiffBiasMetrics
 from culturebias.domain.summary import Block, Count, Number
+
+if TYPE_CHECKING:  # the results these blocks are written from (their module imports scipy)
+    from culturebias.domain.bbq.statistics import AnovaResult, TukeyPair
 
 
 class AnsweringBlock(Block):
@@ -72,6 +77,10 @@ class AnovaBlock(Block):
     groups: list[str] = Field(description="the groups compared (each with at least two defined values)")
     left_out: list[str] = Field(description="groups left out: fewer than two defined values")
 
+    @classmethod
+    def of(cls, anova: AnovaResult) -> AnovaBlock:
+        return cls(f=anova.f_statistic, p_value=anova.p_value, groups=list(anova.groups), left_out=list(anova.left_out))
+
 
 class RankSumRow(Block):
     metric: str = Field(description="the metric compared (per-template values)")
@@ -95,11 +104,24 @@ class TukeyPairBlock(Block):
     ci_low: Number = Field(description="lower bound of the family-wise confidence interval of the difference")
     ci_high: Number = Field(description="upper bound of that interval")
 
+    @staticmethod
+    def of(pair: TukeyPair) -> TukeyPairBlock:
+        return TukeyPairBlock(
+            a=pair.group_a, b=pair.group_b, mean_difference=pair.mean_difference, p_value=pair.p_value,
+            ci_low=pair.ci_low, ci_high=pair.ci_high,
+        )  # fmt: skip
+
 
 class TukeyRow(TukeyPairBlock):
     """A Tukey pair with its verdict at the test's confidence."""
 
     significant: bool = Field(description="p < 1 - confidence")
+
+    @staticmethod
+    def judged(pair: TukeyPair, alpha: float) -> TukeyRow:
+        """The row of ``pair``, significant when its p-value is below ``alpha``."""
+        significant = math.isfinite(pair.p_value) and pair.p_value < alpha
+        return TukeyRow(**TukeyPairBlock.of(pair).model_dump(), significant=significant)
 
 
 class TukeyTest(Block):

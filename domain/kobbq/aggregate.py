@@ -94,26 +94,8 @@ def category_statistics(scores: dict[str, dict[str, float]]) -> dict[str, Catego
         tukey = tukey_hsd(groups)
         out[metric] = CategoryTest(
             sample=STATISTICS_SAMPLE,
-            anova=(
-                AnovaBlock(f=anova.f_statistic, p_value=anova.p_value, groups=list(anova.groups), left_out=list(anova.left_out))
-                if anova
-                else None
-            ),
-            tukey_hsd=(
-                [
-                    TukeyPairBlock(
-                        a=pair.group_a,
-                        b=pair.group_b,
-                        mean_difference=pair.mean_difference,
-                        p_value=pair.p_value,
-                        ci_low=pair.ci_low,
-                        ci_high=pair.ci_high,
-                    )
-                    for pair in tukey
-                ]
-                if tukey
-                else None
-            ),
+            anova=AnovaBlock.of(anova) if anova else None,
+            tukey_hsd=[TukeyPairBlock.of(pair) for pair in tukey] if tukey else None,
         )
     return out
 
