@@ -3,6 +3,12 @@
 from __future__ import annotations
 
 
+def _where(**parts: object) -> str:
+    """``file x, row 3, field 'y'``: the parts that are set, in the order given; a field or criterion quoted."""
+    shown = (f"{name} {value!r}" if name in ("field", "criterion") else f"{name} {value}" for name, value in parts.items() if value is not None)
+    return ", ".join(shown)
+
+
 class CultureBiasError(Exception):
     """Base class of every error culturebias raises on purpose."""
 
@@ -19,15 +25,7 @@ class DataError(CultureBiasError):
         self.row = row
         self.field = field
         self.reason = message
-        where = ", ".join(
-            part
-            for part in (
-                f"file {file}" if file is not None else "",
-                f"row {row}" if row is not None else "",
-                f"field {field!r}" if field is not None else "",
-            )
-            if part
-        )
+        where = _where(file=file, row=row, field=field)
         super().__init__(f"{where}: {message}" if where else message)
 
 
@@ -92,12 +90,5 @@ class PolicyError(DataError):
     def __init__(self, message: str, *, file: str | None = None, line: int | None = None, criterion: str | None = None):
         self.line = line
         self.criterion = criterion
-        where = ", ".join(
-            part
-            for part in (
-                f"line {line}" if line is not None else "",
-                f"criterion {criterion!r}" if criterion is not None else "",
-            )
-            if part
-        )
+        where = _where(line=line, criterion=criterion)
         super().__init__(f"{where}: {message}" if where else message, file=file)

@@ -72,11 +72,6 @@ def fake_ports(
 
 def fake_context(
     *,
-    scorer: Any = None,  # Any: a test double: any object, or a factory of one
-    templater: Any = None,  # Any: a test double: any object, or a factory of one
-    generator: Any = None,  # Any: a test double: any object, or a factory of one
-    pseudo_scorer: Any = None,  # Any: a test double: any object, or a factory of one
-    judge: Any = None,  # Any: a test double: any object, or a factory of one
     store: ResultStore | None = None,
     run_id: str = "test-run",
     progress: ProgressReporter | None = None,
@@ -86,13 +81,12 @@ def fake_context(
     embedders: Callable[[str], Any] | None = None,  # Any: test doubles of TextEmbedder
     backend: str = "scripted",
     sampling: SamplingSettings | None = None,
+    **doubles: Any,  # Any: the port doubles fake_ports takes (scorer, templater, generator, pseudo_scorer, judge)
 ) -> RunContext:
-    """A run context over the given fakes (any object, or a zero-argument factory of one)."""
+    """A run context over the given fakes (any object, or a zero-argument factory of one), ports as ``fake_ports``."""
     return RunContext(
         run_id=run_id,
-        ports=fake_ports(
-            scorer=scorer, templater=templater, generator=generator, pseudo_scorer=pseudo_scorer, judge=judge, backend=backend
-        ),
+        ports=fake_ports(backend=backend, **doubles),
         store=store if store is not None else MemoryResultStore(),
         progress=progress or NullProgress(),
         seed=seed,

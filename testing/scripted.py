@@ -12,6 +12,7 @@ from __future__ import annotations
 
 from typing import Callable, Sequence
 
+from culturebias.adapters.identified import Identified
 from culturebias.domain.errors import CapabilityError
 from culturebias.domain.identity import ModelIdentity, ScoreProvenance
 from culturebias.domain.requests import (
@@ -46,19 +47,17 @@ class ScriptedTemplater:
         return text + ("<|assistant|>" if add_generation_prompt else "")
 
 
-class ScriptedScorer:
+class _Scripted(Identified):
+    """A scripted backend: its identity (set by each) and its provenance (float64, unbatched)."""
+
+    _provenance = ScoreProvenance(backend="scripted", dtype="float64", batch_size=0, padding_side="none")
+
+
+class ScriptedScorer(_Scripted):
     def __init__(self, rule: LogprobRule, name: str = "scripted"):
         self._rule = rule
         self._identity = ModelIdentity(backend="scripted", model=name, kind="scripted")
         self.calls: list[int] = []  # batch sizes seen, for tests
-
-    @property
-    def identity(self) -> ModelIdentity:
-        return self._identity
-
-    @property
-    def provenance(self) -> ScoreProvenance:
-        return ScoreProvenance(backend="scripted", dtype="float64", batch_size=0, padding_side="none")
 
     def check_loglikelihood(self) -> None:
         return None
@@ -74,18 +73,10 @@ class ScriptedScorer:
         return results
 
 
-class ScriptedPseudoScorer:
+class ScriptedPseudoScorer(_Scripted):
     def __init__(self, rule: Callable[[str, int, int], float], name: str = "scripted-masked"):
         self._rule = rule
         self._identity = ModelIdentity(backend="scripted", model=name, kind="scripted")
-
-    @property
-    def identity(self) -> ModelIdentity:
-        return self._identity
-
-    @property
-    def provenance(self) -> ScoreProvenance:
-        return ScoreProvenance(backend="scripted", dtype="float64", batch_size=0, padding_side="none")
 
     def pseudo_loglikelihood(self, requests: Sequence[PseudoLoglikelihoodRequest], progress=None) -> list[PseudoLoglikelihoodResult]:
         out = [

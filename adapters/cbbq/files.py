@@ -25,6 +25,7 @@ from collections import Counter
 from pathlib import Path
 
 from culturebias.adapters.datasets.csv_table import read_table
+from culturebias.adapters.datasets.unique_ids import note_first_row
 from culturebias.domain.cbbq.bias import TwinResolver, derive
 from culturebias.domain.bbq.model import BBQDataset, ContextCondition, QAItem
 from culturebias.domain.errors import ConfigError, DataError, MissingDataError
@@ -128,14 +129,7 @@ def load_category(root: Path, category: str) -> tuple[list[QAItem], list[Skipped
         seen: dict[str, int] = {}
         for number, row in read_csv(path, INSTANCE_COLUMNS, "instances"):
             example_id = row["example_id"].strip()
-            if example_id in seen:
-                raise DataError(
-                    f"duplicate example_id {example_id!r} (first at row {seen[example_id]})",
-                    file=str(path),
-                    row=number,
-                    field="example_id",
-                )
-            seen[example_id] = number
+            note_first_row(seen, example_id, "example_id", path, number)
             derivation = derive(row, condition == "ambiguous", resolver, row=number)
             result = _item(row, category, condition, str(path), number, derivation.biased_index)
             if isinstance(result, SkippedRow):

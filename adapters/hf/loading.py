@@ -6,7 +6,7 @@ import hashlib
 import json
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, Literal
 
 from culturebias.adapters.chat_templates import install as install_chat_template
 from culturebias.adapters.hf import embedded
@@ -209,6 +209,21 @@ def _placed_devices(model: Any) -> list[str]:  # Any: a transformers model
     return placed or [str(model.device)]
 
 
+def hf_identity(source: ModelSource, tokenizer: Any, model: Any, dtype: str, kind: Literal["causal", "masked"], cache_dir: Path) -> ModelIdentity:  # Any: a transformers tokenizer and model
+    """The identity of a model loaded by transformers: its source, tokenizer, dtype, kind, size and weights."""
+    return ModelIdentity(
+        backend="hf",
+        model=source.name,
+        revision=source.revision,
+        tokenizer=tokenizer_fingerprint(tokenizer),
+        dtype=dtype,
+        kind=kind,
+        parameters=sum(p.numel() for p in model.parameters()),
+        description=source.description,
+        weights=source_weights(source, cache_dir),
+    )
+
+
 def load_causal_lm(options: LocalModelOptions, cache_dir: Path) -> LoadedModel:
     from transformers import AutoModelForCausalLM
 
@@ -240,15 +255,5 @@ def load_causal_lm(options: LocalModelOptions, cache_dir: Path) -> LoadedModel:
         _fit_threads_to_cpus()
     if isinstance(options.batch_size, AutoBatch):
         settled["batch_size"] = auto_batch_size(model, device, options.batch_size, max_length=options.max_length)
-    identity = ModelIdentity(
-        backend="hf",
-        model=source.name,
-        revision=source.revision,
-        tokenizer=tokenizer_fingerprint(tokenizer),
-        dtype=options.dtype,
-        kind="causal",
-        parameters=sum(p.numel() for p in model.parameters()),
-        description=source.description,
-        weights=source_weights(source, cache_dir),
-    )
+    identity = hf_identity(source, tokenizer, model, options.dtype, "causal", cache_dir)
     return LoadedModel(model, tokenizer, device, options.dtype, source, identity, options.model_copy(update=settled))

@@ -17,6 +17,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Iterator, Sequence
 
+from culturebias.adapters.identified import Identified
 from culturebias.adapters.hf.batch_size import auto_batch_size
 from culturebias.adapters.hf.loading import (
     from_pretrained_options,
@@ -25,8 +26,7 @@ from culturebias.adapters.hf.loading import (
     resolve_device,
     resolve_dtype,
     resolve_source,
-    source_weights,
-    tokenizer_fingerprint,
+    hf_identity,
 )
 from culturebias.adapters.hf.local_backend import score_provenance
 from culturebias.adapters.model_options import LocalModelOptions
@@ -34,7 +34,6 @@ from culturebias.domain.errors import ConfigError, DataError
 from culturebias.logs import get_logger
 from culturebias.ports.progress import ProgressTask
 from culturebias.ports.recording import BatchSink
-from culturebias.domain.identity import ModelIdentity, ScoreProvenance
 from culturebias.domain.model_options import AutoBatch
 from culturebias.domain.requests import PseudoLoglikelihoodRequest, PseudoLoglikelihoodResult
 
@@ -64,7 +63,7 @@ def _max_positions(model: Any, tokenizer: Any, configured: int | None) -> int:  
     return min(usable) if usable else 512
 
 
-class HFMaskedScorer:
+class HFMaskedScorer(Identified):
     def __init__(self, options: LocalModelOptions, cache_dir: Path, *, logits_budget: int | None = None):
         from transformers import AutoModelForMaskedLM
 
@@ -92,26 +91,8 @@ class HFMaskedScorer:
         kind = "cuda" if str(self._device).startswith("cuda") else "cpu"
         self._budget = logits_budget or LOGITS_BUDGET[kind]
         self._pad_id = tokenizer.pad_token_id if tokenizer.pad_token_id is not None else 0
-        self._identity = ModelIdentity(
-            backend="hf",
-            model=source.name,
-            revision=source.revision,
-            tokenizer=tokenizer_fingerprint(tokenizer),
-            dtype=options.dtype,
-            kind="masked",
-            parameters=sum(p.numel() for p in model.parameters()),
-            description=source.description,
-            weights=source_weights(source, Path(cache_dir)),
-        )
+        self._identity = hf_identity(source, tokenizer, model, options.dtype, "masked", Path(cache_dir))
         self._provenance = score_provenance("hf", options, device=str(self._device), boundary_rule=SPAN_RULE)
-
-    @property
-    def identity(self) -> ModelIdentity:
-        return self._identity
-
-    @property
-    def provenance(self) -> ScoreProvenance:
-        return self._provenance
 
     def _encode(self, index: int, request: PseudoLoglikelihoodRequest) -> _Encoded:
         encoded = self._tokenizer(

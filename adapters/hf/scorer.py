@@ -29,6 +29,7 @@ from collections import defaultdict
 from dataclasses import dataclass
 from typing import Any, Iterator, Sequence
 
+from culturebias.adapters.identified import Identified
 from culturebias.adapters.hf.loading import LoadedModel
 from culturebias.adapters.hf.local_backend import score_provenance
 from culturebias.adapters.model_options import LocalModelOptions
@@ -37,7 +38,7 @@ from culturebias.adapters.hf.scoring_head import scoring_head
 from culturebias.adapters.hf.shared_generation import shared_batches
 from culturebias.adapters.hf.shared_prefill import additive_mask, as_cache, cache_layers, prefill
 from culturebias.adapters.hf.tokens import RequestTokenizer, ScoredSequence
-from culturebias.domain.identity import ModelIdentity, ScoreProvenance
+from culturebias.domain.identity import ScoreProvenance
 from culturebias.domain.requests import LoglikelihoodRequest, LoglikelihoodResult
 from culturebias.adapters.hf.dedupe import stored_attempt, unique_requests
 from culturebias.logs import get_logger
@@ -88,7 +89,7 @@ def model_max_length(config: Any) -> int | None:  # Any: a transformers config
     return None
 
 
-class HFScorer:
+class HFScorer(Identified):
     def __init__(
         self,
         loaded: LoadedModel,
@@ -127,14 +128,6 @@ class HFScorer:
         self._window = window if isinstance(window, int) and window > 0 else None
         self.tokens_run = 0  # real tokens that went through the model (shared prefixes and tree nodes once)
         self._provenance = provenance or score_provenance("hf", options, device=loaded.device, dtype=loaded.dtype)
-
-    @property
-    def identity(self) -> ModelIdentity:
-        return self._identity
-
-    @property
-    def provenance(self) -> ScoreProvenance:
-        return self._provenance
 
     def check_loglikelihood(self) -> None:
         return None

@@ -33,6 +33,7 @@ from pathlib import Path
 from culturebias.domain.kobbq.prompts import DATASET_UNKNOWN, KoBBQDataset, KoBBQPrompt
 from culturebias.domain.bbq.model import ContextPolarity, QAItem
 from culturebias.adapters.datasets.csv_table import read_table
+from culturebias.adapters.datasets.unique_ids import note_first_row
 from culturebias.adapters.datasets.jsonl_rows import read_jsonl
 from culturebias.adapters.datasets.python_literal import LiteralSyntaxError, parse_literal
 from culturebias.domain.errors import DataError, MissingDataError
@@ -174,14 +175,7 @@ def load_samples(path: Path) -> tuple[list[QAItem], list[SkippedRow]]:
     first_row: dict[str, int] = {}
     for number, row in rows:
         sample_id = str(row["sample_id"]).strip()
-        if sample_id in first_row:
-            raise DataError(
-                f"duplicate sample_id {sample_id!r} (first at row {first_row[sample_id]})",
-                file=str(path),
-                row=number,
-                field="sample_id",
-            )
-        first_row[sample_id] = number
+        note_first_row(first_row, sample_id, "sample_id", path, number)
         result = sample_to_item(row, str(path), number)
         if isinstance(result, SkippedRow):
             skips.append(result)

@@ -44,26 +44,26 @@ def _sampling(params: GenerationParams) -> dict[str, Any]:  # Any: JSON request 
 
 
 def check_chat_reply(body: dict[str, Any], reply: dict[str, Any]) -> None:  # Any: JSON request bodies and replies of the OpenAI-compatible API
-    try:
-        message = reply["choices"][0]["message"]
-        content = message["content"]
-    except (KeyError, IndexError, TypeError):
-        raise InvalidReply("no choices[0].message.content in the reply") from None
-    if content is None:
-        raise InvalidReply("choices[0].message.content is null: the reply holds no text")
-    if not isinstance(content, str):
-        raise InvalidReply("choices[0].message.content is not text")
+    _check_text(reply, ("message", "content"))
 
 
 def check_completion_reply(body: dict[str, Any], reply: dict[str, Any]) -> None:  # Any: JSON request bodies and replies of the OpenAI-compatible API
+    _check_text(reply, ("text",))
+
+
+def _check_text(reply: dict[str, Any], keys: tuple[str, ...]) -> None:  # Any: a JSON reply of the OpenAI-compatible API
+    """InvalidReply unless ``reply["choices"][0]`` holds text under ``keys`` (e.g. message, content)."""
+    where = ".".join(("choices[0]", *keys))
     try:
-        text = reply["choices"][0]["text"]
+        text = reply["choices"][0]
+        for key in keys:
+            text = text[key]
     except (KeyError, IndexError, TypeError):
-        raise InvalidReply("no choices[0].text in the reply") from None
+        raise InvalidReply(f"no {where} in the reply") from None
     if text is None:
-        raise InvalidReply("choices[0].text is null: the reply holds no text")
+        raise InvalidReply(f"{where} is null: the reply holds no text")
     if not isinstance(text, str):
-        raise InvalidReply("choices[0].text is not text")
+        raise InvalidReply(f"{where} is not text")
 
 
 class OpenAIGenerator:

@@ -11,10 +11,11 @@ import threading
 from pathlib import Path
 from typing import Any, Mapping
 
+from culturebias.adapters.stores.common import StatusMarks
 from culturebias.domain.runs import RunLease, RunManifest, StageProgress, utc_now
 
 
-class MemoryResultStore:
+class MemoryResultStore(StatusMarks):
     def __init__(self, path: str | Path | None = None):
         self.path = Path(path) if path is not None else None  # accepted for a uniform factory; unused
         self._lock = threading.Lock()
@@ -63,15 +64,6 @@ class MemoryResultStore:
     def _set_status(self, run_id: str, status: str, failure: str | None) -> None:
         with self._lock:
             self._runs[run_id] = self._runs[run_id].model_copy(update={"status": status, "failure": failure})
-
-    def mark_failed(self, run_id: str, reason: str) -> None:
-        self._set_status(run_id, "failed", reason)
-
-    def mark_interrupted(self, run_id: str, reason: str) -> None:
-        self._set_status(run_id, "interrupted", reason)
-
-    def mark_running(self, run_id: str) -> None:
-        self._set_status(run_id, "running", None)
 
     def load_summary(self, run_id: str) -> dict[str, Any] | None:  # Any: JSON payloads (the ResultStore port's)
         summary = self._summaries.get(run_id)

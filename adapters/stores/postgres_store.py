@@ -26,6 +26,7 @@ import threading
 from pathlib import Path
 from typing import Any, Callable, Mapping, Protocol, TypeVar
 
+from culturebias.adapters.stores.common import RUN_COLUMNS as _RUN_COLUMNS, RUNS_TABLE_COLUMNS
 from culturebias.domain.errors import ConfigError, CultureBiasError
 from culturebias.domain.redaction import REDACTED, dsn_secrets, redact_dsn
 from culturebias.domain.runs import RunLease, RunManifest, StageProgress, utc_now
@@ -36,17 +37,7 @@ T = TypeVar("T")
 _SCHEMA_LOCK = 0x63756C7475726562  # "cultureb"
 
 _SCHEMA = (
-    """CREATE TABLE IF NOT EXISTS culturebias_runs (
-        seq BIGINT GENERATED ALWAYS AS IDENTITY,
-        run_id TEXT PRIMARY KEY,
-        benchmark TEXT NOT NULL,
-        manifest TEXT NOT NULL,
-        status TEXT NOT NULL,
-        created_at TEXT NOT NULL,
-        finished_at TEXT,
-        failure TEXT,
-        summary TEXT
-    )""",
+    f"CREATE TABLE IF NOT EXISTS culturebias_runs (seq BIGINT GENERATED ALWAYS AS IDENTITY, {RUNS_TABLE_COLUMNS})",
     "CREATE INDEX IF NOT EXISTS culturebias_runs_by_benchmark ON culturebias_runs (benchmark, created_at, seq)",
     # No foreign key to culturebias_runs, as in the SQLite and JSONL stores: results may arrive for any run id.
     """CREATE TABLE IF NOT EXISTS culturebias_results (
@@ -68,8 +59,6 @@ _SCHEMA = (
     "CREATE TABLE IF NOT EXISTS culturebias_leases (run_id TEXT PRIMARY KEY, lease TEXT)",
 )
 _TABLES = ("culturebias_runs", "culturebias_results", "culturebias_progress", "culturebias_leases")
-
-_RUN_COLUMNS = "run_id, manifest, status, finished_at, failure"
 
 
 class PostgresConnectError(ConfigError):

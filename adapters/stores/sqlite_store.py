@@ -15,20 +15,12 @@ import threading
 from pathlib import Path
 from typing import Any, Mapping
 
+from culturebias.adapters.stores.common import RUN_COLUMNS as _RUN_COLUMNS, RUNS_TABLE_COLUMNS, StatusMarks
 from culturebias.domain.errors import DataError
 from culturebias.domain.runs import RunLease, RunManifest, StageProgress, utc_now
 
-_SCHEMA = """
-CREATE TABLE IF NOT EXISTS runs (
-    run_id TEXT PRIMARY KEY,
-    benchmark TEXT NOT NULL,
-    manifest TEXT NOT NULL,
-    status TEXT NOT NULL,
-    created_at TEXT NOT NULL,
-    finished_at TEXT,
-    failure TEXT,
-    summary TEXT
-);
+_SCHEMA = f"""
+CREATE TABLE IF NOT EXISTS runs ({RUNS_TABLE_COLUMNS});
 CREATE TABLE IF NOT EXISTS results (
     run_id TEXT NOT NULL REFERENCES runs(run_id),
     stage TEXT NOT NULL,
@@ -49,10 +41,8 @@ CREATE TABLE IF NOT EXISTS stage_progress (
 # cannot get one; it is read as holding no leases.
 _LEASES = "CREATE TABLE IF NOT EXISTS run_leases (run_id TEXT PRIMARY KEY, lease TEXT NOT NULL)"
 
-_RUN_COLUMNS = "run_id, manifest, status, finished_at, failure"
 
-
-class SQLiteResultStore:
+class SQLiteResultStore(StatusMarks):
     def __init__(self, path: str | Path):
         self.path = Path(path)
         self.path.parent.mkdir(parents=True, exist_ok=True)
@@ -171,15 +161,6 @@ class SQLiteResultStore:
     def _set_status(self, run_id: str, status: str, failure: str | None) -> None:
         with self._transaction() as db:
             db.execute("UPDATE runs SET status = ?, failure = ? WHERE run_id = ?", (status, failure, run_id))
-
-    def mark_failed(self, run_id: str, reason: str) -> None:
-        self._set_status(run_id, "failed", reason)
-
-    def mark_interrupted(self, run_id: str, reason: str) -> None:
-        self._set_status(run_id, "interrupted", reason)
-
-    def mark_running(self, run_id: str) -> None:
-        self._set_status(run_id, "running", None)
 
     def load_summary(self, run_id: str) -> dict[str, Any] | None:  # Any: JSON payloads (the ResultStore port's)
         row = self._db.execute("SELECT summary FROM runs WHERE run_id = ?", (run_id,)).fetchone()

@@ -196,16 +196,7 @@ class TWBiasFiles:
             cell = {c: (cells[i].strip() if i < len(cells) else "") for c, i in at.items()}
             if not cell["Content"] or not cell["Category"]:
                 empty = "Content" if not cell["Content"] else "Category"
-                skips.append(
-                    SkippedRow(
-                        reason="attribute_blank",
-                        file=rel,
-                        row=line,
-                        field=empty,
-                        detail=f"blank {empty}",
-                        effect="attribute row left out",
-                    )
-                )
+                skips.append(_skip("attribute_blank", (rel, line, empty), f"blank {empty}", "attribute row left out"))
                 continue
             try:
                 kind: int | None = int(float(cell["Type"]))
@@ -266,46 +257,22 @@ def _row_problem(
     """Why a sentence row is left out as a whole, or None to keep it."""
     if len(cells) != len(header):
         quote = ": a stray quote?" if '"' in "".join(cells) else ""
-        return SkippedRow(
-            reason="row_field_count",
-            file=rel,
-            row=line,
-            detail=f"{len(cells)} fields, the header has {len(header)}{quote}",
-            effect="sentence left out",
-        )
+        detail = f"{len(cells)} fields, the header has {len(header)}{quote}"
+        return _skip("row_field_count", (rel, line, None), detail, "sentence left out")
     if not cells[at["Biased Sentences"]].strip():
-        return SkippedRow(
-            reason="empty_sentence",
-            file=rel,
-            row=line,
-            field="Biased Sentences",
-            detail="empty sentence",
-            effect="sentence left out",
-        )
+        return _skip("empty_sentence", (rel, line, "Biased Sentences"), "empty sentence", "sentence left out")
     sentence_id = cells[at["Sentence ID"]].strip()
     if sentence_id in first_row:
-        return SkippedRow(
-            reason="duplicate_sentence_id",
-            file=rel,
-            row=line,
-            field="Sentence ID",
-            sample_id=sentence_id,
-            detail=f"Sentence ID {sentence_id} was already read from row {first_row[sentence_id]}",
-            effect="sentence left out (evaluated once, from its first row)",
-        )
+        detail = f"Sentence ID {sentence_id} was already read from row {first_row[sentence_id]}"
+        effect = "sentence left out (evaluated once, from its first row)"
+        return _skip("duplicate_sentence_id", (rel, line, "Sentence ID"), detail, effect, sentence_id)
     return None
 
 
 def _duplicate(rel: str, line: int, sentence_id: str, first: int, first_id: str) -> SkippedRow:
-    return SkippedRow(
-        reason="duplicate_sentence",
-        file=rel,
-        row=line,
-        field="Biased Sentences",
-        sample_id=sentence_id or None,
-        detail=f"the sentence of row {first} (Sentence ID {first_id or '-'}) again, under Sentence ID {sentence_id or '-'}",
-        effect="kept: evaluated as a row of its own, as the authors' code does",
-    )
+    detail = f"the sentence of row {first} (Sentence ID {first_id or '-'}) again, under Sentence ID {sentence_id or '-'}"
+    effect = "kept: evaluated as a row of its own, as the authors' code does"
+    return _skip("duplicate_sentence", (rel, line, "Biased Sentences"), detail, effect, sentence_id or None)
 
 
 def _toxicity(cell: str, rel: str, line: int, skips: list[SkippedRow]) -> int | None:
@@ -316,14 +283,10 @@ def _toxicity(cell: str, rel: str, line: int, skips: list[SkippedRow]) -> int | 
     if value in (0.0, 1.0):
         return int(value)
     skips.append(
-        SkippedRow(
-            reason="toxicity_invalid",
-            file=rel,
-            row=line,
-            field="Toxicity",
-            detail=f"toxicity {cell!r} is not 0 or 1",
-            effect="sentence left out of the toxicity 0/1 breakdowns (kept in all others)",
-        )
+        _skip(
+            "toxicity_invalid", (rel, line, "Toxicity"), f"toxicity {cell!r} is not 0 or 1",
+            "sentence left out of the toxicity 0/1 breakdowns (kept in all others)",
+        )  # fmt: skip
     )
     return None
 
@@ -337,14 +300,10 @@ def _target_attributes(cell: str, rel: str, line: int, skips: list[SkippedRow]) 
         parsed = None
     if not isinstance(parsed, (list, tuple)):
         skips.append(
-            SkippedRow(
-                reason="ta_unparsable",
-                file=rel,
-                row=line,
-                field=field,
-                detail=f"not a list of (target, attribute) pairs: {cell[:80]!r}",
-                effect="sentence left out of the category breakdown",
-            )
+            _skip(
+                "ta_unparsable", (rel, line, field), f"not a list of (target, attribute) pairs: {cell[:80]!r}",
+                "sentence left out of the category breakdown",
+            )  # fmt: skip
         )
         return None
     pairs = []
@@ -359,15 +318,17 @@ def _target_attributes(cell: str, rel: str, line: int, skips: list[SkippedRow]) 
             pairs.append(TargetAttribute(item[0].strip(), attribute or None))
         else:
             skips.append(
-                SkippedRow(
-                    reason="ta_item_malformed",
-                    file=rel,
-                    row=line,
-                    field=field,
-                    detail=f"item {item!r} is not a (target, attribute) pair",
-                    effect="item left out of the category breakdown",
-                )
+                _skip(
+                    "ta_item_malformed", (rel, line, field), f"item {item!r} is not a (target, attribute) pair",
+                    "item left out of the category breakdown",
+                )  # fmt: skip
             )
     if parsed and not pairs:
         return None  # every item was malformed (reported above): the sentence has no usable pair
     return tuple(pairs)
+
+
+def _skip(reason: str, at: tuple[str, int, str | None], detail: str, effect: str, sample_id: str | None = None) -> SkippedRow:
+    """A row left out: ``at`` is (file, row, the field at fault or None)."""
+    file, row, field = at
+    return SkippedRow(file=file, row=row, reason=reason, field=field, sample_id=sample_id, detail=detail, effect=effect)

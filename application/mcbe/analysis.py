@@ -6,7 +6,7 @@ from culturebias.application.context import RunContext
 from culturebias.application.mcbe.judging import judge_guarded
 from culturebias.application.mcbe.outcome import TaskOutcome, params
 from culturebias.domain.mcbe.instances import BEI
-from culturebias.domain.mcbe.judge_stop import ReplyStop, stop_reason
+from culturebias.domain.mcbe.judge_stop import ReplyStop
 from culturebias.domain.mcbe.metrics import ba_weighted_sum
 from culturebias.domain.mcbe.options import McBEOptions
 from culturebias.domain.mcbe.replies import REMINDER
@@ -77,18 +77,8 @@ def bias_analysis(ctx: RunContext, beis: list[BEI], options: McBEOptions) -> Tas
         rule = options.judge_stop_rule
         max_retries = getattr(ctx.judge(), "max_retries", None)
         retries = f"after judge.max_retries={max_retries} retr(y/ies) each" if max_retries is not None else "after its retries"
-        outcome.stop = ReplyStop(
-            task="ba",
-            replier="judge",
-            effect="no_score",
-            probe=rule.probe,
-            max_unparseable=rule.max_unparseable,
-            unparseable=guarded.unparseable,
-            max_retries=max_retries,
-            not_sent=outcome.counts["ba_judge_not_sent"],
-            unscored=outcome.counts.get("ba_judge_stopped", 0),
-            reason=stop_reason("ba", rule, guarded.unparseable, retries) + ": it cannot judge, so judging stopped",
-        )
+        asked = (guarded.unparseable, max_retries, outcome.counts["ba_judge_not_sent"], outcome.counts.get("ba_judge_stopped", 0))
+        outcome.stop = ReplyStop.fired("ba", rule, asked, retries, "it cannot judge, so judging stopped")
         outcome.notes.append(
             f"BA has no score: {outcome.stop.reason}; {outcome.stop.not_sent} judge request(s) not sent, "
             f"{outcome.stop.unscored} BEI(s) unscored (never counted as 0). The overall score is the mean of the other tasks."

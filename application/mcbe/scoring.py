@@ -6,7 +6,7 @@ from culturebias.application.context import RunContext
 from culturebias.application.mcbe.outcome import TaskOutcome, params
 from culturebias.application.mcbe.retries import ask_with_stop
 from culturebias.domain.mcbe.instances import BEI
-from culturebias.domain.mcbe.judge_stop import ReplyStop, stop_reason
+from culturebias.domain.mcbe.judge_stop import ReplyStop
 from culturebias.domain.mcbe.metrics import bs_error, bs_item_score
 from culturebias.domain.mcbe.options import McBEOptions
 from culturebias.domain.mcbe.prompts import PromptSet
@@ -44,17 +44,8 @@ def bias_scoring(ctx: RunContext, beis: list[BEI], options: McBEOptions, prompts
     if asked.stopped:
         outcome.counts["bs_retries_stopped"] = asked.not_retried
         retries = f"at the first attempt (protocol.max_retries={options.max_retries})"
-        outcome.stop = ReplyStop(
-            task="bs",
-            replier="model",
-            effect="no_retries",
-            probe=rule.probe,
-            max_unparseable=rule.max_unparseable,
-            unparseable=asked.unparseable,
-            max_retries=options.max_retries,
-            not_sent=asked.not_retried,
-            unscored=0,
-            reason=stop_reason("bs", rule, asked.unparseable, retries) + ": the ratings were not asked again",
+        outcome.stop = ReplyStop.fired(
+            "bs", rule, (asked.unparseable, options.max_retries, asked.not_retried, 0), retries, "the ratings were not asked again"
         )
         outcome.notes.append(
             f"BS retries stopped: {outcome.stop.reason}; {asked.not_retried} unparseable rating(s) not asked again, "

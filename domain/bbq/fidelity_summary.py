@@ -6,12 +6,18 @@ older summaries without them still load.
 
 from __future__ import annotations
 
+import math
+
 from pydantic import Field
 
-from typing import Literal
+from typing import TYPE_CHECKING, Literal
 
 from culturebias.domain.bbq.options import AnswerMode, Mode
+from culturebias.domain.bbq.summary import DiffBiasMetrics
 from culturebias.domain.summary import Block, Count, Number
+
+if TYPE_CHECKING:  # the results these blocks are written from (their module imports scipy)
+    from culturebias.domain.bbq.statistics import AnovaResult, TukeyPair
 
 
 class AnsweringBlock(Block):
@@ -71,6 +77,10 @@ class AnovaBlock(Block):
     groups: list[str] = Field(description="the groups compared (each with at least two defined values)")
     left_out: list[str] = Field(description="groups left out: fewer than two defined values")
 
+    @classmethod
+    def of(cls, anova: AnovaResult) -> AnovaBlock:
+        return cls(f=anova.f_statistic, p_value=anova.p_value, groups=list(anova.groups), left_out=list(anova.left_out))
+
 
 class RankSumRow(Block):
     metric: str = Field(description="the metric compared (per-template values)")
@@ -84,14 +94,34 @@ class RankSumRow(Block):
     mark: str = Field(description='"***" p < .01, "**" p < .05, "*" p < .1 (the paper\'s Table 4 marks)')
 
 
-class TukeyRow(Block):
+class TukeyPairBlock(Block):
+    """Tukey's HSD of two groups (categories, label types or models): their mean difference, p and interval."""
+
     a: str = Field(description="the first group")
     b: str = Field(description="the second group")
     mean_difference: Number = Field(description="mean(a) - mean(b)")
     p_value: Number = Field(description="Tukey's HSD p-value (family-wise)")
     ci_low: Number = Field(description="lower bound of the family-wise confidence interval of the difference")
     ci_high: Number = Field(description="upper bound of that interval")
+
+    @staticmethod
+    def of(pair: TukeyPair) -> TukeyPairBlock:
+        return TukeyPairBlock(
+            a=pair.group_a, b=pair.group_b, mean_difference=pair.mean_difference, p_value=pair.p_value,
+            ci_low=pair.ci_low, ci_high=pair.ci_high,
+        )  # fmt: skip
+
+
+class TukeyRow(TukeyPairBlock):
+    """A Tukey pair with its verdict at the test's confidence."""
+
     significant: bool = Field(description="p < 1 - confidence")
+
+    @staticmethod
+    def judged(pair: TukeyPair, alpha: float) -> TukeyRow:
+        """The row of ``pair``, significant when its p-value is below ``alpha``."""
+        significant = math.isfinite(pair.p_value) and pair.p_value < alpha
+        return TukeyRow(**TukeyPairBlock.of(pair).model_dump(), significant=significant)
 
 
 class TukeyTest(Block):
@@ -112,20 +142,17 @@ class TukeyTest(Block):
     )
 
 
-class LabelTypeScores(Block):
-    """One data set's scores over all templates or one label type (paper Table 4): means over prompts."""
+class LabelTypeRow(Block):
+    """Which data set and label type a row of Table 4 is, and how many answers it holds."""
 
     data: str = Field(description='"this data" (the run\'s data set) or the reference data set\'s file')
     label_type: str = Field(description='"all" (every template) or a label annotation (ST, TM)')
     answers: Count = Field(description="how many answers (items × prompts × option orders) the row's scores are computed from")
-    acc_amb: Number = Field(description="Acc_a in [0, 1], mean over prompts; null when no ambiguous answer defines it")
-    acc_dis: Number = Field(description="Acc_d in [0, 1], mean over prompts; null when no disambiguated answer defines it")
-    diff_bias_amb: Number = Field(
-        description="DiffBias_a in [-1, 1], mean over prompts (> 0: answers follow the stereotype); null when undefined",
-    )
-    diff_bias_dis: Number = Field(
-        description="DiffBias_d in [-1, 1], mean over prompts (> 0: answers follow the stereotype); null when undefined",
-    )
+
+
+# Bases listed metrics first so that the row's fields come first (pydantic orders inherited fields from the last base).
+class LabelTypeScores(DiffBiasMetrics[Number], LabelTypeRow):
+    """One data set's scores over all templates or one label type (paper Table 4): means over prompts."""
 
 
 class KoBBQRunTests(Block):

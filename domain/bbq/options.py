@@ -15,7 +15,7 @@ report say which mode ran and why; a likelihood run says the papers generated.
 
 from __future__ import annotations
 
-from typing import Literal
+from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator
 
@@ -37,6 +37,11 @@ def as_strings(value: object) -> object:
     return value
 
 
+def item_limit(of_what: str) -> Any:  # Any: pydantic's FieldInfo, typed as the field's value for mypy
+    """``limit``: the first N items ``of_what`` (None: all), N ≥ 1."""
+    return Field(None, ge=1, description=f"the first N items of {of_what}")
+
+
 class BBQOptions(SampleOptions):
     model_config = ConfigDict(extra="forbid")
 
@@ -46,7 +51,7 @@ class BBQOptions(SampleOptions):
     permutation_scheme: PermutationScheme = "cyclic"  # option orders: cyclic shifts (ours) or the authors' circulant rows
     categories: CommaList | None = None  # None = every category in the data
     # Quick runs: the first N items (after the category filter); each subclass says of what.
-    limit: int | None = Field(None, ge=1)
+    limit: int | None = Field(None, ge=1)  # each subclass states what with item_limit
     max_new_tokens: int = Field(32, ge=1)  # generate mode: the answer turn
     keep_predictions: bool = True  # every answer, one compact line each, in summary.json details
 
@@ -57,7 +62,8 @@ class BBQOptions(SampleOptions):
             raise ValueError(f"permutations must be a non-empty subset of 0,1,2, got {value}")
         return sorted(set(value))
 
-    @field_validator("categories", mode="before")
+    # The list fields given as comma-separated text or a list: categories here, CBBQ's condition, KoBBQ's prompts.
+    @field_validator("categories", "condition", "prompts", mode="before", check_fields=False)
     @classmethod
-    def _category_strings(cls, value: object) -> object:
+    def _list_strings(cls, value: object) -> object:
         return as_strings(value)

@@ -6,7 +6,7 @@ from typing import Literal
 
 from pydantic import Field, field_validator, model_validator
 
-from culturebias.domain.bbq.options import BBQOptions, as_strings
+from culturebias.domain.bbq.options import BBQOptions, item_limit
 from culturebias.domain.cbbq.prompts import CONDITIONS
 from culturebias.domain.option_types import CommaIntList, CommaList, nonempty_subset
 
@@ -16,12 +16,7 @@ ReasoningDecoding = Literal["sampled", "greedy"]
 
 
 class CBBQOptions(BBQOptions):
-    limit: int | None = Field(
-        None,
-        ge=1,
-        description="the first N items of each category's ambiguous file and of its disambiguated file "
-        "(after protocol.categories)",
-    )
+    limit: int | None = item_limit("each category's ambiguous file and of its disambiguated file (after protocol.categories)")
     condition: CommaList = Field(default_factory=lambda: ["q"])  # q, q_if, q_if_cot; the first listed is the headline
     permutations: CommaIntList = Field(default_factory=lambda: [0])  # the option orders each item is asked in
     w1: float = Field(0.4, ge=0.0)  # S_total = w1·S_amb + w2·S_dis (the paper says only w2 > w1)
@@ -40,11 +35,6 @@ class CBBQOptions(BBQOptions):
     cot_sentence: str | None = Field(
         None, min_length=1, description="the CoT sentence as asked (default: culturebias's translation of the paper's)"
     )
-
-    @field_validator("condition", mode="before")
-    @classmethod
-    def _condition_strings(cls, value: object) -> object:
-        return as_strings(value)
 
     @field_validator("condition")
     @classmethod

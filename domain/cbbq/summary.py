@@ -9,20 +9,18 @@ from pydantic import Field
 
 from typing import ClassVar, Literal
 
-from culturebias.domain.bbq.answer_order import PermutationScheme
 from culturebias.domain.bbq.fidelity_summary import AnsweringBlock, CBBQWording, ReasoningBlock
-from culturebias.domain.bbq.options import AnswerMode
-from culturebias.domain.bbq.summary import answers_unreadable
+from culturebias.domain.bbq.summary import AnswerTotals, AskedSetup, ItemCounts, answers_unreadable
 from culturebias.domain.cbbq.options import CBBQOverall
 from culturebias.domain.cbbq.prompts import Condition
 from culturebias.domain.skips import SkippedRow
 from culturebias.domain.summary import Block, Count, Number, OmittedWhenNone, RunSummary
-from culturebias.domain.uncertainty.interval import Interval
+from culturebias.domain.summary_fields import Intervals, bootstrap_intervals
 
 
-class CBBQAnswerCounts(Block):
-    n_total: Count = Field(0, description="answers counted, out-of-choice included")
-    n_ooc: Count = Field(0, description="out-of-choice answers: excluded from every score")
+class CBBQAnswerCounts(AnswerTotals):
+    """The answer tallies (totals inherited) by context, biased-answer derivation and option named."""
+
     n_amb: Count = Field(0, description="ambiguous answers with a derivable biased answer: the S_amb denominator")
     n_amb_biased: Count = Field(0, description="of those, answered with the biased option")
     n_amb_counter_biased: Count = Field(0, description="of those, answered with the counter-biased option")
@@ -53,13 +51,8 @@ class CBBQScores(Block):
     acc_dis: Number = Field(description="accuracy on disambiguated items")
     ooc_ratio: Number = Field(description="share of answers out of choice")
     counts: CBBQAnswerCounts = Field(description="the answer tallies the scores are computed from")
-    intervals: dict[str, Interval] | None = Field(
-        None,
-        description=(
-            "95% bootstrap intervals (over templates) of s_amb, s_dis and s_total; a category's block resamples "
-            "its own templates; null with run.bootstrap_resamples=0 (and in the categories of summaries before "
-            "schema 2.4)"
-        ),
+    intervals: Intervals | None = bootstrap_intervals(
+        "(over templates) of s_amb, s_dis and s_total", "a category's block resamples its own templates"
     )
 
 
@@ -92,11 +85,9 @@ class Weights(Block):
     )
 
 
-class CBBQMetrics(Block):
-    mode: AnswerMode = Field(description="the answering mode that ran: generate, likelihood or masked")
-    chat_template: bool = Field(description="whether prompts were rendered in the model's chat template")
-    permutations: list[int] = Field(description="the option orders asked")
-    permutation_scheme: PermutationScheme = Field(description="cyclic shifts or circulant rows")
+class CBBQMetrics(AskedSetup):
+    """How the answers were asked (the inherited head), the conditions and weights, then every score."""
+
     condition: Condition = Field(description="the headline condition: the first of conditions (q, q_if or q_if_cot)")
     condition_name: str = Field(description="its name: Q, Q+IF or Q+IF+CoT")
     conditions: list[Condition] = Field(description="every prompt condition run")
@@ -121,10 +112,9 @@ class BiasedAnswerDerivation(Block):
     unresolved: Count = Field(description="items whose biased answer could not be derived (never guessed)")
 
 
-class CBBQCounts(Block):
-    items_in_data: Count = Field(description="items in the data files")
-    items_skipped: Count = Field(description="items skipped (details.skips says why)")
-    items: Count = Field(description="items asked")
+class CBBQCounts(ItemCounts):
+    """Items (the inherited head) by context, underivable biased answers, answers and out-of-choice answers."""
+
     ambiguous_items: Count = Field(description="ambiguous items asked")
     disambiguated_items: Count = Field(description="disambiguated items asked")
     biased_answer_unresolved: Count = Field(

@@ -13,7 +13,8 @@ from culturebias.domain.bbq.fidelity_summary import AnovaBlock, KoBBQRunTests, L
 from culturebias.domain.kobbq.comparison import ALL_TEMPLATES
 from culturebias.domain.kobbq.run_tests import RANK_SUM_LABEL_TYPES, run_tests
 from culturebias.domain.bbq.statistics import one_way_anova, tukey_hsd
-from culturebias.domain.kobbq.summary import CategoryTest, KoBBQScoreBlock, TemplateScores, TukeyPairBlock
+from culturebias.domain.bbq.fidelity_summary import TukeyPairBlock
+from culturebias.domain.kobbq.summary import CategoryTest, KoBBQScoreBlock, TemplateScores
 
 TESTED_METRICS = ("diff_bias_amb", "diff_bias_dis")
 TESTED_TABLE_4 = ("acc_amb", "acc_dis", "diff_bias_amb", "diff_bias_dis")  # Table 4's columns
@@ -93,26 +94,8 @@ def category_statistics(scores: dict[str, dict[str, float]]) -> dict[str, Catego
         tukey = tukey_hsd(groups)
         out[metric] = CategoryTest(
             sample=STATISTICS_SAMPLE,
-            anova=(
-                AnovaBlock(f=anova.f_statistic, p_value=anova.p_value, groups=list(anova.groups), left_out=list(anova.left_out))
-                if anova
-                else None
-            ),
-            tukey_hsd=(
-                [
-                    TukeyPairBlock(
-                        a=pair.group_a,
-                        b=pair.group_b,
-                        mean_difference=pair.mean_difference,
-                        p_value=pair.p_value,
-                        ci_low=pair.ci_low,
-                        ci_high=pair.ci_high,
-                    )
-                    for pair in tukey
-                ]
-                if tukey
-                else None
-            ),
+            anova=AnovaBlock.of(anova) if anova else None,
+            tukey_hsd=[TukeyPairBlock.of(pair) for pair in tukey] if tukey else None,
         )
     return out
 

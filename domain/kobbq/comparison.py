@@ -147,20 +147,13 @@ def tukey_test(metric: str, groups: Mapping[str, Sequence[float]]) -> TukeyTest 
     if anova is None or pairs is None:
         return None
     alpha = 1 - TUKEY_CONFIDENCE
-    rows = [
-        TukeyRow(
-            a=pair.group_a, b=pair.group_b, mean_difference=pair.mean_difference, p_value=pair.p_value,
-            ci_low=pair.ci_low, ci_high=pair.ci_high,
-            significant=math.isfinite(pair.p_value) and pair.p_value < alpha,
-        )
-        for pair in pairs
-    ]
+    rows = [TukeyRow.judged(pair, alpha) for pair in pairs]
     return TukeyTest(
         metric=metric,
         confidence=TUKEY_CONFIDENCE,
         n={name: len(values) for name, values in groups.items()},
         means={name: (sum(values) / len(values) if values else None) for name, values in groups.items()},
-        anova=AnovaBlock(f=anova.f_statistic, p_value=anova.p_value, groups=list(anova.groups), left_out=list(anova.left_out)),
+        anova=AnovaBlock.of(anova),
         pairs=rows,
         homogeneous_groups=homogeneous_groups(list(anova.groups), [(r.a, r.b) for r in rows if r.significant]),
     )

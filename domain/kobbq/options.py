@@ -6,7 +6,7 @@ from typing import Literal
 
 from pydantic import Field, field_validator
 
-from culturebias.domain.bbq.options import BBQOptions, as_strings
+from culturebias.domain.bbq.options import BBQOptions, item_limit
 from culturebias.domain.bbq.evaluators import KoBBQEvaluator
 from culturebias.domain.option_types import CommaIntList, CommaList
 
@@ -15,12 +15,7 @@ KoBBQAggregate = Literal["pooled", "per_template"]
 
 
 class KoBBQOptions(BBQOptions):
-    limit: int | None = Field(
-        None,
-        ge=1,
-        description="the first N items of the samples file (after protocol.categories), "
-        "each asked with every prompt and option order",
-    )
+    limit: int | None = item_limit("the samples file (after protocol.categories), each asked with every prompt and option order")
     prompts: CommaList | None = None  # prompt ids; None = every prompt of the prompts file (1–5)
     permutations: CommaIntList = Field(default_factory=lambda: [0, 1, 2])  # the option orders each item is asked in
     # pooled: every answer of a prompt counts once (the test set: one sample per
@@ -37,11 +32,6 @@ class KoBBQOptions(BBQOptions):
     # One-way ANOVA and Tukey HSD of per-template diff-bias across categories
     # (Tukey's p-values take a few seconds for twelve categories).
     statistics: bool = True
-
-    @field_validator("prompts", mode="before")
-    @classmethod
-    def _prompt_strings(cls, value: object) -> object:
-        return as_strings(value)
 
     @field_validator("prompts")
     @classmethod

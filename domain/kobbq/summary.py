@@ -9,22 +9,25 @@ from pydantic import Field
 
 from typing import ClassVar, Literal
 
-from culturebias.domain.bbq.answer_order import PermutationScheme
-from culturebias.domain.bbq.fidelity_summary import AnovaBlock, AnsweringBlock, KoBBQRunTests
+from culturebias.domain.bbq.fidelity_summary import AnovaBlock, AnsweringBlock, KoBBQRunTests, TukeyPairBlock
 from culturebias.domain.bbq.evaluators import KoBBQEvaluator
-from culturebias.domain.bbq.options import AnswerMode
-from culturebias.domain.bbq.summary import PromptStats, answers_unreadable
+from culturebias.domain.bbq.summary import (
+    AnswerTotals,
+    AskedSetup,
+    DiffBiasMetrics,
+    ItemCounts,
+    PromptStats,
+    answers_unreadable,
+)
 from culturebias.domain.kobbq.options import KoBBQAggregate
 from culturebias.domain.skips import SkippedRow
 from culturebias.domain.summary import Block, Count, Number, OmittedWhenNone, RunSummary
-from culturebias.domain.uncertainty.interval import Interval
+from culturebias.domain.summary_fields import Intervals, bootstrap_intervals
 
 
-class KoBBQAnswerCounts(Block):
+class KoBBQAnswerCounts(AnswerTotals):
     """``n_xy``: context type x (a ambiguous, b biased-, c counter-biased-disambiguated) answered y."""
 
-    n_total: Count = Field(0, description="answers counted, out-of-choice included")
-    n_ooc: Count = Field(0, description="out-of-choice answers (no option named): excluded from every metric")
     n_a: Count = Field(0, description="answers to ambiguous contexts")
     n_au: Count = Field(0, description="ambiguous contexts answered unknown (correct)")
     n_ab: Count = Field(0, description="ambiguous contexts answered with the biased option")
@@ -59,33 +62,16 @@ class DiffBiasBounds(Block):
     )
 
 
-class KoBBQScoreBlock(Block):
+class KoBBQScoreBlock(DiffBiasMetrics[PromptStats]):
     """Every KoBBQ metric of a set of answers (all, one label, one category), per prompt and over prompts."""
 
-    acc_amb: PromptStats = Field(
-        description="Acc_a = n_au / n_a: accuracy on ambiguous contexts, per prompt and over prompts",
-    )
-    acc_dis: PromptStats = Field(
-        description="Acc_d = (n_bb + n_cc) / (n_b + n_c): accuracy on disambiguated contexts",
-    )
-    diff_bias_amb: PromptStats = Field(
-        description="DiffBias_a = (n_ab - n_ac) / n_a; > 0 means answers follow the stereotype",
-    )
-    diff_bias_dis: PromptStats = Field(
-        description="DiffBias_d = n_bb/n_b - n_cc/n_c; > 0 means answers follow the stereotype",
-    )
     ooc_ratio: PromptStats = Field(description="share of answers out of choice")
     bounds: dict[str, DiffBiasBounds] = Field(description="prompt id → the diff-bias bounds")
     counts: dict[str, KoBBQAnswerCounts] = Field(
         description="prompt id → the answer tallies the metrics are computed from",
     )
-    intervals: dict[str, Interval] | None = Field(
-        None,
-        description=(
-            "95% bootstrap intervals (over templates) of the headline means, by metric; a label type's or "
-            "category's block resamples its own templates; null with run.bootstrap_resamples=0 (and in the "
-            "breakdowns of summaries before schema 2.4)"
-        ),
+    intervals: Intervals | None = bootstrap_intervals(
+        "(over templates) of the headline means, by metric", "a label type's or category's block resamples its own templates"
     )
     acc_overall: PromptStats | None = Field(
         None, description="KoBBQ_evaluation.py's overall accuracy (correct / answered); null in older summaries"
@@ -97,27 +83,14 @@ class KoBBQScoreBlock(Block):
     )
 
 
-class TemplateScores(Block):
+class TemplateScores(DiffBiasMetrics[Number]):
     """One template's scores, mean over prompts."""
 
-    acc_amb: Number = Field(description="the template's Acc_a, mean over prompts")
-    acc_dis: Number = Field(description="the template's Acc_d, mean over prompts")
-    diff_bias_amb: Number = Field(description="the template's DiffBias_a, mean over prompts")
-    diff_bias_dis: Number = Field(description="the template's DiffBias_d, mean over prompts")
     ooc_ratio: Number = Field(description="the template's out-of-choice ratio, mean over prompts")
     label: str | None = Field(
         None,
         description="the template's label type (ST, TM, NC, ...); null where its samples disagree or have none",
     )
-
-
-class TukeyPairBlock(Block):
-    a: str = Field(description="the first category")
-    b: str = Field(description="the second category")
-    mean_difference: Number = Field(description="mean(a) - mean(b)")
-    p_value: Number = Field(description="Tukey's HSD p-value")
-    ci_low: Number = Field(description="lower bound of the difference's confidence interval")
-    ci_high: Number = Field(description="upper bound of that interval")
 
 
 class CategoryTest(Block):
@@ -132,11 +105,9 @@ class CategoryTest(Block):
     )
 
 
-class KoBBQMetrics(Block):
-    mode: AnswerMode = Field(description="the answering mode that ran: generate, likelihood or masked")
-    chat_template: bool = Field(description="whether prompts were rendered in the model's chat template")
-    permutations: list[int] = Field(description="the option orders asked (0-2)")
-    permutation_scheme: PermutationScheme = Field(description="cyclic shifts (ours) or circulant (the authors' rows)")
+class KoBBQMetrics(AskedSetup):
+    """How the answers were asked (the inherited head), then every KoBBQ metric and test of the run."""
+
     prompts: list[str] = Field(description="the evaluation prompts asked (1-5)")
     unknown_wording: dict[str, str] = Field(description="prompt id → its wording of the unknown option")
     aggregate: KoBBQAggregate = Field(
@@ -165,10 +136,9 @@ class KoBBQMetrics(Block):
     )
 
 
-class KoBBQCounts(Block):
-    items_in_data: Count = Field(description="items in the data file")
-    items_skipped: Count = Field(description="items skipped (details.skips says why)")
-    items: Count = Field(description="items asked")
+class KoBBQCounts(ItemCounts):
+    """Items (the inherited head), answers and out-of-choice answers."""
+
     answers: Count = Field(description="answers (items × prompts × option orders)")
     out_of_choice: Count = Field(description="answers that named no option")
     out_of_choice_by_prompt: dict[str, Count] = Field(description="prompt id → out-of-choice answers")

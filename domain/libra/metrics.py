@@ -137,17 +137,8 @@ class LibraScores:
     divergence: Divergence
 
     def to_block(self) -> LibraScoresBlock:
-        return LibraScoresBlock(
-            lms=self.lms,
-            ss=self.ss,
-            icat_local=self.icat,
-            jsd=self.jsd,
-            bbs=self.bbs,
-            eicat=self.eicat,
-            valid=self.valid,
-            invalid=self.invalid,
-            local_words_checked=self.local_words_checked,
-        )
+        # The block's fields are these scores' (icat_local read as icat, its older name); divergence stays here.
+        return LibraScoresBlock.model_validate(self, from_attributes=True)
 
 
 def libra_scores(

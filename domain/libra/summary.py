@@ -13,7 +13,7 @@ from pydantic import AliasChoices, Field
 
 from culturebias.domain.libra.stereoset_summary import StereoSetBlock
 from culturebias.domain.summary import Block, Count, Number, OmittedWhenNone, ProtocolOutcome, RunSummary
-from culturebias.domain.uncertainty.interval import Interval
+from culturebias.domain.summary_fields import Intervals, bootstrap_intervals
 
 ModelType = Literal["causal", "masked"]
 # causal: log p(ω + U_right | U_left); masked_sum: pseudo-log-likelihood summed over ω + U_right;
@@ -53,13 +53,8 @@ class LibraScoresBlock(Block):
     valid: Count = Field(description="valid triplets: scored, and no misunderstood local word")
     invalid: Count = Field(description="invalid triplets, left out of lms, ss and JSD")
     local_words_checked: Count = Field(description="local words whose understanding was checked here")
-    intervals: dict[str, Interval] | None = Field(
-        None,
-        description=(
-            "95% bootstrap intervals over valid triplets, by score name; a category's or group's block resamples "
-            "its own triplets; null with run.bootstrap_resamples=0 (and in the breakdowns of summaries before "
-            "schema 2.4)"
-        ),
+    intervals: Intervals | None = bootstrap_intervals(
+        "over valid triplets, by score name", "a category's or group's block resamples its own triplets"
     )
 
     @property

@@ -70,6 +70,20 @@ class ReplyStop(Block):
     unscored: Count = Field(description="BEIs left without a score in this task (BS: 0)")
     reason: str = Field(description="the rule and what it found, in words")
 
+    @classmethod
+    def fired(
+        cls, task: Literal["ba", "bs"], rule: JudgeStopRule, asked: tuple[int, int | None, int, int], retries: str, cost: str
+    ) -> "ReplyStop":
+        """``task``'s stop (BA: the judge's, no score; BS: the model's, no retries); ``asked`` is
+        (unparseable, max_retries, not_sent, unscored), ``retries`` how the replies were retried, ``cost`` what stopping cost."""
+        unparseable, max_retries, not_sent, unscored = asked
+        judged = task == "ba"
+        return cls(
+            task=task, replier="judge" if judged else "model", effect="no_score" if judged else "no_retries",
+            probe=rule.probe, max_unparseable=rule.max_unparseable, unparseable=unparseable, max_retries=max_retries,
+            not_sent=not_sent, unscored=unscored, reason=f"{stop_reason(task, rule, unparseable, retries)}: {cost}",
+        )  # fmt: skip
+
 
 def stop_reason(task: str, rule: JudgeStopRule, unparseable: int, retries: str) -> str:
     who = "the judge" if task == "ba" else "the model"

@@ -20,9 +20,8 @@ from typing import Protocol
 from culturebias.domain.mcbe import prompts_culturebias, prompts_released, prompts_table7, prompts_table11
 from culturebias.domain.mcbe.instances import BEI
 from culturebias.domain.mcbe.taxonomy import BACriterion
+from culturebias.domain.mcbe.conversation import Conversation
 from culturebias.domain.requests import ChatMessage
-
-Conversation = tuple[ChatMessage, ...]
 
 
 @dataclass(frozen=True)

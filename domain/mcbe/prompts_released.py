@@ -19,13 +19,7 @@ from collections.abc import Sequence
 
 from culturebias.domain.mcbe.instances import BEI
 from culturebias.domain.mcbe.taxonomy import BACriterion
-from culturebias.domain.requests import ChatMessage
-
-Conversation = tuple[ChatMessage, ...]
-
-
-def _user(text: str) -> Conversation:
-    return (ChatMessage("user", text),)
+from culturebias.domain.mcbe.conversation import Conversation, user_turn as _user
 
 
 def classification_prompt(text: str, subcategories: Sequence[str]) -> Conversation:

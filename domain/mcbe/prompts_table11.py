@@ -14,7 +14,8 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from culturebias.domain.mcbe.instances import BEI
-from culturebias.domain.mcbe.prompts_released import SEVERITY_CRITERIA, Conversation, _user
+from culturebias.domain.mcbe.conversation import Conversation, user_turn as _user
+from culturebias.domain.mcbe.prompts_released import SEVERITY_CRITERIA
 from culturebias.domain.mcbe.prompts_table7 import analysis_prompt, judge_prompt, selection_prompt
 
 # The tasks Table 11 does not reword are Table 7's.

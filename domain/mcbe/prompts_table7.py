@@ -14,9 +14,8 @@ released one (named in the run's fidelity report). SC, SS and BS are worded as r
 from __future__ import annotations
 
 from culturebias.domain.mcbe.instances import BEI
+from culturebias.domain.mcbe.conversation import Conversation, user_turn as _user
 from culturebias.domain.mcbe.prompts_released import (  # noqa: F401  (the prompts Table 7 words as released)
-    Conversation,
-    _user,
     classification_prompt,
     judge_prompt,
     scoring_prompt,

@@ -18,7 +18,7 @@ from culturebias.domain.mcbe.judge_stop import ReplyStop
 from culturebias.domain.mcbe.options import TASKS
 from culturebias.domain.mcbe.robustness import PromptVariant
 from culturebias.domain.summary import Block, Count, Number, ProtocolOutcome, RunSummary
-from culturebias.domain.uncertainty.interval import Interval
+from culturebias.domain.summary_fields import Intervals, bootstrap_intervals
 from culturebias.domain.mcbe.repeat_means import McBERepeatMeans
 
 T = TypeVar("T")
@@ -140,13 +140,7 @@ class CategoryScores(SparseBlock):
     invalid: InvalidCounts = Field(
         description="the category's invalid, unparseable and clamped replies, per task that ran",
     )
-    intervals: dict[str, Interval] | None = Field(
-        None,
-        description=(
-            "95% bootstrap intervals over the category's BEIs of each task score and their mean; null with "
-            "run.bootstrap_resamples=0 (and in summaries before schema 2.4)"
-        ),
-    )
+    intervals: Intervals | None = bootstrap_intervals("over the category's BEIs of each task score and their mean")
 
     def task_scores(self) -> dict[str, float | None]:
         return {task: value for task, value in self.present().items() if task in TASKS}
@@ -213,7 +207,7 @@ class McBEMetrics(SparseBlock):
         None,
         description="further prompt sets: their SC and BS scores and the robustness correlations",
     )
-    intervals: dict[str, Interval] | None = Field(
+    intervals: Intervals | None = Field(
         None,
         description=(
             "95% bootstrap intervals over BEIs of overall and each task score; null with run.bootstrap_resamples=0"

@@ -69,19 +69,7 @@ class PromptStats:
         return self.cohens_d if kind == "d" else self.cohens_dz
 
     def to_block(self) -> PromptStatsBlock:
-        return PromptStatsBlock(
-            n=self.n,
-            n_outliers=self.n_outliers,
-            n_invalid=self.n_invalid,
-            mean_origin_ppl=self.mean_origin_ppl,
-            mean_replace_ppl=self.mean_replace_ppl,
-            t=self.t,
-            p_value=self.p_value,
-            cohens_d=self.cohens_d,
-            cohens_dz=self.cohens_dz,
-            significant=self.significant,
-            untested=self.untested,
-        )
+        return PromptStatsBlock.model_validate(self, from_attributes=True)  # the block's fields are this test's
 
 
 @dataclass(frozen=True, slots=True)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from dataclasses import fields
 from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator
@@ -71,11 +72,4 @@ class TWBiasOptions(SampleOptions):
         return [t for t in PROMPT_TYPES if t in chosen]  # report order, whatever order they were given in
 
     def analysis(self) -> AnalysisOptions:
-        return AnalysisOptions(
-            test=self.test,
-            effect=self.effect,
-            alpha=self.alpha,
-            outlier_sigma=self.outlier_sigma,
-            t_sign=self.t_sign,
-            min_pairs=self.min_pairs,
-        )
+        return AnalysisOptions(**self.model_dump(include={f.name for f in fields(AnalysisOptions)}))

@@ -13,7 +13,7 @@ from pydantic import Field
 
 from culturebias.domain.skips import SkippedRow
 from culturebias.domain.summary import Block, Count, Number, OmittedWhenNone, RunSummary
-from culturebias.domain.uncertainty.interval import Interval
+from culturebias.domain.summary_fields import Intervals, bootstrap_intervals
 
 
 class PromptStatsBlock(OmittedWhenNone):
@@ -87,13 +87,9 @@ class GroupBlock(Block):
     prompts: dict[str, PromptStatsBlock] = Field(
         description="every prompt type's test (types 0 and 00 beside 1-10), in report order",
     )
-    intervals: dict[str, Interval] | None = Field(
-        None,
-        description=(
-            "95% bootstrap intervals of bias_ratio and effect_size over sentence pairs; a toxicity or category "
-            "block resamples its own sentences with the run's outlier decisions held; null with "
-            "run.bootstrap_resamples=0 (and in the breakdowns of summaries before schema 2.4)"
-        ),
+    intervals: Intervals | None = bootstrap_intervals(
+        "of bias_ratio and effect_size over sentence pairs",
+        "a toxicity or category block resamples its own sentences with the run's outlier decisions held",
     )
 
 
