@@ -23,7 +23,7 @@ from typing import Any, Literal, Union, get_args, get_origin
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from culturebias.domain.uncertainty.interval import Interval
+from culturebias.domain.uncertainty.interval import Interval, plural_unit
 from culturebias.domain.validity import failed_rules, rule_reason
 
 Direction = Literal["lower", "higher", "closer"]
@@ -138,15 +138,6 @@ def _plain(value: float, unit: str, digits: int = 3) -> str:
 def _digits(*values: float | None) -> int:
     """One decimal where a number of the sentence reaches 10 (a 0-100 score), else three, for all of them alike."""
     return 1 if any(v is not None and math.isfinite(v) and abs(v) >= 10 for v in values) else 3
-
-
-def plural_unit(unit: str, n: int) -> str:
-    """A resampling unit, in the plural where n is not 1 (``sentence pair`` → ``sentence pairs``,
-    ``instance (BEI)`` → ``instances (BEI)``)."""
-    if n == 1:
-        return unit
-    name, bracket, note = unit.partition(" (")
-    return f"{name if name.endswith('s') else name + 's'}{bracket}{note}"
 
 
 def _units(interval: Interval) -> str:

@@ -6,7 +6,8 @@ from typing import Any
 
 from culturebias.domain.comparison.envelope import Comparison
 from culturebias.domain.comparison.headline_pairs import HeadlinePair, ranking
-from culturebias.domain.headlines import HeadlineMetric, plural_unit
+from culturebias.domain.headlines import HeadlineMetric
+from culturebias.domain.uncertainty.interval import plural_unit
 
 
 def number(value: float | None, signed: bool = False) -> str:

@@ -12,7 +12,7 @@ from collections.abc import Mapping
 from html import escape
 from typing import Any
 
-from culturebias.adapters.reports.html.words import prose
+from culturebias.adapters.reports.words import prose
 
 
 def _field(block: Any, name: str) -> Any:  # Any: a SampleBlock or its JSON (a plugin's schema)

@@ -30,7 +30,8 @@ import math
 from pydantic import BaseModel, ConfigDict, Field
 from scipy import stats
 
-from culturebias.domain.headlines import HeadlineMetric, Planning, plural_unit
+from culturebias.domain.headlines import HeadlineMetric, Planning
+from culturebias.domain.uncertainty.interval import plural_unit
 from culturebias.domain.policy.decide import Decision
 from culturebias.domain.policy.model import Criterion
 from culturebias.domain.uncertainty.interval import Interval

@@ -16,8 +16,8 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from culturebias.domain.headlines import plural_unit
 from culturebias.domain.uncertainty.bootstrap import EdgeInterval, EdgeRule
+from culturebias.domain.uncertainty.interval import plural_unit
 from culturebias.domain.uncertainty.score import newcombe, newcombe_paired, wilson, wilson_mover
 
 CONSERVATIVE = "the units, not the answers, as n: conservative for clustered answers"

@@ -65,3 +65,12 @@ class Interval(Block):
         if value is None or low is None or high is None:
             return False
         return low - tolerance <= value <= high + tolerance
+
+
+def plural_unit(unit: str, n: int) -> str:
+    """A resampling unit, in the plural where n is not 1 (``sentence pair`` → ``sentence pairs``,
+    ``instance (BEI)`` → ``instances (BEI)``)."""
+    if n == 1:
+        return unit
+    name, bracket, note = unit.partition(" (")
+    return f"{name if name.endswith('s') else name + 's'}{bracket}{note}"

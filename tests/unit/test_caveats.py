@@ -117,7 +117,7 @@ def test_a_run_not_measured_says_why():
 
 
 def test_run_caveats_gathers_every_collector_in_order():
-    assert len(COLLECTORS) == 7
+    assert len(COLLECTORS) == 8
     summary = kobbq_run("unknown", options={"limit": 120}).summary
     assert kinds(run_caveats(summary, HEADLINES)) == ["limited", "few_units"]
     assert kinds(run_caveats(summary)) == ["limited"]

@@ -86,7 +86,8 @@ def test_an_all_a_kobbq_run_has_score_intervals_that_name_their_method_and_decid
     from culturebias.testing.kobbq_runs import kobbq_run
 
     assert list(shown_order(3, 0)) == [0, 1, 2]  # one option order, the identity: option 0 is shown as "A"
-    result = kobbq_run(lambda item: 0, name="always-A", out_dir=tmp_path / "run")
+    # The validity rules would leave this run's diff-bias not measured (PROTOCOLS §6); off, its interval decides.
+    result = kobbq_run(lambda item: 0, name="always-A", out_dir=tmp_path / "run", options={"validity": "off"})
     overall = result.summary.metrics.overall
     assert overall.diff_bias_amb.mean == 0.0
     diff = overall.intervals["diff_bias_amb"]

@@ -225,7 +225,7 @@ def test_every_eval_ever_documents_validate_against_the_vendored_schema(runs, tm
     details = document["eval_library"]["additional_details"]
     assert document["eval_library"] == {"name": "culturebias", "version": summary.culturebias_version, "additional_details": {
         "run_id": summary.run_id, "config_fingerprint": summary.config_fingerprint, "limit": "120",
-        "items": "first 120 (--limit)", "caveats": details["caveats"], "caveat_kinds": "limited,few_units"}}
+        "items": "first 120 (--limit)", "caveats": details["caveats"], "caveat_kinds": "limited,few_units,validity"}}
     assert details["caveats"].startswith("A limited run (--limit 120)")
 
 

@@ -12,7 +12,7 @@ import pytest
 from culturebias.adapters.reports.fonts import embedded_font_css, font_path, page_characters, use_script_fonts
 from culturebias.adapters.reports.comparison_words import pair_sentence
 from culturebias.adapters.reports.html.headline_card import headline_card
-from culturebias.adapters.reports.html.words import prose, title_words, words
+from culturebias.adapters.reports.words import prose, title_words, words
 from culturebias.bootstrap.registry import registry
 from culturebias.domain.comparison.headline_pairs import HeadlinePair, paired_pair, ranking
 from culturebias.domain.kobbq.headlines import HEADLINES as KOBBQ

@@ -15,7 +15,7 @@ from culturebias.adapters.reports.html.comparison_card import comparison_card
 from culturebias.adapters.reports.html.page import disclosure, figure, page, text
 from culturebias.adapters.reports.html.comparison_tables import comparison_view
 from culturebias.adapters.reports.html.verdict import comparison_verdict_sections
-from culturebias.adapters.reports.html.words import title_words
+from culturebias.adapters.reports.words import title_words
 from culturebias.domain.comparison.envelope import Comparison
 
 REPORT_FILE = "comparison.html"

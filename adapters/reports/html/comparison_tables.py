@@ -24,7 +24,7 @@ from culturebias.adapters.reports.html.drilldown import Drill, dimension_of, dri
 from culturebias.adapters.reports.html.measures import Measure, fold, measure_cell, num, plain
 from culturebias.adapters.reports.html.page import cell, text
 from culturebias.adapters.reports.html.tree import is_inline, render_block
-from culturebias.adapters.reports.html.words import prose, title_words, words
+from culturebias.adapters.reports.words import prose, title_words, words
 
 def is_cell(value: object) -> bool:
     return isinstance(value, Measure) or is_inline(value)

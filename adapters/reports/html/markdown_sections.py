@@ -14,7 +14,7 @@ import re
 from html import escape
 
 from culturebias.adapters.reports.html.page import disclosure
-from culturebias.adapters.reports.html.words import prose
+from culturebias.adapters.reports.words import prose
 
 LEFT_OUT = {"Model", "Models", "Counts", "Sampled strata"}  # in the card, the details or their own disclosure already
 READING = "How to read this report"

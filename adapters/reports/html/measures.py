@@ -16,7 +16,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from culturebias.adapters.reports.html.page import text
-from culturebias.adapters.reports.html.words import prose, words
+from culturebias.adapters.reports.words import prose, words
 
 STAT_KEYS = {"mean", "std", "n_prompts", "per_prompt", "n", "min", "max"}
 

@@ -16,7 +16,7 @@ from culturebias.adapters.reports.html.markdown_sections import paper_sections
 from culturebias.adapters.reports.html.measures import fold
 from culturebias.adapters.reports.html.page import disclosure, figure, page, text
 from culturebias.adapters.reports.html.tree import kv_table, render_block
-from culturebias.adapters.reports.html.words import prose
+from culturebias.adapters.reports.words import prose
 from culturebias.adapters.reports.sample_words import has_strata, strata_caption, strata_table_html
 from culturebias.domain.comparison.envelope import main_model
 from culturebias.domain.headlines import HeadlineMetric

@@ -16,7 +16,7 @@ from typing import Any
 from culturebias.adapters.reports.html.drilldown import Drill, drill_cells, row_cap
 from culturebias.adapters.reports.html.measures import Measure, measure_cell
 from culturebias.adapters.reports.html.page import cell, text
-from culturebias.adapters.reports.html.words import prose, title_words, words
+from culturebias.adapters.reports.words import prose, title_words, words
 
 ROW_CAP = 2000  # rows of one table; a longer one says how many it left out
 MAX_COLUMNS = 40  # a wider record is shown as its own section
