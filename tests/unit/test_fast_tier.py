@@ -1,8 +1,8 @@
 """The fast tier (`pytest -q -m "not slow"`) follows its rule, and the full suite deselects nothing (issue 34 point 4).
 
 The rule lives in tests/conftest.py (``slow_reason``): a test under tests/integration, one using a
-fixture that loads a real model or starts a server, a contract test on a real backend, and one
-that starts a subprocess are slow. Checked by collecting a few modules in-process, as
+fixture that loads a real model or starts a server (or ``costly``: 3 s of CPU or more), a contract
+test on a real backend, and one that starts a subprocess are slow. Checked by collecting a few modules in-process, as
 ``pytest --collect-only`` would, with and without ``-m "not slow"``.
 """
 
@@ -21,6 +21,7 @@ MODULES = [
     "tests/unit/test_cli.py",  # one test runs the console script in a subprocess
     "tests/unit/test_run_lease.py",  # a helper of the module starts a subprocess
     "tests/unit/test_model_tolerance.py",  # pure: all fast
+    "tests/unit/test_limited_runs.py",  # one full LIBRA run takes the fixture costly
 ]
 
 
@@ -71,6 +72,7 @@ def test_the_fast_tier_runs_no_integration_test_no_real_model_no_server_and_no_s
         assert backend not in selected
     assert "test_the_installed_script_exits_with_mains_code" not in selected  # subprocess.run in the test
     assert not [n for n in fast.selected if "test_run_lease" in n and "process_is_gone" in n]  # subprocess in a helper
+    assert "test_libra_limit_takes_the_first_triplets" not in selected  # the costly fixture
     assert any("test_run_lease" in n and "process_is_gone" in n for n in full.selected)
 
 
@@ -78,5 +80,6 @@ def test_the_fast_tier_keeps_the_tests_on_doubles(full, fast):
     assert any("test_scorer_contract.py" in n and "[scripted]" in n for n in fast.selected)
     assert any("test_result_store_contract.py" in n and "[sqlite]" in n for n in fast.selected)
     assert any("test_cli.py" in n for n in fast.selected)
+    assert any("test_limited_runs.py" in n for n in fast.selected)
     tolerance = [n for n in full.selected if "test_model_tolerance.py" in n]
     assert tolerance and set(tolerance) <= set(fast.selected)
