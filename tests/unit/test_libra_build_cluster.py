@@ -80,7 +80,7 @@ def corpus():
 
 
 @pytest.fixture(scope="module")
-def clustered(corpus):
+def clustered(corpus, costly):
     sentences, topic_of = corpus
     return open_clusterer(embedder=TopicEmbedder(topic_of), options=OPTIONS).cluster(sentences, GROUPS, seed=0)
 
@@ -115,7 +115,7 @@ def test_without_the_second_pass_the_small_topics_stay_noise(corpus):
     assert {topic_of[sentences[i]] for i, label in enumerate(result.labels) if label < 0} == set(SMALL)
 
 
-def test_umap_keeps_each_large_topic_whole_and_apart(clustered, corpus, costly):
+def test_umap_keeps_each_large_topic_whole_and_apart(clustered, corpus):
     sentences, topic_of = corpus
     for topic in ("maori", "youth", "farming"):
         labels = {clustered.labels[i] for i, s in enumerate(sentences) if topic_of[s] == topic}
