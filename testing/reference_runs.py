@@ -16,10 +16,14 @@ no replay), the TWBias authors' released PPLs in ``../shared/data/twbias-results
 (runs marked ``shared``), and tiny random models built with a fixed seed by
 ``culturebias.testing.tiny_models`` (the masked one with the stored tokenizer in
 ``inputs/tiny_masked_tokenizer``: WordPiece training is not reproducible). Every model runs on the CPU with batch size
-1 and one torch thread, so float summation order is fixed.
+1 and one torch thread, so float summation order is fixed on one machine; another CPU's kernels
+(AVX-512 instead of AVX2, other BLAS blocking) sum in another order, so each run declares
+whether its numbers come from a model's kernels (``dtype``, ``scale``) and its floats are
+compared with that dtype's tolerance (``culturebias.testing.tolerance``); replay runs stay
+exact to 1e-12.
 
-``perf/numbers_unchanged.py`` records and checks them; ``differences`` is the
-comparison both it and ``tests/integration/test_numbers_unchanged.py`` use.
+``perf/numbers_unchanged.py`` records and checks them; ``differences`` with a run's
+``tolerance`` is the comparison both it and ``tests/integration/test_numbers_unchanged.py`` use.
 """
 
 from __future__ import annotations
@@ -27,7 +31,6 @@ from __future__ import annotations
 import functools
 import importlib.util
 import json
-import math
 import tempfile
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
@@ -35,12 +38,13 @@ from pathlib import Path
 from typing import Any
 
 import culturebias
+from culturebias.testing.tolerance import EXACT, Tolerance, model_tolerance
+from culturebias.testing.tolerance import differences as tolerance_differences
 
 REPO = Path(culturebias.__file__).resolve().parent
 FIXTURES = REPO / "tests" / "fixtures" / "reference_summaries"
 INPUTS = FIXTURES / "inputs"
 SHARED_DATA = REPO.parent / "shared" / "data"
-TOLERANCE = 1e-12
 
 QUIET = {"progress": "never"}
 CPU = {"device": "cpu", "batch_size": 1}
@@ -61,6 +65,16 @@ class ReferenceRun:
     produce: Callable[[], dict[str, Any]]  # Any: summary.json content (JSON)
     shared: bool = False  # needs ../shared/data beside the checkout
     torch: bool = True  # builds a tiny model (culturebias[hf])
+    # The float dtype of the model whose kernels computed the numbers, or None: the numbers come from stored or
+    # replayed values (and counts) and are compared to 1e-12. A model-derived run's floats (outputs and all
+    # derived from them) are compared with ``model_tolerance(dtype, scale)``; ``scale`` is the magnitude of the
+    # raw model outputs (a sentence's log-likelihood), which bounds how far a derived difference near 0 moves.
+    dtype: str | None = None
+    scale: float = 1.0
+
+    @property
+    def tolerance(self) -> Tolerance:
+        return EXACT if self.dtype is None else model_tolerance(self.dtype, self.scale)
 
 
 # --------------------------------------------------------------------------- models and volatile strings
@@ -228,18 +242,21 @@ def _summary(run: Callable[[], Any]) -> Callable[[], dict[str, Any]]:  # Any: su
 
 RUNS: dict[str, ReferenceRun] = {
     run.name: run
+    # scale: the magnitude of the raw model outputs behind the stored numbers: sentence log-likelihoods
+    # (TWBias, LIBRA: about -500), McBE's 0-100 scores from per-token NLLs; 1 where only counts of argmax
+    # choices (KoBBQ, CBBQ accuracies) come from the model
     for run in [
         ReferenceRun("kobbq_replay", "KoBBQ replay, 12 items, prompts 1 and 3, 3 orders", _summary(_kobbq_replay), torch=False),
         ReferenceRun("cbbq_replay", "CBBQ replay, Q and Q+IF, gender and region, 3 items per file", _summary(_cbbq_replay), torch=False),
         ReferenceRun("twbias_replay", "TWBias replay of Breeze-7B's released PPLs, gender, 20 sentences", _summary(_twbias_replay), shared=True, torch=False),
-        ReferenceRun("kobbq_tiny", "KoBBQ likelihood mode, tiny llama", _summary(_kobbq_tiny)),
-        ReferenceRun("cbbq_tiny", "CBBQ generate mode with the chat template, tiny llama", _summary(_cbbq_tiny)),
-        ReferenceRun("twbias_tiny", "TWBias prompt types 0 and 1, gender, 3 sentences, tiny llama", _summary(_twbias_tiny), shared=True),
-        ReferenceRun("mcbe_tiny", "McBE all tasks, one BEI per category, tiny llama as model and judge", _summary(_mcbe_tiny)),
-        ReferenceRun("mcbe_tiny_sampled_repeats", "McBE SC and BA sampled (seed 7), run.repeats=2", _summary(_mcbe_tiny_sampled_repeats)),
-        ReferenceRun("libra_tiny", "LIBRA causal with the knowledge boundary, 4 triplets, tiny llama", _summary(_libra_tiny)),
-        ReferenceRun("libra_tiny_masked", "LIBRA pseudo-log-likelihood, 3 triplets, tiny BERT", _summary(_libra_tiny_masked)),
-        ReferenceRun("kobbq_compare", "compare kobbq_replay with kobbq_tiny", lambda: comparison_content(_kobbq_compare())),
+        ReferenceRun("kobbq_tiny", "KoBBQ likelihood mode, tiny llama", _summary(_kobbq_tiny), dtype="float32"),
+        ReferenceRun("cbbq_tiny", "CBBQ generate mode with the chat template, tiny llama", _summary(_cbbq_tiny), dtype="float32"),
+        ReferenceRun("twbias_tiny", "TWBias prompt types 0 and 1, gender, 3 sentences, tiny llama", _summary(_twbias_tiny), shared=True, dtype="float32", scale=1e3),
+        ReferenceRun("mcbe_tiny", "McBE all tasks, one BEI per category, tiny llama as model and judge", _summary(_mcbe_tiny), dtype="float32", scale=100.0),
+        ReferenceRun("mcbe_tiny_sampled_repeats", "McBE SC and BA sampled (seed 7), run.repeats=2", _summary(_mcbe_tiny_sampled_repeats), dtype="float32", scale=100.0),
+        ReferenceRun("libra_tiny", "LIBRA causal with the knowledge boundary, 4 triplets, tiny llama", _summary(_libra_tiny), dtype="float32", scale=1e3),
+        ReferenceRun("libra_tiny_masked", "LIBRA pseudo-log-likelihood, 3 triplets, tiny BERT", _summary(_libra_tiny_masked), dtype="float32", scale=1e3),
+        ReferenceRun("kobbq_compare", "compare kobbq_replay with kobbq_tiny", lambda: comparison_content(_kobbq_compare()), dtype="float32"),
     ]
 }  # fmt: skip
 
@@ -268,29 +285,7 @@ def read_stored(name: str) -> dict[str, Any]:  # Any: summary.json content (JSON
 # --------------------------------------------------------------------------- comparison
 
 
-def _same_float(a: float, b: float) -> bool:
-    if math.isnan(a) or math.isnan(b):
-        return math.isnan(a) and math.isnan(b)
-    return abs(a - b) <= TOLERANCE or abs(a - b) <= TOLERANCE * max(abs(a), abs(b))
-
-
-def differences(expected: Any, actual: Any, where: str = "$") -> Iterator[str]:  # Any: JSON values
-    """Each difference as ``path: expected != actual``: floats to 1e-12 absolute or relative, all else exactly."""
-    if isinstance(expected, dict) and isinstance(actual, dict):
-        for key in sorted(expected.keys() | actual.keys(), key=str):
-            if key not in actual:
-                yield f"{where}.{key}: missing (expected {expected[key]!r})"
-            elif key not in expected:
-                yield f"{where}.{key}: unexpected {actual[key]!r}"
-            else:
-                yield from differences(expected[key], actual[key], f"{where}.{key}")
-    elif isinstance(expected, list) and isinstance(actual, list):
-        if len(expected) != len(actual):
-            yield f"{where}: {len(expected)} elements expected, {len(actual)} found"
-        for n, (a, b) in enumerate(zip(expected, actual)):
-            yield from differences(a, b, f"{where}[{n}]")
-    elif type(expected) is float and type(actual) is float:
-        if not _same_float(expected, actual):
-            yield f"{where}: {expected!r} != {actual!r} (difference {actual - expected:.3g})"
-    elif type(expected) is not type(actual) or expected != actual:
-        yield f"{where}: {expected!r} != {actual!r}"
+def differences(expected: Any, actual: Any, where: str = "$", tolerance: Tolerance = EXACT) -> Iterator[str]:  # Any: JSON values
+    """Each difference as ``path: expected != actual``: floats within ``tolerance`` (a run's
+    ``tolerance``; by default 1e-12 absolute or relative), all else exactly."""
+    return tolerance_differences(expected, actual, where, tolerance)

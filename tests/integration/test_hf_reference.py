@@ -19,6 +19,7 @@ transformers = pytest.importorskip("transformers")
 
 from culturebias.adapters.hf.backend import create_backend  # noqa: E402
 from culturebias.testing.tiny_models import cached_tiny_causal_lm  # noqa: E402
+from culturebias.testing.tolerance import assert_model_close  # noqa: E402
 from culturebias.adapters.hf.options import HFOptions  # noqa: E402
 from culturebias.domain.requests import ChatMessage, LoglikelihoodRequest  # noqa: E402
 
@@ -36,7 +37,6 @@ SENTENCES = [
     "The nurse said she would help.",
 ]
 USER_PROMPTS = ["", "你想說什麼？", "說點什麼吧！", "你有什麼想讓我了解的事情嗎？"]
-RELATIVE = 1e-4
 CACHE_DIR = Path(tempfile.gettempdir()) / "culturebias-test-cache"  # unused by local folders
 
 
@@ -118,7 +118,7 @@ def test_scores_equal_one_at_a_time_reference(arch, with_template, reuse, batch_
     for request, result in zip(requests, results):
         expected, n_scored = reference_logprob(arch, request.context, request.continuation)
         assert result.n_tokens == n_scored, request
-        assert result.logprob == pytest.approx(expected, rel=RELATIVE), request
+        assert_model_close(result.logprob, expected, what=str(request))
 
 
 @pytest.mark.parametrize("reuse", ["tree", "prefix"])
@@ -141,7 +141,7 @@ def test_eager_attention_gives_the_same_scores(reuse):
     for request, result in zip(requests, scorer_for(Backend(), reuse).loglikelihood(requests)):
         expected, n_scored = reference_logprob("llama", request.context, request.continuation)
         assert result.n_tokens == n_scored
-        assert result.logprob == pytest.approx(expected, rel=RELATIVE)
+        assert_model_close(result.logprob, expected)
 
 
 def test_chat_template_is_the_tokenizers_own_and_starts_with_bos():
@@ -184,7 +184,7 @@ def test_boundary_rules(context, continuation, straddle_n, authors_n, prefix_cac
         expected, n_scored = reference_logprob("llama", context, continuation, ref_rule)
         assert n_scored == expected_n
         assert result.n_tokens == expected_n
-        assert result.logprob == pytest.approx(expected, rel=RELATIVE)
+        assert_model_close(result.logprob, expected)
 
 
 def test_empty_context_prepends_bos_only_where_the_tokenizer_adds_it():
@@ -197,8 +197,8 @@ def test_empty_context_prepends_bos_only_where_the_tokenizer_adds_it():
     assert llama.n_tokens == 6  # BOS prepended: every token scored
     assert gpt2.n_tokens == 5  # no BOS by default: tokens 2..n
     assert tokenizer_gpt2("x")["input_ids"] == tokenizer_gpt2("x", add_special_tokens=False)["input_ids"]
-    assert llama.logprob == pytest.approx(reference_logprob("llama", "", "男生收入高")[0], rel=RELATIVE)
-    assert gpt2.logprob == pytest.approx(reference_logprob("gpt2", "", "男生收入高")[0], rel=RELATIVE)
+    assert_model_close(llama.logprob, reference_logprob("llama", "", "男生收入高")[0])
+    assert_model_close(gpt2.logprob, reference_logprob("gpt2", "", "男生收入高")[0])
 
 
 def test_pad_token_absent_still_batches_exactly():
@@ -216,7 +216,7 @@ def test_pad_token_absent_still_batches_exactly():
         labels[0, :start] = -100
         with torch.no_grad():
             loss = model(input_ids=torch.tensor([ids]), labels=labels).loss.item()
-        assert result.logprob == pytest.approx(-loss * (len(ids) - start), rel=RELATIVE)
+        assert_model_close(result.logprob, -loss * (len(ids) - start))
 
 
 def test_float64_sum_of_long_chinese_text_matches_reference():
@@ -228,7 +228,7 @@ def test_float64_sum_of_long_chinese_text_matches_reference():
     )
     expected, n_scored = reference_logprob("llama", context, long_sentence)
     assert results[0].n_tokens == n_scored > 100
-    assert results[0].logprob == pytest.approx(expected, rel=RELATIVE)
+    assert_model_close(results[0].logprob, expected)
 
 
 def test_real_twbias_sentences_match_reference(twbias_data):
@@ -241,4 +241,4 @@ def test_real_twbias_sentences_match_reference(twbias_data):
     for request, result in zip(requests, results):
         expected, n_scored = reference_logprob("llama", request.context, request.continuation)
         assert result.n_tokens == n_scored
-        assert result.logprob == pytest.approx(expected, rel=RELATIVE)
+        assert_model_close(result.logprob, expected)

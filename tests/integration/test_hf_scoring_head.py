@@ -12,6 +12,7 @@ transformers = pytest.importorskip("transformers")
 from culturebias.adapters.hf import scoring_head  # noqa: E402
 from culturebias.adapters.hf.scoring_head import LogitsHead, SplitHead, node_scores  # noqa: E402
 from culturebias.testing.tiny_models import cached_tiny_causal_lm  # noqa: E402
+from culturebias.testing.tolerance import assert_model_close  # noqa: E402
 
 
 @functools.lru_cache(maxsize=None)
@@ -66,10 +67,11 @@ def test_split_head_scores_equal_the_full_logits(monkeypatch, arch):
         plain, plain_greedy = LogitsHead(model).score(parents, targets, input_ids=ids)  # keeps logits from column 0 on
         late, _ = LogitsHead(model).score(parents[parents % 9 >= 3], targets[parents % 9 >= 3], input_ids=ids)
     assert got.dtype == torch.float64
-    assert torch.allclose(got, want, rtol=1e-5, atol=1e-5)
+    assert_model_close(got, want, what="the split head's log-probabilities")
     assert got_greedy.tolist() == want_greedy.tolist()
     assert bool(got_greedy[1])
-    assert torch.allclose(plain, want) and plain_greedy.tolist() == want_greedy.tolist()
-    assert torch.allclose(late, want[parents % 9 >= 3], rtol=1e-5, atol=1e-5)  # logits kept from column 3 on only
+    assert_model_close(plain, want)
+    assert plain_greedy.tolist() == want_greedy.tolist()
+    assert_model_close(late, want[parents % 9 >= 3])  # logits kept from column 3 on only
     reference = torch.log_softmax(logits.double(), dim=-1)[parents, targets]
-    assert torch.allclose(got, reference, rtol=1e-5, atol=1e-5)
+    assert_model_close(got, reference)

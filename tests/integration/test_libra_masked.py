@@ -10,6 +10,7 @@ torch = pytest.importorskip("torch")
 
 from culturebias.adapters.hf.masked import HFMaskedScorer  # noqa: E402
 from culturebias.testing.tiny_models import cached_tiny_masked_lm  # noqa: E402
+from culturebias.testing.tolerance import assert_model_close  # noqa: E402
 from culturebias.adapters.hf.options import HFOptions  # noqa: E402
 from culturebias.domain.errors import ConfigError, DataError  # noqa: E402
 from culturebias.domain.requests import PseudoLoglikelihoodRequest as Request  # noqa: E402
@@ -75,7 +76,7 @@ def test_batched_values_equal_the_one_mask_reference(model_path, tmp_path, expec
     got = scorer.pseudo_loglikelihood(requests())
     for (expected, n), result in zip(expected, got):
         assert result.n_tokens == n
-        assert result.logprob == pytest.approx(expected, abs=1e-4)
+        assert_model_close(result.logprob, expected)  # float32 kernels: masked copies batched differently
     assert got[-1].n_tokens == 0 and got[-1].logprob == 0.0
 
 

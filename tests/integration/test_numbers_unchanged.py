@@ -1,4 +1,5 @@
-"""Numbers unchanged: each reference run equals its stored summary to 1e-12 (issue 22 point 7).
+"""Numbers unchanged: each reference run equals its stored summary to its tolerance (issue 22 point 7, issue 34 point 6):
+1e-12 for replay runs, the float32 model tolerance for runs a tiny model computed.
 
 The runs and the comparison are ``culturebias.testing.reference_runs``; the stored
 files are written by ``python perf/numbers_unchanged.py record`` (only when a
@@ -21,8 +22,8 @@ def test_reference_run_equals_its_stored_numbers(name):
     reason = ref.skip_reason(run)
     if reason:
         pytest.skip(reason)
-    found = list(ref.differences(ref.read_stored(name), run.produce()))
-    assert not found, f"{name} ({run.what}): {len(found)} number(s) changed:\n" + "\n".join(found[:40])
+    found = list(ref.differences(ref.read_stored(name), run.produce(), tolerance=run.tolerance))
+    assert not found, f"{name} ({run.what}; {run.tolerance}): {len(found)} number(s) changed:\n" + "\n".join(found[:40])
 
 
 def test_a_difference_above_the_tolerance_is_reported_with_its_path():

@@ -14,6 +14,7 @@ pytest.importorskip("onnxruntime")
 pytest.importorskip("torch")
 
 from culturebias.testing.tiny_models import cached_tiny_causal_lm  # noqa: E402
+from culturebias.testing.tolerance import assert_model_close  # noqa: E402
 from culturebias.adapters.onnx import export as onnx_export  # noqa: E402
 from culturebias.adapters.onnx import providers  # noqa: E402
 from culturebias.adapters.onnx.backend import create_backend  # noqa: E402
@@ -214,7 +215,7 @@ def test_the_graph_scores_tokens_itself_and_agrees_with_its_own_logits(tmp_path,
     want = from_logits.loglikelihood(requests + repeated)
     for request, a, b in zip(requests + repeated, got, want):
         assert a.n_tokens == b.n_tokens, request
-        assert a.logprob == pytest.approx(b.logprob, rel=1e-5, abs=1e-5), request
+        assert_model_close(a.logprob, b.logprob, what=str(request))
         assert a.is_greedy == b.is_greedy, request
 
 

@@ -90,7 +90,7 @@ def three_policies() -> tuple[KoBBQSummary, ...]:
     return tuple(kobbq_run(p, name=p).summary for p in ("biased", "unknown", "biased"))  # type: ignore[misc]
 
 
-def test_table3_is_the_summaries_mean_and_std_over_prompts():
+def test_table3_is_the_summaries_mean_and_std_over_prompts(costly):
     runs = three_policies()
     body, notes = compare_kobbq(["biased", "unknown", "biased again"], runs)
     assert body.table3["biased"].diff_bias_amb == runs[0].metrics.overall.diff_bias_amb

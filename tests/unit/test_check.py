@@ -297,7 +297,7 @@ def test_a_comparison_of_checked_runs_opens_with_the_verdict_on_both_pages(runs,
     assert "against baseline guesser" in markdown and "against baseline guesser" in html
 
 
-def test_compare_opens_with_a_verdict_file_and_says_nothing_of_a_policy_without_one(runs, gate, tmp_path):
+def test_compare_opens_with_a_verdict_file_and_says_nothing_of_a_policy_without_one(runs, gate, tmp_path, costly):
     verdict = tmp_path / "verdict.json"
     assert main(["check", str(gate), "--run", str(runs["abstainer"]), "--baseline", str(runs["guesser"]),
                  "--json", str(verdict)]) == 0
@@ -310,7 +310,7 @@ def test_compare_opens_with_a_verdict_file_and_says_nothing_of_a_policy_without_
     assert "| ambiguous diff-bias | abstainer | **PASS** |" in markdown
 
 
-def test_check_runs_the_benchmarks_first_with_model(runs, tmp_path, capsys):
+def test_check_runs_the_benchmarks_first_with_model(runs, tmp_path, capsys, costly):
     from culturebias.adapters.stores.sqlite_store import SQLiteResultStore
     from culturebias.application.audit import stored_items
 

@@ -105,7 +105,7 @@ def libra(name: str, per_char: float) -> LibraSummary:
     return result.summary
 
 
-def test_libra_table1_columns_overall_and_per_category():
+def test_libra_table1_columns_overall_and_per_category(costly):
     a, b = libra("short", 1.0), libra("long", 2.0)
     body, notes = compare_libra(["short", "long"], [a, b])
     assert notes == [] and body.columns == ["lms", "ss", "icat_local", "jsd", "bbs", "eicat"]

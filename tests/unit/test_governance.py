@@ -50,7 +50,7 @@ def headline_interval(summary, name: str):
 
 
 # -- MLflow --------------------------------------------------------------------------------------
-def test_export_logs_the_run_into_a_tracking_store_read_back_with_mlflowclient(runs, tmp_path, monkeypatch, capsys):
+def test_export_logs_the_run_into_a_tracking_store_read_back_with_mlflowclient(runs, tmp_path, monkeypatch, capsys, costly):
     mlflow = pytest.importorskip("mlflow", reason="the governance extra (mlflow) is not installed")
     monkeypatch.chdir(tmp_path)  # a SQLite store keeps its artifacts in ./mlruns
     uri = f"sqlite:///{tmp_path / 'mlflow.db'}"

@@ -80,7 +80,7 @@ def corpus():
 
 
 @pytest.fixture(scope="module")
-def clustered(corpus):
+def clustered(corpus, costly):
     sentences, topic_of = corpus
     return open_clusterer(embedder=TopicEmbedder(topic_of), options=OPTIONS).cluster(sentences, GROUPS, seed=0)
 

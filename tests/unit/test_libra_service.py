@@ -196,7 +196,7 @@ def test_options_arrive_as_strings():
             LibraOptions.model_validate(bad)
 
 
-def test_summary_and_report_from_the_embedded_fixture(tmp_path):
+def test_summary_and_report_from_the_embedded_fixture(tmp_path, costly):
     triplets = LibraFiles(None).load()
     result = run_with_fakes(
         "libra",
@@ -217,7 +217,7 @@ def test_summary_and_report_from_the_embedded_fixture(tmp_path):
     assert "whānau" in report
 
 
-def test_the_summary_round_trips_and_summary_json_validates(tmp_path):
+def test_the_summary_round_trips_and_summary_json_validates(tmp_path, costly):
     result = run_with_fakes(
         "libra",
         options=LibraOptions(embedder="bag-of-words"),

@@ -44,7 +44,7 @@ def test_run_limit_reads_the_options():
     assert run_limit(None) is None
 
 
-def test_libra_limit_takes_the_first_triplets(tmp_path):
+def test_libra_limit_takes_the_first_triplets(tmp_path, costly):
     full = run_with_fakes("libra", options={"knowledge_boundary": "off"}, scorer=ScriptedScorer(by_length)).summary
     limited = run_with_fakes(
         "libra", options={"knowledge_boundary": "off", "limit": 5}, scorer=ScriptedScorer(by_length), out_dir=tmp_path

@@ -70,7 +70,7 @@ def by_length(context: str, continuation: str) -> float:
     return -float(len(continuation)) - (zlib.crc32(continuation.encode("utf-8")) % 7)
 
 
-def test_libra_per_triplet_likelihoods_in_the_summary_give_the_headlines():
+def test_libra_per_triplet_likelihoods_in_the_summary_give_the_headlines(costly):
     summary = run_with_fakes("libra", options={"knowledge_boundary": "off"}, scorer=ScriptedScorer(by_length)).summary
     assert_reproduced(summary, None)  # the summary keeps the triplets: no records needed
     assert_reproduced(summary, None, f"category:{next(iter(summary.metrics.by_category))}")
