@@ -222,7 +222,7 @@ def compare_runs(
 ) -> ComparisonResult:
     """``compare`` with what it wrote: the ``ComparisonResult`` (comparison, comparison.json, report files)."""
     from culturebias.application.compare_runs import compare_runs as compare_
-    from culturebias.bootstrap.verdicts import stored_verdicts
+    from culturebias.adapters.policy.verdict_files import stored_verdicts
 
     checked = stored_verdicts(runs, verdicts) if out is not None else []
     return compare_(
