@@ -343,8 +343,8 @@ def sweep(
         )
 
 
-def build_libra(corpus: str | Path, seeds: str | Path, out: str | Path, **options: Any):  # Any: libra_build_wiring.build_libra's keyword options
-    """Build LIBRA triplets from a local corpus (``culturebias build libra``); see ``bootstrap.libra_build_wiring.build_libra``
+def build_libra(corpus: str | Path, seeds: str | Path, out: str | Path, **options: Any):  # Any: adapters.libra_build.wiring.build_libra's keyword options
+    """Build LIBRA triplets from a local corpus (``culturebias build libra``); see ``adapters.libra_build.wiring.build_libra``
     for the options (steps, resume, text_field, settings, expander, clusterer). Returns the typed ``BuildReport``."""
     from culturebias.bootstrap.libra_build_wiring import build_libra as run_build
 
