@@ -32,7 +32,7 @@ def open_store(store: StoreInput, *, must_exist: bool = False) -> ResultStore:
         return build_store(Settings(store=StoreSettings(backend="postgres", dsn=store)), None)
     if isinstance(store, (str, Path)):
         return _store_at(Path(store).expanduser(), must_exist)
-    settings = StoreSettings.model_validate(section(store))
+    settings = StoreSettings.model_validate(section(store))  # type: ignore[arg-type]  # a ResultStore was returned above
     return open_configured_store(Settings(store=settings), None) if must_exist else build_store(Settings(store=settings), None)
 
 
