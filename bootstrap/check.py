@@ -13,13 +13,14 @@ from pathlib import Path
 from typing import Any
 
 from culturebias.adapters.policy.gherkin import read_gherkin_policy
-from culturebias.adapters.policy.junit import junit_xml
 from culturebias.adapters.policy.toml_policy import read_toml_policy
+from culturebias.adapters.policy.verdict_files import FolderVerdicts, write_verdict
+from culturebias.adapters.reports.html.verdict_report import ReportLook, VerdictHtmlReports
+from culturebias.application.annotate_reports import annotate_reports as annotate
 from culturebias.application.check import CheckRequest, check_policy
-from culturebias.application.out_folder import write_text_atomically
 from culturebias.application.compare_runs import RunRef, StoreRef, load_runs
+from culturebias.bootstrap.archive import ARCHIVE
 from culturebias.bootstrap.registry import registry
-from culturebias.bootstrap.verdicts import VERDICT_FILE
 from culturebias.application.compared_items import compared_items
 from culturebias.domain.errors import CultureBiasError, PolicyError
 from culturebias.domain.policy.model import Policy
@@ -29,6 +30,7 @@ from culturebias.domain.uncertainty.interval import DEFAULT_RESAMPLES
 
 PolicyRef = Policy | Mapping[str, Any] | str | Path  # Any: a policy as a dict (TOML values)
 READERS = {".toml": read_toml_policy, ".feature": read_gherkin_policy}
+__all__ = ["annotate_reports", "check", "check_model", "load_policy", "write_verdict", "RegistryCatalog", "StoredRuns"]
 
 
 def load_policy(policy: PolicyRef) -> Policy:
@@ -85,7 +87,7 @@ class StoredRuns:
 
     def summary(self, ref: str) -> RunSummary:
         if ref not in self._summaries:
-            self._summaries[ref] = load_runs([self._given(ref)], self.store, _archive())[0]
+            self._summaries[ref] = load_runs([self._given(ref)], self.store, ARCHIVE)[0]
         return self._summaries[ref]
 
     def where(self, ref: str) -> str:
@@ -93,7 +95,7 @@ class StoredRuns:
 
     def items(self, ref: str) -> Sequence[Any] | None:  # Any: ItemRecords or their JSON
         summary = self.summary(ref)
-        return compared_items([self._given(ref)], [summary], self.store, _archive())(summary.run_id)
+        return compared_items([self._given(ref)], [summary], self.store, ARCHIVE)(summary.run_id)
 
 
 def _refs(reader: StoredRuns, runs: RunRef | Sequence[RunRef] | None) -> list[str]:
@@ -146,39 +148,16 @@ def check(
     return verdict
 
 
-def write_verdict(
-    verdict: PolicyVerdict, *, junit: str | Path | None, json: str | Path | None, inconclusive: InconclusiveAs
-) -> None:
-    if junit is not None:
-        write_text_atomically(Path(junit).expanduser(), junit_xml(verdict, inconclusive))
-    if json is not None:
-        write_text_atomically(Path(json).expanduser(), verdict.to_json() + "\n")
-
-
 def annotate_reports(verdict: PolicyVerdict, runs: Sequence[str | Path], store: StoreRef | None = None) -> list[Path]:
     """Store the verdict in each checked run folder (verdict.json, which a comparison of the run opens with) and
     rewrite its report.html so that it opens with the verdict; the report files written."""
-    from culturebias.adapters.reports.html.run_report import REPORT_FILE, HtmlRunReport
-    from culturebias.adapters.reports.html.verdict import verdict_section
+    return annotate(verdict, runs, store, archive=ARCHIVE, folders=FolderVerdicts(), reports=VerdictHtmlReports(report_look))
 
-    written = []
-    for run in runs:
-        folder = Path(run).expanduser()
-        folder = folder if folder.is_dir() else folder.parent
-        if not (folder / "summary.json").is_file():
-            continue
-        summary = load_runs([folder], None, _archive())[0]
-        write_text_atomically(folder / VERDICT_FILE, verdict.to_json() + "\n")
-        descriptor = registry().benchmark(summary.benchmark)
-        report = HtmlRunReport(
-            compared_items([folder], [summary], store, _archive()),
-            title=descriptor.title,
-            headlines=descriptor.headline_metrics(),
-            verdict=verdict_section(verdict, summary.run_id),
-            language=descriptor.language,
-        )
-        written += report.write(summary, folder, sorted(folder.glob("*.png")))
-    return [p for p in written if p.name == REPORT_FILE]
+
+def report_look(benchmark: str) -> ReportLook:
+    """What a registered benchmark's report shows besides the run."""
+    descriptor = registry().benchmark(benchmark)
+    return ReportLook(descriptor.title, descriptor.headline_metrics(), descriptor.language)
 
 
 def check_model(
@@ -197,7 +176,7 @@ def check_model(
     Returns the verdict and the runs' report.html files, which open with it.
     """
     from culturebias.application.check import validate_policy
-    from culturebias.bootstrap.api import run_evaluations
+    from culturebias.bootstrap.evaluation import run_evaluations
 
     checked = load_policy(policy)
     named = next((c for c in checked.criteria if c.run is not None), None)
@@ -215,9 +194,3 @@ def check_model(
     verdict = check(checked, runs, baseline, junit=junit, json=json, inconclusive=inconclusive)
     return verdict, annotate_reports(verdict, runs)
 
-
-def _archive() -> Any:  # Any: the API facade's run archive (imported late)
-    """The facade's run archive (summary files and stores), imported when a run is read."""
-    from culturebias.bootstrap.api import ARCHIVE
-
-    return ARCHIVE

@@ -49,6 +49,7 @@ from culturebias.domain.errors import (
 )
 from culturebias.domain.redaction import redact_text
 from culturebias.domain.runs import OutputFolderBusyError, RunInterrupted, RunInUseError
+from culturebias.bootstrap.runs_cli import runs_command as _runs
 
 # Most specific first: the first matching type decides the exit code.
 EXIT_CODES: tuple[tuple[type[CultureBiasError], int, str], ...] = (
@@ -191,33 +192,13 @@ def _parser() -> argparse.ArgumentParser:
     from culturebias.bootstrap.samples_cli import add_parsers as add_sample_parsers
 
     add_sample_parsers(sub)  # samples, export
-    _add_build_parsers(sub)  # build <benchmark>, one per benchmark whose descriptor has a builder
+    from culturebias.bootstrap.build_cli import add_build_parsers
+
+    add_build_parsers(sub)  # build <benchmark>, one per benchmark whose descriptor has a builder
     from culturebias.bootstrap.check_cli import add_parser as add_check_parser
 
     add_check_parser(sub)  # check
     return parser
-
-
-def _builders() -> list[tuple[str, Any]]:  # Any: argparse's subparsers and the builders' parser hooks
-    from culturebias.bootstrap.registry import BenchmarkDescriptor, registry, resolve
-
-    return [
-        (d.name, resolve(d.builder))
-        for d in registry().benchmarks.all()
-        if isinstance(d, BenchmarkDescriptor) and d.builder is not None
-    ]
-
-
-def _add_build_parsers(sub: Any) -> None:  # Any: argparse's subparsers and the builders' parser hooks
-    build = sub.add_parser("build", help="build a benchmark's dataset from a local corpus")
-    kinds = build.add_subparsers(dest="dataset", required=True)
-    for name, builder in _builders():
-        builder.add_parser(kinds, name)
-
-
-def _build(args: argparse.Namespace) -> int:
-    builder = dict(_builders())[args.dataset]
-    return int(builder.build_command(args))
 
 
 RUN_DESCRIPTION = """\
@@ -397,34 +378,6 @@ def _expand(args) -> int:
     return 0
 
 
-def _runs(args) -> int:
-    from culturebias.bootstrap.api import leaderboard, mark_interrupted, open_configured_store, open_store
-    from culturebias.bootstrap.settings import load_settings
-
-    settings = load_settings(args.config, args.assignments)
-    # Listing never creates a store: a mistyped --out or --store is an error, not a new empty database.
-    if args.store is not None:
-        store = open_store(args.store, must_exist=True)
-    elif args.out is not None and not args.assignments and not args.config:
-        store = open_store(args.out, must_exist=True)
-    else:
-        store = open_configured_store(settings, args.out, must_exist=True)
-    try:
-        if args.mark_interrupted is not None:
-            marked = mark_interrupted(store, args.mark_interrupted, settings.run.lease_seconds)
-            print(f"{marked.run_id}\t{marked.status}\t{marked.failure or ''}")
-            return 0
-        rows = leaderboard(store, lease_seconds=settings.run.lease_seconds)
-    finally:
-        store.close()
-    if args.format == "json":
-        print(json.dumps([row.model_dump(mode="json") for row in rows], ensure_ascii=False, indent=2))
-        return 0
-    for row in rows:
-        print(row.text())
-    return 0
-
-
 def _sweep(args) -> int:
     from culturebias.bootstrap.api import make_settings, sweep
     from culturebias.bootstrap.logging import configure_logging
@@ -468,7 +421,9 @@ def main(argv: list[str] | None = None) -> int:
     from culturebias.bootstrap.samples_cli import export_command, samples_command
 
     handlers.update(samples=samples_command, export=export_command)
-    handlers.update(build=_build)
+    from culturebias.bootstrap.build_cli import build
+
+    handlers.update(build=build)
     from culturebias.bootstrap.check_cli import check_command
 
     handlers.update(check=check_command)

@@ -13,10 +13,11 @@ from typing import Any
 
 from culturebias.adapters.governance.exported_run import ExportedRun
 from culturebias.adapters.optional_modules import require_modules
+from culturebias.adapters.policy.verdict_files import read_verdict
 from culturebias.application.out_folder import write_text_atomically
 from culturebias.application.compare_runs import RunRef, StoreRef, load_runs
+from culturebias.bootstrap.archive import ARCHIVE
 from culturebias.bootstrap.registry import registry
-from culturebias.bootstrap.verdicts import read_verdict
 from culturebias.application.compared_items import compared_items
 from culturebias.domain.errors import ConfigError
 from culturebias.domain.policy.verdict import PolicyVerdict
@@ -26,7 +27,7 @@ GOVERNANCE_FORMATS = ("mlflow", "model-card", "every-eval-ever")
 
 
 def exported_run(run: RunRef, store: StoreRef | None = None, verdict: PolicyVerdict | None = None) -> ExportedRun:
-    summary = load_runs([run], store, _archive())[0]
+    summary = load_runs([run], store, ARCHIVE)[0]
     descriptor = registry().benchmark(summary.benchmark)
     folder = None
     if not isinstance(run, RunSummary) and Path(run).expanduser().exists():
@@ -40,7 +41,7 @@ def exported_run(run: RunRef, store: StoreRef | None = None, verdict: PolicyVerd
         culture=descriptor.culture,
         headlines=descriptor.headline_metrics(),
         folder=folder,
-        items=compared_items([run], [summary], store, _archive())(summary.run_id),
+        items=compared_items([run], [summary], store, ARCHIVE)(summary.run_id),
         verdict=verdict,
     )
 
@@ -92,9 +93,3 @@ def governance_command(args: Any) -> int:  # Any: argparse's Namespace
         print(f"written: {written}")
     return 0
 
-
-def _archive() -> Any:  # Any: the API facade's run archive (imported late)
-    """The facade's run archive (summary files and stores), imported when a run is read."""
-    from culturebias.bootstrap.api import ARCHIVE
-
-    return ARCHIVE

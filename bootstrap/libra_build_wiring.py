@@ -1,164 +1,20 @@
-"""``culturebias build libra`` wired: ``--set`` settings validated, components opened, files read by adapters.
-
-The build itself is ``application/libra_build/build.py``.
-"""
+"""``culturebias build libra`` / ``culturebias.build_libra`` composed: ``adapters.libra_build.wiring``'s build with
+the mapping LLM opened as a model backend (``bootstrap.build_cli.model_generator``)."""
 
 from __future__ import annotations
 
-import importlib.util
 from pathlib import Path
-from typing import Literal, Mapping, Sequence
+from typing import Any
 
-from pydantic import BaseModel, ConfigDict, Field
+from culturebias.adapters.libra_build.wiring import BuildSettings, import_libra_review
+from culturebias.adapters.libra_build import wiring
+from culturebias.application.libra_build.service import BuildReport
+from culturebias.bootstrap.build_cli import model_generator
 
-from culturebias.adapters.optional_modules import install_hint
-from culturebias.application.libra_build import build
-from culturebias.application.libra_build.service import STEPS, BuildReport, Components
-from culturebias.domain.errors import ConfigError
-from culturebias.domain.libra_build.component_options import ClustererOptions, ExpanderOptions
-from culturebias.ports.dataset_building import KeywordExpander, TopicClusterer
-
-BUILD_EXTRA = install_hint("build")
+__all__ = ["BuildSettings", "build_libra", "import_libra_review"]
 
 
-class BuildSettings(BaseModel):
-    """``--set key=value``: expander/clusterer name a component spec of ``libra_build_components``, or ``none``."""
-
-    model_config = ConfigDict(extra="forbid")
-
-    seed: int = 0
-    expander: str = "default"
-    clusterer: str = "default"
-    embedder: str = "minilm"
-    cleaner: Literal["rules", "classifier"] = "rules"
-    # People's names: "ner" a named-entity model (spaCy's en_core_web_sm, the libra-build extra) with the name
-    # list as a supplement (PROTOCOLS §4 step 1); "list" the name list and its rules alone.
-    names: Literal["ner", "list"] = "ner"
-    perturber: Literal["table", "embedding"] = "table"
-    # The default components' own options: --set expand.similarity_threshold=0.7, --set cluster.mapping=llm.
-    expand: ExpanderOptions = Field(default_factory=ExpanderOptions)
-    cluster: ClustererOptions = Field(default_factory=ClustererOptions)
-    # The LLM that maps clusters to social groups (and, with cluster.summary=llm, summarises them), through
-    # the Generator port of the hf backend: a model.path (`embedded:smollm2-135m-instruct`, a folder, a hub
-    # id in the cache) or "none" (clusters map to groups by keyword overlap).
-    llm: str = "none"
-    # Official definitions the user gives (a glossary.jsonl as `culturebias run libra` reads it); they win
-    # over definitions the build finds in the corpus.
-    glossary: str | None = None
-
-
-def _settings(values: Mapping[str, object] | None) -> BuildSettings:
-    try:
-        return BuildSettings.model_validate(dict(values or {}))
-    except ValueError as error:  # pydantic's ValidationError: names the key and what was wrong
-        raise ConfigError(f"culturebias build libra --set: {error}") from None
-
-
-def _generator(settings: BuildSettings):
-    """The Generator port of the configured mapping LLM, or None."""
-    if settings.llm == "none":
-        return None
-    from culturebias.bootstrap.container import build_model_backend, default_cache_dir
-    from culturebias.bootstrap.settings import ModelSettings, Settings
-
-    options = ModelSettings.model_validate({"backend": "hf", "path": settings.llm}).backend_options()
-    return build_model_backend(options, default_cache_dir(Settings())).generator()
-
-
-def _components(settings: BuildSettings, steps: Sequence[str], expander, clusterer) -> Components:
-    from culturebias.adapters.libra_corpus.steps import CsvXlsxSheets, EmbeddingPerturber, RuleCleaner, TablePerturber
-
-    needs = {"expand": expander is None and settings.expander != "none",
-             "cluster": clusterer is None and settings.clusterer != "none"}
-    if any(needs[s] for s in steps if s in needs):
-        from culturebias.adapters import libra_build_components as factories
-        from culturebias.adapters.embeddings import open_embedder
-
-        embedder = open_embedder(settings.embedder)
-        try:
-            if "expand" in steps and needs["expand"]:
-                expander = factories.open_expander(settings.expander, embedder=embedder, options=settings.expand)
-            if "cluster" in steps and needs["cluster"]:
-                clusterer = factories.open_clusterer(
-                    settings.clusterer, embedder=embedder, generator=_generator(settings), options=settings.cluster
-                )
-        except ImportError as missing:
-            raise ConfigError(f"the expand and cluster steps need the build extra: {BUILD_EXTRA} ({missing})") from None
-    cleaner = RuleCleaner()
-    if settings.cleaner == "classifier":
-        if importlib.util.find_spec("sklearn") is None:
-            raise ConfigError(f"cleaner=classifier needs scikit-learn: {BUILD_EXTRA}")
-        from culturebias.adapters.sklearn_relevance.classifier import ClassifierCleaner
-
-        cleaner = ClassifierCleaner(seed=settings.seed)
-    if settings.names == "ner":
-        from culturebias.adapters.spacy_ner.names import SpacyNames
-
-        cleaner = cleaner.with_names(SpacyNames())
-    perturber = TablePerturber()
-    if settings.perturber == "embedding":
-        from culturebias.adapters.embeddings import open_embedder
-
-        perturber = EmbeddingPerturber(open_embedder(settings.embedder))
-    return Components(cleaner=cleaner, perturber=perturber, sheets=CsvXlsxSheets(),
-                      expander=expander, clusterer=clusterer, group_embedder=_OnFirstUse(settings.embedder))
-
-
-class _OnFirstUse:
-    """The embedder, opened only when group names must be compared (a seeds file without categories)."""
-
-    def __init__(self, spec: str):
-        self.spec = spec
-        self._opened = None
-
-    def describe(self) -> str:
-        return self.spec
-
-    def embed(self, texts):
-        if self._opened is None:
-            from culturebias.adapters.embeddings import open_embedder
-
-            self._opened = open_embedder(self.spec)
-        return self._opened.embed(texts)
-
-
-def build_libra(
-    corpus: str | Path,
-    seeds: str | Path,
-    out: str | Path,
-    *,
-    steps: Sequence[str] | str = STEPS,
-    resume: bool = False,
-    text_field: str = "text",
-    settings: BuildSettings | Mapping[str, object] | None = None,
-    expander: KeywordExpander | None = None,
-    clusterer: TopicClusterer | None = None,
-) -> BuildReport:
-    """Build LIBRA triplets from a local corpus into ``out`` (a valid ``data.path`` for ``culturebias run libra``).
-
-    ``expander`` and ``clusterer`` replace the components ``settings`` name."""
-    from culturebias.adapters.libra_corpus.files import CorpusFiles
-    from culturebias.adapters.reports.libra_build_report import write_build_report
-
-    typed = settings if isinstance(settings, BuildSettings) else _settings(settings)
-    wanted = [s.strip() for s in steps.split(",")] if isinstance(steps, str) else list(steps)
-    return build.build_libra(
-        corpus,
-        seeds,
-        out,
-        steps=wanted,
-        resume=resume,
-        text_field=text_field,
-        seed=typed.seed,
-        glossary=typed.glossary,
-        inputs=CorpusFiles(),
-        components=lambda: _components(typed, wanted, expander, clusterer),
-        write_report=write_build_report,
-    )
-
-
-def import_libra_review(out: str | Path, sheet: str | Path) -> dict[str, int]:
-    """Apply an edited review sheet (CSV or XLSX) to ``out``'s triplets.jsonl, every row validated first."""
-    from culturebias.adapters.libra_corpus.steps import CsvXlsxSheets
-
-    return build.import_libra_review(out, sheet, CsvXlsxSheets())
+def build_libra(corpus: str | Path, seeds: str | Path, out: str | Path, **options: Any) -> BuildReport:  # Any: wiring.build_libra's keyword options
+    """Build LIBRA triplets from a local corpus into ``out``; the options are ``adapters.libra_build.wiring.build_libra``'s
+    (steps, resume, text_field, settings, expander, clusterer)."""
+    return wiring.build_libra(corpus, seeds, out, **{"generators": model_generator, **options})

@@ -7,10 +7,14 @@ same inputs and ``seed``.
 
 from __future__ import annotations
 
-from typing import Mapping, Protocol, Sequence, runtime_checkable
+from typing import Any, Callable, Mapping, Protocol, Sequence, runtime_checkable
 
 from culturebias.domain.libra_build.keywords import ExpandedKeyword, SeedGroup
 from culturebias.domain.libra_build.topics import TopicClusters
+from culturebias.ports.generation import Generator
+
+# The Generator port of a model named as ``model.path`` names one: what a build's LLM steps ask (the host opens it).
+GeneratorOf = Callable[[str], Generator]
 
 
 @runtime_checkable
@@ -34,4 +38,16 @@ class TopicClusterer(Protocol):
         self, sentences: Sequence[str], groups: Mapping[str, Sequence[str]], *, seed: int = 0
     ) -> TopicClusters:
         """``groups``: each social group's keywords so far (the mapping step names one of these groups or none)."""
+        ...
+
+
+class DatasetBuilder(Protocol):
+    """``culturebias build NAME``: what a benchmark descriptor's ``builder`` names (a plugin may ship one)."""
+
+    def add_parser(self, kinds: Any, name: str) -> None:  # Any: argparse's sub-parsers action
+        """Add the benchmark's sub-command ``name`` to ``build``'s sub-parsers ``kinds``."""
+        ...
+
+    def build_command(self, args: Any, generators: GeneratorOf) -> int:  # Any: argparse's Namespace
+        """Run the parsed command; ``generators`` opens a model the build asks (an LLM step). The exit code."""
         ...
