@@ -189,11 +189,17 @@ class Planner:
     def plan(self, collected: Collected, sample: str | None = None, notes: Sequence[str] = ()) -> RunPlan:
         tokenize = self.tokenize or estimated_tokens
         stages = []
-        for stage in ("loglikelihood", "generation", "pseudo_loglikelihood"):
-            requests: list[Any] = getattr(collected, stage)  # Any: the wrapped model ports, their requests and progress, of any kind
+        asked: dict[Stage, list[Any]] = {  # Any: the requests of each stage
+            "loglikelihood": collected.loglikelihood, "generation": collected.generation, "pseudo_loglikelihood": collected.pseudo_loglikelihood,
+        }
+        for stage, requests in asked.items():
             if requests:
                 stages.append(self._stage(stage, requests, tokenize))
-        totals = {k: sum(getattr(s, k) for s in stages) for k in ("requests", "tokens", "input_tokens", "output_tokens", "distinct_tokens")}
+        totals = {
+            "requests": sum(s.requests for s in stages), "tokens": sum(s.tokens for s in stages),
+            "input_tokens": sum(s.input_tokens for s in stages), "output_tokens": sum(s.output_tokens for s in stages),
+            "distinct_tokens": sum(s.distinct_tokens for s in stages),
+        }
         etas = [s.eta_seconds for s in stages]
         all_notes = [*notes, *self.failures]
         if not stages:

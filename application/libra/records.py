@@ -6,6 +6,7 @@ import math
 from typing import Mapping, Sequence
 
 from culturebias.application.context import RunContext
+from culturebias.ports.audit import Audited
 from culturebias.application.libra.knowledge import KnowledgeBoundaryOutcome
 from culturebias.domain.audit import ItemRecord
 from culturebias.domain.libra.metrics import TripletLikelihood
@@ -90,7 +91,7 @@ def record_libra(
     valid: Mapping[str, bool], boundary: KnowledgeBoundaryOutcome | None = None,
 ) -> None:
     """``boundary``: the knowledge boundary's outcome, None where it was not checked."""
-    log = getattr(ctx, "items", None)
+    log = ctx.items if isinstance(ctx, Audited) else None
     if log is not None:
         words = local_word_records(boundary) if boundary is not None else []
         log().record([*libra_records(model_type, triplets, likelihoods, valid), *words])
