@@ -22,7 +22,7 @@ def libra_records(
 ) -> list[ItemRecord]:
     records = []
     for triplet, scores in zip(triplets, likelihoods):
-        values = [_finite(getattr(scores, kind)) for kind in SENTENCE_KINDS]
+        values = [_finite(getattr(scores, kind)) for kind in SENTENCE_KINDS]  # a likelihood dataclass, by sentence kind
         likeliest = None
         scored = [v for v in values if v is not None]
         if len(scored) == len(values):
