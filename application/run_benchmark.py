@@ -305,8 +305,10 @@ def _model_block(ctx: RunContext) -> dict[str, Any]:  # Any: the summary's JSON 
     """Identity of every model port the run actually built."""
     block: dict[str, Any] = {}  # Any: JSON
     ports = ctx.ports
-    lazies: dict[str, Lazy[Any]] = {"scorer": ports.scorer, "pseudo_scorer": ports.pseudo_scorer, "generator": ports.generator,
-                                       "judge": ports.judge, "templater": ports.templater}  # Any: each port's own type
+    lazies: dict[str, Lazy[Any]] = {  # Any: each port's own type
+        "scorer": ports.scorer, "pseudo_scorer": ports.pseudo_scorer, "generator": ports.generator, "judge": ports.judge,
+        "templater": ports.templater,
+    }
     for name, lazy in lazies.items():
         if not lazy.built:
             continue
