@@ -203,10 +203,11 @@ def _backend_port(container: Any, name: str) -> Any:  # Any: the run's container
     if name == "judge":
         return container.judge_generator()
     backend: ModelBackend = container.model_backend()
-    builders: dict[str, Callable[[], Any]] = {  # Any: a port of any kind
-        "scorer": backend.scorer, "generator": backend.generator, "pseudo_scorer": backend.pseudo_scorer, "templater": backend.templater,
+    builders: dict[str, Callable[[ModelBackend], Any]] = {  # Any: a port of any kind
+        "scorer": lambda b: b.scorer(), "generator": lambda b: b.generator(), "pseudo_scorer": lambda b: b.pseudo_scorer(),
+        "templater": lambda b: b.templater(),
     }
-    return builders[name]()
+    return builders[name](backend)
 
 
 def make_context_factory(
