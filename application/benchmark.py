@@ -4,12 +4,14 @@ A service is stateless: ``preflight`` checks the backend's capabilities and
 returns a frozen plan (the answering mode, whether a chat template is used,
 ...); ``run`` receives that plan with the loaded dataset and returns the
 benchmark's typed ``ProtocolOutcome``. Nothing is stored on the service
-between the two calls, so one service object can run many evaluations.
+between the two calls, so one service object can run many evaluations: what
+the run drew (``protocol.sample``) and the limit it ran under come back in the
+outcome (``ProtocolOutcome.drawn_sample``, ``.limit``).
 """
 
 from __future__ import annotations
 
-from typing import Any, Protocol, TypeVar
+from typing import Any, Protocol, Sequence, TypeVar, runtime_checkable
 
 from pydantic import BaseModel
 
@@ -32,3 +34,11 @@ class BenchmarkService(Protocol[DatasetT, PlanT]):
         ...
 
     def run(self, ctx: RunContext, dataset: DatasetT, plan: PlanT) -> ProtocolOutcome[Any, Any, Any]: ...  # Any: its own metrics, counts, details
+
+
+@runtime_checkable
+class CombinesRepeats(Protocol):
+    """A service whose protocol reports every score over ``run.repeats`` (McBE): it combines the repeats'
+    outcomes into the first's metrics."""
+
+    def combine_repeats(self, outcomes: Sequence[Any]) -> ProtocolOutcome[Any, Any, Any]: ...  # Any: its own outcome type

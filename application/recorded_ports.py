@@ -42,6 +42,7 @@ from culturebias.domain.requests import (
     PseudoLoglikelihoodResult,
 )
 from culturebias.domain.runs import StageProgress
+from culturebias.ports.described import Described
 from culturebias.ports.progress import ProgressReporter, ProgressTask
 from culturebias.ports.results import ResultStore
 
@@ -221,7 +222,7 @@ class _Recorded(Generic[Req, Res]):
     def _check_provenance(self, stored: Mapping[str, Mapping[str, Any]]) -> None:  # Any: stored JSON payloads
         """Stored scores and new ones must come from the same numeric settings (a batch size chosen
         at load time, the device ``auto`` picked): a resumed run never mixes the two."""
-        current = getattr(self._port, "provenance", None)
+        current = self._port.provenance if isinstance(self._port, Described) else None
         earlier = next(iter(stored.values())).get("provenance")
         if current is None or not isinstance(earlier, dict):
             return

@@ -14,7 +14,7 @@ from collections.abc import Sequence
 from dataclasses import replace
 from typing import Any, TypeVar
 
-from culturebias.application.benchmark import BenchmarkService
+from culturebias.application.benchmark import BenchmarkService, CombinesRepeats
 from culturebias.application.context import RunContext
 from culturebias.domain.headlines import HeadlineMetric
 from culturebias.domain.leaderboard import headline
@@ -52,8 +52,7 @@ def run_repeats(
         seeds.append(seed)
     values = [_headline(benchmark, summary_model, headlines, outcome) for outcome in outcomes]
     # A service whose protocol reports every score over the runs (McBE) combines them into the first's metrics.
-    combine = getattr(service, "combine_repeats", None)
-    first = combine(outcomes) if combine is not None else outcomes[0]
+    first = service.combine_repeats(outcomes) if isinstance(service, CombinesRepeats) else outcomes[0]
     return first, repeats_block(ctx.sampling.describe(), seeds, values)
 
 

@@ -32,7 +32,7 @@ import structlog
 
 import culturebias
 from culturebias.application.benchmark import BenchmarkService
-from culturebias.application.context import RunContext
+from culturebias.application.context import Lazy, RunContext
 from culturebias.application.out_folder import OutputFolder, write_text_atomically  # noqa: F401  (re-exported)
 from culturebias.application.repeats import run_repeats
 from culturebias.application.run_lease import DEFAULT_LEASE_SECONDS, LeaseRule, RunLeaseKeeper
@@ -41,9 +41,10 @@ from culturebias.domain.headlines import HeadlineMetric
 from culturebias.domain.redaction import redact_text
 from culturebias.domain.run_plan import RunPlan
 from culturebias.domain.runs import RunInUseError, RunManifest, identity_differences, utc_now
-from culturebias.domain.summary import SUMMARY_SCHEMA_VERSION, RunSummary, run_limit
+from culturebias.domain.summary import SUMMARY_SCHEMA_VERSION, RunSummary
 from culturebias.logs import get_logger
 from culturebias.ports.datasets import DatasetSource
+from culturebias.ports.described import Described, Identified, ProbeReporting, TemplateAccounting
 from culturebias.ports.reporting import ReportWriter
 from culturebias.ports.results import ResultStore
 
@@ -224,8 +225,8 @@ def _write_run(
                     "data": {"source": request.source.describe(), "fingerprint": data_fingerprint},
                     "config": request.config,
                     "config_fingerprint": request.config_fingerprint,
-                    "limit": run_limit(getattr(request.service, "options", None)),
-                    "sample": getattr(request.service, "drawn_sample", None),
+                    "limit": outcome.limit,
+                    "sample": outcome.drawn_sample,
                     "repeats": repeats,
                     "metrics": outcome.metrics,
                     "counts": outcome.counts,
@@ -303,20 +304,25 @@ def _repair(folder: OutputFolder, request: RunRequest[SummaryT]) -> RunResult | 
 def _model_block(ctx: RunContext) -> dict[str, Any]:  # Any: the summary's JSON model block
     """Identity of every model port the run actually built."""
     block: dict[str, Any] = {}  # Any: JSON
-    for name in ("scorer", "pseudo_scorer", "generator", "judge", "templater"):
-        lazy = getattr(ctx.ports, name)
-        if lazy.built:
-            port = lazy.get()
-            identity = getattr(port, "identity", None)
-            if identity is not None:
-                block[name] = identity.model_dump()
-            provenance = getattr(port, "provenance", None)
-            if provenance is not None:
-                block[f"{name}_provenance"] = provenance.model_dump()
-            findings = getattr(port, "probe_findings", None) if name == "scorer" else None
-            if findings:
-                block["scorer_probe"] = dict(findings)
-            use = getattr(port, "template_use", None) if name == "templater" else None
-            if use is not None:
-                block["chat_template"] = use.model_dump()
+    ports = ctx.ports
+    lazies: dict[str, Lazy[Any]] = {  # Any: each port's own type
+        "scorer": ports.scorer, "pseudo_scorer": ports.pseudo_scorer, "generator": ports.generator, "judge": ports.judge,
+        "templater": ports.templater,
+    }
+    for name, lazy in lazies.items():
+        if not lazy.built:
+            continue
+        port = lazy.get()
+        identity = port.identity if isinstance(port, Identified) else None
+        if identity is not None:
+            block[name] = identity.model_dump()
+        provenance = port.provenance if isinstance(port, Described) else None
+        if provenance is not None:
+            block[f"{name}_provenance"] = provenance.model_dump()
+        findings = port.probe_findings if name == "scorer" and isinstance(port, ProbeReporting) else None
+        if findings:
+            block["scorer_probe"] = dict(findings)
+        use = port.template_use if name == "templater" and isinstance(port, TemplateAccounting) else None
+        if use is not None:
+            block["chat_template"] = use.model_dump()
     return block

@@ -29,7 +29,7 @@ from __future__ import annotations
 
 import time
 from dataclasses import dataclass, field
-from typing import Any, Callable, Iterator, Sequence
+from typing import Any, Callable, Iterator, Mapping, Sequence
 
 from culturebias.domain.errors import ConfigError
 from culturebias.domain.identity import ModelIdentity, ScoreProvenance
@@ -42,6 +42,7 @@ from culturebias.domain.requests import (
     PseudoLoglikelihoodResult,
 )
 from culturebias.domain.run_plan import Budget, RunPlan, Stage, StagePlan, check_calibration_budget, estimated_tokens, trie_nodes
+from culturebias.ports.described import Described, ProbeReporting
 
 PLACEHOLDER_REPLY = "A"
 CALIBRATION_REQUESTS = 4  # the batch a stage's calibration times, where the run's batch size is not known
@@ -60,15 +61,35 @@ class Collected:
     pseudo_loglikelihood: list[PseudoLoglikelihoodRequest] = field(default_factory=list)
 
 
-class CollectingPort:
-    """A model port that records requests and answers with placeholders; everything else is the real port's."""
+class _ForwardingPort:
+    """A wrapper of a model port that says what the port declares of itself (``ports/described.py``): its
+    identity, its scores' provenance (None for a port without), a probe's findings, the scorer's check."""
+
+    def __init__(self, port: Any):  # Any: the wrapped model ports, their requests and progress, of any kind
+        self._port = port
+
+    @property
+    def identity(self) -> ModelIdentity:
+        return self._port.identity
+
+    @property
+    def provenance(self) -> ScoreProvenance | None:
+        return self._port.provenance if isinstance(self._port, Described) else None
+
+    @property
+    def probe_findings(self) -> Mapping[str, str] | None:
+        return self._port.probe_findings if isinstance(self._port, ProbeReporting) else None
+
+    def check_loglikelihood(self) -> None:
+        self._port.check_loglikelihood()  # a scorer's (a run calls it on its scorer only)
+
+
+class CollectingPort(_ForwardingPort):
+    """A model port that records requests and answers with placeholders; what it declares of itself is the real port's."""
 
     def __init__(self, port: Any, collected: Collected):  # Any: the wrapped model ports, their requests and progress, of any kind
-        self._port = port
+        super().__init__(port)
         self._collected = collected
-
-    def __getattr__(self, name: str) -> Any:  # Any: the wrapped model ports, their requests and progress, of any kind
-        return getattr(self._port, name)
 
     def loglikelihood(self, requests: Sequence[LoglikelihoodRequest], progress: Any = None) -> list[LoglikelihoodResult]:  # Any: the wrapped model ports, their requests and progress, of any kind
         self._collected.loglikelihood.extend(requests)
@@ -93,9 +114,6 @@ class PlaceholderPort(CollectingPort):
         super().__init__(None, collected)
         self._identity = identity
         self._scores = scores  # a scorer's stands for scores, which carry a provenance; a generator's do not
-
-    def __getattr__(self, name: str) -> Any:  # Any: a port attribute a placeholder does not have
-        raise AttributeError(name)
 
     @property
     def identity(self) -> ModelIdentity:
@@ -189,11 +207,17 @@ class Planner:
     def plan(self, collected: Collected, sample: str | None = None, notes: Sequence[str] = ()) -> RunPlan:
         tokenize = self.tokenize or estimated_tokens
         stages = []
-        for stage in ("loglikelihood", "generation", "pseudo_loglikelihood"):
-            requests: list[Any] = getattr(collected, stage)  # Any: the wrapped model ports, their requests and progress, of any kind
+        asked: dict[Stage, list[Any]] = {  # Any: the requests of each stage
+            "loglikelihood": collected.loglikelihood, "generation": collected.generation, "pseudo_loglikelihood": collected.pseudo_loglikelihood,
+        }
+        for stage, requests in asked.items():
             if requests:
                 stages.append(self._stage(stage, requests, tokenize))
-        totals = {k: sum(getattr(s, k) for s in stages) for k in ("requests", "tokens", "input_tokens", "output_tokens", "distinct_tokens")}
+        totals = {
+            "requests": sum(s.requests for s in stages), "tokens": sum(s.tokens for s in stages),
+            "input_tokens": sum(s.input_tokens for s in stages), "output_tokens": sum(s.output_tokens for s in stages),
+            "distinct_tokens": sum(s.distinct_tokens for s in stages),
+        }
         etas = [s.eta_seconds for s in stages]
         all_notes = [*notes, *self.failures]
         if not stages:
@@ -283,15 +307,12 @@ def _distinct_share(sequences: list[list[int]], outputs: list[int]) -> float:
     return (trie_nodes(sequences) + sum(outputs)) / total if total else 0.0
 
 
-class BudgetedPort:
+class BudgetedPort(_ForwardingPort):
     """A model port that stops before a call would take the run past its budget (module doc)."""
 
     def __init__(self, port: Any, spent: "Spent"):  # Any: the wrapped model ports, their requests and progress, of any kind
-        self._port = port
+        super().__init__(port)
         self._spent = spent
-
-    def __getattr__(self, name: str) -> Any:  # Any: the wrapped model ports, their requests and progress, of any kind
-        return getattr(self._port, name)
 
     def loglikelihood(self, requests: Sequence[LoglikelihoodRequest], progress: Any = None) -> list[LoglikelihoodResult]:  # Any: the wrapped model ports, their requests and progress, of any kind
         self._spent.charge(requests, 0)

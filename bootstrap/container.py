@@ -198,6 +198,18 @@ def open_embedder(spec: str):
     return open_(spec)
 
 
+def _backend_port(container: Any, name: str) -> Any:  # Any: the run's container, and a port of any kind
+    """The port ``name`` (scorer, generator, pseudo_scorer, templater, judge) built from the backend."""
+    if name == "judge":
+        return container.judge_generator()
+    backend: ModelBackend = container.model_backend()
+    builders: dict[str, Callable[[ModelBackend], Any]] = {  # Any: a port of any kind
+        "scorer": lambda b: b.scorer(), "generator": lambda b: b.generator(), "pseudo_scorer": lambda b: b.pseudo_scorer(),
+        "templater": lambda b: b.templater(),
+    }
+    return builders[name](backend)
+
+
 def make_context_factory(
     container: Container,
     wrap: Callable[[Any], Any] | None = None,  # Any: the port wrapper of any port
@@ -213,9 +225,7 @@ def make_context_factory(
     """
     settings: Settings = container.settings()
     port = wrap or (lambda built: built)
-    build: Callable[[str], Any] = model_port or (  # Any: a port of any kind
-        lambda name: container.judge_generator() if name == "judge" else getattr(container.model_backend(), name)()
-    )
+    build: Callable[[str], Any] = model_port or (lambda name: _backend_port(container, name))  # Any: a port of any kind
 
     def make(run_id: str) -> RunContext:
         store = store_object if store_object is not None else container.store()

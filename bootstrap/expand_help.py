@@ -15,7 +15,7 @@ def expand_keys_text(descriptors: Iterable[Any]) -> str:  # Any: BenchmarkDescri
     lines = ["keys (--set protocol.KEY=VALUE; data.path names the template file or folder, the bundled copy when unset):"]
     for descriptor in descriptors:
         function = descriptor.expand_function()
-        keys = getattr(inspect.getmodule(function), "EXPAND_KEYS", None) if function is not None else None
+        keys = getattr(inspect.getmodule(function), "EXPAND_KEYS", None) if function is not None else None  # a module constant, optional
         lines.append(f"  {descriptor.name}:")
         if not keys:
             lines.append("    (no keys documented)")

@@ -6,7 +6,7 @@ from __future__ import annotations
 import contextlib
 import logging
 from dataclasses import replace
-from typing import Any, Callable, Iterator
+from typing import Any, Callable, Iterator, Protocol, runtime_checkable
 
 from culturebias.application.context import RunContext
 from culturebias.application.run_benchmark import RunRequest, RunResult, run_benchmark
@@ -26,6 +26,7 @@ from culturebias.domain.errors import CapabilityError
 from culturebias.domain.identity import ModelIdentity
 from culturebias.domain.run_plan import Budget, RunPlan, Stage, estimated_tokens
 from culturebias.logs import get_logger
+from culturebias.ports.model_backend import Configured, PlanTemplating, Tokenizing
 
 log = get_logger("culturebias.plan")
 
@@ -43,10 +44,9 @@ def prices_of(container: Any) -> Prices:  # Any: the settings, container, servic
 def model_tokenizer(container: Any) -> Callable[[str], list[int]] | None:  # Any: the settings, container, service and source of any benchmark, and its requests
     """The evaluated model's tokenizer as text → ids; None for a backend without one (a served model)."""
     backend = container.model_backend()
-    tokenizer = getattr(backend, "tokenizer", None)
-    if not callable(tokenizer):
+    if not isinstance(backend, Tokenizing):
         return None
-    built = tokenizer()
+    built = backend.tokenizer()
     if built is None:
         return None
     return lambda text: list(built(text, add_special_tokens=False)["input_ids"])
@@ -55,10 +55,10 @@ def model_tokenizer(container: Any) -> Callable[[str], list[int]] | None:  # Any
 def _chat_renderer(container: Any) -> Callable[[Any], str] | None:  # Any: the settings, container, service and source of any benchmark, and its requests
     backend = container.model_backend()
     try:
-        templater = backend.plan_templater() if callable(getattr(backend, "plan_templater", None)) else backend.templater()
+        templater = backend.plan_templater() if isinstance(backend, PlanTemplating) else backend.templater()
     except Exception:  # no templater: chat requests are counted by their message texts
         return None
-    if not getattr(templater, "has_chat_template", False):
+    if not templater.has_chat_template:
         return None
     return lambda messages: templater.render(messages)
 
@@ -85,8 +85,6 @@ def _quiet_dry_run() -> Iterator[None]:
 # The capability (registry.CAPABILITIES) each placeholder stands for, and the model.kind it needs.
 _NEEDS = {"scorer": ("loglikelihood", "causal"), "generator": ("generate", "causal"), "judge": ("generate", "causal"),
           "pseudo_scorer": ("pseudo_loglikelihood", "masked")}
-_PORTS = {"loglikelihood": ("scorer", "loglikelihood"), "generation": ("generator", "generate"),
-          "pseudo_loglikelihood": ("pseudo_scorer", "pseudo_loglikelihood")}
 
 
 def _placeholder(options: Any, name: str, collected: Collected) -> PlaceholderPort:  # Any: the settings, container, service and source of any benchmark, and its requests
@@ -94,10 +92,10 @@ def _placeholder(options: Any, name: str, collected: Collected) -> PlaceholderPo
     capability, kind = _NEEDS[name]
     if capability not in registry().backend(options.backend).capabilities:
         raise CapabilityError(options.backend, capability, "the backend does not offer it")
-    if getattr(options, "kind", "causal") != kind:
-        raise CapabilityError(options.backend, capability, f"model.kind={getattr(options, 'kind', 'causal')}")
+    if options.kind != kind:
+        raise CapabilityError(options.backend, capability, f"model.kind={options.kind}")
     identity = ModelIdentity(
-        backend=options.backend, model=options.resolved_path(), kind=getattr(options, "kind", "causal"),
+        backend=options.backend, model=options.resolved_path(), kind=options.kind,
         description="a plan's placeholder: no model built",
     )
     return PlaceholderPort(identity, collected, scores=name in ("scorer", "pseudo_scorer"))
@@ -111,10 +109,10 @@ def placeholder_ports(settings: Any, container: Any, collected: Collected) -> Ca
     def port(name: str) -> Any:  # Any: a port of any kind
         if name == "templater":
             backend = container.model_backend()
-            if callable(getattr(backend, "plan_templater", None)):
+            if isinstance(backend, PlanTemplating):
                 return backend.plan_templater()
             templater = backend.templater()
-            return templater if callable(getattr(backend, "tokenizer", None)) else UnrenderedTemplater(templater)
+            return templater if isinstance(backend, Tokenizing) else UnrenderedTemplater(templater)
         judge = judge_model_settings(settings) if name == "judge" else None
         return _placeholder(judge if judge is not None else container.model_options(), name, collected)
 
@@ -166,7 +164,7 @@ def dry_run_result(
 def _batch_size(container: Any) -> int:  # Any: the settings, container, service and source of any benchmark, and its requests
     """The batch the run's port computes at once (settled by its model load where ``auto``)."""
     backend = container.model_backend()
-    options = getattr(backend, "options", None) or container.model_options()
+    options = (backend.options if isinstance(backend, Configured) else None) or container.model_options()
     try:
         return int(options.settled_batch_size())
     except Exception:  # no number: a backend without batches, or auto not settled
@@ -176,9 +174,17 @@ def _batch_size(container: Any) -> int:  # Any: the settings, container, service
 def _shared_stages(container: Any) -> frozenset[str]:  # Any: the settings, container, service and source of any benchmark, and its requests
     """Stages whose backend shares prompt prefixes across batches (a local model's prefix cache)."""
     options = container.model_options()
-    if not getattr(options, "prefix_cache", False):
+    if not isinstance(options, _PrefixCaching) or not options.prefix_cache:
         return frozenset()
-    return frozenset({"loglikelihood", *({"generation"} if getattr(options, "shared_generation", False) else ())})
+    return frozenset({"loglikelihood", *({"generation"} if options.shared_generation else ())})
+
+
+@runtime_checkable
+class _PrefixCaching(Protocol):
+    """The model options of a backend with a prefix cache (a local model's ``model.prefix_cache``)."""
+
+    prefix_cache: bool
+    shared_generation: bool
 
 
 def make_plan(
@@ -190,12 +196,15 @@ def make_plan(
     that follows uses the model loaded here), never the run's recorded ones: nothing it computes is stored.
     """
     tokenize = model_tokenizer(container)  # a local model's tokenizer loads here, its log lines outside the quiet dry run
-    collected = dry_run(benchmark, settings, container, service, source)
+    collected, dry = dry_run_result(benchmark, settings, container, service, source)
 
     def prepare(stage: Stage) -> Callable[[list[Any]], Any]:  # Any: the settings, container, service and source of any benchmark, and its requests
-        port, method = _PORTS[stage]
-        built = getattr(container.model_backend(), port)()  # the model loads here, before any timing
-        return getattr(built, method)
+        backend = container.model_backend()  # the stage's port is built (the model loads) here, before any timing
+        if stage == "loglikelihood":
+            return backend.scorer().loglikelihood
+        if stage == "generation":
+            return backend.generator().generate
+        return backend.pseudo_scorer().pseudo_loglikelihood
 
     model = container.model_options()
     planner = Planner(
@@ -209,7 +218,7 @@ def make_plan(
         batch_size=lambda: _batch_size(container),
         shared_stages=_shared_stages(container),
     )
-    drawn = getattr(service, "drawn_sample", None)
+    drawn = dry.summary.sample  # the sample the run will draw (the service returns it in its outcome)
     return planner.plan(collected, sample=drawn.sentence() if drawn is not None else None)
 
 

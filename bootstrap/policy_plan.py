@@ -36,8 +36,8 @@ def plan_policy_evaluation(benchmark: str, settings: Settings, policy: PolicyRef
     check_model_locations(settings, container.cache_dir())
     service = descriptor.service_class()(options)
     _, result = dry_run_result(benchmark, settings, container, service, source, resamples=UNIT_COUNT_RESAMPLES)
-    drawn = service.drawn_sample if hasattr(service, "drawn_sample") else None
-    limit = getattr(options, "limit", None)
+    drawn = result.summary.sample
+    limit = result.summary.limit.n if result.summary.limit is not None else None
     sample = drawn.sentence() if drawn is not None else (f"--limit {limit}: the first {limit} items" if limit else None)
     population = drawn.units_in_population if drawn is not None else None
     if population is None and not limit:  # a full run: its units are the data's

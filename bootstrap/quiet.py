@@ -81,7 +81,7 @@ class _ThreadOutput(io.TextIOBase):
 
     @property
     def encoding(self) -> str:  # type: ignore[override]  # a read-only property where TextIO declares an attribute
-        return getattr(self._stream, "encoding", "utf-8")
+        return getattr(self._stream, "encoding", "utf-8")  # a wrapped text stream may declare none
 
     def fileno(self) -> int:
         return self._stream.fileno()

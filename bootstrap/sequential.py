@@ -26,7 +26,8 @@ from culturebias.application.out_folder import write_text_atomically
 from culturebias.bootstrap.check import PolicyRef, RegistryCatalog, load_policy, write_verdict
 from culturebias.domain.errors import ConfigError, PolicyError
 from culturebias.domain.policy.verdict import InconclusiveAs, PolicyVerdict
-from culturebias.domain.summary import RunSummary
+from culturebias.domain.stratified import SampleOptions
+from culturebias.domain.summary import RunSummary, run_limit
 
 STORE_FILE = "results.sqlite"
 VERDICT_FILE = "verdict.json"
@@ -103,7 +104,7 @@ def check_sequential(
         settings = rounds.settings()
         for benchmark in checked.benchmarks():
             options = settings.for_benchmark(benchmark).protocol_options(benchmark)
-            if getattr(options, "limit", None) is not None or getattr(options, "sample", None) is not None:
+            if run_limit(options) is not None or (isinstance(options, SampleOptions) and options.sample is not None):
                 raise PolicyError(f"--sequential draws its own samples of {benchmark}: drop --limit / protocol.sample")
     except ConfigError as error:
         raise PolicyError(str(error)) from error

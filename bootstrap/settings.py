@@ -473,12 +473,12 @@ def explain_validation_error(error: ValidationError, prefix: str = "") -> str:
 def _known_keys(section: list[str]) -> list[str]:
     model: type[BaseModel] = Settings
     for part in section:
-        field = getattr(model, "model_fields", {}).get(part)
-        annotation = getattr(field, "annotation", None)
+        field = model.model_fields.get(part)
+        annotation = field.annotation if field is not None else None
         if not (isinstance(annotation, type) and issubclass(annotation, BaseModel)):
             return []
         model = annotation
-    return list(getattr(model, "model_fields", {}))
+    return list(model.model_fields)
 
 
 def _did_you_mean(name: str, known: list[str], section: list[str]) -> str:

@@ -14,11 +14,12 @@ import io
 import json
 import textwrap
 import tokenize
+import types
 import typing
 from dataclasses import dataclass
 from typing import Any
 
-from pydantic import BaseModel
+from pydantic import BaseModel, SecretBytes, SecretStr
 from pydantic.fields import FieldInfo
 from pydantic_core import PydanticUndefined
 
@@ -38,7 +39,7 @@ def _type_name(annotation: Any) -> str:  # Any: a field's annotation, any typing
         return "|".join(str(a) for a in typing.get_args(annotation))
     if origin is typing.Annotated:
         return _type_name(typing.get_args(annotation)[0])
-    if origin in (typing.Union, getattr(__import__("types"), "UnionType", None)):
+    if origin in (typing.Union, types.UnionType):
         args = [a for a in typing.get_args(annotation) if a is not type(None)]
         return " or ".join(_type_name(a) for a in args)
     if origin in (list, tuple):
@@ -46,7 +47,7 @@ def _type_name(annotation: Any) -> str:  # Any: a field's annotation, any typing
         return f"list of {_type_name(items[0])}" if items else "list"
     if origin is dict:
         return "table"
-    return getattr(annotation, "__name__", str(annotation))
+    return getattr(annotation, "__name__", str(annotation))  # a class has a name; a typing form only its text
 
 
 def _default(field: FieldInfo) -> str:
@@ -65,8 +66,7 @@ def _default(field: FieldInfo) -> str:
         return ",".join(str(v) for v in value) or "(empty)"
     if value is None:
         return "(unset)"
-    secret = getattr(value, "get_secret_value", None)
-    if secret is not None:
+    if isinstance(value, (SecretStr, SecretBytes)):
         return "(secret)"
     return json.dumps(value, ensure_ascii=False) if isinstance(value, str) else str(value)
 

@@ -185,6 +185,10 @@ class ProtocolOutcome(BaseModel, Generic[MetricsT, CountsT, DetailsT]):
     notes: list[str] = Field(default_factory=list)
     details: DetailsT
     validity: ValidityBlock | None = None  # the benchmark's validity rules on this run (PROTOCOLS §6)
+    # What the service ran on: the limit its options set (``run_limit``), the sample it drew (``protocol.sample``).
+    # Returned here, not kept on the service (services are stateless), for the summary's envelope and a plan.
+    limit: RunLimit | None = None
+    drawn_sample: SampleBlock | None = None
 
 
 class RunSummary(Block):

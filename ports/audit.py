@@ -12,3 +12,10 @@ class ItemLog(Protocol):
     """Keeps each item's record, keyed by ``item_id``: recording an item again replaces it (resume, re-runs)."""
 
     def record(self, items: Iterable[ItemRecord]) -> None: ...
+
+
+@runtime_checkable
+class Audited(Protocol):
+    """A run context that keeps a per-item audit trail (``RunContext`` does; a test's duck-typed context may not)."""
+
+    def items(self) -> ItemLog: ...

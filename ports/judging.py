@@ -31,3 +31,11 @@ class Judge(Protocol):
     def identity(self) -> ModelIdentity: ...
 
     def judge(self, requests: Sequence[JudgeRequest]) -> list[JudgeVerdict]: ...
+
+
+@runtime_checkable
+class RetryingJudge(Protocol):
+    """A judge that asks an unparseable verdict again at most ``max_retries`` more times (the summary says how often)."""
+
+    @property
+    def max_retries(self) -> int: ...

@@ -6,6 +6,7 @@ import json
 from typing import TYPE_CHECKING, Any, Sequence
 
 from culturebias.application.context import RunContext
+from culturebias.ports.audit import Audited
 from culturebias.application.item_rendering import rendered_prompt, templater_of
 from culturebias.domain.audit import ItemRecord
 from culturebias.domain.bbq.model import Answer
@@ -112,14 +113,14 @@ def generation_prompts(templater: ChatTemplater | None, requests: Sequence[Gener
 
 
 def record_generated(ctx: RunContext, label: str, questions, requests, replies, answers) -> None:
-    log = getattr(ctx, "items", None)  # a duck-typed test context may keep no audit trail
+    log = ctx.items if isinstance(ctx, Audited) else None  # a duck-typed test context may keep no audit trail
     if log is not None:
         prompts = generation_prompts(templater_of(ctx), requests)
         log().record(generated_records(label.lower(), questions, prompts, replies, answers))
 
 
 def record_scored(ctx: RunContext, label: str, questions, contexts, results, answers, prefix: str) -> None:
-    log = getattr(ctx, "items", None)
+    log = ctx.items if isinstance(ctx, Audited) else None
     if log is not None:
         log().record(scored_records(label.lower(), questions, contexts, results, answers, prefix))
 
@@ -147,6 +148,6 @@ def masked_records(benchmark: str, questions, requests, results, answers) -> lis
 
 
 def record_masked(ctx: RunContext, label: str, questions, requests, results, answers) -> None:
-    log = getattr(ctx, "items", None)
+    log = ctx.items if isinstance(ctx, Audited) else None
     if log is not None:
         log().record(masked_records(label.lower(), questions, requests, results, answers))

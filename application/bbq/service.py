@@ -23,7 +23,6 @@ from culturebias.domain.bbq.model import Answer, QAItem
 from culturebias.domain.bbq.options import BBQOptions
 from culturebias.domain.errors import ConfigError
 from culturebias.domain.sampling import Decoding
-from culturebias.domain.stratified import SampleBlock
 
 OptionsT = TypeVar("OptionsT", bound=BBQOptions)
 
@@ -89,7 +88,6 @@ class BBQService(Generic[OptionsT]):
 
     def __init__(self, options: OptionsT):
         self.options = options
-        self.drawn_sample: SampleBlock | None = None  # set by run() under protocol.sample
 
     def _needs_generator(self) -> bool:
         return False

@@ -36,7 +36,7 @@ from culturebias.domain.cbbq.breakdown import weights_source
 from culturebias.domain.cbbq.wording import chosen_wording, wording_block
 from culturebias.domain.errors import ConfigError
 from culturebias.domain.sampling import Decoding
-from culturebias.domain.summary import ProtocolOutcome
+from culturebias.domain.summary import ProtocolOutcome, run_limit
 
 
 class CBBQService(BBQService[CBBQOptions]):
@@ -85,7 +85,7 @@ class CBBQService(BBQService[CBBQOptions]):
     ) -> ProtocolOutcome[CBBQMetrics, CBBQCounts, CBBQDetails]:
         s = self.options
         items = self._limit(select_categories(dataset.items, s.categories), s.limit)
-        items, self.drawn_sample = sampled_items(items, s, ctx.seed, CBBQ_STRATA)
+        items, drawn_sample = sampled_items(items, s, ctx.seed, CBBQ_STRATA)
         unresolved = [i for i in items if i.biased_index is None]
         if not items:
             raise ConfigError("no CBBQ items to evaluate (check protocol.categories and protocol.limit)")
@@ -135,7 +135,7 @@ class CBBQService(BBQService[CBBQOptions]):
             out_of_choice_by_condition={c: ooc.get(c, 0) for c in s.condition},
             invalid_replies=sum(a.invalid for a in answers),
         )
-        notes = sample_notes(self.drawn_sample) + plan_notes(plan) + invalid_reply_notes(answers) + [
+        notes = sample_notes(drawn_sample) + plan_notes(plan) + invalid_reply_notes(answers) + [
             "biased answers derived: disambiguated items from their label, ambiguous items from their "
             "disambiguated twin template, else from bias_targeted_groups",
         ]
@@ -153,5 +153,6 @@ class CBBQService(BBQService[CBBQOptions]):
         headline_answers = [a for a in answers if a.prompt_id == s.condition[0]]  # the headline's condition
         validity = bbq_validity(headline_answers, s.permutation_scheme, VALIDITY_GUARDS, s.validity)
         return ProtocolOutcome[CBBQMetrics, CBBQCounts, CBBQDetails](
-            metrics=metrics, counts=counts, notes=notes + validity_notes(validity), details=details, validity=validity
+            metrics=metrics, counts=counts, notes=notes + validity_notes(validity), details=details, validity=validity,
+            limit=run_limit(s), drawn_sample=drawn_sample,
         )

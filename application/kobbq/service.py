@@ -34,7 +34,7 @@ from culturebias.domain.kobbq.aggregate import aggregate_kobbq
 from culturebias.domain.kobbq.prompts import KoBBQDataset
 from culturebias.domain.kobbq.strata import STRATA as KOBBQ_STRATA
 from culturebias.domain.stratified import sample_notes
-from culturebias.domain.summary import ProtocolOutcome
+from culturebias.domain.summary import ProtocolOutcome, run_limit
 
 
 class KoBBQService(BBQService[KoBBQOptions]):
@@ -72,7 +72,7 @@ class KoBBQService(BBQService[KoBBQOptions]):
         prompts = self.prompt_ids(dataset)
         items = select_categories(dataset.items, s.categories)
         items = items[: s.limit] if s.limit else items
-        items, self.drawn_sample = sampled_items(items, s, ctx.seed, KOBBQ_STRATA)
+        items, drawn_sample = sampled_items(items, s, ctx.seed, KOBBQ_STRATA)
         if not items:
             raise ConfigError("no KoBBQ items to evaluate (check protocol.categories and protocol.limit)")
         reference = reference_items(dataset, s)  # asked alongside, for the rank-sum tests only
@@ -113,7 +113,7 @@ class KoBBQService(BBQService[KoBBQOptions]):
             out_of_choice_by_prompt={p: ooc.get(p, 0) for p in prompts},
             invalid_replies=sum(a.invalid for a in answers),
         )
-        notes = sample_notes(self.drawn_sample) + plan_notes(plan) + invalid_reply_notes(answers)
+        notes = sample_notes(drawn_sample) + plan_notes(plan) + invalid_reply_notes(answers)
         if reference:
             notes.append(
                 f"{len(reference)} reference item(s) ({reply_fact(dataset.facts, 'reference_file')}) asked for the rank-sum "
@@ -139,5 +139,6 @@ class KoBBQService(BBQService[KoBBQOptions]):
         )
         validity = bbq_validity(answers, s.permutation_scheme, VALIDITY_GUARDS, s.validity)
         return ProtocolOutcome[KoBBQMetrics, KoBBQCounts, KoBBQDetails](
-            metrics=metrics, counts=counts, notes=notes + validity_notes(validity), details=details, validity=validity
+            metrics=metrics, counts=counts, notes=notes + validity_notes(validity), details=details, validity=validity,
+            limit=run_limit(s), drawn_sample=drawn_sample,
         )

@@ -6,6 +6,7 @@ import math
 from typing import Mapping, Sequence
 
 from culturebias.application.context import RunContext
+from culturebias.ports.audit import Audited
 from culturebias.application.libra.knowledge import KnowledgeBoundaryOutcome
 from culturebias.domain.audit import ItemRecord
 from culturebias.domain.libra.metrics import TripletLikelihood
@@ -21,7 +22,7 @@ def libra_records(
 ) -> list[ItemRecord]:
     records = []
     for triplet, scores in zip(triplets, likelihoods):
-        values = [_finite(getattr(scores, kind)) for kind in SENTENCE_KINDS]
+        values = [_finite(getattr(scores, kind)) for kind in SENTENCE_KINDS]  # a likelihood dataclass, by sentence kind
         likeliest = None
         scored = [v for v in values if v is not None]
         if len(scored) == len(values):
@@ -90,7 +91,7 @@ def record_libra(
     valid: Mapping[str, bool], boundary: KnowledgeBoundaryOutcome | None = None,
 ) -> None:
     """``boundary``: the knowledge boundary's outcome, None where it was not checked."""
-    log = getattr(ctx, "items", None)
+    log = ctx.items if isinstance(ctx, Audited) else None
     if log is not None:
         words = local_word_records(boundary) if boundary is not None else []
         log().record([*libra_records(model_type, triplets, likelihoods, valid), *words])

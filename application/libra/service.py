@@ -19,6 +19,7 @@ from culturebias.application.context import RunContext
 from culturebias.application.sampling import sampled_items
 from culturebias.domain.libra.strata import STRATA as LIBRA_STRATA
 from culturebias.domain.stratified import SampleBlock, sample_notes
+from culturebias.domain.summary import run_limit
 from culturebias.application.libra.records import record_libra
 from culturebias.application.libra.knowledge import KnowledgeBoundaryOutcome, check_knowledge_boundary
 from culturebias.domain.errors import CapabilityError, ConfigError
@@ -86,7 +87,6 @@ class LibraService:
 
     def __init__(self, options: LibraOptions):
         self.options = options
-        self.drawn_sample: SampleBlock | None = None  # set by run() under protocol.sample (triplets; StereoSet whole)
 
     # -- preflight ---------------------------------------------------------------
 
@@ -139,7 +139,7 @@ class LibraService:
     # -- run ---------------------------------------------------------------------
 
     def run(self, ctx: RunContext, dataset: LibraDataset, plan: LibraPlan) -> LibraOutcome:
-        triplets, self.drawn_sample = sampled_items(
+        triplets, drawn_sample = sampled_items(  # triplets; StereoSet whole
             list(dataset.triplets)[: self.options.limit], self.options, ctx.seed, LIBRA_STRATA
         )
         boundary: KnowledgeBoundaryOutcome | None = None
@@ -184,7 +184,7 @@ class LibraService:
                 if block.valid < SMALL_BREAKDOWN
             }
         )
-        notes = sample_notes(self.drawn_sample) + self._notes(plan, boundary) + stereoset_notes
+        notes = sample_notes(drawn_sample) + self._notes(plan, boundary) + stereoset_notes
         if unscored:
             notes.append(
                 f"{sum(unscored.values())} scoring request(s) got no valid reply from the backend after its retries: "
@@ -204,6 +204,8 @@ class LibraService:
             ),
             notes=notes + validity_notes(validity),
             details=self._details(triplets, likelihoods, valid, boundary, overall),
+            limit=run_limit(self.options),
+            drawn_sample=drawn_sample,
         )
 
     def _score(

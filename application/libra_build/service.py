@@ -229,7 +229,7 @@ class LibraBuild:
     # -- review ---------------------------------------------------------------------------------
     def _review_export(self, candidates: list[Candidate], glossary: Mapping[str, str]) -> None:
         rows = [{"decision": "accept", **{f: getattr(c, f) for f in ("id", "group", "category", "left", "target", "right",
-                                                                       "anti_stereotype", "unrelated")}}
+                                                                       "anti_stereotype", "unrelated")}}  # a candidate's fields, by name
                 for c in candidates]
         self.parts.sheets.write(self.out, rows)
         write_text_atomically(self.out / GLOSSARY, "".join(

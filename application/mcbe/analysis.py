@@ -15,7 +15,7 @@ from culturebias.domain.mcbe.taxonomy import BA_CRITERIA
 from culturebias.domain.replies import parse_number
 from culturebias.domain.requests import GenerationRequest
 from culturebias.domain.summary import Number
-from culturebias.ports.judging import JudgeRequest, JudgeVerdict
+from culturebias.ports.judging import JudgeRequest, JudgeVerdict, RetryingJudge
 
 
 def bias_analysis(ctx: RunContext, beis: list[BEI], options: McBEOptions) -> TaskOutcome:
@@ -75,7 +75,8 @@ def bias_analysis(ctx: RunContext, beis: list[BEI], options: McBEOptions) -> Tas
         outcome.items[bei.item_id] = _item(analysis, mine, score)
     if guarded.stopped:
         rule = options.judge_stop_rule
-        max_retries = getattr(ctx.judge(), "max_retries", None)
+        judge = ctx.judge()
+        max_retries = judge.max_retries if isinstance(judge, RetryingJudge) else None
         retries = f"after judge.max_retries={max_retries} retr(y/ies) each" if max_retries is not None else "after its retries"
         asked = (guarded.unparseable, max_retries, outcome.counts["ba_judge_not_sent"], outcome.counts.get("ba_judge_stopped", 0))
         outcome.stop = ReplyStop.fired("ba", rule, asked, retries, "it cannot judge, so judging stopped")

@@ -7,6 +7,7 @@ import math
 from typing import Any, Mapping, Sequence
 
 from culturebias.application.context import RunContext
+from culturebias.ports.audit import Audited
 from culturebias.application.item_rendering import rendered_prompt, templater_of
 from culturebias.domain.audit import ItemRecord
 from culturebias.domain.mcbe.instances import BEI, McBEDataset
@@ -144,6 +145,6 @@ def mcbe_records(
 def record_mcbe(
     ctx: RunContext, beis: Sequence[BEI], items: Mapping[str, McBEItem], options: McBEOptions, dataset: McBEDataset
 ) -> None:
-    log = getattr(ctx, "items", None)
+    log = ctx.items if isinstance(ctx, Audited) else None
     if log is not None:
         log().record(mcbe_records(ctx, beis, items, options, dataset))

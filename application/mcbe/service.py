@@ -27,6 +27,7 @@ from culturebias.domain.errors import ConfigError
 from culturebias.domain.mcbe.instances import McBEDataset
 from culturebias.domain.mcbe.metrics import aggregate
 from culturebias.domain.mcbe.options import TASK_NAMES, McBEOptions
+from culturebias.ports.judging import RetryingJudge
 from culturebias.domain.mcbe.summary import (
     CategoryScores,
     Decay,
@@ -44,7 +45,7 @@ from culturebias.domain.mcbe.summary import (
 from culturebias.domain.mcbe.validity import mcbe_validity
 from culturebias.domain.validity import validity_notes
 from culturebias.domain.mcbe.taxonomy import category_name_zh
-from culturebias.domain.summary import Number
+from culturebias.domain.summary import Number, run_limit
 from culturebias.domain.mcbe.intervals import attach_mcbe
 from culturebias.domain.mcbe.repeat_means import repeat_means
 
@@ -65,7 +66,6 @@ class McBEService:
 
     def __init__(self, options: McBEOptions):
         self.options = options
-        self.drawn_sample: SampleBlock | None = None  # set by run() under protocol.sample
 
     def preflight(self, ctx: RunContext) -> McBEPlan:
         tasks = tuple(self.options.tasks)
@@ -87,7 +87,7 @@ class McBEService:
         if unknown:
             raise ConfigError(f"protocol.categories names {unknown}, not in the data; the data has {dataset.categories}")
         selected = dataset.restricted(options.categories or None, options.limit)
-        beis, self.drawn_sample = sampled_items(list(selected.instances), options, ctx.seed, MCBE_STRATA)
+        beis, drawn_sample = sampled_items(list(selected.instances), options, ctx.seed, MCBE_STRATA)
         categories = selected.categories
         ctx.log.info("mcbe run", beis=len(beis), categories=len(categories), tasks=",".join(plan.tasks))
 
@@ -148,9 +148,11 @@ class McBEService:
         return McBEOutcome(
             metrics=metrics,
             counts=McBECounts(**counts),
-            notes=self._notes(selected, outcomes, plan.judge) + validity_notes(validity),
+            notes=self._notes(selected, outcomes, plan.judge, drawn_sample) + validity_notes(validity),
             details=details,
             validity=validity,
+            limit=run_limit(options),
+            drawn_sample=drawn_sample,
         )
 
     # -- pieces ------------------------------------------------------------------------
@@ -182,13 +184,15 @@ class McBEService:
             backend=judge.identity.backend,
             parameters=judge.identity.parameters,
             is_evaluated_model=judge.identity.cache_key() == evaluated.cache_key(),
-            max_retries=getattr(judge, "max_retries", None),
+            max_retries=judge.max_retries if isinstance(judge, RetryingJudge) else None,
             probe=options.judge_probe,
             max_unparseable=options.judge_max_unparseable,
         )
 
-    def _notes(self, dataset: McBEDataset, outcomes: dict[str, TaskOutcome], judge: JudgeFacts | None) -> list[str]:
-        notes = sample_notes(self.drawn_sample) + list(dataset.notes)
+    def _notes(
+        self, dataset: McBEDataset, outcomes: dict[str, TaskOutcome], judge: JudgeFacts | None, drawn_sample: SampleBlock | None
+    ) -> list[str]:
+        notes = sample_notes(drawn_sample) + list(dataset.notes)
         skipped = [c for c in dataset.categories if c in self.options.preference_skip]
         runs_preference = [t.upper() for t in ("pc", "ss") if t in outcomes]
         if skipped and runs_preference:

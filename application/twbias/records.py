@@ -9,6 +9,7 @@ from typing import Mapping, Sequence
 import numpy as np
 
 from culturebias.application.context import RunContext
+from culturebias.ports.audit import Audited
 from culturebias.application.twbias.plan import SpecificationPlan
 from culturebias.domain.audit import ItemRecord
 from culturebias.domain.requests import LoglikelihoodRequest
@@ -78,7 +79,7 @@ def twbias_records(
 def record_twbias(ctx: RunContext, spec_plans, matrices, prompt_types, contexts, groups_by_set, requests=None, results=None) -> None:
     """``groups_by_set``: the service's origin groups by ``id(sentence set)``; ``requests``/``results``: the
     scorer's (None in a replay)."""
-    log = getattr(ctx, "items", None)
+    log = ctx.items if isinstance(ctx, Audited) else None
     if log is None:
         return
     logprobs = None if results is None else [None if r.invalid else r.logprob for r in results]

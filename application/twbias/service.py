@@ -22,7 +22,7 @@ from culturebias.application.twbias.replay import REPLAYED_BOUNDARY, REPLAYED_NO
 from culturebias.domain.errors import CapabilityError, DataError, MissingDataError
 from culturebias.domain.requests import ChatMessage
 from culturebias.domain.skips import SkippedRow
-from culturebias.domain.summary import ProtocolOutcome
+from culturebias.domain.summary import ProtocolOutcome, run_limit
 from culturebias.domain.twbias.categories import sentence_categories
 from culturebias.domain.twbias.evaluation import evaluate_specification
 from culturebias.domain.twbias.intervals import attach_twbias, attach_twbias_breakdowns
@@ -48,6 +48,7 @@ from culturebias.domain.twbias.summary import (
     TWBiasDetails,
     TWBiasMetrics,
 )
+from culturebias.ports.described import Described
 from culturebias.ports.stored_perplexities import StoredPerplexities
 
 
@@ -68,7 +69,6 @@ class TWBiasService:
 
     def __init__(self, options: TWBiasOptions):
         self.options = options
-        self.drawn_sample: SampleBlock | None = None  # set by run() under protocol.sample
 
     # -- before anything is scored --------------------------------------------------
     def preflight(self, ctx: RunContext) -> TWBiasPlan:
@@ -97,7 +97,7 @@ class TWBiasService:
         prompt_types = self.options.prompt_types
         # A replay asks nothing of a model: the plan only picks the rows, so no context is rendered.
         contexts = [""] * len(prompt_types) if plan.replayed else self._contexts(ctx, dataset, prompt_types, plan)
-        groups = self._sampled([self._origin_group(dataset, s) for s in _unique_sentence_sets(specs)], ctx.seed)
+        groups, drawn_sample = self._sampled([self._origin_group(dataset, s) for s in _unique_sentence_sets(specs)], ctx.seed)
         by_set = {id(g.sentence_set): g for g in groups}
         duplicates = self._duplicates(ctx, dataset, groups)  # refused here, before anything is scored
 
@@ -183,7 +183,7 @@ class TWBiasService:
             prompts={t: self._prompt_text(dataset, t) for t in prompt_types},
             skips=skips,
         )
-        notes = sample_notes(self.drawn_sample) + self._notes(skips)
+        notes = sample_notes(drawn_sample) + self._notes(skips)
         if duplicates:
             first = duplicates[0]
             notes.append(
@@ -199,7 +199,8 @@ class TWBiasService:
                 "after its retries: their sentences have no perplexity and are left out of the tests they meet "
                 "(counted in each test's n_invalid)."
             )
-        return TWBiasOutcome(metrics=metrics, counts=counts, notes=notes, details=details)
+        return TWBiasOutcome(metrics=metrics, counts=counts, notes=notes, details=details, limit=run_limit(self.options),
+                             drawn_sample=drawn_sample)
 
     def _duplicates(self, ctx: RunContext, dataset: TWBiasDataset, groups: list["_OriginGroup"]) -> list[SkippedRow]:
         """The evaluated rows that repeat an earlier row's sentence: refused, or warned of and returned."""
@@ -223,16 +224,16 @@ class TWBiasService:
             )
         return found
 
-    def _sampled(self, groups: list["_OriginGroup"], run_seed: int) -> list["_OriginGroup"]:
-        """The origin groups' rows as ``protocol.sample`` draws them (stratified by group × toxicity)."""
+    def _sampled(self, groups: list["_OriginGroup"], run_seed: int) -> tuple[list["_OriginGroup"], SampleBlock | None]:
+        """The origin groups' rows as ``protocol.sample`` draws them (stratified by group × toxicity), and the draw."""
         pairs = [(g.origin_key, row) for g in groups for row in g.rows]
-        drawn, self.drawn_sample = sampled_items(pairs, self.options, run_seed, TWBIAS_STRATA)
-        if self.drawn_sample is None:
-            return groups
+        drawn, block = sampled_items(pairs, self.options, run_seed, TWBIAS_STRATA)
+        if block is None:
+            return groups, None
         kept = {(key, row.file, row.row) for key, row in drawn}
         return [
             replace(g, rows=[r for r in g.rows if (g.origin_key, r.file, r.row) in kept]) for g in groups
-        ]
+        ], block
 
     def _origin_group(self, dataset: TWBiasDataset, spec: BiasSpecification) -> "_OriginGroup":
         """The sentences evaluated for one origin group (first N with ``limit``), their categories, their skips."""
@@ -373,5 +374,6 @@ def _header(spec_plan: SpecificationPlan) -> SpecificationHeader:
 
 
 def _boundary_rule(ctx: RunContext) -> str | None:
-    provenance = getattr(ctx.scorer(), "provenance", None)
-    return getattr(provenance, "boundary_rule", None)
+    scorer = ctx.scorer()
+    provenance = scorer.provenance if isinstance(scorer, Described) else None
+    return provenance.boundary_rule if provenance is not None else None
