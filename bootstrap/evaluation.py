@@ -21,6 +21,7 @@ from culturebias.domain.fingerprint import fingerprint
 from culturebias.domain.runs import RunManifest
 from culturebias.logs import get_logger
 from culturebias.ports.datasets import DatasetSource
+from culturebias.ports.model_backend import Tokenizing
 from culturebias.ports.progress import ProgressEvent
 from culturebias.ports.results import ResultStore
 
@@ -132,7 +133,7 @@ def planned_run(
 
     budget = budget_of(settings)
     mode = settings.run.plan
-    local = callable(getattr(container.model_backend(), "tokenizer", None)) if mode == "auto" else False
+    local = isinstance(container.model_backend(), Tokenizing) if mode == "auto" else False
     calibrate = mode == "always" or local
 
     def show(plan: "RunPlan", manifest: RunManifest) -> "RunPlan":
