@@ -4,7 +4,7 @@
   (``culturebias.bootstrap.reference_pages``): the configuration reference, benchmarks, headline metrics,
   backends, stores. Nothing in those tables is written by hand.
 - ``changelog.md`` is the repository's ``CHANGELOG.md``;
-- ``notes/index.md`` lists the notes in ``docs/notes/`` (features documented ahead of their final page).
+- ``notes/index.md`` lists the design notes in ``docs/notes/`` (for contributors).
 
 ``import culturebias`` resolves to this checkout (the repository root is the package), so the site
 documents the code beside it, installed or not.
@@ -43,9 +43,9 @@ def on_config(config: MkDocsConfig) -> MkDocsConfig:
 def _notes_index(config: MkDocsConfig) -> str:
     notes = sorted(p for p in (Path(config.docs_dir) / "notes").glob("*.md") if p.name != "index.md")
     lines = [
-        "# Notes on this release",
+        "# Design notes",
         "",
-        "Features documented ahead of their final page (each moves into the page it belongs to).",
+        "How a redesign step changed the code's layout, for contributors (users' pages are in the nav).",
         "",
     ]
     for note in notes:
