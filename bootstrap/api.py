@@ -22,7 +22,7 @@ from typing import TYPE_CHECKING, Any, Generic, TypeGuard, TypeVar
 from dependency_injector import providers
 from pydantic import BaseModel, ValidationError
 
-from culturebias.adapters.output_folder import check_output_folder, check_writable_store, make_output_folder
+from culturebias.adapters.files.output_folder import check_output_folder, check_writable_store, make_output_folder
 from culturebias.application.run_benchmark import RunRequest, RunResult, run_benchmark
 from culturebias.application.run_lease import DEFAULT_LEASE_SECONDS, LeaseRule, mark_left_run_interrupted
 from culturebias.bootstrap.container import (
@@ -147,11 +147,11 @@ def run_evaluation(
     if source is not None:
         container.source.override(providers.Object(source))
     if on_progress is not None:
-        from culturebias.adapters.progress import CallbackProgress
+        from culturebias.adapters.progress.reporters import CallbackProgress
 
         container.progress.override(providers.Object(CallbackProgress(on_progress)))
     elif not progress_bar:
-        from culturebias.adapters.progress import NullProgress
+        from culturebias.adapters.progress.reporters import NullProgress
 
         container.progress.override(providers.Object(NullProgress()))
     # Before anything is written (output folder, store, manifest): the data read, the model's location checked.
@@ -247,7 +247,7 @@ def planned_run(
 
 def plan_evaluation(benchmark: str, settings: Settings, *, calibrate: bool = True) -> "RunPlan":
     """A run's plan without running it: nothing is written, the model is asked only the calibration."""
-    from culturebias.adapters.progress import NullProgress
+    from culturebias.adapters.progress.reporters import NullProgress
     from culturebias.bootstrap.planning import make_plan
 
     descriptor = registry().benchmark(benchmark)
@@ -687,7 +687,7 @@ def export_samples(
     ``model``, ``model_fingerprint``), metadata as ``meta.<field>`` columns, each column of the one type
     ``culturebias.domain.export_schema`` declares (lists as lists; docs/EXPORT_SCHEMA.md). ``where``/``limit``
     apply to each run. Returns the rows written."""
-    from culturebias.adapters.table_files import ItemTables
+    from culturebias.adapters.files.table_files import ItemTables
     from culturebias.application.samples import export_samples as export
 
     return export(
@@ -756,7 +756,7 @@ def sweep(
     with its error in ``out/sweep.json`` while the others run; ``resume=True`` skips finished
     pairs and continues unfinished ones. Returns the typed ``SweepResult`` (``.ok`` when every pair finished).
     """
-    from culturebias.adapters.output_folder import LocalOutputFolders
+    from culturebias.adapters.files.output_folder import LocalOutputFolders
     from culturebias.application.sweep import STORE_FILE, load_plan, run_sweep
     from culturebias.bootstrap.sweep_pairs import pair_executor, pair_settings
 

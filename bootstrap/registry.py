@@ -24,7 +24,7 @@ from culturebias.adapters.cbbq.benchmark import CBBQ
 from culturebias.adapters.kobbq.benchmark import KOBBQ
 from culturebias.adapters.libra.benchmark import LIBRA
 from culturebias.adapters.mcbe.benchmark import MCBE
-from culturebias.adapters.optional_modules import require_modules
+from culturebias.adapters.install.optional_modules import require_modules
 from culturebias.adapters.plugins.descriptors import (
     CAPABILITIES,
     REQUIRED_BENCHMARK_PARTS,
@@ -85,10 +85,10 @@ BACKENDS: tuple[BackendDescriptor, ...] = (
     BackendDescriptor(
         name="replay",
         description="answers produced elsewhere, read from a JSONL file; or a folder of TWBias result CSVs",
-        factory="culturebias.adapters.replay:create_backend",
-        options="culturebias.adapters.replay:ReplayOptions",
+        factory="culturebias.adapters.replay.backend:create_backend",
+        options="culturebias.adapters.replay.backend:ReplayOptions",
         capabilities=frozenset({"generate"}),
-        location_check="culturebias.adapters.replay:check_replay_path",
+        location_check="culturebias.adapters.replay.backend:check_replay_path",
     ),
 )
 
@@ -96,7 +96,7 @@ if TYPE_CHECKING:  # mypy holds the built-in parts named by dotted path above to
     from culturebias.adapters.hf.backend import create_backend as _hf
     from culturebias.adapters.onnx.backend import create_backend as _onnx
     from culturebias.adapters.openai.backend import create_backend as _openai
-    from culturebias.adapters.replay import create_backend as _replay
+    from culturebias.adapters.replay.backend import create_backend as _replay
     from culturebias.application.cbbq.service import CBBQService
     from culturebias.application.kobbq.service import KoBBQService
     from culturebias.application.libra.service import LibraService

@@ -29,7 +29,7 @@ from culturebias.adapters.hf.loading import (
     tokenizer_fingerprint,
 )
 from culturebias.adapters.hf.local_backend import score_provenance
-from culturebias.adapters.model_options import LocalModelOptions
+from culturebias.adapters.hf.model_options import LocalModelOptions
 from culturebias.domain.errors import ConfigError, DataError
 from culturebias.logs import get_logger
 from culturebias.ports.progress import ProgressTask

@@ -17,7 +17,7 @@ from typing import TYPE_CHECKING, Any, Callable, Literal, TypeVar
 from pydantic import BaseModel
 
 from culturebias.domain.model_options import ModelOptions
-from culturebias.adapters.optional_modules import require_modules
+from culturebias.adapters.install.optional_modules import require_modules
 from culturebias.application.benchmark import BenchmarkService
 from culturebias.application.compare import CompareBody, Comparer
 from culturebias.ports.model_backend import ModelBackend
@@ -236,7 +236,7 @@ class BackendDescriptor:
     # Its own options model: the common ``model.*`` keys plus the backend's own.
     options: str | type[ModelOptions]
     capabilities: frozenset[str]
-    # An extra to install when its imports are missing (``pip install -e '.[...]'``, adapters/optional_modules.py).
+    # An extra to install when its imports are missing (``pip install -e '.[...]'``, adapters/install/optional_modules.py).
     extra: str | None = None
     # Top-level modules the backend imports when it runs (located, not imported, before its factory is).
     requires: tuple[str, ...] = ()
