@@ -97,6 +97,7 @@ if TYPE_CHECKING:  # mypy holds the built-in parts named by dotted path above to
     from culturebias.adapters.onnx.backend import create_backend as _onnx
     from culturebias.adapters.openai.backend import create_backend as _openai
     from culturebias.adapters.replay.backend import create_backend as _replay
+    from culturebias.application.benchmark import BenchmarkService
     from culturebias.application.cbbq.service import CBBQService
     from culturebias.application.kobbq.service import KoBBQService
     from culturebias.application.libra.service import LibraService
