@@ -5,7 +5,7 @@
 model runtime, HTTP client or database driver.
 """
 
-from culturebias.adapters.chat_templates import ChatTemplateError
+from culturebias.adapters.hf.chat_templates import ChatTemplateError
 from culturebias.adapters.openai.client import ApiError, InvalidReplyError, ServerUnavailableError
 from culturebias.adapters.openai.request_cache import RequestCacheError
 from culturebias.adapters.openai.truth_probe import TruthProbeError

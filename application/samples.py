@@ -2,7 +2,7 @@
 
 A run is named as ``compare`` names one: an output folder, its summary.json, or
 a run id in a store. Reads the store only (stage ``items``); no model port is
-built. Exports go through an ``ItemTableWriter`` (``adapters/table_files.py``).
+built. Exports go through an ``ItemTableWriter`` (``adapters/files/table_files.py``).
 """
 
 from __future__ import annotations

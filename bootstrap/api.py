@@ -270,7 +270,7 @@ def export_samples(
     ``model``, ``model_fingerprint``), metadata as ``meta.<field>`` columns, each column of the one type
     ``culturebias.domain.export_schema`` declares (lists as lists; docs/EXPORT_SCHEMA.md). ``where``/``limit``
     apply to each run. Returns the rows written."""
-    from culturebias.adapters.table_files import ItemTables
+    from culturebias.adapters.files.table_files import ItemTables
     from culturebias.application.samples import export_samples as export
 
     return export(
@@ -319,7 +319,7 @@ def sweep(
     with its error in ``out/sweep.json`` while the others run; ``resume=True`` skips finished
     pairs and continues unfinished ones. Returns the typed ``SweepResult`` (``.ok`` when every pair finished).
     """
-    from culturebias.adapters.output_folder import LocalOutputFolders
+    from culturebias.adapters.files.output_folder import LocalOutputFolders
     from culturebias.application.sweep import STORE_FILE, load_plan, run_sweep
     from culturebias.bootstrap.sweep_pairs import pair_executor, pair_settings
 

@@ -365,7 +365,7 @@ def _expand(args) -> int:
     from culturebias.bootstrap.registry import registry
     from culturebias.bootstrap.settings import load_settings
 
-    from culturebias.adapters.table_files import JsonlRows
+    from culturebias.adapters.files.table_files import JsonlRows
 
     settings = load_settings(args.config, args.assignments)  # the expander has its own protocol keys
     descriptor = registry().benchmark(args.dataset)

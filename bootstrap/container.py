@@ -24,7 +24,7 @@ from culturebias.ports.judging import Judge
 from culturebias.ports.results import ResultStore
 
 if TYPE_CHECKING:
-    from culturebias.adapters.judge import Replies
+    from culturebias.adapters.judging.judge import Replies
     from culturebias.adapters.reports.html.comparison_report import RunItems
 
 
@@ -98,7 +98,7 @@ def read_model_weights(model: ModelOptions, cache_dir: Path) -> dict[str, str] |
 
 def build_judge(settings: Settings, generator: Replies) -> Judge:
     """The judge: greedy, unless ``judge.sampling.*`` gives it sampling of its own."""
-    from culturebias.adapters.judge import GeneratorJudge
+    from culturebias.adapters.judging.judge import GeneratorJudge
 
     options = settings.judge_options()
     params = None
@@ -108,7 +108,7 @@ def build_judge(settings: Settings, generator: Replies) -> Judge:
 
 
 def build_progress(settings: Settings):
-    from culturebias.adapters.progress import terminal_progress
+    from culturebias.adapters.progress.reporters import terminal_progress
 
     return terminal_progress(settings.run.progress, json_logs=settings.run.log_format == "json")
 
@@ -186,14 +186,14 @@ class SharedModel:
 
 def open_lexicon(spec: str, min_frequency: float = 0.0):
     """LIBRA's knowledge boundary: a general lexicon, opened by spec."""
-    from culturebias.adapters.lexicon import open_lexicon as open_
+    from culturebias.adapters.lexicon.lexicons import open_lexicon as open_
 
     return open_(spec, min_frequency)
 
 
 def open_embedder(spec: str):
     """LIBRA's knowledge boundary: a sentence embedder, opened by spec."""
-    from culturebias.adapters.embeddings import open_embedder as open_
+    from culturebias.adapters.similarity.embeddings import open_embedder as open_
 
     return open_(spec)
 

@@ -10,7 +10,7 @@ from typing import TYPE_CHECKING, Any, Generic, TypeVar
 
 from dependency_injector import providers
 
-from culturebias.adapters.output_folder import check_output_folder, check_writable_store, make_output_folder
+from culturebias.adapters.files.output_folder import check_output_folder, check_writable_store, make_output_folder
 from culturebias.application.run_benchmark import RunRequest, RunResult, run_benchmark
 from culturebias.bootstrap.archive import store_location
 from culturebias.bootstrap.container import SharedModel, build_source, check_model_locations, make_container, make_context_factory
@@ -69,11 +69,11 @@ def run_evaluation(
     if source is not None:
         container.source.override(providers.Object(source))
     if on_progress is not None:
-        from culturebias.adapters.progress import CallbackProgress
+        from culturebias.adapters.progress.reporters import CallbackProgress
 
         container.progress.override(providers.Object(CallbackProgress(on_progress)))
     elif not progress_bar:
-        from culturebias.adapters.progress import NullProgress
+        from culturebias.adapters.progress.reporters import NullProgress
 
         container.progress.override(providers.Object(NullProgress()))
     # Before anything is written (output folder, store, manifest): the data read, the model's location checked.
@@ -169,7 +169,7 @@ def planned_run(
 
 def plan_evaluation(benchmark: str, settings: Settings, *, calibrate: bool = True) -> "RunPlan":
     """A run's plan without running it: nothing is written, the model is asked only the calibration."""
-    from culturebias.adapters.progress import NullProgress
+    from culturebias.adapters.progress.reporters import NullProgress
     from culturebias.bootstrap.planning import make_plan
 
     descriptor = registry().benchmark(benchmark)

@@ -12,7 +12,7 @@ from pathlib import Path
 from typing import Any
 
 from culturebias.adapters.governance.exported_run import ExportedRun
-from culturebias.adapters.optional_modules import require_modules
+from culturebias.adapters.install.optional_modules import require_modules
 from culturebias.adapters.policy.verdict_files import read_verdict
 from culturebias.application.out_folder import write_text_atomically
 from culturebias.application.compare_runs import RunRef, StoreRef, load_runs

@@ -138,7 +138,7 @@ def dry_run_result(
 
     from dependency_injector import providers
 
-    from culturebias.adapters.progress import NullProgress
+    from culturebias.adapters.progress.reporters import NullProgress
 
     store = registry().store("memory").open(None, settings.store)
     try:

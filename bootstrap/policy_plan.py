@@ -17,7 +17,7 @@ from culturebias.domain.policy.power import PolicyPlan
 def plan_policy_evaluation(benchmark: str, settings: Settings, policy: PolicyRef | Path) -> PolicyPlan:
     """The sample size of each of ``policy``'s criteria on ``benchmark`` against the run ``settings`` would make
     (``--sample``/``--limit`` included); a ``PolicyError`` (exit 3) for a bad policy, before anything runs."""
-    from culturebias.adapters.progress import NullProgress
+    from culturebias.adapters.progress.reporters import NullProgress
     from culturebias.bootstrap.api import _ReadSource
     from culturebias.bootstrap.container import check_model_locations, make_container
     from culturebias.bootstrap.planning import UNIT_COUNT_RESAMPLES, dry_run_result

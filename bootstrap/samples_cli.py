@@ -86,7 +86,7 @@ def samples_command(args) -> int:
 def export_command(args) -> int:
     from culturebias.bootstrap.api import export_samples
     from culturebias.bootstrap.governance import GOVERNANCE_FORMATS, governance_command
-    from culturebias.adapters.table_files import EXPORT_FORMATS
+    from culturebias.adapters.files.table_files import EXPORT_FORMATS
     from culturebias.domain.errors import ConfigError
 
     if args.format in GOVERNANCE_FORMATS:

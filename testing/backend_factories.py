@@ -165,7 +165,7 @@ def _replay_file() -> Path:
 
 
 def replay_generator(batch_size: int = 4):
-    from culturebias.adapters.replay import ReplayOptions, create_backend
+    from culturebias.adapters.replay.backend import ReplayOptions, create_backend
 
     return create_backend(ReplayOptions(backend="replay", path=str(_replay_file())), CACHE_DIR).generator()
 

@@ -20,7 +20,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from culturebias.adapters.progress import NullProgress
+from culturebias.adapters.progress.reporters import NullProgress
 from culturebias.adapters.stores.memory_store import MemoryResultStore
 from culturebias.application.context import Lazy, ModelPorts, RunContext
 from culturebias.application.run_benchmark import RunRequest, RunResult, run_benchmark

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from typing import Callable, Sequence
 
-from culturebias.adapters.identified import Identified
+from culturebias.adapters.hf.identified import Identified
 from culturebias.domain.errors import CapabilityError
 from culturebias.domain.identity import ModelIdentity, ScoreProvenance
 from culturebias.domain.requests import (

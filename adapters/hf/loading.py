@@ -8,10 +8,10 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Literal
 
-from culturebias.adapters.chat_templates import install as install_chat_template
+from culturebias.adapters.hf.chat_templates import install as install_chat_template
 from culturebias.adapters.hf import embedded
 from culturebias.adapters.hf.model_location import gguf_file, resolve_hub_id
-from culturebias.adapters.model_options import DEVICE_NAMES, LocalModelOptions
+from culturebias.adapters.hf.model_options import DEVICE_NAMES, LocalModelOptions
 from culturebias.domain.errors import ConfigError, ModelLoadError
 from culturebias.domain.identity import ModelIdentity
 from culturebias.domain.model_options import AutoBatch

@@ -11,7 +11,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any, Callable, ClassVar, Literal, TypeVar
 
-from culturebias.adapters.model_options import LocalModelOptions
+from culturebias.adapters.hf.model_options import LocalModelOptions
 from culturebias.domain.errors import CapabilityError
 from culturebias.domain.identity import ScoreProvenance
 from culturebias.ports.generation import Generator

@@ -17,7 +17,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Iterator, Sequence
 
-from culturebias.adapters.identified import Identified
+from culturebias.adapters.hf.identified import Identified
 from culturebias.adapters.hf.batch_size import auto_batch_size
 from culturebias.adapters.hf.loading import (
     from_pretrained_options,
@@ -29,7 +29,7 @@ from culturebias.adapters.hf.loading import (
     hf_identity,
 )
 from culturebias.adapters.hf.local_backend import score_provenance
-from culturebias.adapters.model_options import LocalModelOptions
+from culturebias.adapters.hf.model_options import LocalModelOptions
 from culturebias.domain.errors import ConfigError, DataError
 from culturebias.logs import get_logger
 from culturebias.ports.progress import ProgressTask

@@ -6,7 +6,7 @@ from typing import Literal
 
 from pydantic import model_validator
 
-from culturebias.adapters.model_options import LocalModelOptions
+from culturebias.adapters.hf.model_options import LocalModelOptions
 
 
 class HFOptions(LocalModelOptions):

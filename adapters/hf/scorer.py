@@ -29,10 +29,10 @@ from collections import defaultdict
 from dataclasses import dataclass
 from typing import Any, Iterator, Sequence
 
-from culturebias.adapters.identified import Identified
+from culturebias.adapters.hf.identified import Identified
 from culturebias.adapters.hf.loading import LoadedModel
 from culturebias.adapters.hf.local_backend import score_provenance
-from culturebias.adapters.model_options import LocalModelOptions
+from culturebias.adapters.hf.model_options import LocalModelOptions
 from culturebias.adapters.hf.prefix_tree import TreeRow, common_prefix_length, pack_rows
 from culturebias.adapters.hf.scoring_head import scoring_head
 from culturebias.adapters.hf.shared_generation import shared_batches

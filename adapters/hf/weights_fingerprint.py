@@ -82,7 +82,7 @@ def model_weights_identity(options: ModelOptions, cache_dir: Path | None) -> dic
     backend: None.
     """
     from culturebias.adapters.hf import embedded
-    from culturebias.adapters.model_options import LocalModelOptions
+    from culturebias.adapters.hf.model_options import LocalModelOptions
 
     if not isinstance(options, LocalModelOptions):
         return None

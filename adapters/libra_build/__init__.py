@@ -1,1 +1,1 @@
-"""LIBRA's dataset build wired (``culturebias build libra``): its settings, its components opened, its command line."""
+"""LIBRA's dataset build (``culturebias build libra``): its wiring, command line and component adapters (corpus files, cleaning, seed expansion, topic clustering)."""

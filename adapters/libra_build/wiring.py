@@ -12,7 +12,7 @@ from typing import Literal, Mapping, Sequence
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from culturebias.adapters.optional_modules import install_hint
+from culturebias.adapters.install.optional_modules import install_hint
 from culturebias.application.libra_build import build
 from culturebias.application.libra_build.service import STEPS, BuildReport, Components
 from culturebias.domain.errors import ConfigError
@@ -66,13 +66,13 @@ def _generator(settings: BuildSettings, generators: GeneratorOf | None) -> Gener
 
 
 def _components(settings: BuildSettings, steps: Sequence[str], expander, clusterer, generators: GeneratorOf | None) -> Components:
-    from culturebias.adapters.libra_corpus.steps import CsvXlsxSheets, EmbeddingPerturber, RuleCleaner, TablePerturber
+    from culturebias.adapters.libra_build.corpus.steps import CsvXlsxSheets, EmbeddingPerturber, RuleCleaner, TablePerturber
 
     needs = {"expand": expander is None and settings.expander != "none",
              "cluster": clusterer is None and settings.clusterer != "none"}
     if any(needs[s] for s in steps if s in needs):
-        from culturebias.adapters import libra_build_components as factories
-        from culturebias.adapters.embeddings import open_embedder
+        from culturebias.adapters.libra_build import components as factories
+        from culturebias.adapters.similarity.embeddings import open_embedder
 
         embedder = open_embedder(settings.embedder)
         try:
@@ -88,16 +88,16 @@ def _components(settings: BuildSettings, steps: Sequence[str], expander, cluster
     if settings.cleaner == "classifier":
         if importlib.util.find_spec("sklearn") is None:
             raise ConfigError(f"cleaner=classifier needs scikit-learn: {BUILD_EXTRA}")
-        from culturebias.adapters.sklearn_relevance.classifier import ClassifierCleaner
+        from culturebias.adapters.libra_build.sklearn_relevance.classifier import ClassifierCleaner
 
         cleaner = ClassifierCleaner(seed=settings.seed)
     if settings.names == "ner":
-        from culturebias.adapters.spacy_ner.names import SpacyNames
+        from culturebias.adapters.libra_build.spacy_ner.names import SpacyNames
 
         cleaner = cleaner.with_names(SpacyNames())
     perturber = TablePerturber()
     if settings.perturber == "embedding":
-        from culturebias.adapters.embeddings import open_embedder
+        from culturebias.adapters.similarity.embeddings import open_embedder
 
         perturber = EmbeddingPerturber(open_embedder(settings.embedder))
     return Components(cleaner=cleaner, perturber=perturber, sheets=CsvXlsxSheets(),
@@ -116,7 +116,7 @@ class _OnFirstUse:
 
     def embed(self, texts):
         if self._opened is None:
-            from culturebias.adapters.embeddings import open_embedder
+            from culturebias.adapters.similarity.embeddings import open_embedder
 
             self._opened = open_embedder(self.spec)
         return self._opened.embed(texts)
@@ -138,7 +138,7 @@ def build_libra(
     """Build LIBRA triplets from a local corpus into ``out`` (a valid ``data.path`` for ``culturebias run libra``).
 
     ``expander`` and ``clusterer`` replace the components ``settings`` name; ``generators`` opens the mapping LLM."""
-    from culturebias.adapters.libra_corpus.files import CorpusFiles
+    from culturebias.adapters.libra_build.corpus.files import CorpusFiles
     from culturebias.adapters.reports.libra_build_report import write_build_report
 
     typed = settings if isinstance(settings, BuildSettings) else _settings(settings)
@@ -160,6 +160,6 @@ def build_libra(
 
 def import_libra_review(out: str | Path, sheet: str | Path) -> dict[str, int]:
     """Apply an edited review sheet (CSV or XLSX) to ``out``'s triplets.jsonl, every row validated first."""
-    from culturebias.adapters.libra_corpus.steps import CsvXlsxSheets
+    from culturebias.adapters.libra_build.corpus.steps import CsvXlsxSheets
 
     return build.import_libra_review(out, sheet, CsvXlsxSheets())

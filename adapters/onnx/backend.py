@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING, Any
 
 from culturebias.adapters.hf.scorer import HFScorer
 from culturebias.adapters.hf.local_backend import LocalBackend, ModelKind, score_provenance
-from culturebias.adapters.model_options import LocalModelOptions
+from culturebias.adapters.hf.model_options import LocalModelOptions
 from culturebias.domain.model_options import ModelOptions, own_options
 from culturebias.adapters.onnx.model import OnnxModel, settled_options
 from culturebias.adapters.onnx.options import OnnxOptions
@@ -66,7 +66,7 @@ def load_onnx_model(options: LocalModelOptions, cache_dir: Path, kind: ModelKind
     fingerprint = tokenizer_fingerprint(tokenizer)
     folder = export_folder(Path(cache_dir), source, export_key(source, fingerprint, kind, options.dtype))
     if kind == "causal":
-        from culturebias.adapters.chat_templates import install as install_chat_template
+        from culturebias.adapters.hf.chat_templates import install as install_chat_template
 
         # After the export key (a template is no part of the graph), before the identity's fingerprint.
         if install_chat_template(tokenizer, options.chat_template) is not None:

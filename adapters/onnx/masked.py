@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from culturebias.adapters.hf.masked import LOGITS_BUDGET, SPAN_RULE, HFMaskedScorer, _max_positions
 from culturebias.adapters.hf.local_backend import score_provenance
-from culturebias.adapters.model_options import LocalModelOptions
+from culturebias.adapters.hf.model_options import LocalModelOptions
 from culturebias.adapters.onnx.model import OnnxModel, settled_options
 from culturebias.domain.errors import ConfigError
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Literal
 
-from culturebias.adapters.model_options import LocalModelOptions
+from culturebias.adapters.hf.model_options import LocalModelOptions
 
 
 class OnnxOptions(LocalModelOptions):

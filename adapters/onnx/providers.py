@@ -12,7 +12,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any, Sequence
 
-from culturebias.adapters.optional_modules import install_hint
+from culturebias.adapters.install.optional_modules import install_hint
 from culturebias.logs import get_logger
 
 log = get_logger("culturebias.onnx")

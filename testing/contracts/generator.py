@@ -10,7 +10,7 @@ import dataclasses
 
 import pytest
 
-from culturebias.adapters.progress import NullTask
+from culturebias.adapters.progress.reporters import NullTask
 from culturebias.domain.identity import ModelIdentity
 from culturebias.domain.requests import ChatMessage, GenerationParams, GenerationRequest, GenerationResult
 from culturebias.ports.generation import Generator

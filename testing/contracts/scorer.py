@@ -10,7 +10,7 @@ import math
 
 import pytest
 
-from culturebias.adapters.progress import NullTask
+from culturebias.adapters.progress.reporters import NullTask
 from culturebias.domain.identity import ModelIdentity, ScoreProvenance
 from culturebias.domain.requests import LoglikelihoodRequest as Req
 from culturebias.domain.requests import LoglikelihoodResult

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import pytest
 
-from culturebias.adapters.judge import GeneratorJudge
+from culturebias.adapters.judging.judge import GeneratorJudge
 from culturebias.testing.scripted import ScriptedGenerator
 from culturebias.application.libra.knowledge import judge_request
 from culturebias.application.mcbe.analysis import bias_analysis

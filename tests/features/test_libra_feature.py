@@ -12,7 +12,7 @@ from pytest_bdd import given, parsers, scenarios, then, when
 
 from culturebias.adapters.libra.files import LibraFiles, triplet_from_fields
 from culturebias.adapters.libra.stereoset_files import load_stereoset
-from culturebias.adapters.embeddings import BagOfWordsEmbedder
+from culturebias.adapters.similarity.embeddings import BagOfWordsEmbedder
 from culturebias.application.libra.likelihood import DESCRIPTIONS
 from culturebias.testing.scripted import ScriptedGenerator, ScriptedPseudoScorer, ScriptedScorer
 from culturebias.domain.errors import DataError

@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 from pytest_bdd import given, parsers, scenarios, then, when
 
-from culturebias.adapters.judge import GeneratorJudge
+from culturebias.adapters.judging.judge import GeneratorJudge
 from culturebias.testing.scripted import ScriptedGenerator, ScriptedScorer
 from culturebias.adapters.stores.sqlite_store import SQLiteResultStore
 from culturebias.domain.mcbe.instances import BEI, McBEDataset, split_words

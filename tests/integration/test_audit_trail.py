@@ -14,7 +14,7 @@ import pytest
 import culturebias
 from culturebias.bootstrap.registry import registry
 from culturebias.domain.export_schema import benchmark_schema
-from culturebias.adapters.judge import GeneratorJudge
+from culturebias.adapters.judging.judge import GeneratorJudge
 from culturebias.testing.scripted import ScriptedGenerator, ScriptedScorer, ScriptedTemplater
 from culturebias.adapters.stores.jsonl_store import JsonlResultStore
 from culturebias.adapters.stores.sqlite_store import SQLiteResultStore
@@ -441,7 +441,7 @@ class EveryWordIsLocal:
 
 
 def test_libra_records_the_model_definition_of_each_local_word(tmp_path):
-    from culturebias.adapters.embeddings import BagOfWordsEmbedder
+    from culturebias.adapters.similarity.embeddings import BagOfWordsEmbedder
 
     result, out = _in_folder(
         tmp_path,

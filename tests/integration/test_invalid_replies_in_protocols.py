@@ -6,7 +6,7 @@ protocol that generates, and never graded as an answer: McBE and BBQ on scripted
 
 from __future__ import annotations
 
-from culturebias.adapters.judge import GeneratorJudge
+from culturebias.adapters.judging.judge import GeneratorJudge
 from culturebias.testing.scripted import ScriptedGenerator, ScriptedScorer
 from culturebias.domain.mcbe.instances import BEI, McBEDataset
 from culturebias.domain.requests import GenerationResult

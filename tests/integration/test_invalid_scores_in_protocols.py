@@ -15,7 +15,7 @@ import random
 import pytest
 
 from culturebias.adapters.libra.files import triplet_from_fields
-from culturebias.adapters.embeddings import BagOfWordsEmbedder
+from culturebias.adapters.similarity.embeddings import BagOfWordsEmbedder
 from culturebias.adapters.openai.backend import create_backend
 from culturebias.adapters.openai.client import Backoff
 from culturebias.adapters.openai.options import OpenAIOptions

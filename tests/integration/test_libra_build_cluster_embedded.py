@@ -11,9 +11,9 @@ from pathlib import Path
 
 import pytest
 
-from culturebias.adapters.embeddings import open_embedder
-from culturebias.adapters.libra_build_components import open_clusterer
-from culturebias.adapters.model_wheels import find_wheel
+from culturebias.adapters.similarity.embeddings import open_embedder
+from culturebias.adapters.libra_build.components import open_clusterer
+from culturebias.adapters.install.model_wheels import find_wheel
 
 pytestmark = pytest.mark.slow
 

@@ -66,7 +66,7 @@ WRONG_PAKEHA = "In New Zealand, Pākehā means the people of the Pacific Northwe
 
 
 def _default_embedder():
-    from culturebias.adapters.embeddings import open_embedder
+    from culturebias.adapters.similarity.embeddings import open_embedder
     from culturebias.domain.errors import ConfigError
 
     try:

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import pytest
 
-from culturebias.adapters.judge import GeneratorJudge
+from culturebias.adapters.judging.judge import GeneratorJudge
 from culturebias.testing.scripted import ScriptedGenerator, ScriptedScorer
 from culturebias.domain.errors import ConfigError
 from culturebias.domain.mcbe.instances import BEI, McBEDataset

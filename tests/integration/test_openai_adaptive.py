@@ -18,7 +18,7 @@ from structlog.testing import capture_logs
 from culturebias.adapters.openai.backend import create_backend
 from culturebias.adapters.openai.client import Backoff, ServerUnavailableError
 from culturebias.adapters.openai.options import OpenAIOptions
-from culturebias.adapters.progress import NullProgress
+from culturebias.adapters.progress.reporters import NullProgress
 from culturebias.testing.scripted import ScriptedGenerator, ScriptedScorer
 from culturebias.adapters.stores.sqlite_store import SQLiteResultStore
 from culturebias.application.recorded_ports import RecordedGenerator

@@ -162,7 +162,7 @@ def test_a_model_without_a_template_runs_with_the_builtin_plain_template(tmp_pat
 
 def test_the_template_enters_the_model_identity_and_so_every_cache_key(tmp_path, twbias_data, plain_model):
     same = tmp_path / "same.jinja"
-    from culturebias.adapters.chat_templates import TWBIAS_PLAIN
+    from culturebias.adapters.hf.chat_templates import TWBIAS_PLAIN
 
     same.write_text(TWBIAS_PLAIN, encoding="utf-8")
     other = tmp_path / "other.jinja"

@@ -113,7 +113,7 @@ class NothingIsLocal:
 def libra_summary():
     """A LIBRA run of the bundled triplets with spread likelihoods and no local word (bbs undefined)."""
     from culturebias.adapters.libra.files import LibraFiles
-    from culturebias.adapters.embeddings import BagOfWordsEmbedder
+    from culturebias.adapters.similarity.embeddings import BagOfWordsEmbedder
     from culturebias.testing.scripted import ScriptedScorer
 
     return run_with_fakes(

@@ -25,7 +25,7 @@ from culturebias.adapters.kobbq.files import BUNDLED as KOBBQ_BUNDLED
 from culturebias.adapters.kobbq.files import KoBBQFiles
 from culturebias.adapters.libra.files import LibraFiles
 from culturebias.adapters.mcbe.files import McBEFiles
-from culturebias.adapters.replay import AnswerFile
+from culturebias.adapters.replay.backend import AnswerFile
 from culturebias.testing.scripted import ScriptedScorer, ScriptedTemplater
 from culturebias.adapters.twbias.files import TWBiasFiles
 from culturebias.bootstrap.cli import main

@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from culturebias.adapters.replay import ReplayOptions, create_backend
+from culturebias.adapters.replay.backend import ReplayOptions, create_backend
 from culturebias.domain.bbq.keys import AnswerKey
 from culturebias.domain.errors import CapabilityError, ConfigError, DataError, ReplayMissingError
 from culturebias.domain.requests import GenerationParams, GenerationRequest, RequestKey

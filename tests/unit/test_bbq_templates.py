@@ -189,7 +189,7 @@ def test_cbbq_expansion_reproduces_the_released_instance_files(cbbq_data, catego
 def test_expand_command_writes_jsonl(tmp_path):
     from culturebias.adapters.cbbq.files import CBBQTemplates
     from culturebias.adapters.kobbq.files import KoBBQTemplates
-    from culturebias.adapters.table_files import JsonlRows
+    from culturebias.adapters.files.table_files import JsonlRows
     from culturebias.application.cbbq.expand import expand_cbbq
     from culturebias.application.kobbq.expand import expand_kobbq
 

@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pytest
 
-from culturebias.adapters.chat_templates import BUILTIN, ChatTemplateError, install, resolve, validate_setting
+from culturebias.adapters.hf.chat_templates import BUILTIN, ChatTemplateError, install, resolve, validate_setting
 from culturebias.adapters.hf.options import HFOptions
 from culturebias.domain.errors import DataError
 

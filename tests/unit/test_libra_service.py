@@ -8,7 +8,7 @@ from typing import Any
 import pytest
 
 from culturebias.adapters.libra.files import LibraFiles, triplet_from_fields
-from culturebias.adapters.embeddings import BagOfWordsEmbedder
+from culturebias.adapters.similarity.embeddings import BagOfWordsEmbedder
 from culturebias.adapters.libra.report import FIGURE
 from culturebias.testing.scripted import ScriptedGenerator, ScriptedPseudoScorer, ScriptedScorer
 from culturebias.application.libra.service import LibraService

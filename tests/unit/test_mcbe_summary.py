@@ -8,7 +8,7 @@ import math
 import pytest
 from pydantic import ValidationError
 
-from culturebias.adapters.judge import GeneratorJudge
+from culturebias.adapters.judging.judge import GeneratorJudge
 from culturebias.testing.scripted import ScriptedGenerator, ScriptedScorer
 from culturebias.application.mcbe.service import INVALID_COUNTS
 from culturebias.domain.mcbe.instances import BEI, McBEDataset

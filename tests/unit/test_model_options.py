@@ -16,7 +16,7 @@ from culturebias.domain.errors import ConfigError
         ("culturebias.adapters.hf.backend", ModelOptions(backend="hf"), "HFOptions"),
         ("culturebias.adapters.onnx.backend", HFOptions(backend="onnx"), "OnnxOptions"),
         ("culturebias.adapters.openai.backend", HFOptions(backend="openai"), "OpenAIOptions"),
-        ("culturebias.adapters.replay", OpenAIOptions(backend="replay", path="answers.jsonl"), "ReplayOptions"),
+        ("culturebias.adapters.replay.backend", OpenAIOptions(backend="replay", path="answers.jsonl"), "ReplayOptions"),
     ],
 )
 def test_a_factory_refuses_options_of_another_model_naming_both(module, given, expected, tmp_path):

@@ -9,7 +9,8 @@ from pathlib import Path
 
 import pytest
 
-from culturebias.adapters import embeddings, model_wheels
+from culturebias.adapters.install import model_wheels
+from culturebias.adapters.similarity import embeddings
 from culturebias.adapters.hf import embedded
 
 SMOL = embedded.EMBEDDED_MODELS["smollm2-135m-instruct"]

@@ -6,7 +6,7 @@ import os
 
 import pytest
 
-from culturebias.adapters.progress import NullProgress, TqdmProgress, terminal_progress
+from culturebias.adapters.progress.reporters import NullProgress, TqdmProgress, terminal_progress
 from culturebias.bootstrap.container import build_progress
 from culturebias.bootstrap.settings import load_settings
 from culturebias.domain.errors import ConfigError

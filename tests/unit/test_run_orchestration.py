@@ -227,7 +227,7 @@ def test_a_summary_that_does_not_fit_its_model_is_never_written(tmp_path):
 
 from dataclasses import replace  # noqa: E402
 
-from culturebias.adapters.progress import NullProgress  # noqa: E402
+from culturebias.adapters.progress.reporters import NullProgress  # noqa: E402
 from culturebias.application.recorded_ports import RecordedScorer  # noqa: E402
 from culturebias.domain.requests import LoglikelihoodResult  # noqa: E402
 from culturebias.domain.runs import RunInterrupted, StageProgress  # noqa: E402

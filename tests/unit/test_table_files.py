@@ -6,7 +6,7 @@ import json
 
 import pytest
 
-from culturebias.adapters.table_files import ItemTables, JsonlRows
+from culturebias.adapters.files.table_files import ItemTables, JsonlRows
 from culturebias.domain.errors import ConfigError
 
 

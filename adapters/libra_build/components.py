@@ -15,7 +15,7 @@ from __future__ import annotations
 
 from typing import Any, Mapping
 
-from culturebias.adapters.optional_modules import findable, require_modules
+from culturebias.adapters.install.optional_modules import findable, require_modules
 from culturebias.domain.errors import ConfigError, UnknownNameError
 from culturebias.domain.libra_build.component_options import ClustererOptions, ExpanderOptions
 from culturebias.ports.dataset_building import KeywordExpander, TopicClusterer
@@ -45,12 +45,12 @@ def open_expander(
         typed = typed.model_copy(update={"sources": list(EXPANDERS[spec])})
     elif not set(typed.sources) <= set(EXPANDERS[spec]):
         raise ConfigError(f"libra build expander {spec!r} runs {list(EXPANDERS[spec])}, not sources={typed.sources}")
-    from culturebias.adapters.keyword_expansion import CorpusKeywordExpander
+    from culturebias.adapters.libra_build.keyword_expansion import CorpusKeywordExpander
 
     rule_miner = None
     if "association" in typed.sources:
         _require(f"libra build expander {spec!r} (association rules)", ("mlxtend", "pandas"))
-        from culturebias.adapters.mlxtend.rules import mine_pair_rules
+        from culturebias.adapters.libra_build.mlxtend.rules import mine_pair_rules
 
         rule_miner = mine_pair_rules
     if "embedding" in typed.sources and embedder is None:
@@ -75,7 +75,7 @@ def open_clusterer(
     if typed.summary == "llm" and generator is None:
         raise ConfigError("libra build clusterer summary=llm needs a generator (or summary=extractive)")
     _require(f"libra build clusterer {spec!r}", ("umap", "sklearn"))
-    from culturebias.adapters.umap_hdbscan.clusterer import UmapHdbscanClusterer
+    from culturebias.adapters.libra_build.umap_hdbscan.clusterer import UmapHdbscanClusterer
 
     return UmapHdbscanClusterer(typed, embedder=embedder, generator=generator)
 

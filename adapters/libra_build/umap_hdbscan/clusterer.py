@@ -15,8 +15,8 @@ from typing import Mapping, Sequence
 
 import numpy as np
 
-from culturebias.adapters.keyword_expansion import CachedEmbeddings
-from culturebias.adapters.umap_hdbscan.reduction import Projections, hdbscan_labels, umap_projections
+from culturebias.adapters.libra_build.keyword_expansion import CachedEmbeddings
+from culturebias.adapters.libra_build.umap_hdbscan.reduction import Projections, hdbscan_labels, umap_projections
 from culturebias.domain.errors import ConfigError
 from culturebias.domain.libra_build.clustering import (
     auto_min_cluster_size,

@@ -3,7 +3,7 @@
 Candidate terms come from the corpus (``domain.libra_build.terms``); each is
 embedded once through the ``TextEmbedder`` port (one batch per call, cached
 across calls by text) and scored by cosine to its group's nearest seed. The
-rules come from FP-growth (``adapters.mlxtend``) over each sentence's term set,
+rules come from FP-growth (``adapters.libra_build.mlxtend``) over each sentence's term set,
 seeds included. Nothing here is random: ``seed`` is accepted for the port and
 changes nothing.
 """

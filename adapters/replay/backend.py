@@ -194,7 +194,7 @@ def check_replay_path(options: ReplayOptions, cache_dir: Path | None = None) -> 
     if not options.path:
         raise ConfigError(
             "model.backend=replay needs model.path=FILE, a JSONL file of answers, or model.path=DIR, one model's "
-            "folder of TWBias result CSVs (see culturebias.adapters.replay)"
+            "folder of TWBias result CSVs (see culturebias.adapters.replay.backend)"
         )
     path = Path(options.path).expanduser()
     if path.is_dir() and not is_result_folder(path):

@@ -3,7 +3,7 @@ deterministic): a document is dropped when the rules or the classifier call it i
 
 from __future__ import annotations
 
-from culturebias.adapters.libra_corpus.steps import RuleCleaner
+from culturebias.adapters.libra_build.corpus.steps import RuleCleaner
 
 IRRELEVANT = (
     "Showers clearing in the afternoon, cold southerly change overnight.",

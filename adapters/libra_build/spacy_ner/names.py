@@ -119,7 +119,7 @@ _NOT_PEOPLE = frozenset({"NORP", "LOC", "FAC", "DATE", "TIME", "EVENT", "LAW", "
 
 @functools.lru_cache(maxsize=1)
 def _lexicon():
-    from culturebias.adapters.lexicon import SpellcheckerLexicon
+    from culturebias.adapters.lexicon.lexicons import SpellcheckerLexicon
 
     return SpellcheckerLexicon()
 

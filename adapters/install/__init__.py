@@ -1,0 +1,1 @@
+"""What is installed: optional libraries (extras) located without import, and model files taken from downloaded wheels."""

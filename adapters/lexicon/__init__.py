@@ -1,0 +1,1 @@
+"""General lexicons of a language (the Lexicon port of ports/lexicon.py): LIBRA's knowledge boundary."""

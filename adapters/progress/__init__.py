@@ -1,0 +1,1 @@
+"""Progress reporters (ports/progress.py): a tqdm bar, callbacks to an embedding host, or silence."""
