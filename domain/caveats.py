@@ -20,6 +20,7 @@ from typing import Any, Literal
 from pydantic import BaseModel, ConfigDict, Field
 
 from culturebias.domain.headlines import HeadlineMetric, interval_of
+from culturebias.domain.uncertainty.interval import plural_unit
 from culturebias.domain.validity import VALIDITY_OFF_NOTE, ValidityBlock, rule_reason
 
 CaveatKind = Literal[
@@ -177,14 +178,15 @@ def few_units(summary: Any, headlines: Sequence[HeadlineMetric] = ()) -> list[Ca
         except KeyError:
             continue
         if interval is not None and 0 < interval.n < FEW_UNITS:
-            by_n.setdefault((interval.n, interval.unit), []).append(metric.name)
+            by_n.setdefault((interval.n, interval.unit), []).append(metric)
+    # The text names each metric in words (its label): it is shown on pages; ``metric`` keeps the policy names.
     return [
         Caveat(
-            kind="few_units", short=f"intervals on {n} {unit}s", metric=", ".join(names),
-            text=f"The 95% interval of {', '.join(names)} rests on {n} {unit}s (fewer than {FEW_UNITS}): a bootstrap "
-                 "over so few units is rough.",
+            kind="few_units", short=f"intervals on {n} {plural_unit(unit, n)}", metric=", ".join(m.name for m in found),
+            text=f"The 95% interval of {', '.join(m.label for m in found)} rests on {n} {plural_unit(unit, n)} (fewer "
+                 f"than {FEW_UNITS}): a bootstrap over so few units is rough.",
         )
-        for (n, unit), names in by_n.items()
+        for (n, unit), found in by_n.items()
     ]
 
 
@@ -204,9 +206,11 @@ def validity(summary: Any, headlines: Sequence[HeadlineMetric] = ()) -> list[Cav
         return []
     if not block.enabled:
         return [Caveat(kind="validity", short="validity rules off", text=f"{VALIDITY_OFF_NOTE[:1].upper()}{VALIDITY_OFF_NOTE[1:]}.")]
+    label = {m.name: m.label for m in headlines}
     return [
         Caveat(kind="validity", short=f"{', '.join(r.guards)} not measured ({r.rule})",
-               text=f"Not measured: {', '.join(r.guards)}: {rule_reason(r)}.", metric=r.guards[0] if len(r.guards) == 1 else None)
+               text=f"Not measured: {', '.join(label.get(g, g) for g in r.guards)}: {rule_reason(r)}.",
+               metric=", ".join(r.guards))
         for r in block.failed()
     ]
 

@@ -122,8 +122,8 @@ def validity_banner(summary: RunSummary) -> list[str]:
         return []
     guarded = ", ".join(sorted({m for r in failed for m in r.guards}))
     reasons = "; ".join(rule_reason(r) for r in failed)
-    return [f"> **Not measured: {guarded}.** {reasons}. Their values stay in summary.json but are not results: "
-            "the answers do not depend on the options' content (PROTOCOLS §6).", ""]
+    return [f"> **Not measured: {guarded}.** {reasons}. Their values stay in summary.json but are not results "
+            "(validity rules, PROTOCOLS §6).", ""]
 
 
 def sample_banner(summary: RunSummary) -> list[str]:

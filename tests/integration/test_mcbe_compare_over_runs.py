@@ -104,4 +104,5 @@ def test_the_html_report_holds_every_score_over_the_runs(tmp_path):
     [page] = HtmlRunReport().write(summary, tmp_path)
     text = page.read_text(encoding="utf-8")
     section = text[text.index("repeat_means") :]
-    assert "85.0000" in section  # region's BS mean over the two runs (the first run's is 90)
+    assert 'data-v="85.0"' in section  # region's BS mean over the two runs (the first run's is 90)
+    assert "over prompts" not in section[: section.index("</table>")]  # a spread over runs, not prompts

@@ -27,9 +27,10 @@ def echoing_replay(path: Path, limit: int = 4) -> Path:
     return path
 
 
-def run(tmp_path: Path, name: str, answers: Path) -> Path:
+def run(tmp_path: Path, name: str, answers: Path, limit: int = 4) -> Path:
     out = tmp_path / name
-    culturebias.evaluate("kobbq", model={"backend": "replay", "path": str(answers)}, options=OPTIONS, out=out)
+    options = {**OPTIONS, "limit": limit}
+    culturebias.evaluate("kobbq", model={"backend": "replay", "path": str(answers)}, options=options, out=out)
     return out
 
 
@@ -49,7 +50,8 @@ def test_every_answer_out_of_choice_is_null_with_the_reason_in_summary_report_an
 
 
 def test_a_readable_run_says_it_was_measured(tmp_path):
-    out = run(tmp_path, "biased", kobbq_replay(tmp_path / "biased.jsonl", limit=4))
+    # 12 questions: enough answers for the validity rules (PROTOCOLS §6: >= 30 answers, >= 10 questions in every order)
+    out = run(tmp_path, "biased", kobbq_replay(tmp_path / "biased.jsonl", limit=12), limit=12)
     summary = culturebias.load_summary(out)
     assert summary.not_measured is None and summary.metrics.overall.diff_bias_amb.mean is not None  # type: ignore[attr-defined]
     assert "Not measured" not in (out / "report.md").read_text(encoding="utf-8")

@@ -107,6 +107,7 @@ def test_few_units_names_the_metrics_whose_interval_rests_on_them():
     (caveat,) = collect.few_units(summary, HEADLINES)
     assert caveat.metric == "acc_amb, acc_dis, diff_bias_amb, diff_bias_dis" and caveat.short == "intervals on 15 templates"
     assert f"rests on 15 templates (fewer than {FEW_UNITS})" in caveat.text
+    assert "accuracy in ambiguous contexts" in caveat.text and "acc_amb" not in caveat.text  # shown on pages: words
     assert collect.few_units(summary, ()) == []  # without the benchmark's headlines there is nothing to read
 
 

@@ -104,7 +104,10 @@ def _small(extra: list[tuple[str, Any]], wide: bool) -> str:  # Any: JSON number
     if "std" in got:
         per = got.get("per_prompt")
         each = ", ".join(f"{text(k)}: {_span(v, wide)}" for k, v in per.items()) if isinstance(per, Mapping) else ""
-        parts.append(f"± {_span(got['std'], wide)} over prompts" + (f" ({each})" if each else ""))
+        if "per_prompt" in got or "n_prompts" in got:
+            parts.append(f"± {_span(got['std'], wide)} over prompts" + (f" ({each})" if each else ""))
+        else:  # a spread over something else (repeated runs' means): its sd and n, not "over prompts"
+            parts.append(f"sd {_span(got['std'], wide)}" + (f", n = {_span(got['n'], wide)}" if got.get("n") is not None else ""))
     if "interval" in got:
         level = got.get("level")
         shown = f'<span data-v="{text(repr(level))}">{text(f"{level * 100:g}%")}</span> ' if isinstance(level, float) else ""
