@@ -171,7 +171,7 @@ def not_paper_mode(summary: Any, headlines: Sequence[HeadlineMetric] = ()) -> li
 
 
 def few_units(summary: Any, headlines: Sequence[HeadlineMetric] = ()) -> list[Caveat]:  # Any: a RunSummary subclass
-    by_n: dict[tuple[int, str], list[str]] = {}
+    by_n: dict[tuple[int, str], list[HeadlineMetric]] = {}
     for metric in headlines:
         try:
             interval = interval_of(summary, metric)
