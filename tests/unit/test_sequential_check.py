@@ -23,7 +23,7 @@ GATE = ('name = "Korean gate"\n[[criterion]]\nname = "ambiguous diff-bias"\nbenc
 
 
 @pytest.fixture(scope="module")
-def runs(tmp_path_factory) -> dict[str, Path]:
+def runs(tmp_path_factory, costly) -> dict[str, Path]:  # whole replayed full runs: the slow tier
     return replayed_runs(tmp_path_factory.mktemp("policy-runs"))
 
 
@@ -65,14 +65,14 @@ def test_a_clear_model_is_decided_with_at_most_a_quarter_of_the_answers_as_its_f
     assert last["sample"]["n"] == block.items_used < last["sample"]["population"]
 
 
-def test_a_clearly_unbiased_model_with_spread_passes_as_its_full_run_does(tmp_path):
+def test_a_clearly_unbiased_model_with_spread_passes_as_its_full_run_does(tmp_path, costly):
     verdict, rounds = sequential(tmp_path, mostly_unknown, name="mostly-unknown")
     full = kobbq_run(mostly_unknown, name="mostly-unknown", out_dir=tmp_path / "full")
     assert verdict.outcome == "pass" == culturebias.check(gate(tmp_path), tmp_path / "full").outcome
     assert verdict.sequential is not None and verdict.sequential.answers_used <= full.summary.counts.answers / 4
 
 
-def test_a_criterion_no_sample_can_decide_runs_to_the_full_data(tmp_path):
+def test_a_criterion_no_sample_can_decide_runs_to_the_full_data(tmp_path, costly):
     # a threshold at the model's own value: the sequence straddles it at every round, so the data run out
     text = GATE.replace("between = [-0.2, 0.2]", "at_least = 1.0")
     out = tmp_path / "seq"

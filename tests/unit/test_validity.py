@@ -101,7 +101,7 @@ GATE = 'name = "gate"\n\n[[criterion]]\nname = "no ambiguity bias"\nbenchmark = 
 
 
 @pytest.fixture(scope="module")
-def runs(tmp_path_factory) -> dict[str, Path]:
+def runs(tmp_path_factory, costly) -> dict[str, Path]:  # eight whole KoBBQ runs: the slow tier
     root = tmp_path_factory.mktemp("validity")
     out = {}
     for name, policy, options in (
@@ -224,7 +224,7 @@ def _libra(rule) -> object:
     return run_with_fakes("libra", options=options, scorer=ScriptedScorer(rule)).summary
 
 
-def test_libra_icat_is_not_measured_when_lms_is_at_chance():
+def test_libra_icat_is_not_measured_when_lms_is_at_chance(costly):
     import zlib
 
     from culturebias.adapters.libra.files import LibraFiles
