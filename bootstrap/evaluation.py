@@ -167,10 +167,10 @@ def planned_run(
     return wrap, announce
 
 
-def plan_evaluation(benchmark: str, settings: Settings, *, calibrate: bool = True) -> "RunPlan":
-    """A run's plan without running it: nothing is written, the model is asked only the calibration."""
+def planning_parts(benchmark: str, settings: Settings) -> tuple[Settings, Any, Any, Any]:  # Any: the container, the benchmark's own service and source
+    """What a plan is made from, with nothing written: the benchmark's settings (an in-memory store), its
+    container (no progress shown), its service and its read data source; the model's location checked."""
     from culturebias.adapters.progress.reporters import NullProgress
-    from culturebias.bootstrap.planning import make_plan
 
     descriptor = registry().benchmark(benchmark)
     settings = settings.for_benchmark(benchmark)
@@ -182,7 +182,15 @@ def plan_evaluation(benchmark: str, settings: Settings, *, calibrate: bool = Tru
     if not isinstance(source, _ReadSource):
         source = _ReadSource(source)
     check_model_locations(settings, container.cache_dir())
-    return make_plan(benchmark, settings, container, descriptor.service_class()(options), source, calibrate=calibrate)
+    return settings, container, descriptor.service_class()(options), source
+
+
+def plan_evaluation(benchmark: str, settings: Settings, *, calibrate: bool = True) -> "RunPlan":
+    """A run's plan without running it: nothing is written, the model is asked only the calibration."""
+    from culturebias.bootstrap.planning import make_plan
+
+    settings, container, service, source = planning_parts(benchmark, settings)
+    return make_plan(benchmark, settings, container, service, source, calibrate=calibrate)
 
 
 def benchmark_names(benchmarks: str | Sequence[str]) -> list[str]:

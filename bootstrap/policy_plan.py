@@ -5,36 +5,21 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from dependency_injector import providers
-
 from culturebias.application.plan_policy import criteria_for, plan_policy
 from culturebias.bootstrap.check import PolicyRef, RegistryCatalog, load_policy
-from culturebias.bootstrap.registry import registry
-from culturebias.bootstrap.settings import Settings, StoreSettings
+from culturebias.bootstrap.settings import Settings
 from culturebias.domain.policy.power import PolicyPlan
 
 
 def plan_policy_evaluation(benchmark: str, settings: Settings, policy: PolicyRef | Path) -> PolicyPlan:
     """The sample size of each of ``policy``'s criteria on ``benchmark`` against the run ``settings`` would make
     (``--sample``/``--limit`` included); a ``PolicyError`` (exit 3) for a bad policy, before anything runs."""
-    from culturebias.adapters.progress.reporters import NullProgress
-    from culturebias.bootstrap.api import _ReadSource
-    from culturebias.bootstrap.container import check_model_locations, make_container
+    from culturebias.bootstrap.evaluation import planning_parts
     from culturebias.bootstrap.planning import UNIT_COUNT_RESAMPLES, dry_run_result
 
     read = load_policy(policy)
     criteria = criteria_for(read, benchmark, RegistryCatalog())
-    descriptor = registry().benchmark(benchmark)
-    settings = settings.for_benchmark(benchmark)
-    options = settings.protocol_options(benchmark)
-    settings = settings.model_copy(update={"store": StoreSettings(backend="memory")})
-    container = make_container(benchmark, settings, None)
-    container.progress.override(providers.Object(NullProgress()))
-    source = container.source()
-    if not isinstance(source, _ReadSource):
-        source = _ReadSource(source)
-    check_model_locations(settings, container.cache_dir())
-    service = descriptor.service_class()(options)
+    settings, container, service, source = planning_parts(benchmark, settings)
     _, result = dry_run_result(benchmark, settings, container, service, source, resamples=UNIT_COUNT_RESAMPLES)
     drawn = result.summary.sample
     limit = result.summary.limit.n if result.summary.limit is not None else None
