@@ -18,7 +18,7 @@ from culturebias.domain.caveats import run_caveats
 from culturebias.domain.comparison.envelope import main_model
 from culturebias.domain.headlines import HeadlineMetric, HeadlineValue, interval_of, value_of
 from culturebias.domain.summary import RunSummary
-from culturebias.domain.validity import failed_rules, rule_reason, validity_state
+from culturebias.domain.validity import headline_not_measured
 
 
 def _value(summary: RunSummary, metric: HeadlineMetric) -> HeadlineValue | None:
@@ -26,12 +26,6 @@ def _value(summary: RunSummary, metric: HeadlineMetric) -> HeadlineValue | None:
         return HeadlineValue(value=value_of(summary, metric), interval=interval_of(summary, metric))
     except KeyError:
         return None
-
-
-def not_measured_reason(summary: Any) -> str | None:  # Any: a benchmark's own summary blocks and JSON values
-    """The summary's own reason why its headline cannot be read (``not_measured``, where the schema has it)."""
-    reason = getattr(summary, "not_measured", None)
-    return reason if isinstance(reason, str) and reason else None
 
 
 def interval_words(metric: HeadlineMetric, entry: HeadlineValue | None) -> tuple[str, str]:
@@ -56,14 +50,12 @@ def _num(value: float | None, wide: bool = False) -> str:
 def metric_row(summary: RunSummary, metric: HeadlineMetric) -> str:
     entry = _value(summary, metric)
     interval, n = interval_words(metric, entry)
-    failed = failed_rules(summary, metric.name)
-    if failed:  # a validity rule failed (PROTOCOLS §6): the value stays in summary.json, the card does not read it
-        value, interval = "not measured", "not measured"
-        reading = "Not measured: " + "; ".join(rule_reason(r) for r in failed) + "."
-    elif entry is None or entry.value is None:
-        why = not_measured_reason(summary) or (
-            "this run's summary does not hold it" if entry is None else "it is undefined on this run's data"
-        )
+    why = headline_not_measured(summary, metric.name)  # the run's reason, or a failed validity rule (PROTOCOLS §6)
+    if why is not None and entry is not None and entry.value is not None:
+        interval = "not measured"  # a rule failed: the value stays in summary.json, the card does not read it
+    if why is None and (entry is None or entry.value is None):
+        why = "this run's summary does not hold it" if entry is None else "it is undefined on this run's data"
+    if why is not None or entry is None or entry.value is None:
         value, reading = "not measured", f"Not measured: {why}."
     else:
         value, reading = f"{_num(entry.value)}{(' ' + metric.unit) if metric.unit else ''}", metric.reading(entry.value, entry.interval)
