@@ -198,6 +198,9 @@ def _parser() -> argparse.ArgumentParser:
     from culturebias.bootstrap.check_cli import add_parser as add_check_parser
 
     add_check_parser(sub)  # check
+    from culturebias.bootstrap.cbbq_cli import add_parser as add_cbbq_parser
+
+    add_cbbq_parser(sub, config_options)  # cbbq counts | review-export | review-import
     return parser
 
 
@@ -427,6 +430,9 @@ def main(argv: list[str] | None = None) -> int:
     from culturebias.bootstrap.check_cli import check_command
 
     handlers.update(check=check_command)
+    from culturebias.bootstrap.cbbq_cli import cbbq_command
+
+    handlers.update(cbbq=cbbq_command)
     from culturebias.bootstrap.logging import configure_logging, logging_restored
 
     try:

@@ -205,8 +205,10 @@ class CBBQFiles:
         skips: list[SkippedRow] = []
         methods: Counter = Counter()
         unresolved: list[str] = []
+        instances: dict[str, int] = {}
         for category in self.categories:
             c_items, c_skips, c_methods, c_unresolved = load_category(self.root, category)
+            instances[category] = len(c_items) + len(c_skips)
             items += c_items
             skips += c_skips
             methods += c_methods
@@ -218,5 +220,6 @@ class CBBQFiles:
             "categories": list(self.categories),
             "biased_answer_derivation": {m: methods.get(m, 0) for m in ("label", "twin", "groups", "unresolved")},
             "biased_answer_unresolved_ids": unresolved,
+            "instances_by_category": instances,  # rows of each category's two files (paper Table 4)
         }
         return BBQDataset(items=tuple(items), skips=tuple(skips), facts=facts)

@@ -8,7 +8,8 @@ from __future__ import annotations
 from culturebias.adapters.reports.markdown import fmt, table
 from culturebias.domain.bbq.fidelity_summary import TukeyTest
 from culturebias.domain.kobbq.summary import KoBBQMetrics
-from culturebias.domain.cbbq.summary import CBBQMetrics
+from culturebias.domain.cbbq.summary import CBBQMetrics, CBBQSummary
+from culturebias.domain.cbbq.table4 import TABLE4_SOURCE
 
 
 def answering_line(metrics: KoBBQMetrics | CBBQMetrics) -> str:
@@ -39,6 +40,8 @@ def cbbq_setup_lines(metrics: CBBQMetrics) -> list[str]:
             f"({reasoning.sampling}{seed}, at most {reasoning.max_new_tokens} tokens)"
             + ("; the paper sampled it" if reasoning.decoding == "greedy" else ", as in the paper")
         )
+    if metrics.prompt_source:
+        lines.append(f"- prompt set: **{metrics.prompt_set}**: {metrics.prompt_source}")
     wording = metrics.wording
     if wording is not None:
         for name, sentence in (("IF", wording.if_sentence), ("CoT", wording.cot_sentence)):
@@ -156,3 +159,28 @@ def kobbq_extra_section(metrics: KoBBQMetrics) -> str:
             f"Option orders per question: {len(metrics.permutations)} (inconsistency is 1 with one order).",
         ]
     )
+
+
+def cbbq_table4_section(summary: CBBQSummary) -> str:
+    """Every category's instances in the data beside the paper's Table 4 (a comparison, never a failure)."""
+    rows = summary.counts.table4
+    if not rows:
+        return ""
+    body = [[r.category, r.in_data, "–" if r.paper is None else r.paper,
+             "–" if r.difference is None else f"{r.difference:+d}"] for r in rows]
+    differ = [r.category for r in rows if r.difference]
+    said = (f"The data differs from Table 4 in {', '.join(differ)}: the data as loaded is what runs."
+            if differ else "The data matches Table 4 in every category it holds.")
+    return "\n".join([
+        "## Instances per category: the data against the paper's Table 4", "",
+        table(["category", "in the data", "paper Table 4", "difference"], body), "",
+        f"{said} Source of the paper's counts: {TABLE4_SOURCE}.",
+    ])
+
+
+def cbbq_review_line(summary: CBBQSummary) -> str:
+    n = summary.counts.explained_answers
+    if not n:
+        return ""
+    return (f"{n} answer(s) carry an explanation (Q+Explain): `culturebias cbbq review-export RUN --out review.csv` "
+            "writes them for review; `culturebias cbbq review-import RUN review.csv` reports each verdict's share.")

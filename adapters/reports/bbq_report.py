@@ -8,7 +8,9 @@ from typing import Any
 from culturebias.adapters.reports.bbq_fidelity_report import (
     kobbq_extra_section,
     answering_line,
+    cbbq_review_line,
     cbbq_setup_lines,
+    cbbq_table4_section,
     group_topic_section,
     kobbq_tests_section,
 )
@@ -40,7 +42,7 @@ KOBBQ_NAMES = {
     "ooc_ratio": "Out-of-choice ratio",
 }
 CBBQ_COLUMNS = ("s_amb", "s_dis", "s_total", "acc_amb", "acc_dis", "ooc_ratio")
-CONDITION_NAMES = {"q": "Q", "q_if": "Q+IF", "q_if_cot": "Q+IF+CoT"}
+CONDITION_NAMES = {"q": "Q", "q_if": "Q+IF", "q_if_cot": "Q+IF+CoT", "q_explain": "Q+Explain"}
 FIGURE = "bbq_bias.png"
 
 
@@ -56,6 +58,8 @@ def skip_line(skip: SkippedRow) -> str:
 def counts_section(summary: KoBBQSummary | CBBQSummary) -> str:
     lines = ["## Counts", ""]
     for key, value in summary.counts.model_dump(mode="json").items():
+        if isinstance(value, list):  # a table of its own (CBBQ's table4)
+            continue
         if isinstance(value, dict):
             inner = ", ".join(f"{k}: {fmt(v)}" for k, v in value.items())
             lines.append(f"- {key}: {inner or '–'}")
@@ -368,6 +372,8 @@ def cbbq_sections(summary: CBBQSummary, out_dir: Path) -> tuple[list[str], list[
         group_topic_section(metrics),
         f"![bias scores by category]({FIGURE})" if figure else "",
         cbbq_derivation(summary),
+        cbbq_table4_section(summary),
+        cbbq_review_line(summary),
         strata_markdown(summary),
         counts_section(summary),
         CBBQ_READING,

@@ -52,6 +52,7 @@ class Question:
     order: tuple[int, ...]  # dataset option index displayed at each position
     letters: tuple[str, ...]
     turns: tuple[str, ...]  # user turns: one, or (reasoning request, question) for CoT
+    explains: bool = False  # the reply explains its answer (CBBQ Q+Explain): the record keeps the explanation
 
     def key(self, turn: str = "answer") -> str:
         return AnswerKey(self.item.sample_id, self.prompt_id, self.permutation, turn).encode()

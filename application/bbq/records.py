@@ -10,6 +10,7 @@ from culturebias.ports.audit import Audited
 from culturebias.application.item_rendering import rendered_prompt, templater_of
 from culturebias.domain.audit import ItemRecord
 from culturebias.domain.bbq.model import Answer
+from culturebias.domain.cbbq.explanations import explanation_of
 from culturebias.domain.requests import GenerationRequest, GenerationResult, LoglikelihoodResult
 from culturebias.ports.templating import ChatTemplater
 
@@ -71,11 +72,18 @@ def generated_records(
     replies: Sequence[GenerationResult],
     answers: Sequence[Answer],
 ) -> list[ItemRecord]:
-    """Generate mode: the rendered prompt, the raw reply, the option parsed from it."""
-    return [
-        _record(benchmark, q, a, "generate", prompt=p, answer=r.text)
-        for q, p, r, a in zip(questions, prompts, replies, answers)
-    ]
+    """Generate mode: the rendered prompt, the raw reply, the option parsed from it.
+
+    A question that asks for an explanation (CBBQ Q+Explain) also keeps the question and the explanation in
+    its metadata (``question``, ``explanation``): what ``culturebias cbbq review-export`` writes out."""
+    records = []
+    for q, p, r, a in zip(questions, prompts, replies, answers):
+        record = _record(benchmark, q, a, "generate", prompt=p, answer=r.text)
+        if q.explains:
+            metadata = {**record.metadata, "question": q.item.question, "explanation": explanation_of(r.text)}
+            record = record.model_copy(update={"metadata": metadata})
+        records.append(record)
+    return records
 
 
 def scored_records(

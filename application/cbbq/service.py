@@ -34,6 +34,9 @@ from culturebias.domain.cbbq.strata import STRATA as CBBQ_STRATA
 from culturebias.domain.stratified import sample_notes
 from culturebias.domain.cbbq.breakdown import weights_source
 from culturebias.domain.cbbq.wording import chosen_wording, wording_block
+from culturebias.domain.cbbq.explanations import explanation_of
+from culturebias.domain.cbbq.released_prompt import PromptSet, prompt_source
+from culturebias.domain.cbbq.table4 import Table4Row, table4_rows
 from culturebias.domain.errors import ConfigError
 from culturebias.domain.sampling import Decoding
 from culturebias.domain.summary import ProtocolOutcome, run_limit
@@ -44,7 +47,17 @@ class CBBQService(BBQService[CBBQOptions]):
     label = "CBBQ"
 
     def _needs_generator(self) -> bool:
-        return "q_if_cot" in self.options.condition
+        return any(c in self.options.condition for c in ("q_if_cot", *cbbq_prompts.EXPLAINING))
+
+    def preflight(self, ctx: RunContext) -> AnswerPlan:
+        plan = super().preflight(ctx)
+        explaining = [c for c in self.options.condition if c in cbbq_prompts.EXPLAINING]
+        if explaining and plan.mode != "generate":
+            raise ConfigError(
+                f"protocol.condition {explaining} asks the model to explain its answer: it needs the answers generated "
+                f"(this run would answer in {plan.mode} mode, {plan.reason}); set protocol.mode=generate"
+            )
+        return plan
 
     def _reasoning_tokens(self) -> int:
         return self.options.reasoning_max_new_tokens
@@ -62,8 +75,9 @@ class CBBQService(BBQService[CBBQOptions]):
                 for permutation in s.permutations:
                     order = shown_order(len(item.options), permutation, s.permutation_scheme)
                     shown = tuple(item.options[i] for i in order)
-                    turns = cbbq_prompts.turns(condition, item.context, item.question, shown, wording)
-                    out.append(Question(item, condition, permutation, order, cbbq_prompts.LETTERS, turns))
+                    turns = cbbq_prompts.turns(condition, item.context, item.question, shown, wording, s.prompt_set)
+                    explains = condition in cbbq_prompts.EXPLAINING
+                    out.append(Question(item, condition, permutation, order, cbbq_prompts.LETTERS, turns, explains))
         return out
 
     @staticmethod
@@ -116,7 +130,9 @@ class CBBQService(BBQService[CBBQOptions]):
             by_condition=blocks,
             answering=answering_block(plan),
             reasoning=reasoning_block(ctx, s),
-            wording=wording_block(s.if_sentence, s.cot_sentence) if conditions != ["q"] else None,
+            wording=wording_block(s.if_sentence, s.cot_sentence) if _asks_sentences(conditions, s.prompt_set) else None,
+            prompt_set=s.prompt_set,
+            prompt_source=prompt_source(s.prompt_set, s.condition),
         )
         ooc = Counter(a.prompt_id for a in answers if a.answer_class is AnswerClass.OUT_OF_CHOICE)
         found = dataset.facts.get("biased_answer_derivation")  # the loader's counts over the whole data
@@ -134,6 +150,10 @@ class CBBQService(BBQService[CBBQOptions]):
             out_of_choice=sum(ooc.values()),
             out_of_choice_by_condition={c: ooc.get(c, 0) for c in s.condition},
             invalid_replies=sum(a.invalid for a in answers),
+            table4=_table4(dataset.facts.get("instances_by_category")),
+            explained_answers=sum(
+                bool(explanation_of(a.raw)) for a in answers if a.prompt_id in cbbq_prompts.EXPLAINING and not a.invalid
+            ),
         )
         notes = sample_notes(drawn_sample) + plan_notes(plan) + invalid_reply_notes(answers) + [
             "biased answers derived: disambiguated items from their label, ambiguous items from their "
@@ -156,3 +176,15 @@ class CBBQService(BBQService[CBBQOptions]):
             metrics=metrics, counts=counts, notes=notes + validity_notes(validity), details=details, validity=validity,
             limit=run_limit(s), drawn_sample=drawn_sample,
         )
+
+
+def _asks_sentences(conditions: list[cbbq_prompts.Condition], prompt_set: PromptSet) -> bool:
+    """Whether the run asks culturebias's IF or CoT sentence (the released prompt has the authors' own)."""
+    return prompt_set == "culturebias" and any(c in ("q_if", "q_if_cot") for c in conditions)
+
+
+def _table4(found: object) -> list[Table4Row] | None:
+    """The data's per-category instances beside the paper's Table 4; None where the loader did not count them."""
+    if not isinstance(found, dict):
+        return None
+    return table4_rows({str(k): int(v) for k, v in found.items()})

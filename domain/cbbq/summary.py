@@ -13,6 +13,8 @@ from culturebias.domain.bbq.fidelity_summary import AnsweringBlock, CBBQWording,
 from culturebias.domain.bbq.summary import AnswerTotals, AskedSetup, ItemCounts, answers_unreadable
 from culturebias.domain.cbbq.options import CBBQOverall
 from culturebias.domain.cbbq.prompts import Condition
+from culturebias.domain.cbbq.released_prompt import PromptSet
+from culturebias.domain.cbbq.table4 import Table4Row
 from culturebias.domain.skips import SkippedRow
 from culturebias.domain.summary import Block, Count, Number, OmittedWhenNone, RunSummary
 from culturebias.domain.summary_fields import Intervals, bootstrap_intervals
@@ -88,8 +90,10 @@ class Weights(Block):
 class CBBQMetrics(AskedSetup):
     """How the answers were asked (the inherited head), the conditions and weights, then every score."""
 
-    condition: Condition = Field(description="the headline condition: the first of conditions (q, q_if or q_if_cot)")
-    condition_name: str = Field(description="its name: Q, Q+IF or Q+IF+CoT")
+    condition: Condition = Field(
+        description="the headline condition: the first of conditions (q, q_if, q_if_cot or q_explain)"
+    )
+    condition_name: str = Field(description="its name: Q, Q+IF, Q+IF+CoT or Q+Explain")
     conditions: list[Condition] = Field(description="every prompt condition run")
     weights: Weights = Field(description="w1 and w2 of S_total")
     overall_aggregate: CBBQOverall = Field(description="category_mean (the paper's Fig. 7, default) or pooled")
@@ -101,6 +105,10 @@ class CBBQMetrics(AskedSetup):
     wording: CBBQWording | None = Field(
         None, description="Q+IF and Q+IF+CoT: the IF and CoT sentences asked, the paper's English, and the wording's source"
     )
+    prompt_set: PromptSet = Field(
+        "culturebias", description="culturebias (the project's task and answer lines) or released (the authors' prompt)"
+    )
+    prompt_source: str | None = Field(None, description="where the prompts' wording comes from (file and commit)")
 
 
 class BiasedAnswerDerivation(Block):
@@ -130,6 +138,14 @@ class CBBQCounts(ItemCounts):
     invalid_replies: Count = Field(
         0,
         description="replies the backend got no valid text for after its retries; they are among out_of_choice",
+    )
+    table4: list[Table4Row] | None = Field(
+        None,
+        description="every category's instances in the data against the paper's Table 4 (a comparison, not a check); "
+        "null where the loader did not count them",
+    )
+    explained_answers: Count = Field(
+        0, description="Q+Explain answers whose reply carried an explanation (exported for review)"
     )
 
 
