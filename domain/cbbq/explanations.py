@@ -53,7 +53,10 @@ class ReviewRow:
     verdict: str = ""
 
     def cells(self) -> dict[str, str]:
-        return {c: getattr(self, c) for c in REVIEW_COLUMNS}
+        return {
+            "item_id": self.item_id, "category": self.category, "question": self.question,
+            "answer": self.answer, "explanation": self.explanation, "verdict": self.verdict,
+        }
 
 
 @dataclass(frozen=True)
