@@ -50,13 +50,13 @@ class CBBQService(BBQService[CBBQOptions]):
         return any(c in self.options.condition for c in ("q_if_cot", *cbbq_prompts.EXPLAINING))
 
     def preflight(self, ctx: RunContext) -> AnswerPlan:
-        plan = super().preflight(ctx)
+        """As BBQ's, and an explaining condition (Q+Explain) needs generated answers: refused before anything runs."""
         explaining = [c for c in self.options.condition if c in cbbq_prompts.EXPLAINING]
+        if explaining and self.options.mode in ("likelihood", "masked"):
+            raise ConfigError(_explain_needs_generate(explaining, f"protocol.mode={self.options.mode}"))
+        plan = super().preflight(ctx)
         if explaining and plan.mode != "generate":
-            raise ConfigError(
-                f"protocol.condition {explaining} asks the model to explain its answer: it needs the answers generated "
-                f"(this run would answer in {plan.mode} mode, {plan.reason}); set protocol.mode=generate"
-            )
+            raise ConfigError(_explain_needs_generate(explaining, f"this run would answer in {plan.mode} mode, {plan.reason}"))
         return plan
 
     def _reasoning_tokens(self) -> int:
@@ -188,3 +188,10 @@ def _table4(found: object) -> list[Table4Row] | None:
     if not isinstance(found, dict):
         return None
     return table4_rows({str(k): int(v) for k, v in found.items()})
+
+
+def _explain_needs_generate(conditions: list[str], why: str) -> str:
+    return (
+        f"protocol.condition {conditions} asks the model to explain its answer: it needs the answers generated "
+        f"({why}); set protocol.mode=generate"
+    )

@@ -9,7 +9,7 @@ from culturebias.adapters.cbbq.files import CBBQFiles
 from culturebias.bootstrap.cli import main
 
 
-def test_counts_set_the_data_beside_table4_without_a_model(capsys):
+def test_counts_set_the_data_beside_table4_without_a_model(capsys, costly):
     assert main(["cbbq", "counts", "--format", "json"]) == 0
     rows = {r["category"]: r for r in json.loads(capsys.readouterr().out)}
     assert rows["gender"] == {"category": "gender", "in_data": 3372, "paper": 3078, "difference": 294}
@@ -18,7 +18,7 @@ def test_counts_set_the_data_beside_table4_without_a_model(capsys):
     assert "region                          4352     3660    +692" in capsys.readouterr().out
 
 
-def test_a_q_explain_run_is_exported_for_review_and_its_verdicts_imported(tmp_path, capsys):
+def test_a_q_explain_run_is_exported_for_review_and_its_verdicts_imported(tmp_path, capsys, costly):
     items = [i for i in CBBQFiles(None).load().items if i.category == "disease"]
     answers = tmp_path / "answers.jsonl"
     answers.write_text("".join(
@@ -29,6 +29,8 @@ def test_a_q_explain_run_is_exported_for_review_and_its_verdicts_imported(tmp_pa
                 "protocol.categories=disease", "protocol.limit=2", "run.progress=false"]
     code = main(["run", "cbbq", "--out", str(out), *[a for s in settings for a in ("--set", s)]])
     assert code == 0, capsys.readouterr().err
+    page = (out / "report.html").read_text(encoding="utf-8")
+    assert "the data against the paper&#x27;s Table 4" in page or "the data against the paper's Table 4" in page
     review = tmp_path / "review.csv"
     assert main(["cbbq", "review-export", str(out), "--out", str(review)]) == 0
     assert "explained answer(s) written" in capsys.readouterr().out

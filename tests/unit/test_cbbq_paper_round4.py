@@ -79,17 +79,19 @@ def test_the_explain_prompt_asks_for_the_letter_then_the_reason():
     assert prompts.ANSWER_AND_EXPLAIN in turn and prompts.ANSWER_ONLY not in turn
 
 
-def explained_run(tmp_path, reply="C\n解释：材料没有说明是谁。"):
+@pytest.fixture(scope="module")
+def explained(tmp_path_factory):
+    """One Q+Explain run (the first item of each category's two files) and its item records."""
     store = MemoryResultStore()
     result = run_with_fakes(
-        "cbbq", options={"mode": "generate", "condition": "q_explain", "limit": 1}, out_dir=tmp_path / "run",
-        store=store, generator=ScriptedGenerator(lambda request, rendered: reply),
+        "cbbq", options={"mode": "generate", "condition": "q_explain", "limit": 1}, out_dir=tmp_path_factory.mktemp("run"),
+        store=store, generator=ScriptedGenerator(lambda request, rendered: "C\n解释：材料没有说明是谁。"),
     )
     return result, stored_items(store, result.run_id)
 
 
-def test_explanations_are_stored_per_item_and_exported_for_review(tmp_path):
-    result, records = explained_run(tmp_path)
+def test_explanations_are_stored_per_item_and_exported_for_review(tmp_path, explained):
+    result, records = explained
     assert result.summary.counts.explained_answers == result.summary.counts.answers > 0
     assert all(r.metadata["explanation"] == "材料没有说明是谁。" and r.metadata["question"] for r in records)
     out = tmp_path / "review.csv"
@@ -109,9 +111,16 @@ def test_a_run_without_explanations_has_nothing_to_review(tmp_path):
         export_review(stored_items(store, result.run_id), tmp_path / "r.csv", ReviewFileIO())
 
 
-def test_explanations_need_generated_answers():
-    with pytest.raises(ConfigError, match="protocol.mode=generate"):
-        run_with_fakes("cbbq", options={"mode": "likelihood", "condition": "q_explain", "limit": 1},
+@pytest.mark.parametrize("mode", ["likelihood", "masked"])
+def test_explanations_need_generated_answers(mode):
+    with pytest.raises(ConfigError, match=f"explain its answer.*protocol.mode={mode}"):
+        run_with_fakes("cbbq", options={"mode": mode, "condition": "q_explain", "limit": 1},
+                       generator=ScriptedGenerator(lambda request, rendered: "C"), scorer=ScriptedScorer(lambda context, continuation: -1.0))
+
+
+def test_explanations_are_refused_where_auto_would_score_the_letters():
+    with pytest.raises(ConfigError, match="explain its answer.*likelihood mode"):
+        run_with_fakes("cbbq", options={"mode": "auto", "condition": "q_explain", "limit": 1},
                        generator=ScriptedGenerator(lambda request, rendered: "C"), scorer=ScriptedScorer(lambda context, continuation: -1.0))
 
 
@@ -124,8 +133,8 @@ def filled(tmp_path, records, verdicts, suffix=".jsonl"):
     return path
 
 
-def test_the_verdicts_shares_are_reported_overall_and_per_category(tmp_path):
-    _, records = explained_run(tmp_path)
+def test_the_verdicts_shares_are_reported_overall_and_per_category(tmp_path, explained):
+    _, records = explained
     n = len(records)
     verdicts = ["grounded"] * (n // 2) + ["stereotype"] * (n - n // 2 - 1) + [""]  # the last one not reviewed yet
     out = tmp_path / "shares.json"
@@ -145,8 +154,8 @@ def test_the_verdicts_shares_are_reported_overall_and_per_category(tmp_path):
         (lambda rows: rows[1].update(verdict="maybe"), 3, "verdict", "not one of"),
     ],
 )
-def test_a_bad_review_file_names_file_row_and_field_and_writes_nothing(tmp_path, change, row, field, message):
-    _, records = explained_run(tmp_path)
+def test_a_bad_review_file_names_file_row_and_field_and_writes_nothing(tmp_path, explained, change, row, field, message):
+    _, records = explained
     rows = [dict(r.cells(), verdict="grounded") for r in review_rows(records)]
     change(rows)
     path = tmp_path / "bad.csv"
@@ -158,8 +167,8 @@ def test_a_bad_review_file_names_file_row_and_field_and_writes_nothing(tmp_path,
     assert not out.exists()
 
 
-def test_a_review_file_that_is_not_json_names_its_line(tmp_path):
-    _, records = explained_run(tmp_path)
+def test_a_review_file_that_is_not_json_names_its_line(tmp_path, explained):
+    _, records = explained
     path = tmp_path / "bad.jsonl"
     path.write_text('{"item_id": "x", "verdict": ""}\n{not json\n', encoding="utf-8")
     with pytest.raises(DataError) as error:
