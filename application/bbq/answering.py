@@ -94,12 +94,20 @@ def plan_answers(ctx: RunContext, requested: Mode, needs_generator: bool = False
 
 
 class Asker:
-    def __init__(self, ctx: RunContext, plan: AnswerPlan, answer_params: GenerationParams, reasoning_params: GenerationParams):
+    def __init__(
+        self,
+        ctx: RunContext,
+        plan: AnswerPlan,
+        answer_params: GenerationParams,
+        reasoning_params: GenerationParams,
+        explain_params: GenerationParams | None = None,  # a question that explains its answer (default: answer_params)
+    ):
         self.ctx = ctx
         self.mode = plan.mode
         self.chat = plan.chat
         self.answer_params = answer_params
         self.reasoning_params = reasoning_params
+        self.explain_params = explain_params or answer_params
 
     # -- rendering ---------------------------------------------------------------
     def _messages(self, question: Question, reasoning: str | None) -> tuple[ChatMessage, ...]:
@@ -151,7 +159,8 @@ class Asker:
 
     def _generate(self, questions: Sequence[Question], reasoning: list[GenerationResult | None], label: str) -> list[Answer]:
         requests = [
-            self._generation_request(q, _text(r), self.answer_params, q.key()) for q, r in zip(questions, reasoning)
+            self._generation_request(q, _text(r), self.explain_params if q.explains else self.answer_params, q.key())
+            for q, r in zip(questions, reasoning)
         ]
         replies = self.ctx.generator().generate(requests, description=f"{label}: answers")
         answers = []

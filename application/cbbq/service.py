@@ -7,6 +7,7 @@ from typing import ClassVar, Sequence
 
 from culturebias.application.bbq.answering import (
     AnswerPlan,
+    Asker,
     Question,
 )
 from culturebias.application.bbq.reasoning import reasoning_block
@@ -48,6 +49,13 @@ class CBBQService(BBQService[CBBQOptions]):
 
     def _needs_generator(self) -> bool:
         return any(c in self.options.condition for c in ("q_if_cot", *cbbq_prompts.EXPLAINING))
+
+    def _asker(self, ctx: RunContext, plan: AnswerPlan) -> Asker:
+        """As BBQ's; a Q+Explain reply may run to protocol.explain_max_new_tokens (the others keep max_new_tokens)."""
+        asker = super()._asker(ctx, plan)
+        if any(c in cbbq_prompts.EXPLAINING for c in self.options.condition):
+            asker.explain_params = ctx.generation_params(self.options.explain_max_new_tokens)
+        return asker
 
     def preflight(self, ctx: RunContext) -> AnswerPlan:
         """As BBQ's, and an explaining condition (Q+Explain) needs generated answers: refused before anything runs."""

@@ -29,6 +29,7 @@ class CBBQOptions(BBQOptions):
     # default); pooled: all items together.
     overall: CBBQOverall = "category_mean"
     reasoning_max_new_tokens: int = Field(256, ge=1)  # Q+IF+CoT: the reasoning turn
+    explain_max_new_tokens: int = Field(256, ge=1)  # Q+Explain: the reply with the answer and its explanation
     # Q+IF+CoT's reasoning turn: sampled as in the paper (model.sampling's values where it samples,
     # else the model's own), or greedy. The answer turn decodes as model.sampling says (greedy by default).
     reasoning_decoding: ReasoningDecoding = "sampled"

@@ -11,6 +11,7 @@ from pydantic import ValidationError
 from culturebias.adapters.cbbq.review_files import ReviewFileIO
 from culturebias.application.audit import stored_items
 from culturebias.application.cbbq.review import export_review, import_review, review_rows
+from culturebias.domain.bbq.keys import AnswerKey
 from culturebias.domain.cbbq import prompts
 from culturebias.domain.cbbq.explanations import explanation_of
 from culturebias.domain.cbbq.options import CBBQOptions
@@ -72,6 +73,18 @@ def test_a_released_run_asks_the_released_prompt_and_says_where_it_comes_from(tm
 )
 def test_the_explanation_is_what_follows_the_answer_line(reply, explanation):
     assert explanation_of(reply) == explanation
+
+
+def test_explained_replies_get_their_own_token_budget_and_the_others_keep_theirs():
+    budgets: dict[str, int] = {}
+
+    def reply(request, rendered):
+        budgets[AnswerKey.decode(request.key).prompt_id] = request.params.max_new_tokens
+        return "C\n因为材料没有说明。"
+
+    run_with_fakes("cbbq", options={"mode": "generate", "condition": "q,q_explain", "limit": 1, "explain_max_new_tokens": 99},
+                   generator=ScriptedGenerator(reply))
+    assert budgets == {"q": 32, "q_explain": 99}
 
 
 def test_the_explain_prompt_asks_for_the_letter_then_the_reason():
