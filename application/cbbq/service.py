@@ -61,7 +61,7 @@ class CBBQService(BBQService[CBBQOptions]):
         """As BBQ's, and an explaining condition (Q+Explain) needs generated answers: refused before anything runs."""
         explaining = [c for c in self.options.condition if c in cbbq_prompts.EXPLAINING]
         if explaining and self.options.mode in ("likelihood", "masked"):
-            raise ConfigError(_explain_needs_generate(explaining, f"protocol.mode={self.options.mode}"))
+            raise ConfigError(_explain_needs_generate(list(explaining), f"protocol.mode={self.options.mode}"))
         plan = super().preflight(ctx)
         if explaining and plan.mode != "generate":
             raise ConfigError(_explain_needs_generate(explaining, f"this run would answer in {plan.mode} mode, {plan.reason}"))
@@ -198,7 +198,7 @@ def _table4(found: object) -> list[Table4Row] | None:
     return table4_rows({str(k): int(v) for k, v in found.items()})
 
 
-def _explain_needs_generate(conditions: list[str], why: str) -> str:
+def _explain_needs_generate(conditions: Sequence[str], why: str) -> str:
     return (
         f"protocol.condition {conditions} asks the model to explain its answer: it needs the answers generated "
         f"({why}); set protocol.mode=generate"
