@@ -29,6 +29,7 @@ from culturebias.adapters.reports.markdown import (
 from culturebias.adapters.reports.sample_words import strata_markdown
 from culturebias.domain.bbq.summary import PromptStats
 from culturebias.domain.kobbq.summary import CategoryTest, KoBBQMetrics, KoBBQScoreBlock, KoBBQSummary
+from culturebias.domain.cbbq.prompts import CONDITION_NAMES
 from culturebias.domain.cbbq.summary import CBBQMetrics, CBBQScores, CBBQSummary
 from culturebias.domain.bbq.evaluators import EVALUATOR_MEANING
 from culturebias.domain.skips import SkippedRow
@@ -42,7 +43,6 @@ KOBBQ_NAMES = {
     "ooc_ratio": "Out-of-choice ratio",
 }
 CBBQ_COLUMNS = ("s_amb", "s_dis", "s_total", "acc_amb", "acc_dis", "ooc_ratio")
-CONDITION_NAMES = {"q": "Q", "q_if": "Q+IF", "q_if_cot": "Q+IF+CoT", "q_explain": "Q+Explain"}
 FIGURE = "bbq_bias.png"
 
 

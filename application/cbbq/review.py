@@ -21,12 +21,14 @@ from culturebias.ports.review_files import ReviewFiles
 
 
 def review_rows(records: Sequence[ItemRecord]) -> list[ReviewRow]:
-    """One row per explained answer of the run, in recorded order."""
+    """One row per explained answer of the run, in recorded order (a repeated run: its first repeat's)."""
     rows = []
+    seen: set[str] = set()
     for record in records:
         explanation = record.metadata.get("explanation")
-        if record.benchmark != "cbbq" or explanation is None:
+        if record.benchmark != "cbbq" or explanation is None or record.item_id in seen:
             continue
+        seen.add(record.item_id)
         rows.append(
             ReviewRow(
                 item_id=record.item_id,

@@ -115,6 +115,11 @@ def test_explanations_are_stored_per_item_and_exported_for_review(tmp_path, expl
     assert {r["verdict"] for r in rows} == {""} and rows[0]["explanation"] == "材料没有说明是谁。"
 
 
+def test_a_repeated_answer_is_reviewed_once(explained):
+    _, records = explained
+    assert len(review_rows([*records, *records])) == len(records)
+
+
 def test_a_run_without_explanations_has_nothing_to_review(tmp_path):
     store = MemoryResultStore()
     result = run_with_fakes("cbbq", options={"mode": "generate", "limit": 1}, store=store,
