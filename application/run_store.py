@@ -16,6 +16,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from culturebias.application.out_folder import OutputFolder
 from culturebias.domain.errors import DataError
 from culturebias.domain.runs import RunInUseError, RunManifest
 from culturebias.application.run_lease import LeaseRule
@@ -65,3 +66,25 @@ def refuse_live_run(manifest: RunManifest, what: str, rule: LeaseRule | None = N
             manifest.run_id, manifest.lease,
             f"{what} reads a run once it has ended: wait for it to finish, or stop it (then --resume it)",
         )
+
+
+def refuse_running_folder(run: str | Path, store: StoreRef | None, archive: RunArchive, what: str) -> None:
+    """A run folder without summary.json whose run another live process still writes: ``RunInUseError``
+    (exit 8), not "no summary" (``what`` reads a run once it has ended). Anything else is left to the caller."""
+    folder = Path(run).expanduser()
+    if not folder.is_dir() or (folder / "summary.json").exists():
+        return
+    run_id = OutputFolder(folder).journal().get("run_id")
+    if not isinstance(run_id, str):
+        return
+    try:
+        opened = open_run_store(folder, store, archive)
+    except Exception:  # no store to ask: the caller's own error (no summary) says what is missing
+        return
+    try:
+        manifest = opened.get_run(run_id)
+    finally:
+        if opened is not store:
+            opened.close()
+    if manifest is not None:
+        refuse_live_run(manifest, what)

@@ -149,6 +149,11 @@ def test_an_export_of_a_run_another_live_process_writes_is_refused_with_exit_8(t
         one_line(capsys, main(["export", str(folder), "--format", "jsonl", "--out", str(out)]), 8,
                  "kobbq-live", f"process {os.getpid()}")
         assert not out.exists()
+        # the other exports and compare read its summary, which a running run has not written yet: refused alike
+        one_line(capsys, main(["export", str(folder), "--format", "every-eval-ever", "--out", str(out)]), 8, "kobbq-live")
+        one_line(capsys, main(["compare", str(folder), str(folder), "--out", str(tmp_path / "cmp")]), 8, "kobbq-live")
+        assert not (tmp_path / "cmp").exists()
+        assert not out.exists()
         keeper.release()
         assert main(["samples", str(folder)]) == 0  # looking at what is stored so far is not refused
     finally:
