@@ -11,6 +11,7 @@ from pathlib import Path
 
 from culturebias.application.compare import Comparer, ComparisonResult, compare_summaries
 from culturebias.application.compared_items import ItemsOf, compared_items
+from culturebias.application.run_store import refuse_running_folder
 from culturebias.domain.errors import ConfigError, DataError
 from culturebias.domain.summary import RunSummary
 from culturebias.ports.comparison import ComparisonReportWriter
@@ -44,6 +45,7 @@ def load_runs(runs: Sequence[RunRef], store: StoreRef | None, archive: RunArchiv
             if isinstance(run, RunSummary):
                 summaries.append(run)
             elif Path(run).expanduser().exists():
+                refuse_running_folder(run, store, archive, "this command")
                 summaries.append(archive.load_summary(run))
             elif opened is not None:
                 summaries.append(_from_store(str(run), opened, where, archive))

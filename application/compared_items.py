@@ -1,7 +1,7 @@
 """The audit records of compared runs, for the drill-down of comparison.html.
 
-A run named by its folder or summary.json has its items in that folder's result store; a run id
-has them in the store given; a summary object has none at hand. A store that cannot be opened
+A run named by its folder or summary.json has its items in the store ``run_store`` finds (the store
+given, else the one its summary names, else the folder's); a run id has them in the store given; a summary object has none at hand. A store that cannot be opened
 (a summary.json copied without its store) leaves that run without a drill-down, never the report.
 """
 
@@ -11,6 +11,7 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 
 from culturebias.application.audit import stored_items
+from culturebias.application.run_store import run_store
 from culturebias.domain.audit import ItemRecord
 from culturebias.domain.errors import ConfigError, DataError
 from culturebias.domain.summary import RunSummary
@@ -42,7 +43,7 @@ def compared_items(
             continue
         path = Path(run).expanduser()
         if path.exists():
-            where[summary.run_id] = path if path.is_dir() else path.parent
+            where[summary.run_id] = run_store(path, store, archive)  # a moved store: one line, not a lost drill-down
         elif store is not None:
             where[summary.run_id] = store
 

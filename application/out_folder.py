@@ -157,6 +157,13 @@ class OutputFolder:
         """From now on the top-level files belong to ``run_id`` (and are not written yet)."""
         self._write_journal({"run_id": run_id, "benchmark": benchmark, "state": "running", "files": []})
 
+    def ended(self, run_id: str, state: str, reason: str) -> None:
+        """The run ended without its files (``failed``, ``interrupted``), and why: the folder never says
+        ``running`` of a run that is not. Its files so far stay listed; ``--resume`` continues it."""
+        entry = self.journal()
+        if entry.get("run_id") == run_id:
+            self._write_journal({**entry, "state": state, "reason": reason})
+
     def add(self, run_id: str, name: str, text: str) -> Path:
         """Write ``name`` (atomically) as one of ``run_id``'s files before its run finishes (its plan)."""
         path = self.path / name

@@ -197,14 +197,14 @@ def _write_run(
     data_fingerprint: str,
     dataset: Any,  # Any: the benchmark's own dataset type
 ) -> RunResult:
-    if folder is not None:
-        folder.lock.describe(run_id=manifest.run_id)
-        folder.set_aside(keep_run_id=manifest.run_id)
-        folder.begin(manifest.run_id, request.benchmark)
-    ctx = make_context(manifest.run_id)
     structlog.contextvars.bind_contextvars(run_id=manifest.run_id, benchmark=request.benchmark)
     try:
         try:
+            if folder is not None:
+                folder.lock.describe(run_id=manifest.run_id)
+                folder.set_aside(keep_run_id=manifest.run_id)
+                folder.begin(manifest.run_id, request.benchmark)
+            ctx = make_context(manifest.run_id)
             _announce(request, folder, manifest)
             # A plan's dry run is a run of its own: it bound and unbound these.
             structlog.contextvars.bind_contextvars(run_id=manifest.run_id, benchmark=request.benchmark)
@@ -239,13 +239,11 @@ def _write_run(
             # The store first: a kill before the files are written is repaired by the next run in the folder.
             request.store.finish_run(manifest.run_id, summary.as_dict())
         except KeyboardInterrupt as stop:
-            if not keeper.lost:
-                request.store.mark_interrupted(manifest.run_id, str(stop) or "interrupted by SIGINT (Ctrl-C)")
+            _ended(request, folder, manifest, keeper, "interrupted", str(stop) or "interrupted by SIGINT (Ctrl-C)")
             log.warning("run interrupted; what was computed is stored, continue with --resume", progress=_progress(request, manifest))
             raise
         except BaseException as error:
-            if not keeper.lost:
-                request.store.mark_failed(manifest.run_id, redact_text(f"{type(error).__name__}: {error}"))
+            _ended(request, folder, manifest, keeper, "failed", redact_text(f"{type(error).__name__}: {error}"))
             raise
         summary_path, reports = _write_outputs(folder, request, summary)
         log.info("run finished", summary=str(summary_path) if summary_path else "in the store")
@@ -255,6 +253,25 @@ def _write_run(
 
 
 PLAN_FILE = "plan.json"
+
+
+def _ended(
+    request: RunRequest, folder: OutputFolder | None, manifest: RunManifest, keeper: RunLeaseKeeper, state: str, reason: str
+) -> None:
+    """Mark a run that ended without its summary ``failed`` or ``interrupted``, with why, in the store and the
+    folder's journal: nothing says ``running`` of a run that is not (``--resume`` continues it). A run another
+    process took over is that process's to mark; a store that cannot be written now (its server gone) is logged."""
+    if keeper.lost:
+        return
+    try:
+        if state == "interrupted":
+            request.store.mark_interrupted(manifest.run_id, reason)
+        else:
+            request.store.mark_failed(manifest.run_id, reason)
+    except Exception as error:  # the error that ended the run is the one to raise
+        log.warning("could not mark the run in its store", run_id=manifest.run_id, state=state, error=redact_text(str(error)))
+    if folder is not None:
+        folder.ended(manifest.run_id, state, reason)
 
 
 def _announce(request: RunRequest[SummaryT], folder: OutputFolder | None, manifest: RunManifest) -> None:

@@ -15,6 +15,7 @@ from typing import cast
 
 from culturebias.application.audit import stored_items
 from culturebias.application.out_folder import JOURNAL_FILE
+from culturebias.application.run_store import open_run_store, refuse_live_run
 from culturebias.domain.audit import META_PREFIX, SCORE_PREFIX, ItemRecord, matches
 from culturebias.domain.errors import ConfigError, CultureBiasError, DataError
 from culturebias.domain.export_schema import COMMON_META, RunRecords
@@ -70,7 +71,7 @@ def _open(run: RunRef, store: StoreRef | None, archive: RunArchive) -> tuple[Res
     path = Path(run).expanduser()
     if path.exists():
         folder = path if path.is_dir() else path.parent
-        opened = archive.open_store(store if store is not None else folder, must_exist=True)
+        opened = open_run_store(path, store, archive)
         try:
             run_id = _summary_run_id(path) if path.is_file() and path.suffix == ".json" else _folder_run_id(folder, opened)
         except BaseException:
@@ -127,9 +128,11 @@ def load_run_records(
     *,
     archive: RunArchive,
     meta_columns: Callable[[str], Mapping[str, str]] | None = None,
+    ended: str | None = None,
 ) -> RunRecords:
     """The run's item records (in recorded order) that match every ``field=value`` of ``where``, at most ``limit``,
-    with the run's id, benchmark, model and model fingerprint."""
+    with the run's id, benchmark, model and model fingerprint. ``ended``: what reads them (``export``), which
+    refuses a run another live process still writes (``RunInUseError``)."""
     if limit is not None and limit < 0:
         raise ConfigError(f"limit must be 0 or more, got {limit}")
     opened, resolved = _open(run, store, archive)
@@ -137,6 +140,8 @@ def load_run_records(
         manifest = opened.get_run(resolved.run_id)
         if manifest is None:
             raise DataError(f"no run {resolved.run_id!r} in the store", file=resolved.where)
+        if ended is not None:
+            refuse_live_run(manifest, ended)
         records = stored_items(opened, resolved.run_id)
         model, fingerprint = _model_of(opened, manifest, archive)
     finally:
@@ -183,5 +188,8 @@ def export_samples(
     refs: list[RunRef] = list(run) if isinstance(run, (list, tuple)) else [cast("RunRef", run)]  # a str is a Sequence too
     if not refs:
         raise ConfigError("export needs at least one run")
-    runs = [load_run_records(ref, where, limit, store, archive=archive, meta_columns=meta_columns) for ref in refs]
+    runs = [
+        load_run_records(ref, where, limit, store, archive=archive, meta_columns=meta_columns, ended="export")
+        for ref in refs
+    ]
     return tables.write(runs, Path(out).expanduser(), format)

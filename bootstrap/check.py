@@ -69,41 +69,49 @@ class RegistryCatalog:
 class StoredRuns:
     """``ports.policy.RunReader``: runs named as ``compare`` names them (folder, summary.json, id in ``store``, object)."""
 
-    def __init__(self, store: StoreRef | None = None):
+    def __init__(self, store: StoreRef | None = None, baseline_store: StoreRef | None = None):
         self.store = store
+        self.baseline_store = baseline_store  # where the baselines are, when not in ``store`` (--baseline-store)
         self._objects: dict[str, RunSummary] = {}
         self._summaries: dict[str, RunSummary] = {}
+        self._baselines: set[str] = set()
 
-    def ref(self, run: RunRef) -> str:
-        """The reference of a run given as an object, a path or an id."""
+    def ref(self, run: RunRef, baseline: bool = False) -> str:
+        """The reference of a run given as an object, a path or an id (``baseline``: one of the baselines)."""
         if isinstance(run, RunSummary):
             key = f"summary of run {run.run_id}"
             self._objects[key] = run
-            return key
-        return str(run)
+        else:
+            key = str(run)
+        if baseline:
+            self._baselines.add(key)
+        return key
+
+    def _store(self, ref: str) -> StoreRef | None:
+        return self.baseline_store if ref in self._baselines and self.baseline_store is not None else self.store
 
     def _given(self, ref: str) -> RunRef:
         return self._objects.get(ref, ref)
 
     def summary(self, ref: str) -> RunSummary:
         if ref not in self._summaries:
-            self._summaries[ref] = load_runs([self._given(ref)], self.store, ARCHIVE)[0]
+            self._summaries[ref] = load_runs([self._given(ref)], self._store(ref), ARCHIVE)[0]
         return self._summaries[ref]
 
     def where(self, ref: str) -> str:
-        return ref if ref in self._objects or Path(ref).expanduser().exists() else f"run {ref} in {self.store}"
+        return ref if ref in self._objects or Path(ref).expanduser().exists() else f"run {ref} in {self._store(ref)}"
 
     def items(self, ref: str) -> Sequence[Any] | None:  # Any: ItemRecords or their JSON
         summary = self.summary(ref)
-        return compared_items([self._given(ref)], [summary], self.store, ARCHIVE)(summary.run_id)
+        return compared_items([self._given(ref)], [summary], self._store(ref), ARCHIVE)(summary.run_id)
 
 
-def _refs(reader: StoredRuns, runs: RunRef | Sequence[RunRef] | None) -> list[str]:
+def _refs(reader: StoredRuns, runs: RunRef | Sequence[RunRef] | None, baseline: bool = False) -> list[str]:
     if runs is None:
         return []
     if isinstance(runs, (str, Path, RunSummary)):
         runs = [runs]
-    return [reader.ref(r) for r in runs]
+    return [reader.ref(r, baseline) for r in runs]
 
 
 def check(
@@ -112,6 +120,7 @@ def check(
     baseline: RunRef | Sequence[RunRef] | None = None,
     *,
     store: StoreRef | None = None,
+    baseline_store: StoreRef | None = None,
     junit: str | Path | None = None,
     json: str | Path | None = None,
     inconclusive: InconclusiveAs = "inconclusive",
@@ -122,18 +131,19 @@ def check(
 
     ``policy`` is a ``.toml`` or ``.feature`` file, a dict of the TOML form or a ``Policy``;
     ``runs`` and ``baseline`` are run folders, summary.json files, summaries, or run ids in
-    ``store``: one per benchmark. ``junit`` / ``json`` write the verdict as JUnit XML / JSON
+    ``store`` (``baseline_store``: the baselines', when they are kept elsewhere; a run folder's own records are
+    found through its summary.json, ``application.run_store``): one per benchmark. ``junit`` / ``json`` write the verdict as JUnit XML / JSON
     (``inconclusive`` says how JUnit shows an inconclusive criterion). ``verdict.exit_code()``
     is the CLI's exit code. Bad input raises ``PolicyError`` and writes nothing.
     """
     from culturebias import __version__
 
     checked = load_policy(policy)
-    reader = StoredRuns(store)
+    reader = StoredRuns(store, baseline_store)
     request = CheckRequest(
         policy=checked,
         runs=_refs(reader, runs),
-        baselines=_refs(reader, baseline),
+        baselines=_refs(reader, baseline, baseline=True),
         version=__version__,
         seed=seed,
         resamples=resamples,
@@ -187,7 +197,7 @@ def check_model(
         )
     validate_policy(checked, RegistryCatalog())  # before any model loads
     reader = StoredRuns()
-    for ref in _refs(reader, baseline):
+    for ref in _refs(reader, baseline, baseline=True):
         reader.summary(ref)  # a baseline that cannot be read fails before the runs
     results = run_evaluations(checked.benchmarks(), settings, out=out, progress_bar=progress_bar)
     runs = [str(result.summary_path.parent) for result in results.values() if result.summary_path is not None]

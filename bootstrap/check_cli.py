@@ -1,7 +1,7 @@
 """``culturebias check``: decide an acceptance policy on runs, with the exit code a CI job gates on.
 
     culturebias check POLICY --run DIR [--run DIR ...] [--baseline DIR ...] [--junit FILE] [--json FILE]
-                             [--inconclusive fail|pass] [--store PATH] [--annotate-reports]
+                             [--inconclusive fail|pass] [--store PATH] [--baseline-store PATH] [--annotate-reports]
     culturebias check POLICY --model MODEL --out DIR [--config FILE] [--set KEY=VALUE ...] [--limit N]
     culturebias check POLICY --sequential --model MODEL --out DIR [--config FILE] [--set KEY=VALUE ...]
     culturebias check --steps
@@ -37,7 +37,10 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
                        help="a run to check (folder, summary.json, or run id with --store); one per benchmark")
     check.add_argument("--baseline", dest="baselines", action="append", default=[], metavar="DIR",
                        help="the baseline of not_worse_than_baseline_by criteria; one per benchmark")
-    check.add_argument("--store", default=None, help="result store to look run ids up in")
+    check.add_argument("--store", default=None, help="result store to look run ids up in (overrides the store "
+                       "a run folder's summary.json names)")
+    check.add_argument("--baseline-store", default=None, metavar="STORE",
+                       help="the store of the baselines, when it is not the runs' (default: --store)")
     check.add_argument("--junit", type=Path, default=None, metavar="FILE", help="write JUnit XML: one testcase per criterion")
     check.add_argument("--json", type=Path, default=None, metavar="FILE", help="write the verdict as JSON (culturebias schema verdict)")
     check.add_argument("--inconclusive", choices=("inconclusive", "fail", "pass"), default="inconclusive",
@@ -88,8 +91,8 @@ def _decide(args):
     if args.model is None:
         if args.out is not None or args.limit is not None or args.config or args.assignments:
             raise PolicyError("--out, --limit, --config and --set go with --model (running the benchmarks first)")
-        verdict = check(args.policy, args.runs, args.baselines, store=args.store, junit=args.junit, json=args.json,
-                        inconclusive=args.inconclusive)
+        verdict = check(args.policy, args.runs, args.baselines, store=args.store, baseline_store=args.baseline_store,
+                        junit=args.junit, json=args.json, inconclusive=args.inconclusive)
         reports = annotate_reports(verdict, args.runs, args.store) if args.annotate_reports else []
         return verdict, reports
     if args.runs:

@@ -177,7 +177,8 @@ def _parser() -> argparse.ArgumentParser:
     compare = sub.add_parser("compare", help="compare finished runs of one benchmark: comparison.json and comparison.md")
     compare.add_argument("runs", nargs="+", metavar="RUN", help="an output folder, a summary.json, or a run id (with --store)")
     compare.add_argument("--out", required=True, type=Path, help="output folder")
-    compare.add_argument("--store", default=None, help="result store to look run ids up in (.sqlite file, JSONL folder, run folder)")
+    compare.add_argument("--store", default=None, help="result store to look run ids up in (.sqlite file, JSONL folder, run folder); "
+                         "overrides the store a run folder's summary.json names")
     compare.add_argument(
         "--allow-data-mismatch", action="store_true", help="compare runs on different data versions (the report says so)"
     )

@@ -25,7 +25,8 @@ TABLE_WIDTH = 60
 def add_parsers(sub: argparse._SubParsersAction) -> None:
     samples = sub.add_parser("samples", help="show a run's per-item records: prompt, answer, parsed choice, outcome, metadata")
     samples.add_argument("run", metavar="RUN", help=RUN_HELP)
-    samples.add_argument("--store", default=None, help="result store to look a run id up in (.sqlite file, JSONL folder, run folder)")
+    samples.add_argument("--store", default=None, help="result store to look a run id up in (.sqlite file, JSONL folder, run folder); "
+                         "overrides the store a run folder's summary.json names")
     samples.add_argument("--filter", dest="filters", action="append", default=[], metavar="FIELD=VALUE", help=FILTER_HELP)
     samples.add_argument("--limit", type=int, default=None, metavar="N", help="show at most N items")
     samples.add_argument("--format", default="table", help="table (default) or jsonl (one full record per line)")
@@ -45,7 +46,8 @@ def add_parsers(sub: argparse._SubParsersAction) -> None:
     export.add_argument("--tracking-uri", default=None, help="mlflow: the tracking store (default: MLflow's own setting)")
     export.add_argument("--experiment", default="culturebias", help="mlflow: the experiment to log into")
     export.add_argument("--verdict", type=Path, default=None, help="model-card: a verdict of culturebias check --json")
-    export.add_argument("--store", default=None, help="result store to look a run id up in")
+    export.add_argument("--store", default=None, help="result store to look a run id up in; "
+                        "overrides the store a run folder's summary.json names")
     export.add_argument("--filter", dest="filters", action="append", default=[], metavar="FIELD=VALUE", help=FILTER_HELP)
     export.add_argument("--limit", type=int, default=None, metavar="N", help="export at most N items of each run")
 

@@ -28,3 +28,9 @@ class RunArchive(Protocol):
     def summary_from_dict(self, payload: Mapping[str, Any], where: str = "summary") -> RunSummary:  # Any: JSON values
         """A stored summary object as its benchmark's typed summary; ``where`` names it in errors."""
         ...
+
+    def recorded_store(self, run: str | Path) -> StoreRef | None:
+        """The store the summary.json of ``run`` (a run folder or the file) names, unopened: a path (that may no
+        longer exist) or a server's settings; None when the run has no summary or it names the folder's own store.
+        A server store whose secret is not at hand raises ``DataError``."""
+        ...

@@ -598,11 +598,11 @@ class _HTTPServer(ThreadingHTTPServer):
 
 
 class OpenAITestServer:
-    """``with OpenAITestServer(...) as server: server.api_base`` — loopback only, a free port."""
+    """``with OpenAITestServer(...) as server: server.api_base`` — loopback only, a free port (or ``port``)."""
 
-    def __init__(self, model_name: str, tokens: TokenSource, generator: Generator, slots: int | None = None):
+    def __init__(self, model_name: str, tokens: TokenSource, generator: Generator, slots: int | None = None, port: int = 0):
         self.state = ServerState(model_name, tokens, generator, slots=slots)
-        self._httpd = _HTTPServer(("127.0.0.1", 0), _Handler)
+        self._httpd = _HTTPServer(("127.0.0.1", port), _Handler)  # port 0: a free one
         self._httpd.state = self.state
         self._thread = threading.Thread(target=self._httpd.serve_forever, kwargs={"poll_interval": 0.05}, daemon=True)
 

@@ -12,6 +12,7 @@ from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import Any
 
+from culturebias.adapters.stores.recorded_store import recorded_store
 from culturebias.domain.errors import DataError
 from culturebias.domain.summary import RunSummary, check_schema_version, parse_summary
 from culturebias.ports.results import ResultStore
@@ -59,3 +60,15 @@ class SummaryFiles:
         if not isinstance(benchmark, str):
             raise DataError("no benchmark named", file=where, field="benchmark")
         return parse_summary(self._summary_model(benchmark), dict(payload), where)
+
+    def recorded_store(self, run: str | Path) -> StoreRef | None:
+        file = Path(run).expanduser()
+        file = file / "summary.json" if file.is_dir() else file
+        if not file.is_file():
+            return None  # a run killed before its summary: its folder is all there is
+        payload, file = read_summary_json(file)
+        config = payload.get("config")
+        section = config.get("store") if isinstance(config, dict) else None
+        if not isinstance(section, dict):
+            return None
+        return recorded_store(section, file.parent, str(file))

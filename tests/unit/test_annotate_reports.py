@@ -31,6 +31,9 @@ class Archive:
     def summary_from_dict(self, payload, where="summary"):
         raise AssertionError("annotating reads summary files, not stored summaries")
 
+    def recorded_store(self, run):
+        return None  # every run's store is its folder's
+
 
 class Reports:
     """``VerdictReports`` double: says which runs it annotated, and whether their verdict was kept by then."""
