@@ -80,3 +80,19 @@ def test_metadata_no_benchmark_declares_goes_to_meta_other_and_scores_stay_typed
     assert [c for c in columns if c.startswith("meta.")] == ["meta.other", "meta.repeat", "meta.row"]
     assert rows[0]["meta.other"] == '{"colour": "red"}' and rows[0]["meta.row"] == 3 and rows[0]["scores"] == {"s": 2.0}
     assert not any(c.startswith("score.") for c in columns)
+
+
+@pytest.mark.parametrize("benchmark", BENCHMARKS)
+def test_every_benchmarks_items_make_a_valid_every_eval_ever_samples_file(written, benchmark, tmp_path):
+    import jsonschema
+
+    from culturebias.adapters.governance.every_eval_ever import write_every_eval_ever
+    from culturebias.adapters.governance.every_eval_ever_samples import samples_schema
+    from culturebias.bootstrap.governance import exported_run
+
+    _, outs = written
+    paths = write_every_eval_ever(exported_run(outs[benchmark]), tmp_path / "eee.json")  # validated before writing
+    lines = [json.loads(line) for line in paths[1].read_text(encoding="utf-8").splitlines()]
+    assert len(lines) == len(culturebias.samples(outs[benchmark])) > 0
+    validator = jsonschema.Draft7Validator(samples_schema())
+    assert all(validator.is_valid(line) for line in lines)
