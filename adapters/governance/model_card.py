@@ -96,8 +96,8 @@ def bias_section(run: ExportedRun) -> str:
             ci, shown = "not measured", f"not measured: {h.not_measured}"
         else:
             shown = _number(h.value)
-        caveats = "; ".join(c.short for c in run.caveats_of(h.metric.name)) or "–"
-        lines.append(f"| {h.metric.label} | {shown} | {ci} | {n} | {h.metric.direction_words()} | {_cell(caveats)} |")
+        beside = "; ".join(c.short for c in run.caveats_of(h.metric.name)) or "–"
+        lines.append(f"| {h.metric.label} | {shown} | {ci} | {n} | {h.metric.direction_words()} | {_cell(beside)} |")
     if run.verdict is not None:
         v = run.verdict
         lines += ["", f"Acceptance policy **{v.policy}**: **{MARKS[v.outcome]}** "
