@@ -138,11 +138,11 @@ def instance_record(run: ExportedRun, record: Any, evaluation_id: str, model_id:
 def samples_lines(run: ExportedRun, evaluation_id: str, model_id: str) -> list[dict[str, Any]]:  # Any: JSON documents
     """Every item record of the run as an instance record, each checked against the vendored schema."""
     lines = [instance_record(run, record, evaluation_id, model_id) for record in run.items or ()]
-    validate_samples(lines)
+    validate_samples(lines, samples_file_name(run))
     return lines
 
 
-def validate_samples(lines: list[dict[str, Any]]) -> None:  # Any: JSON documents and their values
+def validate_samples(lines: list[dict[str, Any]], file: str | None = None) -> None:  # Any: JSON documents and their values
     """DataError naming the first line (1-based) and field that break the samples schema; nothing when jsonschema
     (the test extra) is not installed."""
     try:
@@ -155,4 +155,4 @@ def validate_samples(lines: list[dict[str, Any]]) -> None:  # Any: JSON document
         if error is not None:
             where = "/".join(map(str, error.path)) or "the top"
             raise DataError(f"the Every Eval Ever samples file breaks the schema at {where} (item {line.get('sample_id')}): "
-                            f"{error.message}", row=number)
+                            f"{error.message}", file=file, row=number)

@@ -146,7 +146,7 @@ def test_a_samples_file_that_breaks_the_schema_is_one_line_exit_3_and_nothing_wr
     code = main(["export", str(generated), "--format", "every-eval-ever", "--out", str(out / "eee.json")])
     err = capsys.readouterr().err
     assert code == 3 and "Traceback" not in err and len(err.strip().splitlines()) == 1, err
-    assert "samples file breaks the schema" in err and "'evaluation' is a required property" in err and "row 1" in err
+    assert "samples file breaks the schema" in err and "'evaluation' is a required property" in err and "_samples.jsonl, row 1" in err
     assert not out.exists()
 
 

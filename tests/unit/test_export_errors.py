@@ -59,7 +59,7 @@ def free_port() -> int:
     ],
     ids=["file-uri", "bare-path", "unknown-scheme", "sqlite-unwritable-folder", "unreachable-server"],
 )
-def test_a_tracking_store_mlflow_refuses_or_cannot_reach_is_one_line(run, uri, code, fragments, tmp_path, monkeypatch, capsys):
+def test_a_tracking_store_mlflow_refuses_or_cannot_reach_is_one_line(run, uri, code, fragments, tmp_path, monkeypatch, capsys, costly):
     pytest.importorskip("mlflow", reason="the governance extra (mlflow) is not installed")
     monkeypatch.setenv("MLFLOW_HTTP_REQUEST_MAX_RETRIES", "0")  # a refused connection fails at once
     monkeypatch.chdir(tmp_path)
