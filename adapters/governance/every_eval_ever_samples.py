@@ -5,8 +5,8 @@ One JSON line per item record of the run, beside the aggregate document and link
 datastore path ``data/<benchmark>/<developer>/<model>/<uuid>_samples.jsonl``, the sha256 of its
 bytes and its rows). Per item (docs/exports.md):
 
-- ``input.raw``: the rendered prompt, or the scored texts one per line where a scoring protocol sent
-  none; ``input.choices``: the scored texts (a likelihood protocol's options); ``input.reference``:
+- ``input.raw``: the prompt as the model saw it (rendered: culturebias keeps no other form), or the
+  scored texts one per line where a scoring protocol sent none; ``input.choices``: the scored texts (a likelihood protocol's options); ``input.reference``:
   the right option where the item has one (``meta.options[meta.answer_index]``), else empty;
 - ``output.raw``: the model's reply (empty where it was scored, not asked: the likeliest option is then
   ``metadata.answer``);
@@ -126,7 +126,7 @@ def instance_record(run: ExportedRun, record: Any, evaluation_id: str, model_id:
         "sample_hash": hashlib.sha256(json.dumps({"raw": raw, "reference": reference}, sort_keys=True,
                                                  separators=(",", ":")).encode("utf-8")).hexdigest(),
         "interaction_type": "single_turn",
-        "input": {"raw": raw, "formatted": payload["prompt"], "reference": reference, "choices": texts or None},
+        "input": {"raw": raw, "reference": reference, "choices": texts or None},
         "output": {"raw": [answer] if answer is not None else []},
         "messages": None,
         "answer_attribution": attribution,

@@ -112,8 +112,8 @@ def tracking_store(uri: str | None) -> str:
     scheme = urlparse(resolved).scheme
     if scheme in ("", "file") or len(scheme) == 1:  # a bare path, file:, or a Windows drive letter
         raise TrackingStoreError(
-            f"MLflow {mlflow.__version__} refuses the file tracking store {resolved!r} (file stores are read-only "
-            f"since MLflow 3); use {WORKING_STORES}"
+            f"MLflow {mlflow.__version__} refuses the file tracking store {resolved!r} (MLflow 3 keeps runs in a "
+            f"database or a server); use {WORKING_STORES}"
         )
     if scheme == "sqlite":
         _sqlite_opens(resolved)
