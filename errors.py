@@ -5,6 +5,7 @@
 model runtime, HTTP client or database driver.
 """
 
+from culturebias.adapters.governance.tracking_errors import TrackingServerError, TrackingStoreError
 from culturebias.adapters.hf.chat_templates import ChatTemplateError
 from culturebias.adapters.openai.client import ApiError, InvalidReplyError, ServerUnavailableError
 from culturebias.adapters.openai.request_cache import RequestCacheError
@@ -55,6 +56,8 @@ __all__ = [
     "RunInUseError",
     "SchemaVersionError",
     "ServerUnavailableError",
+    "TrackingServerError",
+    "TrackingStoreError",
     "TruthProbeError",
     "UnknownNameError",
 ]

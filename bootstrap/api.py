@@ -267,14 +267,15 @@ def export_samples(
 ) -> int:
     """Write the item records of a run, or of several runs into one table, to ``path`` as ``csv``, ``parquet``
     (needs the ``export`` extra) or ``jsonl``: one flat row per item naming its run (``run_id``, ``benchmark``,
-    ``model``, ``model_fingerprint``), metadata as ``meta.<field>`` columns, each column of the one type
-    ``culturebias.domain.export_schema`` declares (lists as lists; docs/EXPORT_SCHEMA.md). ``where``/``limit``
+    ``model``, ``model_fingerprint``), metadata as ``meta.<field>`` columns, numbers in one ``scores`` map: the one
+    column set of every export, each column of the one type ``culturebias.domain.export_schema`` declares (lists as
+    lists; docs/EXPORT_SCHEMA.md), so separately written tables concatenate. ``where``/``limit``
     apply to each run. Returns the rows written."""
     from culturebias.adapters.files.table_files import ItemTables
     from culturebias.application.samples import export_samples as export
 
     return export(
-        run, path, format, where=where, limit=limit, store=store, archive=ARCHIVE, tables=ItemTables(), meta_columns=export_meta_of
+        run, path, format, where=where, limit=limit, store=store, archive=ARCHIVE, tables=ItemTables(), meta_columns=shared_export_meta
     )
 
 
@@ -284,6 +285,23 @@ def export_meta_of(benchmark: str) -> dict[str, str]:
 
     table = registry().benchmarks
     return registry().benchmark(benchmark).export_meta_columns() if benchmark in table.names() else dict(COMMON_META)
+
+
+def shared_export_meta(_benchmark: str = "") -> dict[str, str]:
+    """The metadata columns of every export: the fields every installed benchmark declares (one type per name)."""
+    from culturebias.domain.errors import PluginError
+    from culturebias.domain.export_schema import one_type_per_name
+
+    declared = {}
+    for name in registry().benchmarks.names():
+        try:
+            declared[name] = export_meta_of(name)
+        except PluginError:  # a plugin that fails to load has no columns (and says why where it is used)
+            continue
+    try:
+        return one_type_per_name(declared)
+    except ValueError as clash:  # a plugin types a built-in's column apart
+        raise PluginError(f"export columns: {clash}") from None
 
 
 def leaderboard(

@@ -20,7 +20,10 @@ configuration or data; 7 a plugin failed to load; 8 another process is running
 in the --out folder, or writing the run; 130 interrupted by Ctrl-C (SIGINT), 143 stopped by SIGTERM
 (what was computed is stored and the run is marked interrupted: continue it
 with --resume). A deliberate error prints one line, never a traceback; so does
-a file the system refuses to read or write (exit 1).
+a file the system refuses to read or write (exit 1). ``export`` to a governance tool: a tracking store
+MLflow refuses (a file store, an unknown scheme, a SQLite file it cannot open) or an extra that is not
+installed exits 2, a tracking server that cannot be reached 1, a document or samples file that breaks
+the Every Eval Ever schema 3 (nothing written), a folder it cannot write 1.
 """
 
 from __future__ import annotations

@@ -7,7 +7,6 @@ policy verdict (``culturebias check --json``) for the model card.
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 from typing import Any
 
@@ -55,8 +54,9 @@ def export_governance(
     tracking_uri: str | None = None,
     experiment: str = "culturebias",
     verdict: str | Path | PolicyVerdict | None = None,
-) -> str:
-    """Export a run in a governance tool's format; returns the file written, or the MLflow run id."""
+) -> list[str]:
+    """Export a run in a governance tool's format; returns the files written (Every Eval Ever: the document and
+    its samples file), or the MLflow run id."""
     if format not in GOVERNANCE_FORMATS:
         raise ConfigError(f"unknown governance format {format!r} (choose one of: {', '.join(GOVERNANCE_FORMATS)})")
     checked = read_verdict(verdict) if isinstance(verdict, (str, Path)) else verdict
@@ -64,7 +64,7 @@ def export_governance(
         require_modules("export --format mlflow", ("mlflow",), "governance")
         from culturebias.adapters.governance.mlflow_tracking import export_to_mlflow
 
-        return export_to_mlflow(exported_run(run, store, checked), tracking_uri, experiment)
+        return [export_to_mlflow(exported_run(run, store, checked), tracking_uri, experiment)]
     if out is None:
         raise ConfigError(f"--format {format} writes a file: give --out FILE")
     exported = exported_run(run, store, checked)
@@ -72,13 +72,11 @@ def export_governance(
         require_modules("export --format model-card", ("huggingface_hub",), "governance")
         from culturebias.adapters.governance.model_card import model_card_text
 
-        text = model_card_text(exported)
-    else:
-        from culturebias.adapters.governance.every_eval_ever import every_eval_ever
+        write_text_atomically(Path(out).expanduser(), model_card_text(exported))
+        return [str(out)]
+    from culturebias.adapters.governance.every_eval_ever import write_every_eval_ever
 
-        text = json.dumps(every_eval_ever(exported), ensure_ascii=False, indent=2) + "\n"
-    write_text_atomically(Path(out).expanduser(), text)
-    return str(out)
+    return [str(path) for path in write_every_eval_ever(exported, Path(out).expanduser())]
 
 
 def governance_command(args: Any) -> int:  # Any: argparse's Namespace
@@ -88,8 +86,9 @@ def governance_command(args: Any) -> int:  # Any: argparse's Namespace
         experiment=args.experiment, verdict=args.verdict,
     )
     if args.format == "mlflow":
-        print(f"mlflow run: {written}")
+        print(f"mlflow run: {written[0]}")
     else:
-        print(f"written: {written}")
+        for path in written:
+            print(f"written: {path}")
     return 0
 

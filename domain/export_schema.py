@@ -1,19 +1,20 @@
-"""The Arrow schema of exported item records: one type per column, whatever the run or benchmark.
+"""The Arrow schema of exported item records: one column set, one type per column, whatever the run or benchmark.
 
-``culturebias export`` writes one flat row per item record (``domain/audit.py``). A column's
-type never depends on the values of one run: it is declared here, so the tables of any runs
-(of one model or several, of one benchmark or several) concatenate. Types are named, not
-pyarrow objects (the domain imports no I/O library): ``string``, ``int64``, ``float64``,
-``bool``, ``list<string>``, ``list<float64>``, ``list<int64>``.
+``culturebias export`` writes one flat row per item record (``domain/audit.py``). The columns never
+depend on the run or the benchmark: every export has the same columns in the same order, so
+separately written tables (of one model or several, of one benchmark or several) concatenate
+(``pyarrow.concat_tables``, CSVs by header). Types are named, not pyarrow objects (the domain
+imports no I/O library): ``string``, ``int64``, ``float64``, ``bool``, ``list<string>``,
+``list<float64>``, ``list<int64>``, ``map<string,float64>``.
 
-- ``RUN_COLUMNS``: which run and model a row comes from (every row);
-- ``ITEM_COLUMNS``: the record's own fields (every row); lists are Arrow lists;
-- each benchmark declares the metadata fields it records (``meta.<field>``) in its own domain
-  package, reached through its descriptor (``export_meta``); one type per name across the
-  benchmarks of a table (``one_type_per_name``), and a benchmark's export always has all of its
-  columns, so two exports of it share one schema;
-- any other ``meta.<field>`` (a plugin's) is a ``string`` (JSON text for a value that is not
-  one), every ``score.<name>`` a ``float64``.
+- ``RUN_COLUMNS``: which run and model a row comes from;
+- ``ITEM_COLUMNS``: the record's own fields; lists are Arrow lists, ``scores`` (the item's numbers:
+  per-pair perplexities, a judge's score, per-word likelihoods) a map of name to number;
+- ``meta.<field>``: the metadata fields every installed benchmark declares, in its own domain
+  package, reached through its descriptor (``export_meta``), the union of them all
+  (``shared_meta``), one type per name (``one_type_per_name``); a field a run's benchmark does not
+  record is null in its rows;
+- ``meta.other``: any metadata field no benchmark declares (a plugin's), as one JSON object text.
 
 A value that cannot take its column's type (``"many"`` in an ``int64`` column) is an error
 naming the run, the item and the column, never a silently retyped column.
@@ -23,7 +24,7 @@ from __future__ import annotations
 
 import json
 import math
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -45,7 +46,11 @@ ITEM_COLUMNS: dict[str, str] = {
     "parsed": "string",
     "outcome": "string",
     "correct": "bool",
+    "scores": "map<string,float64>",
 }
+# Bumped when the column set or a column's type changes; Parquet files carry it (schema metadata).
+EXPORT_SCHEMA_VERSION = "2"
+OTHER_META = "other"  # meta.other: the metadata fields no installed benchmark declares, as JSON object text
 
 COMMON_META = {"repeat": "int64"}  # which of run.repeats recorded the item (0-based)
 
@@ -63,41 +68,25 @@ def one_type_per_name(declared: Mapping[str, Mapping[str, str]]) -> dict[str, st
     return merged
 
 
-UNDECLARED_META = "string"
 SCORE_TYPE = "float64"
 
 
+def shared_meta(declared: Mapping[str, Mapping[str, str]]) -> dict[str, str]:
+    """The ``meta.<field>`` columns of every export: each benchmark's declared fields (``declared``: benchmark →
+    its fields), ``COMMON_META`` and ``meta.other``, sorted; ValueError where two benchmarks type a name apart."""
+    merged = one_type_per_name({**declared, "culturebias": {**COMMON_META, OTHER_META: "string"}})
+    return {name: merged[name] for name in sorted(merged)}
+
+
 def benchmark_schema(meta: Mapping[str, str]) -> dict[str, str]:
-    """The columns every export of a benchmark has, with their types: run, item and its declared metadata columns
-    (its descriptor's ``export_meta_columns()``; a plugin that declares none: ``COMMON_META``)."""
+    """Every column of an export with these metadata fields (``shared_meta``), with their types, in order."""
     return {**RUN_COLUMNS, **ITEM_COLUMNS, **{META_PREFIX + name: kind for name, kind in sorted(meta.items())}}
 
 
-def column_type(name: str, meta_types: Mapping[str, str]) -> str:
-    if name in RUN_COLUMNS:
-        return RUN_COLUMNS[name]
-    if name in ITEM_COLUMNS:
-        return ITEM_COLUMNS[name]
-    if name.startswith(SCORE_PREFIX):
-        return SCORE_TYPE
-    if name.startswith(META_PREFIX):
-        return meta_types.get(name[len(META_PREFIX) :], UNDECLARED_META)
-    raise KeyError(name)
-
-
-def export_columns(declared: Mapping[str, Mapping[str, str]], rows: Iterable[Mapping[str, Any]]) -> dict[str, str]:  # Any: flat record values of any column type
-    """The columns of one table of these benchmarks' rows (``declared``: benchmark → its metadata columns), in order:
-    run, item, scores, metadata; with their types."""
-    meta_types = one_type_per_name(declared)
-    found: set[str] = set()
-    for fields in declared.values():
-        found |= set(benchmark_schema(fields))
-    for row in rows:
-        found |= set(row)
-    scores = sorted(n for n in found if n.startswith(SCORE_PREFIX))
-    meta = sorted(n for n in found if n.startswith(META_PREFIX))
-    fixed = [n for n in (*RUN_COLUMNS, *ITEM_COLUMNS)]
-    return {name: column_type(name, meta_types) for name in (*fixed, *scores, *meta)}
+def export_columns(declared: Mapping[str, Mapping[str, str]]) -> dict[str, str]:
+    """The columns of every export (``declared``: every installed benchmark → its metadata fields), in order:
+    run, item, metadata; with their types."""
+    return benchmark_schema(shared_meta(declared))
 
 
 @dataclass(frozen=True)
@@ -113,26 +102,31 @@ class RunRecords:
     meta_columns: Mapping[str, str] = field(default_factory=lambda: dict(COMMON_META))
 
     def rows(self) -> list[dict[str, Any]]:  # Any: flat record values of any column type
-        """Flat rows naming the run; ``texts`` and ``loglikelihoods`` as lists (the item columns' Arrow lists)."""
+        """Flat rows naming the run: lists as lists, ``scores`` as a mapping, ``meta.<field>`` per metadata field."""
         names = {"run_id": self.run_id, "model": self.model, "model_fingerprint": self.model_fingerprint}
-        return [
-            {**names, **flat_record(r), "texts": list(r.texts), "loglikelihoods": list(r.loglikelihoods)}
-            for r in self.records
-        ]
+        out = []
+        for r in self.records:
+            row = {k: v for k, v in flat_record(r).items() if not k.startswith(SCORE_PREFIX)}
+            out.append({**names, **row, "texts": list(r.texts), "loglikelihoods": list(r.loglikelihoods), "scores": dict(r.scores)})
+        return out
 
 
 def typed_rows(runs: Sequence[RunRecords]) -> tuple[dict[str, str], list[dict[str, Any]]]:  # Any: flat record values of any column type
-    """The columns of one table of these runs (``export_columns``) and every row, each value of its column's type."""
-    raw = [(run.run_id, row) for run in runs for row in run.rows()]
+    """The columns of every export (``export_columns`` of the runs' declared fields) and every row, each value of
+    its column's type; metadata no benchmark declares goes to ``meta.other``."""
     declared = {run.benchmark: run.meta_columns for run in runs}
     try:
-        columns = export_columns(declared, (row for _, row in raw))
+        columns = export_columns(declared)
     except ValueError as clash:
         raise DataError(str(clash), file=", ".join(run.run_id for run in runs)) from clash
     rows = []
-    for run_id, row in raw:
-        where = f"run {run_id}, item {row.get('item_id')}"
-        rows.append({name: coerce(row.get(name), kind, f"{where}, column {name}") for name, kind in columns.items()})
+    for run in runs:
+        for row in run.rows():
+            where = f"run {run.run_id}, item {row.get('item_id')}"
+            other = {k[len(META_PREFIX) :]: v for k, v in row.items() if k.startswith(META_PREFIX) and k not in columns}
+            if other:
+                row[META_PREFIX + OTHER_META] = json.dumps(other, ensure_ascii=False, sort_keys=True)
+            rows.append({name: coerce(row.get(name), kind, f"{where}, column {name}") for name, kind in columns.items()})
     return columns, rows
 
 
@@ -144,6 +138,10 @@ def coerce(value: Any, kind: str, where: str) -> Any:  # Any: a value of any col
     """``value`` as a value of the column type ``kind`` (None stays None); DataError naming ``where`` otherwise."""
     if value is None:
         return None
+    if kind.startswith("map<string,"):
+        if not isinstance(value, Mapping):
+            raise _fail(value, kind, where)
+        return {str(name): coerce(number, kind[11:-1], f"{where}[{name}]") for name, number in value.items()}
     if kind.startswith("list<"):
         items = json.loads(value) if isinstance(value, str) else value  # metadata keeps lists as JSON text
         if not isinstance(items, (list, tuple)):
@@ -173,24 +171,36 @@ def coerce(value: Any, kind: str, where: str) -> Any:  # Any: a value of any col
 
 
 def schema_markdown(declared: Mapping[str, Mapping[str, str]]) -> str:
-    """docs/EXPORT_SCHEMA.md: the columns of every benchmark's export and their Arrow types (a test keeps it in step)."""
+    """docs/EXPORT_SCHEMA.md: the one column set of every export and its Arrow types (a test keeps it in step)."""
+    columns = export_columns(declared)
+
+    def recorded_by(name: str) -> str:
+        if not name.startswith(META_PREFIX):
+            return "every benchmark"
+        field = name[len(META_PREFIX) :]
+        if field == OTHER_META:
+            return "metadata no installed benchmark declares (a plugin's), as one JSON object"
+        if field in COMMON_META:
+            return "every benchmark"
+        return ", ".join(b for b, fields in declared.items() if field in fields)
+
     lines = [
         "# The Arrow schema of `culturebias export`",
         "",
-        "Generated from `culturebias.domain.export_schema` (`schema_markdown()`); a test fails when they differ.",
-        "Every export of a benchmark has all of its columns, in this order, whatever its runs' values; a table of",
-        "several benchmarks has the union (a column another benchmark lacks is null there). Any other",
-        "`meta.<field>` (a plugin's) is `string`, JSON text for a value that is not one; every `score.<name>`",
-        "(per-item numbers such as `score.ppl_origin`, `score.similarity`) is `float64`. Lists are Arrow lists;",
-        "CSV, which has none, writes them as JSON text.",
+        f"Export schema version {EXPORT_SCHEMA_VERSION}. Generated from `culturebias.domain.export_schema`",
+        "(`schema_markdown()`); a test fails when they differ.",
         "",
-        "Run and item columns, in every export:",
+        "Every `csv`, `parquet` and `jsonl` export has all of these columns, in this order, whatever its runs and",
+        "benchmarks: separately written tables concatenate (`pyarrow.concat_tables`, CSV files by their one",
+        "header). A `meta.<field>` the row's benchmark does not record is null. `scores` holds the item's numbers",
+        "by name (`ppl_origin`, `ppl_reference`, `score`, `nll.<word>`, `mean_logprob.<i>`, ...): an Arrow",
+        "`map<string, float64>` in Parquet, a JSON object in JSONL and (as text) in CSV. Lists are Arrow lists;",
+        "CSV, which has none, writes them as JSON text. Parquet files carry the version as schema metadata",
+        f"(`culturebias.export_schema` = `{EXPORT_SCHEMA_VERSION}`). With a plugin benchmark installed, the metadata",
+        "fields it declares are columns too (sorted among these).",
         "",
-        "| column | type |",
-        "|---|---|",
-        *(f"| `{name}` | `{kind}` |" for name, kind in {**RUN_COLUMNS, **ITEM_COLUMNS}.items()),
+        "| column | type | recorded by |",
+        "|---|---|---|",
+        *(f"| `{name}` | `{kind}` | {recorded_by(name)} |" for name, kind in columns.items()),
     ]
-    for benchmark, fields in declared.items():
-        lines += ["", f"## {benchmark}", "", "| column | type |", "|---|---|"]
-        lines += [f"| `meta.{name}` | `{kind}` |" for name, kind in sorted(fields.items())]
     return "\n".join(lines) + "\n"

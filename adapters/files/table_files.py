@@ -2,7 +2,7 @@
 
 Exports are pandas-ready: one flat row per item naming its run (``run_id``,
 ``benchmark``, ``model``, ``model_fingerprint``), metadata as ``meta.<field>``
-columns, numbers as ``score.<name>`` columns, each column of the type
+columns, numbers in one ``scores`` map, the one column set and types
 ``domain/export_schema.py`` declares (so tables of any runs concatenate). Parquet needs pyarrow (the
 ``export`` extra), imported only when a parquet file is written. Every file is
 written under a temporary name and renamed into place: a failed write leaves
@@ -17,7 +17,7 @@ import os
 from pathlib import Path
 from typing import Any, Callable, Iterable, Mapping, Sequence
 
-from culturebias.domain.export_schema import RunRecords, typed_rows
+from culturebias.domain.export_schema import EXPORT_SCHEMA_VERSION, RunRecords, typed_rows
 from culturebias.adapters.install.optional_modules import install_hint
 from culturebias.domain.errors import ConfigError
 
@@ -37,8 +37,10 @@ def replace_atomically(path: Path, write: Callable[[Path], Any]) -> Any:  # Any:
 
 
 def _csv(path: Path, columns: Mapping[str, str], rows: list[dict[str, Any]]) -> None:  # Any: flat rows of JSON values
-    def cell(value: Any) -> Any:  # Any: a JSON value; CSV has no lists: JSON text, an empty list an empty cell
-        return (json.dumps(value, ensure_ascii=False) if value else None) if isinstance(value, list) else value
+    def cell(value: Any) -> Any:  # Any: a JSON value; CSV has no lists or maps: JSON text, an empty one an empty cell
+        if isinstance(value, (list, dict)):
+            return json.dumps(value, ensure_ascii=False) if value else None
+        return value
 
     with path.open("w", encoding="utf-8", newline="") as handle:
         writer = csv.DictWriter(handle, fieldnames=list(columns), extrasaction="raise")
@@ -55,6 +57,8 @@ def _jsonl(path: Path, columns: Mapping[str, str], rows: list[dict[str, Any]]) -
 def _arrow_type(pa: Any, kind: str) -> Any:  # Any: the pyarrow module and its type objects
     if kind.startswith("list<"):
         return pa.list_(_arrow_type(pa, kind[5:-1]))
+    if kind.startswith("map<string,"):
+        return pa.map_(pa.string(), _arrow_type(pa, kind[11:-1]))
     return {"bool": pa.bool_(), "int64": pa.int64(), "float64": pa.float64(), "string": pa.string()}[kind]
 
 
@@ -64,7 +68,8 @@ def _parquet(path: Path, columns: Mapping[str, str], rows: list[dict[str, Any]])
         import pyarrow.parquet as pq
     except ImportError:
         raise ConfigError(f"parquet export needs pyarrow: {install_hint('export')}") from None
-    schema = pa.schema([(name, _arrow_type(pa, kind)) for name, kind in columns.items()])
+    schema = pa.schema([(name, _arrow_type(pa, kind)) for name, kind in columns.items()],
+                       metadata={"culturebias.export_schema": EXPORT_SCHEMA_VERSION})
     pq.write_table(pa.Table.from_pylist(rows, schema=schema), path)
 
 

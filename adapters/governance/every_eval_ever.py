@@ -4,18 +4,22 @@ One evaluation result per defined headline, its 95% interval in
 ``score_details.uncertainty.confidence_interval`` (with the resampling units as
 ``num_samples`` and the resamples as ``num_bootstrap_samples``), its range and
 direction in ``metric_config``, and an LLM judge (McBE) in ``llm_scoring``.
-The document is checked against the vendored schema when jsonschema is installed.
+The document is checked against the vendored schema when jsonschema is installed. ``write_every_eval_ever``
+writes it with the per-item samples file beside it (``every_eval_ever_samples.py``).
 """
 
 from __future__ import annotations
 
+import hashlib
 import json
 import time
 from functools import cache
 from pathlib import Path
 from typing import Any
 
+from culturebias.adapters.governance.every_eval_ever_samples import datastore_path, samples_file_name, samples_lines
 from culturebias.adapters.governance.exported_run import ExportedRun
+from culturebias.application.out_folder import write_text_atomically
 from culturebias.domain.caveats import items_words
 from culturebias.domain.errors import DataError
 
@@ -99,6 +103,13 @@ def _result(run: ExportedRun, headline: Any) -> dict[str, Any]:  # Any: a headli
 
 
 def every_eval_ever(run: ExportedRun, organization: str = "unknown") -> dict[str, Any]:  # Any: JSON documents and their values
+    """The aggregate document of the run, checked against the vendored schema."""
+    document = _document(run, organization)
+    _validate(document)
+    return document
+
+
+def _document(run: ExportedRun, organization: str = "unknown") -> dict[str, Any]:  # Any: JSON documents and their values
     s = run.summary
     model, backend = run.model()
     retrieved = str(int(time.time()))
@@ -120,8 +131,37 @@ def every_eval_ever(run: ExportedRun, organization: str = "unknown") -> dict[str
         "model_info": _model_info(model, backend),
         "evaluation_results": [_result(run, h) for h in run.headline_values() if h.value is not None],
     }
-    _validate(document)
     return document
+
+
+def write_every_eval_ever(run: ExportedRun, out: Path) -> list[Path]:
+    """The aggregate document at ``out`` and, where the run has item records, its samples file beside it
+    (``every_eval_ever_samples``), named in the document's ``detailed_evaluation_results``. Both are checked
+    against the vendored schemas before either is written (``DataError`` naming the line and field: nothing
+    written); each is written whole or not at all. Returns the files written."""
+    document = _document(run)
+    samples: tuple[Path, str] | None = None
+    if run.items:
+        name = samples_file_name(run)
+        model_id = document["model_info"]["id"]
+        text = "".join(json.dumps(line, ensure_ascii=False) + "\n" for line in samples_lines(run, document["evaluation_id"], model_id))
+        document["detailed_evaluation_results"] = {
+            "format": "jsonl", "file_path": datastore_path(run, model_id, name), "hash_algorithm": "sha256",
+            "checksum": hashlib.sha256(text.encode("utf-8")).hexdigest(), "total_rows": len(run.items),
+            "additional_details": {"local_file": name},
+        }
+        samples = (out.parent / name, text)
+    _validate(document)
+    if samples is None:
+        write_text_atomically(out, json.dumps(document, ensure_ascii=False, indent=2) + "\n")
+        return [out]
+    write_text_atomically(*samples)
+    try:
+        write_text_atomically(out, json.dumps(document, ensure_ascii=False, indent=2) + "\n")
+    except BaseException:
+        samples[0].unlink(missing_ok=True)  # no samples file without the document that names it
+        raise
+    return [out, samples[0]]
 
 
 def _validate(document: dict[str, Any]) -> None:  # Any: JSON documents and their values

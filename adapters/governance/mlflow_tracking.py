@@ -14,8 +14,10 @@ from __future__ import annotations
 
 from pathlib import Path
 from typing import Any
+from urllib.parse import urlparse
 
 from culturebias.adapters.governance.exported_run import ExportedRun, flat_params
+from culturebias.adapters.governance.tracking_errors import WORKING_STORES, TrackingStoreError, mlflow_failure
 from culturebias.domain.policy.model import Policy
 
 # MLflow refuses longer param values; a longer one is cut and says so.
@@ -100,11 +102,57 @@ def policy_thresholds(policy: Policy) -> dict[str, Any]:  # Any: JSON documents 
     return out
 
 
+def tracking_store(uri: str | None) -> str:
+    """The tracking URI MLflow will use (``uri`` or MLflow's own setting), refused early where MLflow 3 refuses it:
+    a file store (``file:``, a bare path), or a SQLite file that cannot be opened (a missing or read-only folder,
+    which MLflow would retry for minutes). ``TrackingStoreError`` naming the stores that work."""
+    import mlflow
+
+    resolved = uri or mlflow.get_tracking_uri()
+    scheme = urlparse(resolved).scheme
+    if scheme in ("", "file") or len(scheme) == 1:  # a bare path, file:, or a Windows drive letter
+        raise TrackingStoreError(
+            f"MLflow {mlflow.__version__} refuses the file tracking store {resolved!r} (MLflow 3 keeps runs in a "
+            f"database or a server); use {WORKING_STORES}"
+        )
+    if scheme == "sqlite":
+        _sqlite_opens(resolved)
+    return resolved
+
+
+def _sqlite_opens(uri: str) -> None:
+    import sqlite3
+
+    path = uri.partition(":///")[2].partition("?")[0]
+    if not path or path == ":memory:":
+        return
+    try:
+        sqlite3.connect(path).close()  # creates the file MLflow would create
+    except sqlite3.Error as error:
+        raise TrackingStoreError(
+            f"the MLflow tracking store {uri!r} cannot be opened ({error}: is its folder there and writable?); "
+            f"use {WORKING_STORES}"
+        ) from None
+
+
 def export_to_mlflow(run: ExportedRun, tracking_uri: str | None = None, experiment: str = "culturebias") -> str:
-    """A new MLflow run in ``experiment`` holding the culturebias run; returns its MLflow run id."""
+    """A new MLflow run in ``experiment`` holding the culturebias run; returns its MLflow run id.
+
+    A store MLflow refuses raises ``TrackingStoreError``, one it cannot reach ``TrackingServerError``
+    (``adapters/governance/tracking_errors.py``), never MLflow's own exception."""
+    from mlflow.exceptions import MlflowException
+
+    uri = tracking_store(tracking_uri)
+    try:
+        return _export(run, uri, experiment)
+    except MlflowException as error:
+        raise mlflow_failure(str(error), uri) from None
+
+
+def _export(run: ExportedRun, uri: str, experiment: str) -> str:
     from mlflow import MlflowClient
 
-    client = MlflowClient(tracking_uri=tracking_uri)
+    client = MlflowClient(tracking_uri=uri)
     found = client.get_experiment_by_name(experiment)
     experiment_id = found.experiment_id if found is not None else client.create_experiment(experiment)
     created = client.create_run(experiment_id, run_name=run.summary.run_id)

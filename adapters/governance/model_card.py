@@ -3,9 +3,12 @@
 The metadata is built with huggingface_hub's own ``ModelCardData`` / ``EvalResult``, so
 ``ModelCard.load`` and ``metadata_load`` read it back: one result per defined headline,
 the dataset named by the benchmark, its config the benchmark, its revision the run's data
-fingerprint, the metric's type its headline name, its value the run's, its args the 95%
-interval. The Markdown section gives the numbers with their intervals, the direction of
-each metric and, where the run was checked, the policy verdict.
+fingerprint, the metric's type its headline name, its value the run's. The Hugging Face result
+format has no uncertainty field, so the 95% interval travels in the metric's ``args`` (free-form
+in the format): ``ci_low``, ``ci_high``, ``ci_level``, ``n`` (resampling units) and ``unit``, with
+``caveats`` / ``caveat_kinds`` (``domain/caveats.py``) and ``direction`` (docs/exports.md). The
+Markdown section gives the numbers with their intervals and n, the direction of each metric, its
+caveats beside it, the run's caveats in words and, where the run was checked, the policy verdict.
 """
 
 from __future__ import annotations
@@ -21,6 +24,11 @@ MARKS = {"pass": "PASS", "fail": "FAIL", "inconclusive": "INCONCLUSIVE"}
 
 def _number(value: float | None) -> str:
     return "undefined" if value is None else f"{value:.4g}"
+
+
+def _cell(text: str) -> str:
+    """Text safe inside a Markdown table cell."""
+    return text.replace("|", "\\|").replace("\n", " ")
 
 
 def _allowed(criterion: Any) -> str:  # Any: a CriterionVerdict
@@ -43,6 +51,7 @@ def eval_results(run: ExportedRun) -> list[Any]:  # Any: JSON documents and thei
                      "n": headline.interval.n, "unit": headline.interval.unit}
         if caveats := run.caveats_of(headline.metric.name):
             args["caveats"] = "; ".join(c.short for c in caveats)
+            args["caveat_kinds"] = ",".join(dict.fromkeys(c.kind for c in caveats))
         out.append(
             EvalResult(
                 task_type=TASK,
@@ -78,7 +87,7 @@ def bias_section(run: ExportedRun) -> str:
     caveats = run.caveats()
     if caveats:
         lines += ["**Caveats** (what limits these numbers):", "", *(f"- {c.text}" for c in caveats), ""]
-    lines += ["| metric | value | 95% interval | n | direction |", "|---|---|---|---|---|"]
+    lines += ["| metric | value | 95% interval | n | direction | caveats |", "|---|---|---|---|---|---|"]
     for h in run.headline_values():
         bounds = h.bounds()
         ci = f"{_number(bounds[0])} to {_number(bounds[1])}" if bounds else "not computed"
@@ -87,7 +96,8 @@ def bias_section(run: ExportedRun) -> str:
             ci, shown = "not measured", f"not measured: {h.not_measured}"
         else:
             shown = _number(h.value)
-        lines.append(f"| {h.metric.label} | {shown} | {ci} | {n} | {h.metric.direction_words()} |")
+        beside = "; ".join(c.short for c in run.caveats_of(h.metric.name)) or "–"
+        lines.append(f"| {h.metric.label} | {shown} | {ci} | {n} | {h.metric.direction_words()} | {_cell(beside)} |")
     if run.verdict is not None:
         v = run.verdict
         lines += ["", f"Acceptance policy **{v.policy}**: **{MARKS[v.outcome]}** "

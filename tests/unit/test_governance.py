@@ -194,6 +194,11 @@ def test_the_model_card_is_parsed_back_by_huggingface_hub(runs, tmp_path):
     assert f"| diff-bias in ambiguous contexts | {diff.metric_value:.4g} | {interval.low:.4g} to {interval.high:.4g} | 15 templates |" in card.text
     assert "Acceptance policy **" in card.text and "ambiguous diff-bias: diff-bias in ambiguous contexts is" in card.text
     assert "A limited run (`--limit 120`)" in card.text
+    # the interval and n in model-index (args: the format has no uncertainty field) and the caveats beside each result
+    assert (diff.metric_args["ci_level"], diff.metric_args["unit"]) == (0.95, "template")
+    assert diff.metric_args["caveat_kinds"] == "limited,few_units,validity"
+    row = next(line for line in card.text.splitlines() if line.startswith("| diff-bias in ambiguous contexts |"))
+    assert row.endswith("| closer to 0 is better | --limit 120; intervals on 15 templates; validity rules off |")
 
 
 def test_a_verdict_of_another_run_is_refused(runs, tmp_path):
