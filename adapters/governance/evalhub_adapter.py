@@ -18,7 +18,7 @@ criteria as eval-hub's pass criteria (the optional extra ``evalhub``: ``pip inst
 from __future__ import annotations
 
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
@@ -152,13 +152,17 @@ def job_results(spec: JobSpec, job: CheckedJob, duration_seconds: float = 0.0) -
     )
 
 
-def pass_criteria(policy: Policy, provider_id: str = PROVIDER_ID) -> list[BenchmarkConfig]:
-    """Each gate of the policy as an eval-hub benchmark configuration with its primary score and pass criteria."""
+def pass_criteria(
+    policy: Policy, parameters: Mapping[str, Any] | None = None, provider_id: str = PROVIDER_ID  # Any: JSON values
+) -> list[BenchmarkConfig]:
+    """Each gate of the policy as an eval-hub benchmark configuration with its primary score and pass criteria;
+    ``parameters`` (the job's: ``policy``, ``options``, ``run`` ...) go into every one."""
     return [
         BenchmarkConfig(
             id=next(c.benchmark for c in policy.criteria if c.name == gate.criterion),
             provider_id=provider_id,
-            parameters={"policy_name": policy.name, "criterion": gate.criterion, "gate": gate.metric},
+            parameters={**dict(parameters or {}), "policy_name": policy.name, "criterion": gate.criterion,
+                        "gate": gate.metric},
             primary_score=PrimaryScore(metric=gate.metric, lower_is_better=gate.lower_is_better),
             pass_criteria=PassCriteria(threshold=gate.threshold),
         )
