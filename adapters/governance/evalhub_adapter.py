@@ -1,5 +1,5 @@
 """culturebias as an eval-hub evaluation provider: a ``FrameworkAdapter``, results in eval-hub's schema, a policy's
-criteria as eval-hub's pass criteria (the optional extra ``evalhub``: ``pip install culturebias[evalhub]``).
+criteria as eval-hub's pass criteria (the optional extra ``evalhub``: ``pip install -e '.[evalhub]'`` in the clone).
 
 - ``job_results(spec, run)``: a finished run (and the policy verdict ``check`` gave on it) as eval-hub's
   ``JobResults``: each headline metric an ``EvaluationResult`` with its 95 % interval (``confidence_interval``),

@@ -48,7 +48,7 @@ class AnalysisOptions:
 # A paired t-test (and d_z) needs two pairs to be defined: the authors' code computes it on any cell that has them.
 DEFINED_PAIRS = 2
 # A cell tested on fewer pairs than this is flagged "few pairs: n = 3, low power" (PROTOCOLS §1.5), never dropped:
-# with under ten pairs a t-test detects only large effects (power below 0.5 for d_z = 0.5 at alpha 0.05).
+# under ten pairs a paired t-test at alpha 0.05 finds even d_z = 1 with power under 0.8 (PROTOCOLS §1.5).
 FEW_PAIRS = 10
 
 
@@ -191,7 +191,7 @@ def _few_only(tested: Sequence[PromptStats]) -> str | None:
         return None
     sizes = sorted({p.n for p in tested})
     n = f"n = {sizes[0]}" if len(sizes) == 1 else f"n = {sizes[0]} to {sizes[-1]}"
-    return f"built only from prompt types with few pairs ({n}, under {FEW_PAIRS}): low power"
+    return f"few pairs: {n}, low power (every user prompt type behind these numbers was tested on under {FEW_PAIRS})"
 
 
 def category_rows(categories: Sequence[Sequence[str] | None], mode: CategoryRows = "exploded") -> dict[str, list[int]]:

@@ -101,8 +101,8 @@ class GroupBlock(OmittedWhenNone):
     few_pairs: str | None = Field(
         None,
         description="set when every user prompt type behind bias_ratio and effect_size was tested on few pairs "
-        '(fewer than analysis.few_pairs_below): "built only from prompt types with few pairs (n = 3, under 10): low '
-        'power"; absent otherwise',
+        '(fewer than analysis.few_pairs_below): "few pairs: n = 3, low power (every user prompt type behind these '
+        'numbers was tested on under 10)"; absent otherwise',
     )
 
 
@@ -274,7 +274,7 @@ class TWBiasSummary(RunSummary):
                 f"Every test of this run rests on few sentence pairs (at most {largest}, under {below}): low power. Its "
                 "numbers are computed as the authors' code computes them and flagged \"few pairs\"; none is dropped."
             )
-        few = [f"{key} ({spec.few_pairs})" for key, spec in specs.items() if spec.few_pairs]
+        few = [f"{key}: {spec.few_pairs}" for key, spec in specs.items() if spec.few_pairs]
         if not few:
             return None
-        return f"The headline of {', '.join(few)}: shown, flagged, not dropped."
+        return f"Headline numbers built only from tests on few sentence pairs, shown and flagged, never dropped: {'; '.join(few)}."

@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-evalhub = pytest.importorskip("evalhub", reason="the evalhub extra (eval-hub-sdk) is not installed: pip install 'culturebias[evalhub]'")
+evalhub = pytest.importorskip("evalhub", reason="the evalhub extra (eval-hub-sdk) is not installed: pip install -e '.[evalhub]' in the clone")
 
 from evalhub.adapter import DefaultCallbacks, JobCallbacks, JobResults, JobSpec  # noqa: E402
 from evalhub.models.api import BenchmarkConfig  # noqa: E402

@@ -186,7 +186,8 @@ def test_by_default_a_cell_of_few_pairs_is_tested_as_the_authors_code_tests_it_a
     assert (stats.t, stats.p_value) == pytest.approx((expected.statistic, expected.pvalue))
     headline = result.by_category["Ability"].headline
     assert headline.n_prompts == 1 and headline.bias_ratio == (1.0 if expected.pvalue < 0.05 else 0.0)
-    assert headline.few_pairs == "built only from prompt types with few pairs (n = 3, under 10): low power"
+    assert headline.few_pairs == (
+        "few pairs: n = 3, low power (every user prompt type behind these numbers was tested on under 10)")
     block = result.by_category["Ability"].to_block()
     assert block.few_pairs == headline.few_pairs and block.prompts["1"].few_pairs == stats.few_pairs
 
