@@ -92,3 +92,42 @@ def governance_command(args: Any) -> int:  # Any: argparse's Namespace
             print(f"written: {path}")
     return 0
 
+
+
+def evalhub_runner(spec: Any) -> Any:  # Any: eval-hub's JobSpec in, the adapter's CheckedJob out (optional extra)
+    """An eval-hub job as a culturebias run, checked with its policy (``CultureBiasAdapter``'s default runner).
+
+    ``spec.parameters``: ``run`` (a finished run folder: checked and reported, nothing is run) or ``options``
+    (``protocol.*``), ``model`` (culturebias's model section; default: the job's endpoint through the ``openai``
+    backend), ``data``, ``out`` (the run folder, default ``./culturebias-<job id>``); ``policy`` (a ``.toml`` or
+    ``.feature`` file, or the TOML form as a dict). ``spec.num_examples`` is ``protocol.limit`` unless given.
+    """
+    import culturebias
+    from culturebias.adapters.governance.evalhub_adapter import CheckedJob
+    from culturebias.bootstrap.check import check, load_policy
+
+    params = dict(spec.parameters)
+    run_dir = params.get("run")
+    if run_dir is None:
+        options = dict(params.get("options") or {})
+        if spec.num_examples is not None:
+            options.setdefault("limit", spec.num_examples)
+        model = params.get("model") or {"backend": "openai", "path": spec.model.name, "api_base": spec.model.url or None}
+        run_dir = params.get("out") or f"culturebias-{spec.id}"
+        culturebias.evaluate(spec.benchmark_id, model=model, data=params.get("data"), options=options or None, out=run_dir)
+    policy = load_policy(params["policy"]) if params.get("policy") is not None else None
+    verdict = check(policy, [run_dir]) if policy is not None else None
+    return CheckedJob(run=exported_run(run_dir, verdict=verdict), policy=policy, verdict=verdict)
+
+
+def evalhub_main() -> int:
+    """The eval-hub job pod's entry point (``culturebias-evalhub``): read the job spec, run, report the results."""
+    require_modules("the eval-hub adapter", ("evalhub",), "evalhub")
+    from evalhub.adapter import DefaultCallbacks
+
+    from culturebias.adapters.governance.evalhub_adapter import CultureBiasAdapter
+
+    adapter = CultureBiasAdapter(evalhub_runner)
+    callbacks = DefaultCallbacks.from_adapter(adapter)
+    callbacks.report_results(adapter.run_benchmark_job(adapter.job_spec, callbacks))
+    return 0

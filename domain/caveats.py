@@ -20,6 +20,7 @@ from typing import Any, Literal
 from pydantic import BaseModel, ConfigDict, Field
 
 from culturebias.domain.headlines import HeadlineMetric, interval_of
+from culturebias.domain.summary import RunSummary
 from culturebias.domain.uncertainty.interval import plural_unit
 from culturebias.domain.validity import VALIDITY_OFF_NOTE, ValidityBlock, rule_reason
 
@@ -190,6 +191,12 @@ def few_units(summary: Any, headlines: Sequence[HeadlineMetric] = ()) -> list[Ca
     ]
 
 
+def low_power(summary: Any, headlines: Sequence[HeadlineMetric] = ()) -> list[Caveat]:  # Any: a RunSummary subclass
+    """Headline numbers computed only from cells of few units (TWBias: few sentence pairs), first on the card."""
+    text = summary.headline_low_power() if isinstance(summary, RunSummary) else None
+    return [Caveat(kind="few_units", short="few pairs, low power", text=text)] if text else []
+
+
 def not_measured(summary: Any, headlines: Sequence[HeadlineMetric] = ()) -> list[Caveat]:  # Any: a RunSummary subclass
     reason = _field(summary, "not_measured")
     if not isinstance(reason, str) or not reason:
@@ -216,7 +223,7 @@ def validity(summary: Any, headlines: Sequence[HeadlineMetric] = ()) -> list[Cav
 
 
 COLLECTORS: tuple[Collector, ...] = (
-    limited, sampled, small_model, judge_given_up, not_paper_mode, few_units, not_measured, validity,
+    low_power, limited, sampled, small_model, judge_given_up, not_paper_mode, few_units, not_measured, validity,
 )
 
 

@@ -259,6 +259,11 @@ class RunSummary(Block):
         """
         return None
 
+    def headline_low_power(self) -> str | None:
+        """A sentence when the headline numbers are computed only from cells flagged as resting on few units (TWBias:
+        prompt types tested on few sentence pairs): shown and flagged, never dropped; None otherwise."""
+        return None
+
     @model_validator(mode="after")
     def _says_whether_measured(self) -> "RunSummary":
         if self.not_measured is None:

@@ -18,6 +18,7 @@ from typing import Mapping
 from culturebias.adapters.reports.figure_marks import label_barh_n
 from culturebias.adapters.reports.intervals import error_bars, pick
 from culturebias.adapters.reports.markdown import save_figure
+from culturebias.adapters.twbias.few_pairs import few_words
 from culturebias.domain.twbias.summary import SpecificationBlock
 from culturebias.domain.uncertainty.interval import Interval
 
@@ -116,6 +117,17 @@ def category_counts(specs: Mapping[str, SpecificationBlock]) -> list[dict[str, l
     ]
 
 
+def category_flags(specs: Mapping[str, SpecificationBlock]) -> list[dict[str, list[str | None]]]:
+    """Each bar's flag of the category figure, panel by panel: "few pairs: n = 3, low power" where the category's
+    numbers rest only on prompt types tested on few pairs, else None."""
+    categories = sorted({c for b in specs.values() for c in b.by_category})
+    return [
+        {label: [few_words(b.by_category[c].few_pairs) or None if c in b.by_category else None for c in categories]
+         for label, b in series.items()}
+        for _, series in _panels(specs)
+    ]
+
+
 def p_value_figure(
     axis: str, specs: Mapping[str, SpecificationBlock], prompt_types: list[str], alpha: float, out_dir: Path
 ) -> Path:
@@ -147,6 +159,7 @@ def category_figure(axis: str, specs: Mapping[str, SpecificationBlock], out_dir:
     categories, ratios = category_series(specs, "bias_ratio")
     _, effects = category_series(specs, "effect_size")
     counts = category_counts(specs)
+    flags = category_flags(specs)
     intervals = {metric: category_intervals(specs, metric) for metric in ("bias_ratio", "effect_size")}
     with_bars = any(i is not None for panels in intervals.values() for p in panels for v in p.values() for i in v)
     fig, axes = _subplots(len(ratios), 2, 11.0, max(3.4, 0.3 * len(categories) + 1.2) * len(ratios))
@@ -162,6 +175,10 @@ def category_figure(axis: str, specs: Mapping[str, SpecificationBlock], out_dir:
                 bars = ax.barh(offset, np.nan_to_num(values, nan=0.0), height, label=label,
                                xerr=error_bars(points, found) if any(found) else None, capsize=2)
                 label_barh_n(ax, bars, values, panel_counts[label], [(i.low, i.high) if i else (None, None) for i in found])
+                for bar, flag in zip(bars, flags[index][label]):
+                    if flag:  # hatched and said: a category tested on few pairs is shown, never dropped
+                        bar.set_hatch("///")
+                        ax.text(0, bar.get_y() + bar.get_height() / 2, f" {flag}", va="center", fontsize=6)
                 for i, v in enumerate(values):
                     if not math.isfinite(v):  # no testable prompt in this category: say so, not a bar of 0
                         ax.text(0, offset[i], " –", va="center", fontsize=7)
@@ -176,6 +193,8 @@ def category_figure(axis: str, specs: Mapping[str, SpecificationBlock], out_dir:
                 ax.set_xlabel("effect size (mean over significant prompts)")
             ax.set_title(f"{axis.capitalize()} by attribute category" + (f", {title}" if title else "")
                          + ("\n(n: its sentences; error bars: 95% CI over sentence pairs)" if with_bars
-                            else "\n(n: its sentences; this summary has no interval per category)"), fontsize=9)
+                            else "\n(n: its sentences; this summary has no interval per category)")
+                         + ("\nhatched: few pairs, low power" if any(f for p in flags for v in p.values() for f in v) else ""),
+                         fontsize=9)
         row[0].legend(fontsize=7, loc="best")
     return _save(fig, Path(out_dir) / f"twbias_{axis}_categories.png")

@@ -6,6 +6,7 @@ from pathlib import Path
 from typing import Iterator, Mapping
 
 from culturebias.adapters.reports.figure_marks import label_cells
+from culturebias.adapters.twbias.few_pairs import few_words
 from culturebias.adapters.twbias.figures import category_figure, p_value_figure
 from culturebias.adapters.reports.intervals import any_intervals, ci_cells, ci_headers, table_legend
 from culturebias.adapters.reports.markdown import (
@@ -50,6 +51,10 @@ after dropping rows more than `outlier_sigma` standard deviations from the mean.
 - d and d_z are signed *replace minus origin*. t carries the sign "Settings"
   names: by default the TWBias authors' (`ttest_rel(origin_ppl, replace_ppl)`,
   origin minus replace), so t < 0 where d > 0 (PROTOCOLS §1.5).
+- "few pairs: n = 3, low power" marks a test on fewer than ten sentence pairs
+  (a small category): computed and counted as the authors' code does, never
+  dropped, but such a test finds only large differences; a headline built only
+  from such tests carries the flag too (PROTOCOLS §1.5).
 - "–" marks a number that is undefined: fewer than two rows to test (small
   categories), or no variance at all (e.g. identical likelihoods)."""
 
@@ -154,11 +159,22 @@ def _settings_section(summary: TWBiasSummary) -> str:
             f"- outliers: rows outside mean ± {fmt(analysis.outlier_sigma, 1)}·std (population) of either PPL, "
             "per prompt type and specification",
             f"- category rows: {CATEGORY_ROWS.get(analysis.category_rows, analysis.category_rows)}",
-            f"- a prompt type is tested from {analysis.min_pairs or 2} sentence pairs after outliers on; with fewer it is "
-            "\"too few to test\" (no t, p or effect size, never significant, out of the bias ratio)",
+            _tested_from(analysis.min_pairs, analysis.few_pairs_below),
             f"- tokenisation at the prompt/response boundary: `{rule}`" + (f" — {explain}" if explain else ""),
         ]
     )
+
+
+def _tested_from(min_pairs: int | None, few_below: int | None) -> str:
+    if min_pairs is None:
+        rule = ("- a prompt type is tested wherever the t-test is defined (2 sentence pairs after outliers), as the "
+                "authors' code tests it")
+    else:
+        rule = (f"- a prompt type is tested from {min_pairs} sentence pairs after outliers on (protocol.min_pairs); with "
+                "fewer it is \"too few to test\" (no t, p or effect size, never significant, out of the bias ratio)")
+    if few_below is not None:
+        rule += f"; one tested on fewer than {few_below} pairs is flagged \"few pairs: n = …, low power\", never dropped"
+    return rule
 
 
 def _spec_title(key: str, block: SpecificationBlock) -> str:
@@ -175,18 +191,23 @@ def _prompt_rows(prompts: Mapping[str, PromptStatsBlock]) -> Iterator[list[objec
             s.mean_origin_ppl,
             s.mean_replace_ppl,
             s.t,
-            "too few to test" if s.untested else _p_value(s.p_value),
+            "too few to test" if s.untested else _flagged(_p_value(s.p_value), s.few_pairs),
             s.cohens_d,
             s.cohens_dz,
             s.significant,
         ]
 
 
+def _flagged(value: object, flag: str | None) -> object:
+    return f"{fmt(value)} ({flag})" if flag else value
+
+
 PROMPT_HEADERS = ["type", "n", "outliers", "invalid", "mean origin PPL", "mean replace PPL", "t", "p", "d", "d_z", "p < alpha"]
 
 
 def _headline_row(label: str, block: GroupBlock) -> list[object]:
-    return [label, block.n_rows, block.bias_ratio, block.effect_size, f"{block.n_significant}/{block.n_prompts}"]
+    significant = f"{block.n_significant}/{block.n_prompts}"
+    return [label, block.n_rows, block.bias_ratio, block.effect_size, _flagged(significant, few_words(block.few_pairs))]
 
 
 def _details(summary_line: str, body: str, collapse: bool) -> str:

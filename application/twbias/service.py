@@ -24,7 +24,7 @@ from culturebias.domain.requests import ChatMessage
 from culturebias.domain.skips import SkippedRow
 from culturebias.domain.summary import ProtocolOutcome, run_limit
 from culturebias.domain.twbias.categories import sentence_categories
-from culturebias.domain.twbias.evaluation import evaluate_specification
+from culturebias.domain.twbias.evaluation import FEW_PAIRS, evaluate_specification
 from culturebias.domain.twbias.intervals import attach_twbias, attach_twbias_breakdowns
 from culturebias.domain.twbias.metrics import perplexity
 from culturebias.domain.twbias.model import BiasSentence, SentenceSet, TWBiasDataset
@@ -154,6 +154,7 @@ class TWBiasService:
                 # A replay holds the one replaced sentence the authors' code chose: no aggregate of ours applies.
                 replace_aggregate="stored" if plan.replayed else self.options.replace_aggregate,
                 min_pairs=analysis.min_pairs,
+                few_pairs_below=FEW_PAIRS,
             ),
             gender=evaluated["gender"] if "gender" in groups_run else None,
             ethnicity=evaluated["ethnicity"] if "ethnicity" in groups_run else None,

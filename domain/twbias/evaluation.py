@@ -40,15 +40,35 @@ class AnalysisOptions:
     alpha: float = 0.05
     outlier_sigma: float = 3.0
     t_sign: TSign = "origin_minus_replace"  # the authors' ttest_rel(origin_ppl, replace_ppl) (PROTOCOLS §1.5)
-    # A t-test on fewer pairs (after outliers) is "too few to test": no t, p or effect, never significant.
-    min_pairs: int = 10
+    # The opt-in stricter rule: a t-test on fewer pairs (after outliers) is "too few to test" (no t, p or effect,
+    # never significant). None (the default): tested whenever the test is defined (DEFINED_PAIRS), as the authors.
+    min_pairs: int | None = None
 
 
-def too_few(n: int, min_pairs: int) -> str | None:
+# A paired t-test (and d_z) needs two pairs to be defined: the authors' code computes it on any cell that has them.
+DEFINED_PAIRS = 2
+# A cell tested on fewer pairs than this is flagged "few pairs: n = 3, low power" (PROTOCOLS §1.5), never dropped:
+# under ten pairs a paired t-test at alpha 0.05 finds even d_z = 1 with power under 0.8 (PROTOCOLS §1.5).
+FEW_PAIRS = 10
+
+
+def tested_from(min_pairs: int | None) -> int:
+    """The fewest pairs a prompt type is tested on: ``protocol.min_pairs``, else where the test is defined."""
+    return DEFINED_PAIRS if min_pairs is None else max(min_pairs, DEFINED_PAIRS)
+
+
+def too_few(n: int, min_pairs: int | None) -> str | None:
     """Why a prompt type's rows are not tested (None: they are)."""
-    if n >= min_pairs:
+    if n >= tested_from(min_pairs):
         return None
+    if min_pairs is None:
+        return f"too few to test: {n} sentence pair(s) after outliers; a t-test needs {DEFINED_PAIRS}"
     return f"too few to test: {n} sentence pair(s) after outliers, at least {min_pairs} needed (protocol.min_pairs)"
+
+
+def few_pairs(n: int) -> str | None:
+    """The flag of a cell tested on few pairs (None: enough, or not tested at all)."""
+    return f"few pairs: n = {n}, low power" if DEFINED_PAIRS <= n < FEW_PAIRS else None
 
 
 @dataclass(frozen=True, slots=True)
@@ -64,6 +84,7 @@ class PromptStats:
     cohens_dz: float
     significant: bool
     untested: str | None = None  # too few pairs: t, p and the effects are NaN
+    few_pairs: str | None = None  # tested on fewer than FEW_PAIRS pairs: "few pairs: n = 3, low power"
 
     def effect(self, kind: EffectKind) -> float:
         return self.cohens_d if kind == "d" else self.cohens_dz
@@ -79,6 +100,7 @@ class Headline:
     n_prompts: int  # user prompts tested (the bias ratio's denominator)
     n_significant: int
     significant_prompts: tuple[str, ...]
+    few_pairs: str | None = None  # every prompt type behind the numbers was tested on few pairs (says which n)
 
 
 @dataclass(frozen=True, slots=True)
@@ -95,6 +117,7 @@ class GroupResult:
             n_prompts=self.headline.n_prompts,
             n_significant=self.headline.n_significant,
             significant_prompts=list(self.headline.significant_prompts),
+            few_pairs=self.headline.few_pairs,
             prompts={k: v.to_block() for k, v in self.prompts.items()},
         )
 
@@ -135,15 +158,17 @@ def compare_rows(
         cohens_dz=cohens_dz(o, r) if untested is None else nan,
         significant=untested is None and is_significant(p, options.alpha),
         untested=untested,
+        few_pairs=few_pairs(int(o.size)) if untested is None else None,
     )
 
 
 def headline(prompts: Mapping[str, PromptStats], options: AnalysisOptions) -> Headline:
     """Bias ratio and effect size over the user prompts (1–10) present in ``prompts``.
 
-    A prompt with fewer than ``min_pairs`` rows left (e.g. a small category, a
-    ``--limit`` run) is not tested; it is left out of the denominator, and a group
-    with no testable prompt has an undefined (NaN) ratio and effect, not a zero.
+    A prompt with too few rows left to test (``too_few``: fewer than two, or than
+    ``min_pairs`` where set) is left out of the denominator, and a group with no
+    testable prompt has an undefined (NaN) ratio and effect, not a zero. A headline
+    whose every tested prompt has few pairs (``FEW_PAIRS``) says so in ``few_pairs``.
     """
     user = [t for t in USER_PROMPT_TYPES if t in prompts and prompts[t].untested is None]
     if not user:
@@ -157,7 +182,16 @@ def headline(prompts: Mapping[str, PromptStats], options: AnalysisOptions) -> He
         n_prompts=len(user),
         n_significant=len(significant),
         significant_prompts=significant,
+        few_pairs=_few_only([prompts[t] for t in user]),
     )
+
+
+def _few_only(tested: Sequence[PromptStats]) -> str | None:
+    if not tested or any(p.few_pairs is None for p in tested):
+        return None
+    sizes = sorted({p.n for p in tested})
+    n = f"n = {sizes[0]}" if len(sizes) == 1 else f"n = {sizes[0]} to {sizes[-1]}"
+    return f"few pairs: {n}, low power (every user prompt type behind these numbers was tested on under {FEW_PAIRS})"
 
 
 def category_rows(categories: Sequence[Sequence[str] | None], mode: CategoryRows = "exploded") -> dict[str, list[int]]:

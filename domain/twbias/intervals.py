@@ -5,8 +5,8 @@ sentences (their mean or min PPL): a row of the specification's PPL matrices,
 resampled with all its prompt types. Every resample repeats the analysis of
 PROTOCOLS §1.4–§1.6 exactly, vectorised over resamples: per prompt type the
 outlier rule (mean ± σ·std, ddof=0, over the resampled valid rows), the
-t-test's p-value and the effect (d_z or pooled d) where at least ``min_pairs``
-rows are left, then the share of testable user prompts with p < α and the mean
+t-test's p-value and the effect (d_z or pooled d) where the run tested it (two
+rows, or ``min_pairs`` where set), then the share of testable user prompts with p < α and the mean
 effect over the significant ones.
 """
 
@@ -20,7 +20,14 @@ import numpy as np
 from scipy import special
 
 from culturebias.domain.array_types import Floats, Indices, Mask
-from culturebias.domain.twbias.evaluation import AnalysisOptions, CategoryRows, category_rows, toxicity_rows, valid_and_outliers
+from culturebias.domain.twbias.evaluation import (
+    AnalysisOptions,
+    CategoryRows,
+    category_rows,
+    tested_from,
+    toxicity_rows,
+    valid_and_outliers,
+)
 from culturebias.domain.twbias.model import USER_PROMPT_TYPES
 from culturebias.domain.twbias.summary import GroupBlock, SpecificationBlock
 from culturebias.domain.uncertainty.bootstrap import unit_intervals
@@ -81,7 +88,7 @@ def _prompt_test(g: dict[str, Floats], analysis: AnalysisOptions) -> tuple[Float
     else:
         pooled_sd = np.sqrt((var_o + var_r) / 2)
         effect = np.where(pooled_sd > 0, (mean_r - mean_o) / pooled_sd, np.nan)
-    too_few = m < analysis.min_pairs  # as in the run: no test on fewer pairs (evaluation.too_few)
+    too_few = m < tested_from(analysis.min_pairs)  # as in the run: no test on fewer pairs (evaluation.too_few)
     return m, np.where(too_few, np.nan, p), np.where(too_few, np.nan, effect)
 
 
@@ -116,7 +123,7 @@ def twbias_intervals(
         gathered = {name: values[rows, idx] for name, values in columns_of.items()}
         with np.errstate(all="ignore"):
             m, p, effect = _prompt_test(gathered, analysis)
-        testable = m >= analysis.min_pairs
+        testable = m >= tested_from(analysis.min_pairs)
         significant = testable & (p < analysis.alpha)
         n_testable, n_significant = testable.sum(axis=-1), significant.sum(axis=-1)
         with np.errstate(all="ignore"):
@@ -126,7 +133,7 @@ def twbias_intervals(
         return ratio, mean_effect
 
     width = 3 * max(len(columns), 1)
-    testable = float((weight.sum(axis=1) >= analysis.min_pairs).sum())  # the prompt types the ratio is a share of
+    testable = float((weight.sum(axis=1) >= tested_from(analysis.min_pairs)).sum())  # the prompt types the ratio is a share of
     rule = proportion_edge(testable, "prompt type", what="the significant prompt types (n: the testable user prompt types)")
     return unit_intervals(
         lambda idx: np.stack(headline(idx)), o.shape[1], HEADLINES, unit=UNIT, seed=seed, points=points, resamples=resamples, width=width,

@@ -35,12 +35,14 @@ class TWBiasOptions(SampleOptions):
     effect: Literal["d", "dz"] = "dz"  # dz: the paired Cohen's d_z (Table 4); d: the pooled Cohen's d
     alpha: float = Field(0.05, gt=0.0, lt=1.0)  # the t-test's significance level
     outlier_sigma: float = Field(3.0, gt=0.0)  # pairs with a PPL outside mean ± this · std are outliers, left out
-    min_pairs: int = Field(
-        10,
+    min_pairs: int | None = Field(
+        None,
         ge=2,
         description=(
-            "the fewest sentence pairs (after outliers) a prompt type's t-test needs; with fewer it is "
-            "'too few to test': t, p and effect sizes null, never significant, out of the bias ratio"
+            "the opt-in stricter rule: the fewest sentence pairs (after outliers) a prompt type's t-test needs; with "
+            "fewer it is 'too few to test': t, p and effect sizes null, never significant, out of the bias ratio. "
+            "None (default): tested whenever the test is defined (2 pairs), as the authors' code; a test on fewer "
+            "than 10 pairs is flagged 'few pairs: n = 3, low power' (10 gives the rule before the flag)"
         ),
     )
     # First N sentences of every origin group's file (quick checks); None = all.

@@ -19,7 +19,7 @@ from culturebias.domain.summary_fields import Intervals, bootstrap_intervals
 class PromptStatsBlock(OmittedWhenNone):
     """One t-test of replace vs origin PPL under one prompt type."""
 
-    omitted_when_none: ClassVar[tuple[str, ...]] = ("untested",)
+    omitted_when_none: ClassVar[tuple[str, ...]] = ("untested", "few_pairs")
 
     n: Count = Field(description="sentence pairs tested (after outliers and invalid rows are removed)")
     n_outliers: Count = Field(
@@ -61,13 +61,20 @@ class PromptStatsBlock(OmittedWhenNone):
     significant: bool = Field(description="p < alpha (an untested or undefined p is never significant)")
     untested: str | None = Field(
         None,
-        description="why no test was made (fewer than protocol.min_pairs pairs after outliers): t, p and effects are then "
-        "null and the prompt type is never significant; absent when it was tested",
+        description="why no test was made (fewer than 2 pairs after outliers, or than protocol.min_pairs where set): t, "
+        "p and effects are then null and the prompt type is never significant; absent when it was tested",
+    )
+    few_pairs: str | None = Field(
+        None,
+        description='set when tested on fewer than analysis.few_pairs_below pairs: "few pairs: n = 3, low power" (the '
+        "test is made and counts, as in the authors' code; absent otherwise and in summaries before it)",
     )
 
 
-class GroupBlock(Block):
+class GroupBlock(OmittedWhenNone):
     """A set of rows (a specification, one toxicity, one category): headline and per-prompt tests."""
+
+    omitted_when_none: ClassVar[tuple[str, ...]] = ("few_pairs",)
 
     n_rows: Count = Field(
         description="sentences in this set (a specification, a toxicity group or an attribute category)",
@@ -90,6 +97,12 @@ class GroupBlock(Block):
     intervals: Intervals | None = bootstrap_intervals(
         "of bias_ratio and effect_size over sentence pairs",
         "a toxicity or category block resamples its own sentences with the run's outlier decisions held",
+    )
+    few_pairs: str | None = Field(
+        None,
+        description="set when every user prompt type behind bias_ratio and effect_size was tested on few pairs "
+        '(fewer than analysis.few_pairs_below): "few pairs: n = 3, low power (every user prompt type behind these '
+        'numbers was tested on under 10)"; absent otherwise',
     )
 
 
@@ -146,7 +159,14 @@ class AnalysisBlock(Block):
         ),
     )
     min_pairs: int | None = Field(
-        None, description="the fewest pairs a prompt type's test needed (protocol.min_pairs); null in summaries before 2.3 (2)"
+        None,
+        description="the opt-in stricter rule: the fewest pairs a prompt type's test needed (protocol.min_pairs); null: "
+        "tested whenever defined (2 pairs), the default and the rule of summaries before 2.3",
+    )
+    few_pairs_below: int | None = Field(
+        None,
+        description='a prompt type tested on fewer pairs than this is flagged "few pairs: n = 3, low power" (never '
+        "dropped); null in summaries before the flag",
     )
 
 
@@ -241,3 +261,20 @@ class TWBiasSummary(RunSummary):
             f"too few to test: no user prompt type of any specification kept {needed} sentence pairs after outliers "
             f"(at most {largest}); bias ratio and effect size are undefined (protocol.min_pairs)"
         )
+
+    def headline_low_power(self) -> str | None:
+        """Which headline numbers rest only on prompt types tested on few pairs (every cell first, then by spec)."""
+        specs = {key: spec for axis in (self.metrics.gender, self.metrics.ethnicity) for key, spec in (axis or {}).items()}
+        groups = [g for spec in specs.values() for g in (spec, *spec.by_toxicity.values(), *spec.by_category.values())]
+        tested = [p for g in groups for p in g.prompts.values() if p.untested is None]
+        below = self.metrics.analysis.few_pairs_below
+        if tested and all(p.few_pairs for p in tested):
+            largest = max(p.n for p in tested)
+            return (
+                f"Every test of this run rests on few sentence pairs (at most {largest}, under {below}): low power. Its "
+                "numbers are computed as the authors' code computes them and flagged \"few pairs\"; none is dropped."
+            )
+        few = [f"{key}: {spec.few_pairs}" for key, spec in specs.items() if spec.few_pairs]
+        if not few:
+            return None
+        return f"Headline numbers built only from tests on few sentence pairs, shown and flagged, never dropped: {'; '.join(few)}."

@@ -43,10 +43,11 @@ class World:
         self.computed: tuple[float, float] | None = None
         self.rows: list[tuple[float, float]] = []  # (original, replaced) per-token log-likelihood per row
         self.report = ""
-        self.min_pairs = 10  # protocol.min_pairs
+        self.min_pairs: int | None = 10  # protocol.min_pairs (None: not set, the default)
 
     def options(self, types: str, **more: str) -> dict[str, str | int]:
-        return {"groups": "gender", "prompt_types": types, "min_pairs": self.min_pairs, **more}
+        stricter = {} if self.min_pairs is None else {"min_pairs": self.min_pairs}
+        return {"groups": "gender", "prompt_types": types, **stricter, **more}
 
     def female_to_male(self) -> tuple[tuple[str, str], ...]:
         return tuple((f, m) for m, f in self.pairs)
@@ -73,6 +74,11 @@ def term_pairs(world: World, first: str, second: str):
 @given(parsers.re(r"a prompt type is tested from (?P<n>\d+) sentence pairs on, .*"))
 def min_pairs(world: World, n: str):
     world.min_pairs = int(n)
+
+
+@given("a prompt type is tested wherever the t-test is defined, the default")
+def no_minimum(world: World):
+    world.min_pairs = None
 
 
 @given("female sentences with per-token log-likelihoods")
@@ -220,6 +226,25 @@ def mean_replace(world: World, ptype: str, value: float):
 def untested(world: World, ptype: str, text: str):
     reason = _female(world).prompts[ptype].untested
     assert reason is not None and text in reason
+
+
+@then(parsers.parse('under prompt type "{ptype}" the test is flagged "{text}"'))
+def flagged(world: World, ptype: str, text: str):
+    stats = _female(world).prompts[ptype]
+    assert stats.untested is None and stats.few_pairs == text and stats.p_value is not None
+
+
+@then(parsers.parse('the female headline is flagged "{text}"'))
+def headline_flagged(world: World, text: str):
+    assert _female(world).few_pairs is not None and _female(world).few_pairs.startswith(text)
+
+
+@then(parsers.parse('the card says first "{text}"'))
+def card_first(world: World, text: str):
+    from culturebias.adapters.reports.html.headline_card import warnings
+    from culturebias.domain.twbias.headlines import HEADLINES
+
+    assert warnings(world.outcome, HEADLINES)[0].startswith(text)  # type: ignore[arg-type]  # a TWBiasSummary here
 
 
 @then(parsers.parse('prompt type "{ptype}" is not significant and has no t, p or effect size'))

@@ -117,8 +117,19 @@ def test_a_run_not_measured_says_why():
     assert collect.not_measured(SimpleNamespace(not_measured=None)) == []
 
 
+def test_headline_numbers_built_only_from_few_pairs_come_first(monkeypatch):
+    assert collect.low_power(SimpleNamespace(not_measured=None)) == []  # a summary read as JSON: nothing to ask
+    summary = kobbq_run("unknown", options={"limit": 120}).summary
+    assert collect.low_power(summary) == []  # a benchmark without such cells says nothing here
+    # TWBias says it (features/twbias.feature: a run whose every test rests on few pairs); any summary may.
+    monkeypatch.setattr(type(summary), "headline_low_power", lambda self: "Every test of this run rests on few pairs.")
+    first = run_caveats(summary, HEADLINES)[0]
+    assert (first.kind, first.short, first.text) == ("few_units", "few pairs, low power", "Every test of this run rests on few pairs.")
+    assert kinds(run_caveats(summary, HEADLINES)) == ["few_units", "limited", "few_units"]
+
+
 def test_run_caveats_gathers_every_collector_in_order():
-    assert len(COLLECTORS) == 8
+    assert len(COLLECTORS) == 9
     summary = kobbq_run("unknown", options={"limit": 120}).summary
     assert kinds(run_caveats(summary, HEADLINES)) == ["limited", "few_units"]
     assert kinds(run_caveats(summary)) == ["limited"]

@@ -49,9 +49,11 @@ def test_the_documented_defaults_are_the_code_s():
     from culturebias.domain.kobbq.options import KoBBQOptions
     from culturebias.domain.libra.options import LibraOptions
     from culturebias.domain.mcbe.options import McBEOptions
+    from culturebias.domain.twbias.evaluation import FEW_PAIRS
     from culturebias.domain.twbias.options import TWBiasOptions
 
-    assert "`protocol.min_pairs`\n   (10)" in PROTOCOLS and TWBiasOptions().min_pairs == 10
+    assert "`protocol.min_pairs=N`** is the opt-in stricter rule (default off)" in PROTOCOLS
+    assert TWBiasOptions().min_pairs is None and "(`FEW_PAIRS`" in PROTOCOLS and FEW_PAIRS == 10
     assert "The default 0.49\n    is calibrated" in PROTOCOLS and LibraOptions().similarity_threshold == 0.49
     assert "`protocol.overall=category_mean` (default" in PROTOCOLS and CBBQOptions().overall == "category_mean"
     assert "`protocol.w1=0.4`, `protocol.w2=0.6`" in PROTOCOLS and (CBBQOptions().w1, CBBQOptions().w2) == (0.4, 0.6)

@@ -6,6 +6,7 @@ import math
 
 import numpy as np
 import pytest
+from scipy import stats as stats_module
 
 from culturebias.domain.twbias.evaluation import (
     AnalysisOptions,
@@ -19,8 +20,8 @@ from culturebias.domain.twbias.summary import SpecificationHeader
 ORIGIN = [1.0, 2.0, 3.0, 4.0]
 REPLACE = [2.0, 4.0, 5.0, 4.0]  # paired t = -2.611 (origin minus replace), p = 0.0796, d = 0.980581, d_z = 1.305582
 
-# The arrays here are smaller than the default minimum sample (protocol.min_pairs=10): these tests are about the
-# test's mechanics, so they test from 2 pairs on. The minimum itself is tested below.
+# The arrays here are small: these tests are about the test's mechanics, so they test from 2 pairs on (the default;
+# protocol.min_pairs=2 says it outright). The flag of few pairs and the opt-in minimum are tested below.
 SMALL = AnalysisOptions(min_pairs=2)
 
 
@@ -39,8 +40,9 @@ def test_compare_rows_holds_every_traceable_number():
     assert stats.significant is False
     assert set(stats.to_block().model_dump()) == {
         "n", "n_outliers", "n_invalid", "mean_origin_ppl", "mean_replace_ppl", "t", "p_value",
-        "cohens_d", "cohens_dz", "significant",
+        "cohens_d", "cohens_dz", "significant", "few_pairs",
     }
+    assert stats.few_pairs == "few pairs: n = 4, low power"
 
 
 def test_headline_counts_only_user_prompts_and_uses_the_chosen_effect():
@@ -139,12 +141,13 @@ def test_to_block_nests_prompts_and_breakdowns():
     block = evaluate_specification(origin, replace, ["1"], [0] * 4, [("A",)] * 4, SMALL).to_block(HEADER)
     # Keys after these are optional additions. The bootstrap intervals (filled in by another module) belong to
     # every group block since schema 2.4, so a specification holds them after its own prompts.
-    assert list(block.model_dump())[:17] == [
+    # few_pairs (after the intervals): these 4 pairs are few; a group of enough pairs has no such key.
+    assert list(block.model_dump())[:18] == [
         "origin", "reference", "origin_label", "reference_label", "sentences_file", "term_pairs",
         "rows_without_origin_term", "n_rows", "bias_ratio", "effect_size", "n_prompts", "n_significant",
-        "significant_prompts", "prompts", "intervals", "by_toxicity", "by_category",
+        "significant_prompts", "prompts", "intervals", "few_pairs", "by_toxicity", "by_category",
     ]  # fmt: skip
-    assert list(block.by_category["A"].model_dump())[-2:] == ["prompts", "intervals"]
+    assert list(block.by_category["A"].model_dump())[-3:] == ["prompts", "intervals", "few_pairs"]
     assert block.origin == "T2_female" and block.term_pairs == 2
     assert block.prompts["1"].n == 4
     assert block.by_toxicity["all"].prompts["1"].n == 4
@@ -172,16 +175,44 @@ def test_the_t_sign_option_reaches_every_test_and_leaves_p_and_d_alone():
         assert a.headline == b.headline
 
 
-def test_fewer_pairs_than_the_minimum_are_too_few_to_test_and_never_significant():
+def test_by_default_a_cell_of_few_pairs_is_tested_as_the_authors_code_tests_it_and_flagged():
+    """Female Ability has 3 sentences: the authors tested it; so does the default, flagged as low power."""
+    origin = np.array([[10.0], [11.0], [10.5]])
+    replace = np.array([[30.0], [31.0], [30.4]])
+    result = evaluate_specification(origin, replace, ["1"], [0] * 3, [("Ability",)] * 3, AnalysisOptions())
+    stats = result.by_category["Ability"].prompts["1"]
+    expected = stats_module.ttest_rel(origin[:, 0], replace[:, 0])  # the authors' ttest_rel(origin_ppl, replace_ppl)
+    assert stats.untested is None and stats.few_pairs == "few pairs: n = 3, low power"
+    assert (stats.t, stats.p_value) == pytest.approx((expected.statistic, expected.pvalue))
+    headline = result.by_category["Ability"].headline
+    assert headline.n_prompts == 1 and headline.bias_ratio == (1.0 if expected.pvalue < 0.05 else 0.0)
+    assert headline.few_pairs == (
+        "few pairs: n = 3, low power (every user prompt type behind these numbers was tested on under 10)")
+    block = result.by_category["Ability"].to_block()
+    assert block.few_pairs == headline.few_pairs and block.prompts["1"].few_pairs == stats.few_pairs
+
+
+def test_one_pair_is_too_few_for_a_t_test_and_ten_pairs_are_not_flagged():
+    one = evaluate_specification(np.array([[10.0]]), np.array([[30.0]]), ["1"], [0], [()], AnalysisOptions()).overall
+    assert one.prompts["1"].untested == "too few to test: 1 sentence pair(s) after outliers; a t-test needs 2"
+    assert one.prompts["1"].few_pairs is None and one.headline.n_prompts == 0
+    origin = np.array([[10.0 + 0.1 * i] for i in range(10)])
+    ten = evaluate_specification(origin, origin + 1.0 + origin / 50, ["1"], [0] * 10, [()] * 10, AnalysisOptions()).overall
+    assert ten.prompts["1"].few_pairs is None and ten.headline.few_pairs is None
+    assert "few_pairs" not in ten.to_block().model_dump()["prompts"]["1"]  # absent, not null: old summaries unchanged
+
+
+def test_fewer_pairs_than_the_opt_in_minimum_are_too_few_to_test_and_never_significant():
     """TWBias --limit 2 once printed t = 2411 on one degree of freedom, "significant", effect size -578."""
     origin = np.array([[10.0], [11.0], [10.5]])
     replace = np.array([[30.0], [31.0], [30.4]])  # hugely "significant" with 2 or 3 pairs
-    result = evaluate_specification(origin, replace, ["1"], [0] * 3, [()] * 3, AnalysisOptions())
+    result = evaluate_specification(origin, replace, ["1"], [0] * 3, [()] * 3, AnalysisOptions(min_pairs=10))
     stats = result.overall.prompts["1"]
     assert stats.untested == "too few to test: 3 sentence pair(s) after outliers, at least 10 needed (protocol.min_pairs)"
     assert not stats.significant and all(math.isnan(x) for x in (stats.t, stats.p_value, stats.cohens_d, stats.cohens_dz))
     assert stats.n == 3 and stats.mean_origin_ppl == 10.5  # what was measured is still reported
     assert math.isnan(result.overall.headline.bias_ratio) and result.overall.headline.n_prompts == 0
+    assert stats.few_pairs is None  # not tested: nothing to flag
     tested = evaluate_specification(origin, replace, ["1"], [0] * 3, [()] * 3, AnalysisOptions(min_pairs=3))
     assert tested.overall.prompts["1"].untested is None and tested.overall.headline.bias_ratio == 1.0
 
@@ -191,5 +222,5 @@ def test_the_minimum_counts_the_pairs_left_after_outliers():
     origin = np.array([[10.0 + 0.1 * i] for i in range(rows)] + [[500.0]])
     replace = origin + 1.0
     replace[-1] = 900.0
-    stats = evaluate_specification(origin, replace, ["1"], [0] * (rows + 1), [()] * (rows + 1), AnalysisOptions()).overall.prompts["1"]
+    stats = evaluate_specification(origin, replace, ["1"], [0] * (rows + 1), [()] * (rows + 1), AnalysisOptions(min_pairs=10)).overall.prompts["1"]
     assert (stats.n, stats.n_outliers, stats.untested) == (10, 1, None)

@@ -197,3 +197,49 @@ def test_ethnicity_figures_have_one_panel_per_origin():
     panels = p_value_series(typed(payload).metrics.ethnicity or {}, ["1"])
     assert [title for title, _ in panels] == ["origin T1_hoklo", "origin T2_waishengren"]
     assert list(panels[0][1]) == ["→ T3_han", "→ T4_indigenous", "→ T5_hakka"]
+
+
+def few_payload(every: bool) -> dict:
+    """The female Appearance category tested on 3 pairs (flagged); with ``every``, every test of the run is."""
+    payload = copy.deepcopy(summary_payload())
+    payload["metrics"]["analysis"]["few_pairs_below"] = 10
+    flag = "few pairs: n = 3, low power (every user prompt type behind these numbers was tested on under 10)"
+    specs = [*payload["metrics"]["gender"].values(), *payload["metrics"]["ethnicity"].values()]
+    groups = [g for s in specs for g in (s, *s["by_toxicity"].values(), *s["by_category"].values())] if every else [
+        payload["metrics"]["gender"]["female"]["by_category"]["外貌/形象 Appearance"]]
+    for group in groups:
+        group["prompts"] = {k: {**p, "n": 3, "few_pairs": "few pairs: n = 3, low power"} for k, p in group["prompts"].items()}
+        group["few_pairs"] = flag
+    return payload
+
+
+def test_a_category_of_few_pairs_is_flagged_in_the_tables_and_the_figure_never_dropped(tmp_path):
+    from culturebias.adapters.twbias.figures import category_flags
+
+    summary = typed(few_payload(every=False))
+    assert summary.headline_low_power() is None  # the headline rests on 41 pairs: only the category is flagged
+    TWBiasReport().write(summary, tmp_path)
+    report = (tmp_path / "report.md").read_text(encoding="utf-8")
+    assert "| 外貌/形象 Appearance | 7 | 0.737 | 0.424 | 1/1 (few pairs: n = 3, low power) |" in report
+    assert "few pairs: n = …, low power\", never dropped" in report  # the settings say the rule
+    [flags] = category_flags(summary.metrics.gender or {})
+    assert flags == {"female (T2_female → T1_male)": ["few pairs: n = 3, low power"], "male (T1_male → T2_female)": [None]}
+
+
+def test_a_run_whose_every_test_rests_on_few_pairs_says_so_first(tmp_path):
+    summary = typed(few_payload(every=True))
+    assert summary.headline_low_power().startswith("Every test of this run rests on few sentence pairs (at most 3, under 10)")
+    TWBiasReport().write(summary, tmp_path)
+    report = (tmp_path / "report.md").read_text(encoding="utf-8")
+    assert report.index("> **Caveat.** Every test of this run rests on few sentence pairs") < report.index("- run `twbias-abc`")
+    assert "| 1 | 3 | 1 | 0 | 12.250 | 13.500 | 4.750 | 1.2e-05 (few pairs: n = 3, low power) |" in report
+
+
+def test_a_headline_built_only_from_few_pairs_says_so():
+    payload = copy.deepcopy(summary_payload())
+    female = payload["metrics"]["gender"]["female"]
+    female["few_pairs"] = "few pairs: n = 3, low power (every user prompt type behind these numbers was tested on under 10)"
+    payload["metrics"]["analysis"]["few_pairs_below"] = 10
+    words = typed(payload).headline_low_power()
+    assert words == ("Headline numbers built only from tests on few sentence pairs, shown and flagged, never dropped: "
+                     "female: few pairs: n = 3, low power (every user prompt type behind these numbers was tested on under 10).")
