@@ -28,7 +28,7 @@ def overall_row(scores: LibraScoresBlock, stereoset_icat: float | None) -> list[
 def theoretical_row(model: TheoreticalRow, ci: bool) -> list[object]:
     """Table 1's theoretical LM: its iCAT in both iCAT columns (no triplets, no interval)."""
     cells = [model.lms, model.ss, model.icat, model.icat, model.jsd, model.bbs, model.eicat, "–", "–"]
-    return [model.name, "theoretical", *cells, *(["–", "–"] if ci else [])]
+    return [model.name, "theoretical", *cells, *(["–"] * len(ci_headers(CI_METRICS)) if ci else [])]
 
 
 def libra_sections(comparison: LibraComparison, _out_dir: Path) -> tuple[list[str], list[Path]]:

@@ -88,6 +88,7 @@ def test_the_comparison_shows_stereoset_icat_and_the_theoretical_rows(costly, tm
     short_row = [c.strip() for c in next(line for line in lines if line.startswith("| short ")).split("|")[1:-1]]
     assert short_row[cells.index("StereoSet iCAT")] in ("–", "")
     theoretical = [[c.strip() for c in line.split("|")[1:-1]] for line in lines if "| theoretical |" in line]
+    assert {len(row) for row in theoretical} == {len(cells)}  # as many cells as the header, interval columns too
     assert [row[0] for row in theoretical] == [m.name for m in THEORETICAL_LMS]
     stereotyped = theoretical[-1]
     assert stereotyped[cells.index("EiCAT")] in ("0", "0.00") and stereotyped[cells.index("JSD")] in ("100", "100.00")
