@@ -23,7 +23,14 @@ from culturebias.adapters.reports.markdown import (
 )
 from culturebias.adapters.reports.sample_words import strata_markdown
 from culturebias.adapters.libra.report_sections import LIKELIHOOD_AXIS, method_lines, stereoset_section
-from culturebias.domain.libra.summary import LibraDetails, LibraScoresBlock, LibraSummary, LocalWordBlock
+from culturebias.domain.libra.summary import (
+    LibraDetails,
+    LibraMetrics,
+    LibraScoresBlock,
+    LibraSummary,
+    LocalWordBlock,
+    TheoreticalRow,
+)
 
 HEADERS = ("lms", "ss", "local iCAT", "JSD", "bbs", "EiCAT", "valid", "invalid")
 FIGURE = "libra_likelihoods.png"
@@ -31,6 +38,16 @@ FIGURE = "libra_likelihoods.png"
 
 def _row(name: str, block: LibraScoresBlock) -> list[object]:
     return [name, block.lms, block.ss, block.icat_local, block.jsd, block.bbs, block.eicat, block.valid, block.invalid]
+
+
+def _theoretical(model: TheoreticalRow) -> list[object]:
+    return [f"theoretical: {model.name}", model.lms, model.ss, model.icat, model.jsd, model.bbs, model.eicat, "–", "–"]
+
+
+def theoretical_legend(metrics: LibraMetrics) -> str:
+    """What each of Table 1's theoretical LMs does, under the table that shows them."""
+    return "\n\nThe theoretical rows are the paper's Table 1 reference models, scored with the same formulas: " + "; ".join(
+        f"{m.name} {m.behaviour}" for m in metrics.reference_rows) + "."
 
 
 CI_METRICS = ("lms", "ss", "eicat")
@@ -135,7 +152,9 @@ class LibraReport:
             + f"Model type: **{metrics.model_type}**. Scores on 0–100; EiCAT = lms · (α·(1 − JSD) + (1 − α)·bbs), α = bbs. "
             + "iCAT here is the local one (on the triplets); the paper's iCAT column is StereoSet's.\n\n"
             + method_lines(metrics)
-            + table(("", *HEADERS), [_row("all triplets", metrics.overall)], digits=2)
+            + table(("", *HEADERS), [_row("all triplets", metrics.overall), *map(_theoretical, metrics.reference_rows)],
+                    digits=2)
+            + theoretical_legend(metrics)
             + libra_uncertainty(metrics.overall),
             stereoset_section(metrics),
             _breakdown("By category", metrics.by_category),

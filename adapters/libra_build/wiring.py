@@ -36,6 +36,9 @@ class BuildSettings(BaseModel):
     # People's names: "ner" a named-entity model (spaCy's en_core_web_sm, the libra-build extra) with the name
     # list as a supplement (PROTOCOLS §4 step 1); "list" the name list and its rules alone.
     names: Literal["ner", "list"] = "ner"
+    # Places kept, never taken for a person's name (issue 36): "nz" the shipped New Zealand gazetteer
+    # (adapters/libra_build/data/nz_places.txt), "none", or a file of that format (one place a line).
+    places: str = "nz"
     perturber: Literal["table", "embedding"] = "table"
     # The default components' own options: --set expand.similarity_threshold=0.7, --set cluster.mapping=llm.
     expand: ExpanderOptions = Field(default_factory=ExpanderOptions)
@@ -84,17 +87,20 @@ def _components(settings: BuildSettings, steps: Sequence[str], expander, cluster
                 )
         except ImportError as missing:
             raise ConfigError(f"the expand and cluster steps need the build extra: {BUILD_EXTRA} ({missing})") from None
-    cleaner = RuleCleaner()
+    from culturebias.adapters.libra_build.corpus.steps import place_gazetteer
+
+    places = place_gazetteer(settings.places)
+    cleaner = RuleCleaner().with_places(places)
     if settings.cleaner == "classifier":
         if importlib.util.find_spec("sklearn") is None:
             raise ConfigError(f"cleaner=classifier needs scikit-learn: {BUILD_EXTRA}")
         from culturebias.adapters.libra_build.sklearn_relevance.classifier import ClassifierCleaner
 
-        cleaner = ClassifierCleaner(seed=settings.seed)
+        cleaner = ClassifierCleaner(seed=settings.seed).with_places(places)
     if settings.names == "ner":
         from culturebias.adapters.libra_build.spacy_ner.names import SpacyNames
 
-        cleaner = cleaner.with_names(SpacyNames())
+        cleaner = cleaner.with_names(SpacyNames(places=places))
     perturber = TablePerturber()
     if settings.perturber == "embedding":
         from culturebias.adapters.similarity.embeddings import open_embedder

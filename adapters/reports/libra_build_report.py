@@ -9,6 +9,18 @@ from culturebias.application.out_folder import write_text_atomically
 from culturebias.domain.libra_build.topics import TopicClusters
 
 
+_RULES = {
+    "ner_person": "replaced, the model's PERSON",
+    "after_role": "replaced, proper noun after a role",
+    "leading_subject": "replaced, proper noun opening a sentence before its verb",
+    "given_name": "replaced, name list",
+    "title": "replaced, after a title",
+    "pattern": "replaced, next to a reporting verb",
+    "kept_gazetteer": "kept, a place the gazetteer knows",
+    "kept_ner_place": "kept, the model's place or organisation",
+}
+
+
 def write_build_report(out: Path, report, clusters: TopicClusters | None) -> list[Path]:
     lines = ["# LIBRA build report", "", "## Steps", ""]
     lines += [f"- run: {', '.join(report.steps_run) or '-'}; reused: {', '.join(report.steps_reused) or '-'}"]
@@ -17,6 +29,7 @@ def write_build_report(out: Path, report, clusters: TopicClusters | None) -> lis
               f"| documents read | {report.documents} |",
               *[f"| documents dropped ({reason}) | {n} |" for reason, n in sorted(report.documents_dropped.items())],
               f"| names anonymised | {report.names_replaced} |",
+              *[f"| names: {_RULES.get(rule, rule)} | {n} |" for rule, n in sorted(report.names_by_rule.items())],
               f"| sentences | {report.sentences} |",
               *[f"| keywords ({source}) | {n} |" for source, n in sorted(report.keywords.items())],
               f"| clusters | {report.clusters} (noise sentences {report.cluster_noise}) |",

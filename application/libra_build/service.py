@@ -45,6 +45,9 @@ class BuildReport(BaseModel):
     documents: int
     documents_dropped: dict[str, int]  # reason -> documents
     names_replaced: int
+    # rule → people's names it replaced (ner_person, after_role, leading_subject, given_name, title, pattern), and
+    # name-like spans kept as places (kept_gazetteer, kept_ner_place); {} in reports written before (issue 36)
+    names_by_rule: dict[str, int] = {}
     sentences: int
     keywords: dict[str, int]  # source -> keywords
     clusters: int
@@ -244,6 +247,7 @@ class LibraBuild:
             documents=cleaned.documents_read,
             documents_dropped=dict(Counter(reason for _, reason in cleaned.documents_dropped)),
             names_replaced=cleaned.names_replaced,
+            names_by_rule=cleaned.names_by_rule,
             sentences=len(cleaned.sentences),
             keywords=dict(Counter(k.source for k in keywords)),
             clusters=len(clusters.clusters),

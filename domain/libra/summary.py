@@ -63,6 +63,30 @@ class LibraScoresBlock(Block):
         return self.icat_local
 
 
+class TheoreticalRow(Block):
+    """One of Table 1's theoretical language models (domain/libra/theoretical.py), on 0–100."""
+
+    name: str = Field(description="the model as Table 1 names it (RandomLM, IdealLM, LocalIdealLM, StereotypedLM)")
+    behaviour: str = Field(description="what the model does, in words")
+    lms: float = Field(description="its lms")
+    ss: float = Field(description="its ss (Table 1 prints none: the one its behaviour implies)")
+    icat: float = Field(description="lms · min(ss, 100 - ss) / 50: Table 1's iCAT column for it")
+    jsd: float = Field(description="its JSD")
+    bbs: float = Field(description="its bbs")
+    eicat: float = Field(description="lms · (α·(1 - JSD) + (1 - α)·bbs), α = bbs")
+
+
+def theoretical_rows() -> list[TheoreticalRow]:
+    """Table 1's theoretical rows, computed with a run's formulas (the default of every summary, old ones too)."""
+    from culturebias.domain.libra.theoretical import THEORETICAL_LMS  # which needs metrics, which needs this module
+
+    return [
+        TheoreticalRow(name=m.name, behaviour=m.behaviour, lms=m.lms, ss=m.ss, icat=m.icat, jsd=m.jsd, bbs=m.bbs,
+                       eicat=m.eicat)
+        for m in THEORETICAL_LMS
+    ]
+
+
 class LibraMetrics(Block):
     model_type: ModelType = Field(description="causal or masked")
     overall: LibraScoresBlock = Field(description="the scores over every triplet")
@@ -90,6 +114,13 @@ class LibraMetrics(Block):
         None,
         description=(
             "the paper's iCAT column, on StereoSet (the data folder's stereoset.json); null without StereoSet"
+        ),
+    )
+    reference_rows: list[TheoreticalRow] = Field(
+        default_factory=theoretical_rows,
+        description=(
+            "the paper's Table 1 theoretical LMs (random, ideal, local-ideal, stereotyped), to read the run's "
+            "scores against; the same four in every summary (filled in for summaries written before them)"
         ),
     )
 

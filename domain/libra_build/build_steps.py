@@ -4,12 +4,14 @@ from __future__ import annotations
 
 import random
 import re
+from collections import Counter
 from typing import Mapping, Sequence
 
 from pydantic import BaseModel, ConfigDict
 
 from culturebias.domain.libra_build.keywords import ExpandedKeyword, SeedGroup
 from culturebias.domain.libra_build.names import GIVEN_NAMES, NAME_TITLES
+from culturebias.domain.libra_build.places import PlaceGazetteer, covered
 
 NAME_PLACEHOLDER = "[NAME]"
 
@@ -29,6 +31,8 @@ class CleanResult(BaseModel):
     documents_read: int
     documents_dropped: tuple[tuple[str, str], ...]  # (document, reason)
     names_replaced: int
+    # rule → names it replaced (REPLACED_BY), or name-like spans kept as places (KEPT_BY); {} in older step files
+    names_by_rule: dict[str, int] = {}
 
 
 class Hit(BaseModel):
@@ -104,12 +108,43 @@ _REPORTED = re.compile(
 _NOT_NAMES = frozenset("The A An It They He She We I You This That These Those There Police Government".split())
 
 
-def anonymise(text: str, protected: frozenset[str] = frozenset()) -> tuple[str, int]:
+# The rules build_report.json counts replacements by (PROTOCOLS §4 step 1); "kept_*" count a span one of
+# them proposed that names a place: kept.
+REPLACED_BY = ("ner_person", "after_role", "leading_subject", "given_name", "title", "pattern")
+KEPT_BY = ("kept_gazetteer", "kept_ner_place")
+Span = tuple[int, int]
+
+
+def anonymise(text: str, protected: frozenset[str] = frozenset(), places: PlaceGazetteer | None = None) -> tuple[str, int]:
+    """People's names become [NAME] (``anonymise_by_rule``); the text and how many were replaced."""
+    out, counts = anonymise_by_rule(text, protected, places)
+    return out, sum(counts[rule] for rule in REPLACED_BY)
+
+
+def anonymise_by_rule(
+    text: str,
+    protected: frozenset[str] = frozenset(),
+    places: PlaceGazetteer | None = None,
+    keep: Mapping[str, Sequence[Span]] | None = None,
+) -> tuple[str, Counter[str]]:
     """People's names become [NAME]: gazetteer given names with any capitalised surname after them,
     and capitalised words after a title (Mr, Dr, ...) or a reporting verb pattern. Words in ``protected``
-    (the seed keywords, e.g. "Māori") are never taken for names."""
+    (the seed keywords, e.g. "Māori") are never taken for names; nor is a span that lies inside a place:
+    one ``places`` finds in the text (counted ``kept_gazetteer``) or one of ``keep``'s (its key counts it,
+    e.g. ``kept_ner_place``). Returns the text and the count per rule (REPLACED_BY, KEPT_BY)."""
+    kept_spans: dict[str, Sequence[Span]] = {"kept_gazetteer": places.spans(text) if places is not None else []}
+    kept_spans.update(keep or {})
+    counts: Counter[str] = Counter()
+
+    def a_place(span: Span) -> bool:
+        for rule, spans in kept_spans.items():
+            if covered(span, spans):
+                counts[rule] += 1
+                return True
+        return False
+
     tokens = list(_WORD.finditer(text))
-    spans: list[tuple[int, int]] = []
+    spans: list[tuple[int, int, str]] = []
     i = 0
     while i < len(tokens):
         word = tokens[i].group()
@@ -122,7 +157,9 @@ def anonymise(text: str, protected: frozenset[str] = frozenset()) -> tuple[str, 
             continue
         start = tokens[i].start()
         end = tokens[i].end()
+        rule = "given_name"
         if word.rstrip(".") in NAME_TITLES:
+            rule = "title"
             i += 1
             end = tokens[i].end()
         j = i + 1
@@ -131,21 +168,23 @@ def anonymise(text: str, protected: frozenset[str] = frozenset()) -> tuple[str, 
                 and text[end:tokens[j].start()] == " ":
             end = tokens[j].end()
             j += 1
-        spans.append((start, end))
+        if not a_place((start, end)):
+            spans.append((start, end, rule))
         i = j
     for match in _REPORTED.finditer(text):
         group = "a" if match["a"] else "b"
         start, end = match.span(group)
         words = match[group].split()
         if words[0] in _NOT_NAMES or words[0].rstrip(".") in NAME_TITLES or any(word in protected for word in words) \
-                or any(s < end and start < e for s, e in spans):
+                or any(s < end and start < e for s, e, _ in spans) or a_place((start, end)):
             continue
-        spans.append((start, end))
+        spans.append((start, end, "pattern"))
     spans.sort()
     out = text
-    for start, end in reversed(spans):
+    for start, end, rule in reversed(spans):
         out = out[:start] + NAME_PLACEHOLDER + out[end:]
-    return out, len(spans)
+        counts[rule] += 1
+    return out, counts
 
 
 def keyword_pattern(keyword: str) -> re.Pattern[str]:

