@@ -284,7 +284,14 @@ def _run(args) -> int:
         results = [run_evaluation(names[0], settings, out=args.out, resume=args.resume, progress_bar=True)]
     else:
         results = list(run_evaluations(names, settings, out=args.out, resume=args.resume, progress_bar=True).values())
+    from culturebias.adapters.reports.headline_text import headline_text
+    from culturebias.bootstrap.registry import registry
+
     for result in results:
+        descriptor = registry().benchmark(result.summary.benchmark)
+        card = headline_text(result.summary, descriptor.headline_metrics(), descriptor.title)
+        if card:
+            print(card)
         print(f"summary: {result.summary_path}")
         for path in result.report_paths:
             print(f"report:  {path}")

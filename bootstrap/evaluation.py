@@ -139,11 +139,13 @@ def planned_run(
     def show(plan: "RunPlan", manifest: RunManifest) -> "RunPlan":
         if manifest.progress:
             plan = with_stored(plan, {stage: p.done for stage, p in manifest.progress.items()})
-        log.info(
+        # Shown once: as text for a person at the CLI (then logged at debug), else as the logged event.
+        shown = printed and settings.run.log_format != "json"
+        (log.debug if shown else log.info)(
             "plan", requests=plan.requests, stored_requests=plan.stored_requests, tokens=plan.tokens,
             distinct_tokens=plan.distinct_tokens, eta_seconds=plan.eta_seconds, cost=plan.cost,
         )
-        if printed:
+        if shown:
             print(plan.text(), file=sys.stderr, flush=True)
         return plan
 
