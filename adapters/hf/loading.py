@@ -192,6 +192,9 @@ def load_tokenizer(options: LocalModelOptions, source: ModelSource, common: dict
 
 def load_weights(auto_class: Any, options: LocalModelOptions, source: ModelSource, **kwargs: Any) -> Any:  # Any: a transformers Auto class, its arguments and model
     """``auto_class.from_pretrained``; ModelLoadError naming the setting when the weights cannot load."""
+    from culturebias.adapters.hf.library_warnings import silence_library_deprecations
+
+    silence_library_deprecations()  # before the first forward pass: notices about our calls, not the user's
     try:
         return auto_class.from_pretrained(source.location, **kwargs)
     except (OSError, ValueError) as error:
