@@ -264,7 +264,7 @@ def _plan(args) -> int:
     configure_logging(settings.run.log_format, settings.run.log_level)
     if args.policy is not None:
         return print_policy_plan(args.benchmark, settings, args.policy, args.format)
-    found = plan_evaluation(args.benchmark, settings, calibrate=not args.no_calibration)
+    found = plan_evaluation(args.benchmark, settings, calibrate=not args.no_calibration, progress_bar=True)
     print(found.model_dump_json(indent=2) if args.format == "json" else found.text())
     return 0
 

@@ -169,9 +169,12 @@ def planned_run(
     return wrap, announce
 
 
-def planning_parts(benchmark: str, settings: Settings) -> tuple[Settings, Any, Any, Any]:  # Any: the container, the benchmark's own service and source
+def planning_parts(
+    benchmark: str, settings: Settings, progress_bar: bool = False
+) -> tuple[Settings, Any, Any, Any]:  # Any: the container, the benchmark's own service and source
     """What a plan is made from, with nothing written: the benchmark's settings (an in-memory store), its
-    container (no progress shown), its service and its read data source; the model's location checked."""
+    container (progress shown as ``run.progress`` says with ``progress_bar``, else none), its service and its
+    read data source; the model's location checked."""
     from culturebias.adapters.progress.reporters import NullProgress
 
     descriptor = registry().benchmark(benchmark)
@@ -179,7 +182,8 @@ def planning_parts(benchmark: str, settings: Settings) -> tuple[Settings, Any, A
     options = settings.protocol_options(benchmark)
     settings = settings.model_copy(update={"store": StoreSettings(backend="memory")})
     container = make_container(benchmark, settings, None)
-    container.progress.override(providers.Object(NullProgress()))
+    if not progress_bar:
+        container.progress.override(providers.Object(NullProgress()))
     source = container.source()
     if not isinstance(source, _ReadSource):
         source = _ReadSource(source)
@@ -187,11 +191,12 @@ def planning_parts(benchmark: str, settings: Settings) -> tuple[Settings, Any, A
     return settings, container, descriptor.service_class()(options), source
 
 
-def plan_evaluation(benchmark: str, settings: Settings, *, calibrate: bool = True) -> "RunPlan":
-    """A run's plan without running it: nothing is written, the model is asked only the calibration."""
+def plan_evaluation(benchmark: str, settings: Settings, *, calibrate: bool = True, progress_bar: bool = False) -> "RunPlan":
+    """A run's plan without running it: nothing is written, the model is asked only the calibration.
+    ``progress_bar``: its work shown as ``run.progress`` says (the CLI); otherwise nothing is shown."""
     from culturebias.bootstrap.planning import make_plan
 
-    settings, container, service, source = planning_parts(benchmark, settings)
+    settings, container, service, source = planning_parts(benchmark, settings, progress_bar)
     return make_plan(benchmark, settings, container, service, source, calibrate=calibrate)
 
 

@@ -217,6 +217,7 @@ def make_plan(
         budget=budget_of(settings),
         batch_size=lambda: _batch_size(container),
         shared_stages=_shared_stages(container),
+        progress=container.progress(),  # the run's bars (none where the container shows none)
     )
     drawn = dry.summary.sample  # the sample the run will draw (the service returns it in its outcome)
     return planner.plan(collected, sample=drawn.sentence() if drawn is not None else None)
