@@ -151,7 +151,7 @@ def planned_run(
 
     wrap = budget_wrapper(settings, container)
     if budget.set:
-        made = make_plan(benchmark, settings, container, service, source, calibrate=calibrate)
+        made = make_plan(benchmark, settings, container, service, source, calibrate=calibrate, shown=printed)
         if not resume:
             refuse_over_budget(made, budget)
         return wrap, lambda manifest: show(made, manifest)
@@ -160,7 +160,7 @@ def planned_run(
 
     def announce(manifest: RunManifest) -> "RunPlan | None":
         try:
-            made = make_plan(benchmark, settings, container, service, source, calibrate=calibrate)
+            made = make_plan(benchmark, settings, container, service, source, calibrate=calibrate, shown=printed)
         except Exception as why:  # the plan informs; the run meets (and records) what stopped it
             log.warning("no plan for this run", reason=f"{type(why).__name__}: {why}")
             return None
@@ -197,7 +197,7 @@ def plan_evaluation(benchmark: str, settings: Settings, *, calibrate: bool = Tru
     from culturebias.bootstrap.planning import make_plan
 
     settings, container, service, source = planning_parts(benchmark, settings, progress_bar)
-    return make_plan(benchmark, settings, container, service, source, calibrate=calibrate)
+    return make_plan(benchmark, settings, container, service, source, calibrate=calibrate, shown=progress_bar)
 
 
 def benchmark_names(benchmarks: str | Sequence[str]) -> list[str]:
