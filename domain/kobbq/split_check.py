@@ -14,8 +14,10 @@ gives. Given one model's run on each, this compares:
   (``details.template_scores``) of the split against the full set, per metric
   and label type, marked at .01/.05/.1 as the paper's other data-set test.
 
-No mark anywhere reads "the split represents the full set at .1"; a marked
-row names where it does not. Pure: typed summaries in, a typed block out.
+No marked row reads "the split gives what the full set gives (no rank-sum
+differs at p < .1)"; each marked row names where it does not. The footnote's
+own wording is in neither PROTOCOLS file: what is compared here is this
+project's reading of it. Pure: typed summaries in, a typed block out.
 """
 
 from __future__ import annotations
