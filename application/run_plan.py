@@ -43,6 +43,7 @@ from culturebias.domain.requests import (
 )
 from culturebias.domain.run_plan import Budget, RunPlan, Stage, StagePlan, check_calibration_budget, estimated_tokens, trie_nodes
 from culturebias.ports.described import Described, ProbeReporting
+from culturebias.ports.progress import ProgressReporter, ProgressTask
 
 PLACEHOLDER_REPLY = "A"
 CALIBRATION_REQUESTS = 4  # the batch a stage's calibration times, where the run's batch size is not known
@@ -190,6 +191,7 @@ class Planner:
     ``tokenize``: the model's tokenizer (text → ids), None for an estimate. ``prepare``: the calibration on the
     real model (module doc); None plans without an ETA. ``batch_size``: the run's, the batch timed (a callable: read once the port is built).
     ``shared_stages``: the stages whose backend shares prefixes across batches. ``clock``: seconds, for the timing.
+    ``progress``: where the planning shows its work (counting a stage's tokens, the calibration), None for nowhere.
     """
 
     benchmark: str
@@ -203,6 +205,10 @@ class Planner:
     shared_stages: frozenset[str] = frozenset()
     clock: Callable[[], float] = time.perf_counter
     failures: list[str] = field(default_factory=list)
+    progress: ProgressReporter | None = None
+
+    def _task(self, description: str, total: int) -> ProgressTask | None:
+        return self.progress.task(description, total) if self.progress is not None else None
 
     def plan(self, collected: Collected, sample: str | None = None, notes: Sequence[str] = ()) -> RunPlan:
         tokenize = self.tokenize or estimated_tokens
@@ -237,14 +243,21 @@ class Planner:
 
     def _stage(self, stage: Stage, requests: list[Any], tokenize: Callable[[str], list[int]]) -> StagePlan:  # Any: the wrapped model ports, their requests and progress, of any kind
         lengths: list[int] = []
+        counting = self._task(f"plan: counting {stage} tokens", len(requests))
 
         def sequences() -> Iterator[list[int]]:  # one at a time: a full KoBBQ run holds 17M tokens
             for request in requests:
                 sequence = tokenize(self.text(request))
                 lengths.append(len(sequence))
+                if counting is not None:
+                    counting.advance()
                 yield sequence
 
-        distinct = trie_nodes(sequences())
+        try:
+            distinct = trie_nodes(sequences())
+        finally:
+            if counting is not None:
+                counting.close()
         outputs = [r.params.max_new_tokens for r in requests] if stage == "generation" else [0] * len(requests)
         plan = StagePlan(
             stage=stage,
@@ -275,15 +288,23 @@ class Planner:
         asked = warm_up + batch
         cost = self.prices.cost(sum(lengths[i] for i in asked), sum(outputs[i] for i in asked))
         check_calibration_budget(len(asked), sum(lengths[i] + outputs[i] for i in asked), cost, self.budget)
+        timing = self._task(f"plan: timing {plan.stage} on the model", len(asked))
         try:
             if warm_up:
                 compute([requests[i] for i in warm_up])
+                if timing is not None:
+                    timing.advance(len(warm_up))
             started = self.clock()
             compute([requests[i] for i in batch])
             seconds = self.clock() - started
+            if timing is not None:
+                timing.advance(len(batch))
         except Exception as error:  # the run itself meets (and reports) what the model does wrong
             self.failures.append(f"{plan.stage} calibration failed ({type(error).__name__}: {error}): no ETA")
             return plan
+        finally:
+            if timing is not None:
+                timing.close()
         sharing = 1.0
         if plan.stage in self.shared_stages:
             batch_share = _distinct_share([tokenize(self.text(requests[i])) for i in batch], [outputs[i] for i in batch])

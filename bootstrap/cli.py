@@ -12,6 +12,7 @@
     culturebias samples RUN [--store PATH] [--filter FIELD=VALUE ...] [--limit N] [--format table|jsonl]
     culturebias export RUN --format csv|parquet|jsonl --out FILE [--store PATH] [--filter FIELD=VALUE ...]
     culturebias check POLICY --run DIR [--baseline DIR] [--junit FILE] [--json FILE]  (exit 0 pass, 1 fail, 2 inconclusive, 3 bad input)
+    culturebias split-check SPLIT_RUN FULL_RUN [--out DIR] [--store PATH] [--format text|json]  (KoBBQ footnote 14)
 
 Exit codes: 0 success; 1 another culturebias error; 2 configuration (also bad
 command-line usage); 3 input data; 4 a backend lacks a needed capability;
@@ -205,6 +206,9 @@ def _parser() -> argparse.ArgumentParser:
     from culturebias.bootstrap.cbbq_cli import add_parser as add_cbbq_parser
 
     add_cbbq_parser(sub, config_options)  # cbbq counts | review-export | review-import
+    from culturebias.bootstrap.split_check_cli import add_parser as add_split_check_parser
+
+    add_split_check_parser(sub)  # split-check (KoBBQ footnote 14)
     return parser
 
 
@@ -267,7 +271,7 @@ def _plan(args) -> int:
     configure_logging(settings.run.log_format, settings.run.log_level)
     if args.policy is not None:
         return print_policy_plan(args.benchmark, settings, args.policy, args.format)
-    found = plan_evaluation(args.benchmark, settings, calibrate=not args.no_calibration)
+    found = plan_evaluation(args.benchmark, settings, calibrate=not args.no_calibration, progress_bar=True)
     print(found.model_dump_json(indent=2) if args.format == "json" else found.text())
     return 0
 
@@ -287,7 +291,14 @@ def _run(args) -> int:
         results = [run_evaluation(names[0], settings, out=args.out, resume=args.resume, progress_bar=True)]
     else:
         results = list(run_evaluations(names, settings, out=args.out, resume=args.resume, progress_bar=True).values())
+    from culturebias.adapters.reports.headline_text import headline_text
+    from culturebias.bootstrap.registry import registry
+
     for result in results:
+        descriptor = registry().benchmark(result.summary.benchmark)
+        card = headline_text(result.summary, descriptor.headline_metrics(), descriptor.title)
+        if card:
+            print(card)
         print(f"summary: {result.summary_path}")
         for path in result.report_paths:
             print(f"report:  {path}")
@@ -437,6 +448,9 @@ def main(argv: list[str] | None = None) -> int:
     from culturebias.bootstrap.cbbq_cli import cbbq_command
 
     handlers.update(cbbq=cbbq_command)
+    from culturebias.bootstrap.split_check_cli import split_check_command
+
+    handlers.update({"split-check": split_check_command})
     from culturebias.bootstrap.logging import configure_logging, logging_restored
 
     try:

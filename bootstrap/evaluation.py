@@ -139,17 +139,19 @@ def planned_run(
     def show(plan: "RunPlan", manifest: RunManifest) -> "RunPlan":
         if manifest.progress:
             plan = with_stored(plan, {stage: p.done for stage, p in manifest.progress.items()})
-        log.info(
+        # Shown once: as text for a person at the CLI (then logged at debug), else as the logged event.
+        shown = printed and settings.run.log_format != "json"
+        (log.debug if shown else log.info)(
             "plan", requests=plan.requests, stored_requests=plan.stored_requests, tokens=plan.tokens,
             distinct_tokens=plan.distinct_tokens, eta_seconds=plan.eta_seconds, cost=plan.cost,
         )
-        if printed:
+        if shown:
             print(plan.text(), file=sys.stderr, flush=True)
         return plan
 
     wrap = budget_wrapper(settings, container)
     if budget.set:
-        made = make_plan(benchmark, settings, container, service, source, calibrate=calibrate)
+        made = make_plan(benchmark, settings, container, service, source, calibrate=calibrate, shown=printed)
         if not resume:
             refuse_over_budget(made, budget)
         return wrap, lambda manifest: show(made, manifest)
@@ -158,7 +160,7 @@ def planned_run(
 
     def announce(manifest: RunManifest) -> "RunPlan | None":
         try:
-            made = make_plan(benchmark, settings, container, service, source, calibrate=calibrate)
+            made = make_plan(benchmark, settings, container, service, source, calibrate=calibrate, shown=printed)
         except Exception as why:  # the plan informs; the run meets (and records) what stopped it
             log.warning("no plan for this run", reason=f"{type(why).__name__}: {why}")
             return None
@@ -167,9 +169,12 @@ def planned_run(
     return wrap, announce
 
 
-def planning_parts(benchmark: str, settings: Settings) -> tuple[Settings, Any, Any, Any]:  # Any: the container, the benchmark's own service and source
+def planning_parts(
+    benchmark: str, settings: Settings, progress_bar: bool = False
+) -> tuple[Settings, Any, Any, Any]:  # Any: the container, the benchmark's own service and source
     """What a plan is made from, with nothing written: the benchmark's settings (an in-memory store), its
-    container (no progress shown), its service and its read data source; the model's location checked."""
+    container (progress shown as ``run.progress`` says with ``progress_bar``, else none), its service and its
+    read data source; the model's location checked."""
     from culturebias.adapters.progress.reporters import NullProgress
 
     descriptor = registry().benchmark(benchmark)
@@ -177,7 +182,8 @@ def planning_parts(benchmark: str, settings: Settings) -> tuple[Settings, Any, A
     options = settings.protocol_options(benchmark)
     settings = settings.model_copy(update={"store": StoreSettings(backend="memory")})
     container = make_container(benchmark, settings, None)
-    container.progress.override(providers.Object(NullProgress()))
+    if not progress_bar:
+        container.progress.override(providers.Object(NullProgress()))
     source = container.source()
     if not isinstance(source, _ReadSource):
         source = _ReadSource(source)
@@ -185,12 +191,13 @@ def planning_parts(benchmark: str, settings: Settings) -> tuple[Settings, Any, A
     return settings, container, descriptor.service_class()(options), source
 
 
-def plan_evaluation(benchmark: str, settings: Settings, *, calibrate: bool = True) -> "RunPlan":
-    """A run's plan without running it: nothing is written, the model is asked only the calibration."""
+def plan_evaluation(benchmark: str, settings: Settings, *, calibrate: bool = True, progress_bar: bool = False) -> "RunPlan":
+    """A run's plan without running it: nothing is written, the model is asked only the calibration.
+    ``progress_bar``: its work shown as ``run.progress`` says (the CLI); otherwise nothing is shown."""
     from culturebias.bootstrap.planning import make_plan
 
-    settings, container, service, source = planning_parts(benchmark, settings)
-    return make_plan(benchmark, settings, container, service, source, calibrate=calibrate)
+    settings, container, service, source = planning_parts(benchmark, settings, progress_bar)
+    return make_plan(benchmark, settings, container, service, source, calibrate=calibrate, shown=progress_bar)
 
 
 def benchmark_names(benchmarks: str | Sequence[str]) -> list[str]:

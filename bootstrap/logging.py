@@ -27,7 +27,12 @@ class _StderrLogger:
     """Writes to whatever ``sys.stderr`` is at call time (test capture and redirection follow it)."""
 
     def msg(self, message: str) -> None:
-        print(message, file=sys.stderr, flush=True)
+        bars = sys.modules.get("tqdm")  # a progress bar on screen: clear it, write the line, draw it again below
+        if bars is None:
+            print(message, file=sys.stderr, flush=True)
+            return
+        with bars.tqdm.external_write_mode(file=sys.stderr):
+            print(message, file=sys.stderr, flush=True)
 
     log = debug = info = warning = warn = error = critical = exception = fatal = msg
 

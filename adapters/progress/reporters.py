@@ -2,17 +2,41 @@
 
 from __future__ import annotations
 
+import os
+import shutil
 import sys
 from typing import Callable, Literal, TextIO
 
 from culturebias.ports.progress import ProgressEvent
 
 
+def bar_shape(stream: TextIO) -> dict[str, int | bool]:
+    """tqdm's size arguments for a bar on ``stream``.
+
+    tqdm sizes a bar from the terminal's window size and draws **nothing** when a
+    terminal reports 0 columns or 0 rows (it computes ``rows - 1 = -1`` and hides
+    every bar "below" it). A pty made without a window size reports 0 × 0: ``script``
+    started from a job, a container's ``-t`` before its size is set, some CI runners.
+    There the bar gets the size ``COLUMNS``/``LINES`` give, else 80 × 24; a terminal
+    with a size keeps following it (``dynamic_ncols``).
+    """
+    try:
+        size = os.get_terminal_size(stream.fileno())
+    except (AttributeError, OSError, ValueError):  # not a terminal, or a closed stream: tqdm's defaults
+        return {"dynamic_ncols": True}
+    if size.columns > 0 and size.lines > 0:
+        return {"dynamic_ncols": True}
+    fallback = shutil.get_terminal_size()
+    return {"ncols": (size.columns or fallback.columns) - 1, "nrows": (size.lines or fallback.lines) - 1}
+
+
 class TqdmTask:
+    """One stage's bar on stderr: count of total, rate and ETA; its last state stays on screen."""
+
     def __init__(self, description: str, total: int | None):
         from tqdm import tqdm
 
-        self._bar = tqdm(total=total, desc=description, unit="req", file=sys.stderr, dynamic_ncols=True, leave=False)
+        self._bar = tqdm(total=total, desc=description, unit="req", file=sys.stderr, leave=True, **bar_shape(sys.stderr))
 
     def advance(self, n: int = 1) -> None:
         self._bar.update(n)

@@ -125,12 +125,14 @@ class TukeyRow(TukeyPairBlock):
 
 
 class TukeyTest(Block):
-    """One-way ANOVA and Tukey's HSD of one normalised metric across groups (models, categories or label types)."""
+    """One-way ANOVA and Tukey's HSD of one per-template metric across groups (models, categories or label types)."""
 
-    metric: str = Field(description="the normalised metric tested (diff-bias over its bound)")
+    metric: str = Field(
+        description="the metric tested: diff-bias normalised over its bound, or (across label types) raw accuracy"
+    )
     confidence: float = Field(description="the family-wise confidence level (0.99, as the paper)")
     n: dict[str, Count] = Field(description="group → templates with a defined value")
-    means: dict[str, Number] = Field(description="group → mean normalised value")
+    means: dict[str, Number] = Field(description="group → mean value (normalised for diff-bias)")
     anova: AnovaBlock = Field(description="the one-way ANOVA across the groups")
     pairs: list[TukeyRow] = Field(description="Tukey's HSD for every two groups")
     homogeneous_groups: list[list[str]] | None = Field(
@@ -157,7 +159,7 @@ class LabelTypeScores(DiffBiasMetrics[Number], LabelTypeRow):
 
 class KoBBQRunTests(Block):
     """One run's tests (protocol.statistics): ANOVA and Tukey HSD on normalised diff-bias across
-    categories and across label types; the Wilcoxon rank-sum against a reference data set per label type."""
+    categories and across label types (there on accuracy too); the Wilcoxon rank-sum against a reference data set per label type."""
 
     confidence: float = Field(description="the family-wise confidence level of the Tukey tests (0.99)")
     normalisation: str = Field(description="how diff-bias was normalised (over its bound per template)")
@@ -165,7 +167,9 @@ class KoBBQRunTests(Block):
     across_categories: dict[str, TukeyTest | None] = Field(
         description="metric → ANOVA and Tukey HSD across categories; null with fewer than two usable groups",
     )
-    across_label_types: dict[str, TukeyTest | None] = Field(description="metric → the same across label types")
+    across_label_types: dict[str, TukeyTest | None] = Field(
+        description="metric → the same across label types, for accuracy (acc_amb, acc_dis) as for normalised diff-bias (Fig. 4)"
+    )
     marks: str = Field(description="what the rank-sum marks mean")
     reference: str | None = Field(
         None,

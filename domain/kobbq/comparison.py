@@ -1,4 +1,4 @@
-"""KoBBQ across models (PROTOCOLS §2, KoBBQ statistics): Table 3, Wilcoxon rank-sum (Table 4), Tukey HSD (Figs. 3–4).
+"""KoBBQ across models (PROTOCOLS §2, KoBBQ statistics): Table 3, Wilcoxon rank-sum between models, Tukey HSD (Figs. 3–4).
 
 Every number comes from the runs' typed summaries: Table 3 from the mean ± std
 over prompts the summaries hold, the tests from ``details.template_scores``
@@ -11,6 +11,9 @@ over prompts the summaries hold, the tests from ``details.template_scores``
   same template's accuracy (``1 - Acc_a``; ``1 - |2·Acc_d - 1|``). A zero
   bound forces a zero diff-bias, so its normalised value is 0.
   Across models (all templates) and, per model, across label types.
+- Across label types, accuracy too (paper §4.3, Fig. 4): the same ANOVA and
+  Tukey HSD on each template's raw Acc_a and Acc_d (accuracy needs no
+  normalisation: it is in [0, 1] whatever the bias).
 
 Label types need each template's label; a summary whose template scores do not
 carry one gets the "all" rows only (the comparison notes it).
@@ -37,6 +40,8 @@ from culturebias.domain.uncertainty.interval import Interval
 
 TESTED_METRICS = ("acc_amb", "acc_dis", "diff_bias_amb", "diff_bias_dis")
 NORMALISED_METRICS = ("diff_bias_amb", "diff_bias_dis")
+ACCURACY_METRICS = ("acc_amb", "acc_dis")
+LABEL_TYPE_METRICS = (*ACCURACY_METRICS, *NORMALISED_METRICS)  # tested across label types (Fig. 4)
 ALL_TEMPLATES = "all"
 TUKEY_CONFIDENCE = 0.99
 WILCOXON_SAMPLE = "per-template scores (details.template_scores: each template's mean over prompts)"
@@ -67,7 +72,7 @@ class KoBBQComparisonBody(Block):
     wilcoxon: list[RankSumRow]
     normalisation: str
     tukey_across_models: dict[str, TukeyTest | None]  # metric → test (None: fewer than two usable models)
-    tukey_across_labels: dict[str, dict[str, TukeyTest | None]]  # model → metric → test
+    tukey_across_labels: dict[str, dict[str, TukeyTest | None]]  # model → metric → test (accuracy and normalised diff-bias)
 
 
 class KoBBQComparison(Comparison[KoBBQComparisonBody]):
@@ -123,6 +128,13 @@ def normalised_sample(summary: KoBBQSummary, metric: str, templates: set[str] | 
         if value is not None and math.isfinite(value):
             values.append(value)
     return values
+
+
+def label_type_sample(summary: KoBBQSummary, metric: str, templates: set[str]) -> list[float]:
+    """What the label-type tests compare: raw accuracy, or normalised diff-bias, of some templates."""
+    if metric in NORMALISED_METRICS:
+        return normalised_sample(summary, metric, templates)
+    return [v for v in template_sample(summary, metric, templates) if math.isfinite(v)]
 
 
 # -- tests --------------------------------------------------------------------------------
@@ -226,9 +238,9 @@ def compare_kobbq(labels: Sequence[str], summaries: Sequence[KoBBQSummary]) -> t
             across_labels[name] = {
                 metric: tukey_test(
                     metric,
-                    {lt: normalised_sample(summary, metric, {t for t, x in labelled.items() if x == lt}) for lt in label_types},
+                    {lt: label_type_sample(summary, metric, {t for t, x in labelled.items() if x == lt}) for lt in label_types},
                 )
-                for metric in NORMALISED_METRICS
+                for metric in LABEL_TYPE_METRICS
             }
     body = KoBBQComparisonBody(
         metrics=list(KoBBQRow.model_fields),

@@ -4,7 +4,8 @@ Samples are the run's per-template scores (each template's mean over prompts):
 - one-way ANOVA and Tukey HSD at a 99% family-wise level on **normalised**
   diff-bias (diff-bias over its bound, per template) across categories and
   across label types (the same code as the cross-model comparison,
-  ``domain/kobbq/comparison.py``);
+  ``domain/kobbq/comparison.py``); across label types also on each template's
+  raw accuracy (Acc_a, Acc_d; paper §4.3, Fig. 4);
 - the two-sided Wilcoxon rank-sum between this data set and a reference data
   set asked in the same run (e.g. a machine-translated BBQ), over all
   templates and per label type (ST, TM), marked at .01/.05/.1.
@@ -20,6 +21,7 @@ from culturebias.domain.kobbq.comparison import (
     ALL_TEMPLATES,
     NORMALISATION,
     NORMALISED_METRICS,
+    LABEL_TYPE_METRICS,
     TESTED_METRICS,
     TUKEY_CONFIDENCE,
     accuracy_of,
@@ -39,14 +41,17 @@ def category_of(template: str) -> str:
 
 
 def normalised_by(templates: Templates, metric: str, key: Mapping[str, str]) -> dict[str, list[float]]:
-    """Normalised ``metric`` of each template with a key, grouped by that key (in sorted key order)."""
-    accuracy = accuracy_of(metric)
+    """Normalised ``metric`` of each template with a key, grouped by that key (in sorted key order);
+    an accuracy is taken as it is (it needs no normalisation)."""
     groups: dict[str, list[float]] = {}
     for template in sorted(templates, key=lambda t: (key.get(t, ""), t)):
         if template not in key:
             continue
         values = templates[template]
-        value = normalised(_defined(values[metric]), _defined(values[accuracy]), metric)
+        if metric in NORMALISED_METRICS:
+            value = normalised(_defined(values[metric]), _defined(values[accuracy_of(metric)]), metric)
+        else:
+            value = _defined(values[metric])
         groups.setdefault(key[template], [])
         if value is not None and math.isfinite(value):
             groups[key[template]].append(value)
@@ -90,7 +95,7 @@ def run_tests(
         normalisation=NORMALISATION,
         sample=SAMPLE,
         across_categories={m: tukey_test(m, normalised_by(templates, m, categories)) for m in NORMALISED_METRICS},
-        across_label_types={m: tukey_test(m, normalised_by(templates, m, labels)) for m in NORMALISED_METRICS},
+        across_label_types={m: tukey_test(m, normalised_by(templates, m, labels)) for m in LABEL_TYPE_METRICS},
         marks=LEGEND,
         reference=reference_name if reference is not None else None,
         rank_sum_reference=(

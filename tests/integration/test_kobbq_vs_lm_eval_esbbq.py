@@ -14,12 +14,16 @@ One difference is the peer's, not ours: esbbq's ``process_results`` counts a
 document in the disambiguated tallies by its ``question_type`` whatever its
 context condition, so ``bias_score_disambig`` is aggregated over the
 disambiguated documents alone here.
+
+lm_eval comes with the ``bench`` extra (``scripts/install.sh --test`` installs it); without
+it the test skips, except in CI (CI=true), where it fails.
 """
 
 from __future__ import annotations
 
 import importlib
 import json
+import os
 import random
 from typing import Any
 
@@ -36,6 +40,8 @@ def esbbq() -> Any:
     try:
         return importlib.import_module("lm_eval.tasks.esbbq.utils")
     except ImportError as error:
+        if os.environ.get("CI", "").lower() == "true":
+            pytest.fail(f"lm-evaluation-harness is missing in CI: scripts/install.sh --test installs the bench extra ({error})")
         pytest.skip(f"lm-evaluation-harness with its esbbq task is not installed (pip install culturebias[bench]): {error}")
 
 

@@ -216,3 +216,41 @@ def test_cbbq_report_has_the_models_by_categories_tables_and_heat_map(tmp_path):
     assert f"| always-C | {cell(0.0, gc)} | {cell(0.0, rc)} | 0.000 |" in report
     assert "its 95% CI over the category's templates" in report
     assert (tmp_path / "comparison_cbbq.png").is_file()
+
+
+def test_tukey_across_label_types_tests_accuracy_as_it_does_diff_bias():
+    """Paper §4.3, Fig. 4: label types are compared on accuracy too (raw, not normalised)."""
+    labels = ["ST"] * 4 + ["TM"] * 4
+    st_acc, tm_acc = [0.9, 0.85, 0.95, 0.88], [0.2, 0.25, 0.15, 0.22]
+    template = labelled("a", [0.0] * 8, labels)
+    template_scores = {
+        t: TemplateScores(**{**s.model_dump(), "acc_amb": acc})
+        for (t, s), acc in zip(template.details.template_scores.items(), st_acc + tm_acc)
+    }
+    a = template.model_copy(update={"details": template.details.model_copy(update={"template_scores": template_scores})})
+    body, _ = compare_kobbq(["a", "b"], [a, labelled("b", [0.0] * 8, labels)])
+    tests = body.tukey_across_labels["a"]
+    assert list(tests) == ["acc_amb", "acc_dis", "diff_bias_amb", "diff_bias_dis"]
+    acc = tests["acc_amb"]
+    assert acc is not None and acc.means == {"ST": pytest.approx(sum(st_acc) / 4), "TM": pytest.approx(sum(tm_acc) / 4)}
+    pair = acc.pairs[0]
+    assert pair.significant and pair.p_value == pytest.approx(stats.tukey_hsd(st_acc, tm_acc).pvalue[0, 1], rel=1e-6)
+    assert tests["acc_dis"] is None  # no template has a disambiguated accuracy
+    flat = body.tukey_across_labels["b"]["acc_amb"]
+    assert flat is not None and not flat.pairs[0].significant
+
+
+def test_one_runs_label_type_tests_cover_accuracy_unnormalised():
+    from culturebias.domain.kobbq.run_tests import run_tests
+
+    nan = float("nan")
+    templates = {
+        f"cat-{i:03d}": {"acc_amb": acc, "acc_dis": nan, "diff_bias_amb": 0.0, "diff_bias_dis": nan}
+        for i, acc in enumerate([0.9, 0.85, 0.95, 0.88, 0.2, 0.25, 0.15, 0.22])
+    }
+    labels = {t: ("ST" if i < 4 else "TM") for i, t in enumerate(templates)}
+    tests = run_tests(templates, labels)
+    acc = tests.across_label_types["acc_amb"]
+    assert acc is not None and acc.means["TM"] == pytest.approx(0.205) and acc.pairs[0].significant
+    assert tests.across_label_types["acc_dis"] is None
+    assert set(tests.across_categories) == {"diff_bias_amb", "diff_bias_dis"}

@@ -57,3 +57,23 @@ def test_the_container_reads_the_setting_and_the_log_format():
     assert isinstance(build_progress(load_settings()), NullProgress)
     assert isinstance(build_progress(load_settings(None, ["run.progress=always"])), TqdmProgress)
     assert isinstance(build_progress(load_settings(None, ["run.log_format=json"])), NullProgress)
+
+
+def test_a_bar_on_a_terminal_without_a_window_size_gets_one(terminal, log_file, monkeypatch):
+    """tqdm draws nothing on a pty reporting 0 x 0 (script from a job, some CI runners): the bar is sized there."""
+    import fcntl
+    import struct
+    import termios
+
+    from culturebias.adapters.progress.reporters import bar_shape
+
+    monkeypatch.delenv("COLUMNS", raising=False)
+    monkeypatch.delenv("LINES", raising=False)
+    assert bar_shape(log_file) == {"dynamic_ncols": True}  # not a terminal: tqdm's own defaults
+    fcntl.ioctl(terminal.fileno(), termios.TIOCSWINSZ, struct.pack("HHHH", 0, 0, 0, 0))
+    shape = bar_shape(terminal)
+    assert shape["ncols"] > 0 and shape["nrows"] > 0 and "dynamic_ncols" not in shape
+    monkeypatch.setenv("COLUMNS", "101")
+    assert bar_shape(terminal)["ncols"] == 100
+    fcntl.ioctl(terminal.fileno(), termios.TIOCSWINSZ, struct.pack("HHHH", 40, 120, 0, 0))
+    assert bar_shape(terminal) == {"dynamic_ncols": True}  # a terminal with a size: the bar follows it

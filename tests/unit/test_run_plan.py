@@ -211,3 +211,37 @@ def test_a_calibration_the_model_fails_leaves_the_plan_without_an_eta_and_the_fa
     ).plan(requests())
     assert plan.eta_seconds is None and plan.requests == 8
     assert any("calibration failed (RuntimeError: no answer for this request)" in n for n in plan.notes)
+
+
+class RecordedTasks:
+    """A progress reporter that keeps each task's description, total and count."""
+
+    def __init__(self):
+        self.tasks: list[list] = []
+
+    def task(self, description, total):
+        record = [description, total, 0, False]
+        self.tasks.append(record)
+
+        class Task:
+            def advance(self, n: int = 1) -> None:
+                record[2] += n
+
+            def close(self) -> None:
+                record[3] = True
+
+        return Task()
+
+
+def test_a_plan_shows_its_work_counting_tokens_and_timing_the_model():
+    model, shown = FakeModel(), RecordedTasks()
+    Planner(
+        benchmark="x", model="m", tokenize=chars, text=request_text(None), prepare=model.prepare, clock=model.clock,
+        progress=shown,
+    ).plan(requests())
+    assert shown.tasks == [
+        ["plan: counting loglikelihood tokens", 6, 6, True],
+        ["plan: timing loglikelihood on the model", 5, 5, True],  # a warm-up request and a batch of four
+        ["plan: counting generation tokens", 2, 2, True],
+        ["plan: timing generation on the model", 2, 2, True],
+    ]

@@ -47,7 +47,8 @@ def _num(value: float | None, wide: bool = False) -> str:
     return f"{value:.3f}" if abs(value) < 10 and not wide else f"{value:.1f}"
 
 
-def metric_row(summary: RunSummary, metric: HeadlineMetric) -> str:
+def metric_cells(summary: RunSummary, metric: HeadlineMetric) -> tuple[str, str, str, str]:
+    """(value, interval, n, reading) of one headline as the card reads them: the HTML card's and the terminal's."""
     entry = _value(summary, metric)
     interval, n = interval_words(metric, entry)
     why = headline_not_measured(summary, metric.name)  # the run's reason, or a failed validity rule (PROTOCOLS §6)
@@ -56,9 +57,13 @@ def metric_row(summary: RunSummary, metric: HeadlineMetric) -> str:
     if why is None and (entry is None or entry.value is None):
         why = "this run's summary does not hold it" if entry is None else "it is undefined on this run's data"
     if why is not None or entry is None or entry.value is None:
-        value, reading = "not measured", f"Not measured: {why}."
-    else:
-        value, reading = f"{_num(entry.value)}{(' ' + metric.unit) if metric.unit else ''}", metric.reading(entry.value, entry.interval)
+        return "not measured", interval, n, f"Not measured: {why}."
+    value = f"{_num(entry.value)}{(' ' + metric.unit) if metric.unit else ''}"
+    return value, interval, n, metric.reading(entry.value, entry.interval)
+
+
+def metric_row(summary: RunSummary, metric: HeadlineMetric) -> str:
+    value, interval, n, reading = metric_cells(summary, metric)
     return (
         f'<tr><th scope="row">{text(metric.label)}</th><td class="num value">{text(value)}</td>'
         f'<td class="interval">{text(interval)}</td><td class="num n">{text(n)}</td>'

@@ -1,0 +1,41 @@
+"""The headline card as plain text, for the terminal at the end of ``culturebias run``.
+
+The same cells and words as the card report.html opens with (``html/headline_card.py``): per
+headline metric its value, 95% interval, n and the sentence in words, then every warning a
+reader needs before trusting the numbers. Every number comes from the run's summary.
+"""
+
+from __future__ import annotations
+
+import textwrap
+from collections.abc import Sequence
+
+from culturebias.adapters.reports.html.headline_card import metric_cells, mode_words, warnings
+from culturebias.domain.comparison.envelope import main_model
+from culturebias.domain.headlines import HeadlineMetric
+from culturebias.domain.summary import RunSummary
+
+WIDTH = 100
+
+
+def _wrapped(prefix: str, sentence: str) -> list[str]:
+    return textwrap.wrap(sentence, WIDTH, initial_indent=prefix, subsequent_indent=" " * len(prefix)) or [prefix.rstrip()]
+
+
+def headline_text(summary: RunSummary, headlines: Sequence[HeadlineMetric], title: str) -> str:
+    """The card in lines of text; '' for a benchmark that declares no headline."""
+    if not headlines:
+        return ""
+    model, backend = main_model(summary)
+    lines = [f"{title}: the answer", f"  model {model}" + (f" ({backend})" if backend else "") + f"{mode_words(summary)}; run {summary.run_id}"]
+    notes = warnings(summary, headlines)
+    for metric in headlines:
+        value, interval, n, reading = metric_cells(summary, metric)
+        lines.append(f"  {metric.label}: {value}  (95% interval {interval}; n {n}; {metric.direction_words()})")
+        reason = reading.removeprefix("Not measured: ")
+        if reason != reading and any(reason[:60].rstrip(".") in note for note in notes):
+            reading = "Not measured: the warnings below say why."  # the same reason, once
+        lines += _wrapped("    ", reading)
+    for warning in notes:
+        lines += _wrapped("  warning: ", warning)
+    return "\n".join(lines)
