@@ -194,21 +194,9 @@ def _parser() -> argparse.ArgumentParser:
     sweep.add_argument("file", type=Path, metavar="FILE.toml", help="the sweep: [[models]], benchmarks, [protocol.*], [run]")
     sweep.add_argument("--out", type=Path, default=None, help="output folder (default: FILE without .toml)")
     sweep.add_argument("--resume", action="store_true", help="skip finished pairs, continue unfinished ones")
-    from culturebias.bootstrap.samples_cli import add_parsers as add_sample_parsers
+    from culturebias.bootstrap.cli_commands import add_parsers
 
-    add_sample_parsers(sub)  # samples, export
-    from culturebias.bootstrap.build_cli import add_build_parsers
-
-    add_build_parsers(sub)  # build <benchmark>, one per benchmark whose descriptor has a builder
-    from culturebias.bootstrap.check_cli import add_parser as add_check_parser
-
-    add_check_parser(sub)  # check
-    from culturebias.bootstrap.cbbq_cli import add_parser as add_cbbq_parser
-
-    add_cbbq_parser(sub, config_options)  # cbbq counts | review-export | review-import
-    from culturebias.bootstrap.split_check_cli import add_parser as add_split_check_parser
-
-    add_split_check_parser(sub)  # split-check (KoBBQ footnote 14)
+    add_parsers(sub, config_options)  # samples, export, build, check, cbbq, split-check
     return parser
 
 
@@ -436,21 +424,9 @@ def main(argv: list[str] | None = None) -> int:
     handlers = {
         "run": _run, "plan": _plan, "list": _list, "schema": _schema, "expand": _expand, "runs": _runs, "compare": _compare, "sweep": _sweep
     }
-    from culturebias.bootstrap.samples_cli import export_command, samples_command
+    from culturebias.bootstrap.cli_commands import handlers as command_handlers
 
-    handlers.update(samples=samples_command, export=export_command)
-    from culturebias.bootstrap.build_cli import build
-
-    handlers.update(build=build)
-    from culturebias.bootstrap.check_cli import check_command
-
-    handlers.update(check=check_command)
-    from culturebias.bootstrap.cbbq_cli import cbbq_command
-
-    handlers.update(cbbq=cbbq_command)
-    from culturebias.bootstrap.split_check_cli import split_check_command
-
-    handlers.update({"split-check": split_check_command})
+    handlers.update(command_handlers())
     from culturebias.bootstrap.logging import configure_logging, logging_restored
 
     try:
