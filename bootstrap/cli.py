@@ -12,6 +12,7 @@
     culturebias samples RUN [--store PATH] [--filter FIELD=VALUE ...] [--limit N] [--format table|jsonl]
     culturebias export RUN --format csv|parquet|jsonl --out FILE [--store PATH] [--filter FIELD=VALUE ...]
     culturebias check POLICY --run DIR [--baseline DIR] [--junit FILE] [--json FILE]  (exit 0 pass, 1 fail, 2 inconclusive, 3 bad input)
+    culturebias judge-consistency RUN_A RUN_B --human FILE [--store PATH] [--format text|json] [--out FILE]  (McBE Table 13)
 
 Exit codes: 0 success; 1 another culturebias error; 2 configuration (also bad
 command-line usage); 3 input data; 4 a backend lacks a needed capability;
@@ -198,6 +199,9 @@ def _parser() -> argparse.ArgumentParser:
     from culturebias.bootstrap.check_cli import add_parser as add_check_parser
 
     add_check_parser(sub)  # check
+    from culturebias.bootstrap.consistency_cli import add_parser as add_consistency_parser
+
+    add_consistency_parser(sub)  # judge-consistency
     return parser
 
 
@@ -427,6 +431,9 @@ def main(argv: list[str] | None = None) -> int:
     from culturebias.bootstrap.check_cli import check_command
 
     handlers.update(check=check_command)
+    from culturebias.bootstrap.consistency_cli import consistency_command
+
+    handlers["judge-consistency"] = consistency_command
     from culturebias.bootstrap.logging import configure_logging, logging_restored
 
     try:
