@@ -55,11 +55,12 @@ from culturebias.ports.results import ResultStore
 
 if TYPE_CHECKING:
     from culturebias.application.compare import ComparisonResult
+    from culturebias.domain.mcbe.consistency import JudgeConsistency
     from culturebias.domain.run_plan import RunPlan
 
 __all__ = [
     "ARCHIVE", "RunResult", "backends", "benchmark_names", "benchmarks", "build_libra", "compare", "compare_runs",
-    "evaluate", "evaluate_many", "export_meta_of", "export_samples", "leaderboard", "list_runs", "load_summary",
+    "evaluate", "evaluate_many", "export_meta_of", "export_samples", "judge_consistency", "leaderboard", "list_runs", "load_summary",
     "make_settings", "mark_interrupted", "open_configured_store", "open_store", "plan", "plan_evaluation",
     "planned_run", "run_evaluation", "run_evaluations", "samples", "store_location", "stores", "summary_from_dict",
     "summary_schema", "sweep", "with_sample",
@@ -277,6 +278,22 @@ def export_samples(
     return export(
         run, path, format, where=where, limit=limit, store=store, archive=ARCHIVE, tables=ItemTables(), meta_columns=shared_export_meta
     )
+
+
+def judge_consistency(
+    run_a: RunSummary | str | Path,
+    run_b: RunSummary | str | Path,
+    human_file: str | Path,
+    *,
+    store: StoreSettings | Mapping[str, Any] | str | Path | ResultStore | None = None,  # Any: a settings section as a dict (TOML/JSON values)
+) -> JudgeConsistency:
+    """McBE's judge–human consistency rate (the paper's Table 13): the share of BEIs whose two BA answers (run A's
+    and run B's) the judge scored in the order people chose in ``human_file`` (JSONL or CSV: ``item``, ``winner``
+    a/b/tie), with its 95% Wilson interval, n and the rate per category. Reads the stores only; writes nothing."""
+    from culturebias.adapters.mcbe.human_winners import HumanWinnersFile
+    from culturebias.application.mcbe.consistency import judge_consistency as consistency_of
+
+    return consistency_of(run_a, run_b, human_file, reader=HumanWinnersFile(), archive=ARCHIVE, store=store)
 
 
 def export_meta_of(benchmark: str) -> dict[str, str]:

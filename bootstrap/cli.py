@@ -13,6 +13,7 @@
     culturebias export RUN --format csv|parquet|jsonl --out FILE [--store PATH] [--filter FIELD=VALUE ...]
     culturebias check POLICY --run DIR [--baseline DIR] [--junit FILE] [--json FILE]  (exit 0 pass, 1 fail, 2 inconclusive, 3 bad input)
     culturebias split-check SPLIT_RUN FULL_RUN [--out DIR] [--store PATH] [--format text|json]  (KoBBQ footnote 14)
+    culturebias judge-consistency RUN_A RUN_B --human FILE [--store PATH] [--format text|json] [--out FILE]  (McBE Table 13)
 
 Exit codes: 0 success; 1 another culturebias error; 2 configuration (also bad
 command-line usage); 3 input data; 4 a backend lacks a needed capability;
@@ -196,7 +197,7 @@ def _parser() -> argparse.ArgumentParser:
     sweep.add_argument("--resume", action="store_true", help="skip finished pairs, continue unfinished ones")
     from culturebias.bootstrap.cli_commands import add_parsers
 
-    add_parsers(sub, config_options)  # samples, export, build, check, cbbq, split-check
+    add_parsers(sub, config_options)  # samples, export, build, check, cbbq, split-check, judge-consistency
     return parser
 
 

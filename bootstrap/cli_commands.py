@@ -14,6 +14,7 @@ def add_parsers(sub: argparse._SubParsersAction, config_options: Callable[[argpa
     from culturebias.bootstrap.build_cli import add_build_parsers
     from culturebias.bootstrap.cbbq_cli import add_parser as add_cbbq_parser
     from culturebias.bootstrap.check_cli import add_parser as add_check_parser
+    from culturebias.bootstrap.consistency_cli import add_parser as add_consistency_parser
     from culturebias.bootstrap.samples_cli import add_parsers as add_sample_parsers
     from culturebias.bootstrap.split_check_cli import add_parser as add_split_check_parser
 
@@ -22,16 +23,18 @@ def add_parsers(sub: argparse._SubParsersAction, config_options: Callable[[argpa
     add_check_parser(sub)  # check
     add_cbbq_parser(sub, config_options)  # cbbq counts | review-export | review-import
     add_split_check_parser(sub)  # split-check (KoBBQ footnote 14)
+    add_consistency_parser(sub)  # judge-consistency (McBE Table 13)
 
 
 def handlers() -> dict[str, Callable[[argparse.Namespace], int]]:
     from culturebias.bootstrap.build_cli import build
     from culturebias.bootstrap.cbbq_cli import cbbq_command
     from culturebias.bootstrap.check_cli import check_command
+    from culturebias.bootstrap.consistency_cli import consistency_command
     from culturebias.bootstrap.samples_cli import export_command, samples_command
     from culturebias.bootstrap.split_check_cli import split_check_command
 
     return {
         "samples": samples_command, "export": export_command, "build": build, "check": check_command,
-        "cbbq": cbbq_command, "split-check": split_check_command,
+        "cbbq": cbbq_command, "split-check": split_check_command, "judge-consistency": consistency_command,
     }

@@ -73,7 +73,10 @@ def prompts_section(summary: McBESummary) -> str:
         + (f" Further set(s) {', '.join(f'`{s}`' for s in sets[1:])} re-ran SC and BS." if len(sets) > 1 else ""),
     ]
     if metrics.judge_role:
-        lines.append(f"\nEvery BA judge prompt opened with the role line given as protocol.judge_role: “{metrics.judge_role}”.")
+        lines.append(
+            f"\nEvery BA judge prompt opened with the role given as protocol.judge_role, on a line of its own in place of "
+            f"the prompt set's own role: “{metrics.judge_role}”."
+        )
     variants = metrics.prompt_variants or {}
     if not variants:
         return "\n".join(lines)

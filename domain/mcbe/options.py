@@ -55,8 +55,8 @@ class McBEOptions(SampleOptions):
 
     judge_role: str | None = Field(
         None,
-        description="a line that opens every BA judge prompt: Table 7's judge role line, which the released eval.py "
-        "lacks and this project could not obtain (give it to run Table 7's judge prompt verbatim); none by default",
+        description="another role for the BA judge: a line that opens every BA judge prompt in place of the prompt "
+        "set's own role (table7: Table 7's inline 你的角色是一名判卷人员，); none by default (the set's own)",
     )
 
     # retries of the model's unparseable BS ratings (the judge has judge.max_retries)

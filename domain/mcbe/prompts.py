@@ -33,6 +33,8 @@ class PromptSet:
     analysis: Callable[[BEI], Conversation]
     judge: Callable[[str, str, BACriterion], Conversation]
     scoring: Callable[[BEI], Conversation]
+    # The role the set's judge prompt opens with, on the prompt's first line ("" where it has none).
+    judge_role: str = ""
 
 
 class _PromptsModule(Protocol):
@@ -45,17 +47,20 @@ class _PromptsModule(Protocol):
     def scoring_prompt(self, bei: BEI) -> Conversation: ...
 
 
-def _from_module(name: str, description: str, module: _PromptsModule) -> PromptSet:
+def _from_module(name: str, description: str, module: _PromptsModule, judge_role: str = "") -> PromptSet:
     return PromptSet(
         name, description, module.classification_prompt, module.selection_prompt, module.analysis_prompt,
-        module.judge_prompt, module.scoring_prompt,
+        module.judge_prompt, module.scoring_prompt, judge_role,
     )
 
 
 PROMPT_SETS: dict[str, PromptSet] = {
-    "table7": _from_module("table7", "the paper's Table 7 prompts; the released wording where Table 7's is not known, its judge role line", prompts_table7),
+    "table7": _from_module("table7", "the paper's Table 7 prompts, verbatim", prompts_table7, prompts_table7.JUDGE_ROLE),
     "released": _from_module("released", "the authors' released eval.py wording, verbatim", prompts_released),
-    "table11": _from_module("table11", "the paper's Table 11 robustness prompts for SC and BS, verbatim; other tasks as table7", prompts_table11),
+    "table11": _from_module(
+        "table11", "the paper's Table 11 robustness prompts for SC and BS, verbatim; other tasks as table7", prompts_table11,
+        prompts_table7.JUDGE_ROLE,
+    ),
     "culturebias": _from_module(
         "culturebias", "culturebias's own wording, the default before the paper's prompts were restored", prompts_culturebias
     ),
@@ -68,15 +73,15 @@ VARIANT_TASKS: tuple[str, ...] = ("sc", "bs")
 
 
 def with_judge_role(prompts: PromptSet, role: str) -> PromptSet:
-    """``prompts`` whose BA judge prompt opens with ``role`` on a line of its own (Table 7's judge prompt opens
-    with a role line that the released eval.py lacks and this project could not obtain: a user who has it gives
-    it as ``protocol.judge_role``)."""
+    """``prompts`` whose BA judge prompt opens with ``role`` on a line of its own, in place of the set's own role
+    (Table 7's inline ``你的角色是一名判卷人员，``): ``protocol.judge_role``, for a judge given another role."""
 
     def judge(analysis: str, explanation: str, criterion: BACriterion) -> Conversation:
         first, *rest = prompts.judge(analysis, explanation, criterion)
-        return (ChatMessage(first.role, f"{role}\n{first.content}"), *rest)
+        text = first.content.removeprefix(prompts.judge_role) if prompts.judge_role else first.content
+        return (ChatMessage(first.role, f"{role}\n{text}"), *rest)
 
-    return dataclasses.replace(prompts, judge=judge)
+    return dataclasses.replace(prompts, judge=judge, judge_role=role + "\n")
 
 
 def prompt_set(name: str) -> PromptSet:
