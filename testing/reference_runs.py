@@ -207,6 +207,12 @@ def _mcbe_tiny():
     )
 
 
+def _mcbe_tiny_table7_partial():
+    # the default before Table 7 was known whole: its numbers are the earlier default's (CHANGELOG, issue #36)
+    options = {**MCBE_SHORT, "prompt_set": "table7-partial"}
+    return culturebias.evaluate("mcbe", model={"path": tiny_causal(), **CPU}, options=options, judge={"max_retries": 1}, run=QUIET)
+
+
 def _mcbe_tiny_sampled_repeats():
     model = {"path": tiny_causal(), **CPU, "sampling": {"temperature": 1.0, "seed": 7}}
     options = {**MCBE_SHORT, "tasks": "sc,ba", "categories": "gender,region"}
@@ -253,6 +259,7 @@ RUNS: dict[str, ReferenceRun] = {
         ReferenceRun("cbbq_tiny", "CBBQ generate mode with the chat template, tiny llama", _summary(_cbbq_tiny), dtype="float32"),
         ReferenceRun("twbias_tiny", "TWBias prompt types 0 and 1, gender, 3 sentences, tiny llama", _summary(_twbias_tiny), shared=True, dtype="float32", scale=1e3),
         ReferenceRun("mcbe_tiny", "McBE all tasks, one BEI per category, tiny llama as model and judge", _summary(_mcbe_tiny), dtype="float32", scale=100.0),
+        ReferenceRun("mcbe_tiny_table7_partial", "McBE as mcbe_tiny, prompt_set=table7-partial: the earlier default's numbers", _summary(_mcbe_tiny_table7_partial), dtype="float32", scale=100.0),
         ReferenceRun("mcbe_tiny_sampled_repeats", "McBE SC and BA sampled (seed 7), run.repeats=2", _summary(_mcbe_tiny_sampled_repeats), dtype="float32", scale=100.0),
         ReferenceRun("libra_tiny", "LIBRA causal with the knowledge boundary, 4 triplets, tiny llama", _summary(_libra_tiny), dtype="float32", scale=1e3),
         ReferenceRun("libra_tiny_masked", "LIBRA pseudo-log-likelihood, 3 triplets, tiny BERT", _summary(_libra_tiny_masked), dtype="float32", scale=1e3),

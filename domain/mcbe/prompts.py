@@ -4,7 +4,9 @@
 ``released`` is the authors' released ``eval.py`` wording, verbatim
 (``prompts_released.py``), which differs from Table 7 where PROTOCOLS §3 says;
 ``table11`` is the paper's Table 11 robustness wording of SC and BS (``prompts_table11.py``);
-``culturebias`` is this project's own wording (``prompts_culturebias.py``).
+``culturebias`` is this project's own wording (``prompts_culturebias.py``);
+``table7-partial`` is the default before Table 7 was known whole (Table 7's BA for the tested
+model, eval.py's wording elsewhere), for reproducing earlier default runs.
 ``protocol.prompt_set`` names one set, or several: the first scores every task, each
 further one re-runs SC and BS (the two tasks whose prompts Table 11 varies) for the
 robustness correlations (``table7,table11``: the paper's Table 12).
@@ -17,7 +19,9 @@ import dataclasses
 from dataclasses import dataclass
 from typing import Protocol
 
-from culturebias.domain.mcbe import prompts_culturebias, prompts_released, prompts_table7, prompts_table11
+from culturebias.domain.mcbe import (
+    prompts_culturebias, prompts_released, prompts_table7, prompts_table7_partial, prompts_table11,
+)
 from culturebias.domain.mcbe.instances import BEI
 from culturebias.domain.mcbe.taxonomy import BACriterion
 from culturebias.domain.mcbe.conversation import Conversation
@@ -60,6 +64,10 @@ PROMPT_SETS: dict[str, PromptSet] = {
     "table11": _from_module(
         "table11", "the paper's Table 11 robustness prompts for SC and BS, verbatim; other tasks as table7", prompts_table11,
         prompts_table7.JUDGE_ROLE,
+    ),
+    "table7-partial": _from_module(
+        "table7-partial", "the default table7 before Table 7 was known whole: Table 7's BA prompt for the tested model, "
+        "the released eval.py wording elsewhere (earlier default runs' numbers)", prompts_table7_partial,
     ),
     "culturebias": _from_module(
         "culturebias", "culturebias's own wording, the default before the paper's prompts were restored", prompts_culturebias
