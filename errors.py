@@ -1,8 +1,8 @@
 """Every error culturebias raises on purpose, for hosts that embed it.
 
 ``CultureBiasError`` is the base; the CLI maps each kind to its exit code
-(``culturebias.bootstrap.cli.EXIT_CODES``). Importing this module imports no
-model runtime, HTTP client or database driver.
+(``culturebias.bootstrap.exit_codes.EXIT_CODES``, also importable from ``culturebias.bootstrap.cli``).
+Importing this module imports no model runtime, HTTP client or database driver.
 """
 
 from culturebias.adapters.governance.tracking_errors import TrackingServerError, TrackingStoreError

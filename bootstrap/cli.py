@@ -31,50 +31,17 @@ the Every Eval Ever schema 3 (nothing written), a folder it cannot write 1.
 from __future__ import annotations
 
 import argparse
-from typing import Any
-import contextlib
 import json
-import os
-import signal
 import sys
-import threading
 from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
 
-from culturebias.domain.errors import (
-    CapabilityError,
-    ConfigError,
-    CultureBiasError,
-    DataError,
-    MissingDataError,
-    ModelLoadError,
-    PluginError,
-    ResumeMismatchError,
-)
+# EXIT_CODES and exit_code are re-exported: the CLI documents the codes, and its tests read them here.
+from culturebias.bootstrap.exit_codes import EXIT_CODES, exit_code, run_guarded
+from culturebias.domain.errors import ConfigError, CultureBiasError, PluginError
 from culturebias.domain.redaction import redact_text
-from culturebias.domain.runs import OutputFolderBusyError, RunInterrupted, RunInUseError
 from culturebias.bootstrap.runs_cli import runs_command as _runs
-
-# Most specific first: the first matching type decides the exit code.
-EXIT_CODES: tuple[tuple[type[CultureBiasError], int, str], ...] = (
-    (ResumeMismatchError, 6, "resume mismatch"),
-    (PluginError, 7, "plugin"),
-    (OutputFolderBusyError, 8, "output folder in use"),
-    (RunInUseError, 8, "run in use"),
-    (MissingDataError, 3, "data"),
-    (ConfigError, 2, "configuration"),
-    (DataError, 3, "data"),
-    (CapabilityError, 4, "capability"),
-    (ModelLoadError, 5, "model load"),
-    (CultureBiasError, 1, "error"),
-)
-INTERRUPTED = 130
-
-
-def exit_code(error: CultureBiasError) -> int:
-    return next(code for kind, code, _ in EXIT_CODES if isinstance(error, kind))
-
 
 def _parser() -> argparse.ArgumentParser:
     from culturebias.bootstrap.expand_help import expand_keys_text
@@ -430,48 +397,12 @@ def main(argv: list[str] | None = None) -> int:
     handlers.update(command_handlers())
     from culturebias.bootstrap.logging import configure_logging, logging_restored
 
-    try:
-        with _sigterm_interrupts(), logging_restored():
+    def command() -> int:
+        with logging_restored():
             configure_logging()  # console lines on stderr; `run` and `sweep` apply run.log_format and run.log_level
             return handlers[args.command](args)
-    except CultureBiasError as error:
-        print(f"culturebias: error: {redact_text(str(error))}", file=sys.stderr)
-        return exit_code(error)
-    except KeyboardInterrupt as stop:
-        name = stop.signal_name if isinstance(stop, RunInterrupted) else "Ctrl-C"
-        print(f"culturebias: interrupted ({name}); stored results are kept, continue with --resume", file=sys.stderr)
-        return 128 + stop.signum if isinstance(stop, RunInterrupted) else INTERRUPTED
-    except BrokenPipeError:  # `culturebias list | head`: the reader left; exit as a SIGPIPE'd program does
-        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())  # so the final flush cannot fail again
-        return 128 + signal.SIGPIPE
-    except OSError as error:  # the system refused a file (permissions, a full disk): its words, one line
-        print(f"culturebias: error: {redact_text(_describe_os_error(error))}", file=sys.stderr)
-        return 1
 
-
-@contextlib.contextmanager
-def _sigterm_interrupts():
-    """SIGTERM (``kill``, a scheduler's stop) ends a command as Ctrl-C does: the run stores what it
-    computed and is marked interrupted. A second SIGTERM while that is under way is ignored."""
-    if threading.current_thread() is not threading.main_thread():
-        yield  # signal handlers can only be set from the main thread
-        return
-
-    def stop(signum, frame):
-        signal.signal(signal.SIGTERM, signal.SIG_IGN)
-        raise RunInterrupted(signum, signal.Signals(signum).name)
-
-    previous = signal.signal(signal.SIGTERM, stop)
-    try:
-        yield
-    finally:
-        signal.signal(signal.SIGTERM, previous)
-
-
-def _describe_os_error(error: OSError) -> str:
-    where = " -> ".join(str(name) for name in (error.filename, error.filename2) if name is not None)
-    reason = error.strerror or str(error)
-    return f"{where}: {reason}" if where else reason
+    return run_guarded(command)
 
 
 def console_main() -> None:

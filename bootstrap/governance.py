@@ -93,7 +93,6 @@ def governance_command(args: Any) -> int:  # Any: argparse's Namespace
     return 0
 
 
-
 def evalhub_runner(spec: Any) -> Any:  # Any: eval-hub's JobSpec in, the adapter's CheckedJob out (optional extra)
     """An eval-hub job as a culturebias run, checked with its policy (``CultureBiasAdapter``'s default runner).
 
@@ -101,12 +100,18 @@ def evalhub_runner(spec: Any) -> Any:  # Any: eval-hub's JobSpec in, the adapter
     (``protocol.*``), ``model`` (culturebias's model section; default: the job's endpoint through the ``openai``
     backend), ``data``, ``out`` (the run folder, default ``./culturebias-<job id>``); ``policy`` (a ``.toml`` or
     ``.feature`` file, or the TOML form as a dict). ``spec.num_examples`` is ``protocol.limit`` unless given.
+    The benchmark name and the policy are checked before a model is asked anything.
     """
     import culturebias
     from culturebias.adapters.governance.evalhub_adapter import CheckedJob
     from culturebias.bootstrap.check import check, load_policy
 
     params = dict(spec.parameters)
+    registry().benchmark(spec.benchmark_id)  # an unknown name fails here, naming the known ones
+    for key in ("options", "model"):
+        if params.get(key) is not None and not isinstance(params[key], dict):
+            raise ConfigError(f"eval-hub job {spec.id}: parameters.{key} must be an object, not {params[key]!r}")
+    policy = load_policy(params["policy"]) if params.get("policy") is not None else None
     run_dir = params.get("run")
     if run_dir is None:
         options = dict(params.get("options") or {})
@@ -115,19 +120,41 @@ def evalhub_runner(spec: Any) -> Any:  # Any: eval-hub's JobSpec in, the adapter
         model = params.get("model") or {"backend": "openai", "path": spec.model.name, "api_base": spec.model.url or None}
         run_dir = params.get("out") or f"culturebias-{spec.id}"
         culturebias.evaluate(spec.benchmark_id, model=model, data=params.get("data"), options=options or None, out=run_dir)
-    policy = load_policy(params["policy"]) if params.get("policy") is not None else None
     verdict = check(policy, [run_dir]) if policy is not None else None
-    return CheckedJob(run=exported_run(run_dir, verdict=verdict), policy=policy, verdict=verdict)
+    job = CheckedJob(run=exported_run(run_dir, verdict=verdict), policy=policy, verdict=verdict)
+    if job.run.summary.benchmark != spec.benchmark_id:
+        raise ConfigError(
+            f"eval-hub job {spec.id}: parameters.run {run_dir} is a {job.run.summary.benchmark} run, "
+            f"the job asks for {spec.benchmark_id}"
+        )
+    return job
 
 
 def evalhub_main() -> int:
-    """The eval-hub job pod's entry point (``culturebias-evalhub``): read the job spec, run, report the results."""
-    require_modules("the eval-hub adapter", ("evalhub",), "evalhub")
+    """The eval-hub job pod's entry point (``culturebias-evalhub``): read the job spec, run, report the results.
+
+    Its exit code is the ``culturebias`` command's (``bootstrap/exit_codes.py``), a failure one line on stderr:
+    0 results reported; 2 the job spec (``EVALHUB_JOB_SPEC_PATH``) missing or invalid, an unknown benchmark, the
+    ``evalhub`` extra not installed; 3 a policy or data that cannot be used; 1 a model endpoint that cannot be
+    reached (another culturebias error); 130/143 interrupted.
+    """
+    from culturebias.bootstrap.exit_codes import run_guarded
+
+    return run_guarded(_evalhub_job, prog="culturebias-evalhub")
+
+
+def _evalhub_job() -> int:
+    require_modules("the eval-hub adapter (culturebias-evalhub)", ("evalhub",), "evalhub")
     from evalhub.adapter import DefaultCallbacks
 
-    from culturebias.adapters.governance.evalhub_adapter import CultureBiasAdapter
+    from culturebias.adapters.governance.evalhub_adapter import job_adapter
+    from culturebias.bootstrap.logging import configure_logging, logging_restored
 
-    adapter = CultureBiasAdapter(evalhub_runner)
-    callbacks = DefaultCallbacks.from_adapter(adapter)
-    callbacks.report_results(adapter.run_benchmark_job(adapter.job_spec, callbacks))
+    with logging_restored():
+        configure_logging()  # console lines on stderr, as the culturebias command's
+        adapter = job_adapter(evalhub_runner)
+        callbacks = DefaultCallbacks.from_adapter(adapter)
+        results = adapter.run_benchmark_job(adapter.job_spec, callbacks)
+        callbacks.report_results(results)
+    print(f"culturebias-evalhub: job {results.id}: {len(results.results)} results reported ({results.benchmark_id})")
     return 0

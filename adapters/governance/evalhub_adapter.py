@@ -12,7 +12,11 @@ criteria as eval-hub's pass criteria (the optional extra ``evalhub``: ``pip inst
   passes there.
 - ``CultureBiasAdapter``: the job runner eval-hub starts; it runs the job's benchmark through a ``runner``
   (composed in ``bootstrap.governance.evalhub_runner``: ``culturebias.evaluate`` on the job's model endpoint,
-  then ``culturebias.check`` with the policy of ``parameters["policy"]``) and maps what it returns.
+  then ``culturebias.check`` with the policy of ``parameters["policy"]``) and maps what it returns; a runner that
+  fails reports the job FAILED to eval-hub with the error's message, then raises it.
+- ``job_adapter(runner)``: the adapter for the job spec eval-hub wrote (``EVALHUB_JOB_SPEC_PATH``), or a
+  ``ConfigError`` in one line naming the file and what is wrong with it (missing, not JSON, a field the SDK's
+  ``JobSpec`` refuses).
 """
 
 from __future__ import annotations
@@ -20,6 +24,7 @@ from __future__ import annotations
 import time
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any
 
 from evalhub.adapter import (
@@ -33,10 +38,13 @@ from evalhub.adapter import (
     JobStatusUpdate,
     MessageInfo,
 )
+from evalhub.adapter.settings import AdapterSettings
 from evalhub.models.api import BenchmarkConfig, MetricSchema, PassCriteria, PrimaryScore, ResultType
+from pydantic import ValidationError
 
 from culturebias.adapters.governance.exported_run import ExportedRun, Headline
 from culturebias.application.policy_gates import Gate, gate_value, policy_gates
+from culturebias.domain.errors import ConfigError
 from culturebias.domain.policy.model import Policy
 from culturebias.domain.policy.verdict import PolicyVerdict
 
@@ -183,9 +191,50 @@ class CultureBiasAdapter(FrameworkAdapter):
             status=JobStatus.RUNNING, phase=JobPhase.RUNNING_EVALUATION, progress=0.0,
             message=MessageInfo(message=f"culturebias: running {config.benchmark_id}", message_code="running"),
         ))
-        job = self._runner(config)
+        try:
+            job = self._runner(config)
+        except Exception as error:  # eval-hub learns why the job failed; the entry point prints it and exits
+            callbacks.report_status(JobStatusUpdate(
+                status=JobStatus.FAILED, phase=JobPhase.RUNNING_EVALUATION,
+                error_message=MessageInfo(message=f"culturebias: {error}", message_code="failed"),
+            ))
+            raise
         callbacks.report_status(JobStatusUpdate(
             status=JobStatus.RUNNING, phase=JobPhase.POST_PROCESSING, progress=1.0,
             message=MessageInfo(message=f"culturebias: run {job.run.summary.run_id} finished", message_code="finished"),
         ))
         return job_results(config, job, time.monotonic() - started)
+
+
+JOB_SPEC_ENV = "EVALHUB_JOB_SPEC_PATH"
+
+
+def _first_problem(error: ValidationError) -> str:
+    problems = error.errors()
+    first = problems[0]
+    where = ".".join(str(part) for part in first["loc"])
+    more = f" (and {len(problems) - 1} more)" if len(problems) > 1 else ""
+    return (f"field {where!r}: {first['msg']}" if where else str(first["msg"])) + more
+
+
+def job_adapter(runner: Runner, job_spec_path: str | Path | None = None) -> CultureBiasAdapter:
+    """The adapter for the job spec at ``job_spec_path`` (default: ``EVALHUB_JOB_SPEC_PATH``, else the SDK's default
+    path); a ``ConfigError`` in one line when the file is missing, unreadable, not JSON or not a valid ``JobSpec``."""
+    settings = AdapterSettings.from_env()
+    if job_spec_path is not None:
+        settings.job_spec_path = Path(job_spec_path)
+    path = settings.resolved_job_spec_path
+    where = f"eval-hub job spec {path}"
+    try:
+        text = path.read_text(encoding="utf-8")
+    except FileNotFoundError:
+        raise ConfigError(f"{where}: no such file (set {JOB_SPEC_ENV} to the job.json eval-hub wrote)") from None
+    except OSError as error:
+        raise ConfigError(f"{where}: cannot be read ({error.strerror or error})") from None
+    except UnicodeDecodeError:
+        raise ConfigError(f"{where}: not UTF-8 text") from None
+    try:
+        JobSpec.model_validate_json(text)
+    except ValidationError as error:
+        raise ConfigError(f"{where}: {_first_problem(error)}") from None
+    return CultureBiasAdapter(runner, settings=settings)

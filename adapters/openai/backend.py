@@ -23,7 +23,8 @@ from pathlib import Path
 from typing import Any
 
 from culturebias.domain.model_options import ModelOptions, own_options
-from culturebias.adapters.openai.client import ApiClient, Backoff, public_base
+from culturebias.adapters.openai.client import ApiClient, public_base
+from culturebias.adapters.openai.retry_policy import Backoff
 from culturebias.adapters.openai.credentials import resolve_api_key
 from culturebias.adapters.openai.generator import OpenAIGenerator
 from culturebias.adapters.openai.options import OpenAIOptions

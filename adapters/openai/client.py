@@ -13,7 +13,7 @@ Retries: 429, 5xx, timeouts, a connection the server dropped mid-exchange,
 unreadable bodies and replies that fail the endpoint's validation (``check``: no
 text, log-probabilities missing, cut short or not finite) are retried at most
 ``max_retries`` times, waiting ``Retry-After`` when the server sends it and
-otherwise an exponential backoff with jitter. A connection that cannot be made at
+otherwise an exponential backoff with jitter (``retry_policy.py``). A connection that cannot be made at
 all (refused: nothing listens on the port; a host name that does not resolve) is
 not retried: it raises ``ServerUnavailableError`` at once, so a run against a
 server that is not there stops within seconds with one error. Other 4xx replies
@@ -21,6 +21,7 @@ fail at once with the server's message.
 When the retries run out, the last failure decides the error: an invalid reply
 raises ``InvalidReplyError`` (the generator and the scorer count such a lost
 reply; the capability probe raises it), anything else ``ServerUnavailableError``.
+The errors and the reply check live in ``api_errors.py`` and are re-exported here.
 
 Only a reply that passed ``check`` is cached, and a cached reply is checked
 again when read: one that fails is dropped and the request asked again; every
@@ -31,59 +32,42 @@ are kept out of error messages and logs (``domain/redaction.py``).
 
 from __future__ import annotations
 
-import email.utils
 import json
-import random
 import threading
 import time
 from concurrent.futures import FIRST_COMPLETED, ThreadPoolExecutor, wait
-from dataclasses import dataclass
-from datetime import datetime, timezone
 from typing import Any, Callable, Sequence
 from urllib.parse import unquote, urlsplit, urlunsplit
 
 from pydantic import SecretStr
 
+# The errors are re-exported here: the adapters and errors.py import them from the client that raises them.
+from culturebias.adapters.openai.api_errors import (
+    ApiError,
+    InvalidReply,
+    InvalidReplyError,
+    MalformedReply,
+    ReplyCheck,
+    ServerUnavailableError,
+    server_message,
+    validate_reply,
+)
 from culturebias.adapters.openai.concurrency import Abandoned, AdaptiveLimit, Change, Outcome
 from culturebias.adapters.openai.request_cache import CacheMode, RequestCache, request_key
-from culturebias.domain.errors import CultureBiasError
+from culturebias.adapters.openai.retry_policy import OVERLOAD_STATUS, RETRYABLE_STATUS, Backoff, Failure, retry_after_seconds
 from culturebias.domain.redaction import redact_text, url_secrets
 from culturebias.logs import get_logger
 
-RETRYABLE_STATUS = {408, 409, 425, 429}
-OVERLOAD_STATUS = {429, 503, 504}  # the server says it is busy: fewer requests in flight, not only a retry
-# check(body, reply): raises InvalidReply when the reply cannot be used for that request
-ReplyCheck = Callable[[dict[str, Any], dict[str, Any]], None]  # Any: JSON request bodies and replies of the OpenAI-compatible API
-
-
-class ApiError(CultureBiasError):
-    """A request failed for good (non-retryable status, or retries exhausted)."""
-
-    def __init__(self, message: str, *, status: int | None = None, endpoint: str = ""):
-        self.status = status
-        self.endpoint = endpoint
-        super().__init__(message)
-
-
-class InvalidReply(ApiError):
-    """Raised by a reply check: the server answered 200 with a reply that cannot be used (retried)."""
-
-
-MalformedReply = InvalidReply  # the name earlier versions used
-
-
-class InvalidReplyError(ApiError):
-    """Every attempt, the last one included, got an invalid reply: nothing was cached."""
-
-    def __init__(self, message: str, *, reason: str, attempts: int, endpoint: str = "", cached_reply_dropped: bool = False):
-        self.reason = reason
-        self.attempts = attempts
-        self.cached_reply_dropped = cached_reply_dropped
-        super().__init__(message, status=200, endpoint=endpoint)
-
-
-class ServerUnavailableError(ApiError):
-    """The server could not be reached, timed out, or kept answering 429/5xx or unreadable bodies."""
+__all__ = [
+    "ApiClient",
+    "ApiError",
+    "InvalidReply",
+    "InvalidReplyError",
+    "MalformedReply",
+    "ReplyCheck",
+    "ServerUnavailableError",
+    "public_base",
+]
 
 
 def public_base(api_base: str) -> str:
@@ -95,55 +79,6 @@ def public_base(api_base: str) -> str:
     if parts.port:
         host = f"{host}:{parts.port}"
     return urlunsplit((parts.scheme, host, parts.path.rstrip("/"), "", ""))
-
-
-def retry_after_seconds(value: str | None, now: datetime | None = None) -> float | None:
-    """``Retry-After`` as seconds: delta-seconds or an HTTP date; None when absent or unreadable."""
-    if not value:
-        return None
-    try:
-        return max(0.0, float(value))
-    except ValueError:
-        pass
-    try:
-        when = email.utils.parsedate_to_datetime(value)
-    except (TypeError, ValueError):
-        return None
-    if when.tzinfo is None:
-        when = when.replace(tzinfo=timezone.utc)
-    return max(0.0, (when - (now or datetime.now(timezone.utc))).total_seconds())
-
-
-@dataclass(frozen=True)
-class _Failure:
-    reason: str
-    retry_after: float | None = None
-    status: int | None = None
-    invalid: bool = False  # a 200 whose reply failed the check (else a transport failure)
-    overload: bool = False  # a timeout, 429 or 503/504: the server did not keep up
-    unreachable: bool = False  # the connection broke (a refused one raises at once instead)
-
-    @property
-    def outcome(self) -> Outcome:
-        return "overload" if self.overload else "other"
-
-
-class Backoff:
-    """Exponential backoff with equal jitter: attempt n waits between d/2 and d, d = min(cap, base·2ⁿ)."""
-
-    def __init__(self, base_s: float = 0.5, cap_s: float = 30.0, retry_after_cap_s: float = 300.0, rng: random.Random | None = None):
-        self.base_s = base_s
-        self.cap_s = cap_s
-        self.retry_after_cap_s = retry_after_cap_s
-        self._rng = rng or random.Random()
-        self._lock = threading.Lock()
-
-    def delay(self, attempt: int, retry_after: float | None) -> float:
-        if retry_after is not None:
-            return min(retry_after, self.retry_after_cap_s)
-        ceiling = min(self.cap_s, self.base_s * (2**attempt))
-        with self._lock:
-            return ceiling / 2 + self._rng.uniform(0, ceiling / 2)
 
 
 class ApiClient:
@@ -268,7 +203,7 @@ class ApiClient:
             cached = cache.get(key)
             if cached is None:
                 return None, None
-            _validate(body, cached, check)
+            validate_reply(body, cached, check)
             return cached, None
         except (ValueError, InvalidReply) as error:
             reason = str(error)
@@ -397,7 +332,7 @@ class ApiClient:
         endpoint: str,
         body: dict[str, Any],  # Any: JSON request bodies and replies of the OpenAI-compatible API
         attempts: int,
-        failure: _Failure,
+        failure: Failure,
         dropped: str | None,
         label: str,
         timeout: float,
@@ -412,7 +347,7 @@ class ApiClient:
             )
         return ServerUnavailableError(f"{message}. {self._advice(failure, attempts, timeout)}", status=failure.status, endpoint=endpoint)
 
-    def _advice(self, failure: _Failure, attempts: int, timeout: float) -> str:
+    def _advice(self, failure: Failure, attempts: int, timeout: float) -> str:
         """What to change, with the values in effect when the request gave up."""
         retries = f"model.max_retries (now {self.max_retries}) sets how often a request is tried again"
         if failure.unreachable:
@@ -434,14 +369,14 @@ class ApiClient:
 
     def _attempt(
         self, url: str, endpoint: str, body: dict[str, Any], check: ReplyCheck | None, timeout: float  # Any: JSON request bodies and replies of the OpenAI-compatible API
-    ) -> tuple[dict[str, Any] | None, _Failure | None]:  # Any: JSON request bodies and replies of the OpenAI-compatible API
+    ) -> tuple[dict[str, Any] | None, Failure | None]:  # Any: JSON request bodies and replies of the OpenAI-compatible API
         """One HTTP exchange: ``(reply, None)``, or ``(None, failure)`` when it is worth another try."""
         httpx = self._httpx
         self.sent += 1
         try:
             response = self._http.post(url, json=body, timeout=httpx.Timeout(timeout))
         except httpx.TimeoutException:
-            return None, _Failure(f"timed out after {timeout:.3g} s", overload=True)
+            return None, Failure(f"timed out after {timeout:.3g} s", overload=True)
         except httpx.ConnectError as error:  # refused or an unknown host: waiting will not make a server appear
             reason = self._scrub(str(error).strip() or type(error).__name__)
             raise ServerUnavailableError(
@@ -450,25 +385,25 @@ class ApiClient:
                 endpoint=endpoint,
             ) from None
         except httpx.TransportError as error:
-            return None, _Failure(f"connection failed ({type(error).__name__})", unreachable=True)
+            return None, Failure(f"connection failed ({type(error).__name__})", unreachable=True)
         status = response.status_code
         if status >= 500 or status in RETRYABLE_STATUS:
             retry_after = retry_after_seconds(response.headers.get("retry-after"))
-            return None, _Failure(f"HTTP {status}", retry_after, status, overload=status in OVERLOAD_STATUS)
+            return None, Failure(f"HTTP {status}", retry_after, status, overload=status in OVERLOAD_STATUS)
         if status >= 400:
             raise ApiError(
-                f"{self.public_base}/{endpoint} answered HTTP {status}: {self._scrub(_server_message(response.text))}",
+                f"{self.public_base}/{endpoint} answered HTTP {status}: {self._scrub(server_message(response.text))}",
                 status=status,
                 endpoint=endpoint,
             )
         try:
             reply = json.loads(response.text)
         except (json.JSONDecodeError, UnicodeDecodeError):
-            return None, _Failure("malformed JSON reply", status=status)
+            return None, Failure("malformed JSON reply", status=status)
         try:
-            _validate(body, reply, check)
+            validate_reply(body, reply, check)
         except InvalidReply as error:
-            return None, _Failure(f"invalid reply: {self._scrub(str(error))}", status=status, invalid=True)
+            return None, Failure(f"invalid reply: {self._scrub(str(error))}", status=status, invalid=True)
         return reply, None
 
 
@@ -494,22 +429,3 @@ def _shorten(body: dict[str, Any], length: int = 40) -> str:  # Any: JSON reques
         text = body.get("input") if isinstance(body.get("input"), str) else ""
     assert isinstance(text, str)
     return repr(text if len(text) <= length else text[: length - 1] + "…") + f" ({len(text)} characters)"
-
-
-def _validate(body: dict[str, Any], reply: Any, check: ReplyCheck | None) -> None:  # Any: JSON request bodies and replies of the OpenAI-compatible API
-    if not isinstance(reply, dict):
-        raise InvalidReply("the reply is not a JSON object")
-    if check is not None:
-        check(body, reply)
-
-
-def _server_message(text: str) -> str:
-    try:
-        data = json.loads(text)
-        if isinstance(data, dict) and isinstance(data.get("error"), dict):
-            return str(data["error"].get("message", text))[:500]
-        if isinstance(data, dict) and "message" in data:
-            return str(data["message"])[:500]
-    except json.JSONDecodeError:
-        pass
-    return text[:500]

@@ -16,7 +16,8 @@ import pytest
 from structlog.testing import capture_logs
 
 from culturebias.adapters.openai.backend import create_backend
-from culturebias.adapters.openai.client import Backoff, ServerUnavailableError
+from culturebias.adapters.openai.client import ServerUnavailableError
+from culturebias.adapters.openai.retry_policy import Backoff
 from culturebias.adapters.openai.options import OpenAIOptions
 from culturebias.adapters.progress.reporters import NullProgress
 from culturebias.testing.scripted import ScriptedGenerator, ScriptedScorer

@@ -15,7 +15,8 @@ import pytest
 import structlog
 
 from culturebias.adapters.openai.backend import create_backend
-from culturebias.adapters.openai.client import ApiError, Backoff
+from culturebias.adapters.openai.client import ApiError
+from culturebias.adapters.openai.retry_policy import Backoff
 from culturebias.testing.openai_server import CharacterTokenSource, OpenAITestServer
 from culturebias.testing.scripted import ScriptedGenerator, ScriptedScorer
 from culturebias.adapters.openai.options import OpenAIOptions

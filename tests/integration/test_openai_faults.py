@@ -19,7 +19,8 @@ import sqlite3
 import pytest
 
 from culturebias.adapters.openai.backend import create_backend
-from culturebias.adapters.openai.client import ApiError, Backoff, InvalidReplyError, ServerUnavailableError
+from culturebias.adapters.openai.client import ApiError, InvalidReplyError, ServerUnavailableError
+from culturebias.adapters.openai.retry_policy import Backoff
 from culturebias.adapters.openai.echo_logprobs import check_echo
 from culturebias.adapters.openai.options import OpenAIOptions
 from culturebias.adapters.openai.request_cache import RequestCacheError

@@ -13,7 +13,8 @@ import pytest
 from culturebias.adapters.libra.files import triplet_from_fields
 from culturebias.adapters.similarity.embeddings import BagOfWordsEmbedder
 from culturebias.adapters.openai.backend import create_backend
-from culturebias.adapters.openai.client import Backoff, ServerUnavailableError
+from culturebias.adapters.openai.client import ServerUnavailableError
+from culturebias.adapters.openai.retry_policy import Backoff
 from culturebias.adapters.openai.options import OpenAIOptions
 from culturebias.testing.scripted import ScriptedGenerator, ScriptedScorer
 from culturebias.adapters.stores.memory_store import MemoryResultStore

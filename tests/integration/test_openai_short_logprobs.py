@@ -28,7 +28,7 @@ pytest.importorskip("torch")
 from culturebias.adapters.hf.backend import create_backend as hf_backend  # noqa: E402
 from culturebias.adapters.hf.options import HFOptions  # noqa: E402
 from culturebias.adapters.openai.backend import create_backend  # noqa: E402
-from culturebias.adapters.openai.client import Backoff  # noqa: E402
+from culturebias.adapters.openai.retry_policy import Backoff  # noqa: E402
 from culturebias.adapters.openai.options import OpenAIOptions  # noqa: E402
 from culturebias.adapters.openai.truth_probe import COUNTING, PROBE_TEXTS, TruthProbeError  # noqa: E402
 from culturebias.domain.requests import LoglikelihoodRequest  # noqa: E402

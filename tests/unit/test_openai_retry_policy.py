@@ -5,7 +5,8 @@ from __future__ import annotations
 import random
 from datetime import datetime, timezone
 
-from culturebias.adapters.openai.client import Backoff, public_base, retry_after_seconds
+from culturebias.adapters.openai.client import public_base
+from culturebias.adapters.openai.retry_policy import Backoff, retry_after_seconds
 
 
 def test_retry_after_reads_seconds_and_http_dates():
