@@ -117,7 +117,8 @@ class Collectives:
         marae = [m.span() for m in _MARAE.finditer(text)]
         organisations = self.organisations.spans(text) + [m.span() for m in _ORGANISATION.finditer(text)]
         organisations += [m.span() for m in _ACRONYM.finditer(text)]
-        return {KEPT_IWI: sorted(iwi), KEPT_MARAE_KURA: sorted(kura + marae), KEPT_ORGANISATION: sorted(organisations)}
+        return {KEPT_IWI: _outermost(iwi), KEPT_MARAE_KURA: _outermost(kura + marae),
+                KEPT_ORGANISATION: _outermost(organisations)}
 
     def an_organisation(self, name: str) -> bool:
         """Whether ``name`` (a named-entity model's ORG or GPE) is an organisation or iwi by these rules: it ends
@@ -132,3 +133,8 @@ class Collectives:
         whole = (0, len(name))
         return any(whole in spans for spans in self.spans(name).values())
 
+
+def _outermost(spans: Iterable[Span]) -> list[Span]:
+    """The spans in order, without those inside another ("Ngāi Tahu" in "Te Rūnanga o Ngāi Tahu")."""
+    unique = sorted(set(spans), key=lambda span: (span[0], -span[1]))
+    return [span for span in unique if not any(s <= span[0] and span[1] <= e and (s, e) != span for s, e in unique)]
