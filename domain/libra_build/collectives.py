@@ -16,7 +16,7 @@ build_report.json's ``names_by_rule``:
 
 Matching ignores macrons (precomposed or combining), so "Ngati Porou" and "Ngāti Porou" are one iwi. A
 possessive ends a run of capitalised words, so "Aroha's School" keeps "School" alone and "Aroha" is still a
-person. This module is pure: the adapter reads the lists.
+person; a given name of the name list ends an iwi pattern's run after its first word ("Ngāti Porou Hemi said"). This module is pure: the adapter reads the lists.
 """
 
 from __future__ import annotations
@@ -24,6 +24,7 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable
 
+from culturebias.domain.libra_build.names import GIVEN_NAMES
 from culturebias.domain.libra_build.places import PlaceGazetteer
 
 KEPT_IWI, KEPT_MARAE_KURA, KEPT_ORGANISATION = "kept_iwi", "kept_marae_kura", "kept_organisation"
@@ -76,7 +77,8 @@ def _alternatives(words: Iterable[str]) -> str:
 # "Kāi Tahu" and "Kāti Māmoe" are on the list: "Kai" and "Kati" are also given names ("Kai Walker said").
 _IWI_HEADS = ("Ngāti", "Ngāi", "Ngā", "Te Rūnanga o", "Te Rūnanga a", "Te Rūnanga ā", "Rūnanga o",
               "Te Rūnanga-ā-Iwi o", "Te Rūnanga-a-Iwi o")
-_IWI = re.compile(rf"{_BEFORE}(?:{_alternatives(_IWI_HEADS)})\s+{_RUN}{_AFTER}")
+_IWI = re.compile(rf"{_BEFORE}(?:{_alternatives(_IWI_HEADS)})\s+(?P<run>{_RUN}){_AFTER}")
+_RUN_WORD = re.compile(rf"[\w{_MACRON}-]+")
 # Not "Kura" alone: it is also a given name ("Kura Tautahi said").
 _KURA_HEADS = ("Te Kura Kaupapa Māori", "Kura Kaupapa Māori", "Te Kura", "Te Kōhanga Reo", "Kōhanga Reo",
                "Te Wharekura", "Te Whare Wānanga", "Te Wānanga")
@@ -112,7 +114,7 @@ class Collectives:
 
     def spans(self, text: str) -> dict[str, list[Span]]:
         """Where ``text`` names an iwi or hapū, a marae or kura, an organisation: the spans of each rule."""
-        iwi = self.iwi.spans(text) + [m.span() for m in _IWI.finditer(text)]
+        iwi = self.iwi.spans(text) + [_before_a_person(m) for m in _IWI.finditer(text)]
         kura = [m.span() for m in _KURA.finditer(text)]
         marae = [m.span() for m in _MARAE.finditer(text)]
         organisations = self.organisations.spans(text) + [m.span() for m in _ORGANISATION.finditer(text)]
@@ -138,3 +140,16 @@ def _outermost(spans: Iterable[Span]) -> list[Span]:
     """The spans in order, without those inside another ("Ngāi Tahu" in "Te Rūnanga o Ngāi Tahu")."""
     unique = sorted(set(spans), key=lambda span: (span[0], -span[1]))
     return [span for span in unique if not any(s <= span[0] and span[1] <= e and (s, e) != span for s, e in unique)]
+
+
+def _before_a_person(match: re.Match[str]) -> Span:
+    """An iwi pattern's span, ending before a given name of the name list that comes after its first word:
+    "Ngāti Porou Hemi Walker said" keeps "Ngāti Porou" only, while "Ngāti Rangi" and "Ngāti Hine" stay whole."""
+    start = match.start("run")
+    last_end = None
+    for i, word in enumerate(_RUN_WORD.finditer(match["run"])):
+        if i > 0 and word.group() in GIVEN_NAMES and last_end is not None:
+            return match.start(), start + last_end
+        if word.group()[:1].isupper():
+            last_end = word.end()
+    return match.span()

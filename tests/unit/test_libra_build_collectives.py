@@ -46,6 +46,7 @@ def test_the_shipped_lists_cite_their_source_and_hold_iwi_with_macrons():
     ("Kai Walker and Kura Tautahi said Maniapoto was right.", "kept_iwi", []),
     ("Kai Walker and Kura Tautahi said Maniapoto was right.", "kept_marae_kura", []),
     ("Aroha's School asked.", "kept_organisation", ["School"]),  # a possessive ends the run: Aroha is a person
+    ("Ngāti Porou Hemi Walker and Ngāti Hine Aroha said.", "kept_iwi", ["Ngāti Porou", "Ngāti Hine"]),  # a given name ends it
 ])
 def test_collectives_are_found_as_texts_write_them(text, rule, found):
     spans = collectives("nz").spans(text)[rule]
