@@ -131,6 +131,7 @@ def test_build_report_counts_iwi_and_organisations_kept(tmp_path):
     build_libra(corpus, SEEDS, tmp_path / "out", steps="clean", settings=settings)
     written = json.loads((tmp_path / "out" / "build_report.json").read_text(encoding="utf-8"))
     assert written["names_by_rule"] == {"given_name": 2, "kept_iwi": 2}  # "Rangi" and "Ngāti Rangi said"
+    assert "| names: kept, an iwi or hapū | 2 |" in (tmp_path / "out" / "report.md").read_text(encoding="utf-8")
     text = " ".join(p.read_text(encoding="utf-8") for p in (tmp_path / "out" / "steps").glob("clean*.json"))
     assert "Ngāti Rangi" in text and "Waikato District Council" in text and "Aroha" not in text
     build_libra(corpus, SEEDS, tmp_path / "bare", steps="clean", settings={**settings, "collectives": "none"})
