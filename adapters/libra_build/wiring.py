@@ -39,6 +39,9 @@ class BuildSettings(BaseModel):
     # Places kept, never taken for a person's name (issue 36): "nz" the shipped New Zealand gazetteer
     # (adapters/libra_build/data/nz_places.txt), "none", or a file of that format (one place a line).
     places: str = "nz"
+    # Iwi, hapū, marae, kura and organisations kept, never taken for a person's name (issue 36): "nz" the shipped
+    # lists (adapters/libra_build/data/nz_iwi.txt, nz_organisations.txt) and their patterns, or "none".
+    collectives: Literal["nz", "none"] = "nz"
     perturber: Literal["table", "embedding"] = "table"
     # The default components' own options: --set expand.similarity_threshold=0.7, --set cluster.mapping=llm.
     expand: ExpanderOptions = Field(default_factory=ExpanderOptions)
@@ -87,20 +90,20 @@ def _components(settings: BuildSettings, steps: Sequence[str], expander, cluster
                 )
         except ImportError as missing:
             raise ConfigError(f"the expand and cluster steps need the build extra: {BUILD_EXTRA} ({missing})") from None
-    from culturebias.adapters.libra_build.corpus.steps import place_gazetteer
+    from culturebias.adapters.libra_build.corpus.steps import collectives, place_gazetteer
 
-    places = place_gazetteer(settings.places)
-    cleaner = RuleCleaner().with_places(places)
+    places, kept = place_gazetteer(settings.places), collectives(settings.collectives)
+    cleaner = RuleCleaner().with_places(places).with_collectives(kept)
     if settings.cleaner == "classifier":
         if importlib.util.find_spec("sklearn") is None:
             raise ConfigError(f"cleaner=classifier needs scikit-learn: {BUILD_EXTRA}")
         from culturebias.adapters.libra_build.sklearn_relevance.classifier import ClassifierCleaner
 
-        cleaner = ClassifierCleaner(seed=settings.seed).with_places(places)
+        cleaner = ClassifierCleaner(seed=settings.seed).with_places(places).with_collectives(kept)
     if settings.names == "ner":
         from culturebias.adapters.libra_build.spacy_ner.names import SpacyNames
 
-        cleaner = cleaner.with_names(SpacyNames(places=places))
+        cleaner = cleaner.with_names(SpacyNames(places=places, collectives=kept))
     perturber = TablePerturber()
     if settings.perturber == "embedding":
         from culturebias.adapters.similarity.embeddings import open_embedder

@@ -17,6 +17,9 @@ _RULES = {
     "title": "replaced, after a title",
     "pattern": "replaced, next to a reporting verb",
     "kept_gazetteer": "kept, a place the gazetteer knows",
+    "kept_iwi": "kept, an iwi or hapū",
+    "kept_marae_kura": "kept, a marae or kura",
+    "kept_organisation": "kept, an organisation (organisation word, list or acronym)",
     "kept_ner_place": "kept, the model's place or organisation",
 }
 

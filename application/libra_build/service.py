@@ -46,7 +46,8 @@ class BuildReport(BaseModel):
     documents_dropped: dict[str, int]  # reason -> documents
     names_replaced: int
     # rule → people's names it replaced (ner_person, after_role, leading_subject, given_name, title, pattern), and
-    # name-like spans kept as places (kept_gazetteer, kept_ner_place); {} in reports written before (issue 36)
+    # name-like spans kept (kept_gazetteer, kept_iwi, kept_marae_kura, kept_organisation, kept_ner_place); {} in
+    # reports written before (issue 36)
     names_by_rule: dict[str, int] = {}
     sentences: int
     keywords: dict[str, int]  # source -> keywords

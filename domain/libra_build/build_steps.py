@@ -9,6 +9,7 @@ from typing import Mapping, Sequence
 
 from pydantic import BaseModel, ConfigDict
 
+from culturebias.domain.libra_build.collectives import KEPT_IWI, KEPT_MARAE_KURA, KEPT_ORGANISATION, Collectives
 from culturebias.domain.libra_build.keywords import ExpandedKeyword, SeedGroup
 from culturebias.domain.libra_build.names import GIVEN_NAMES, NAME_TITLES
 from culturebias.domain.libra_build.places import PlaceGazetteer, covered
@@ -105,19 +106,21 @@ _REPORTED = re.compile(
 )
 
 
+_POSSESSIVE = re.compile(r"['’]s$")
 _NOT_NAMES = frozenset("The A An It They He She We I You This That These Those There Police Government".split())
 
 
 # The rules build_report.json counts replacements by (PROTOCOLS §4 step 1); "kept_*" count a span one of
-# them proposed that names a place: kept.
+# them proposed that names a place, an iwi or hapū, a marae or kura, or an organisation: kept.
 REPLACED_BY = ("ner_person", "after_role", "leading_subject", "given_name", "title", "pattern")
-KEPT_BY = ("kept_gazetteer", "kept_ner_place")
+KEPT_BY = ("kept_gazetteer", KEPT_IWI, KEPT_MARAE_KURA, KEPT_ORGANISATION, "kept_ner_place")
 Span = tuple[int, int]
 
 
-def anonymise(text: str, protected: frozenset[str] = frozenset(), places: PlaceGazetteer | None = None) -> tuple[str, int]:
+def anonymise(text: str, protected: frozenset[str] = frozenset(), places: PlaceGazetteer | None = None,
+              collectives: Collectives | None = None) -> tuple[str, int]:
     """People's names become [NAME] (``anonymise_by_rule``); the text and how many were replaced."""
-    out, counts = anonymise_by_rule(text, protected, places)
+    out, counts = anonymise_by_rule(text, protected, places, collectives=collectives)
     return out, sum(counts[rule] for rule in REPLACED_BY)
 
 
@@ -126,13 +129,18 @@ def anonymise_by_rule(
     protected: frozenset[str] = frozenset(),
     places: PlaceGazetteer | None = None,
     keep: Mapping[str, Sequence[Span]] | None = None,
+    collectives: Collectives | None = None,
 ) -> tuple[str, Counter[str]]:
     """People's names become [NAME]: gazetteer given names with any capitalised surname after them,
     and capitalised words after a title (Mr, Dr, ...) or a reporting verb pattern. Words in ``protected``
     (the seed keywords, e.g. "Māori") are never taken for names; nor is a span that lies inside a place:
     one ``places`` finds in the text (counted ``kept_gazetteer``) or one of ``keep``'s (its key counts it,
-    e.g. ``kept_ner_place``). Returns the text and the count per rule (REPLACED_BY, KEPT_BY)."""
+    e.g. ``kept_ner_place``), nor one inside an iwi, marae, kura or organisation that ``collectives`` finds
+    (``kept_iwi``, ``kept_marae_kura``, ``kept_organisation``). Returns the text and the count per rule
+    (REPLACED_BY, KEPT_BY)."""
     kept_spans: dict[str, Sequence[Span]] = {"kept_gazetteer": places.spans(text) if places is not None else []}
+    if collectives is not None:
+        kept_spans.update(collectives.spans(text))
     kept_spans.update(keep or {})
     counts: Counter[str] = Counter()
 
@@ -148,6 +156,12 @@ def anonymise_by_rule(
     i = 0
     while i < len(tokens):
         word = tokens[i].group()
+        owner = _POSSESSIVE.sub("", word)  # "Tama's whānau": the name is Tama, and no surname follows
+        if owner != word and owner in GIVEN_NAMES and owner not in protected:
+            if not a_place((tokens[i].start(), tokens[i].start() + len(owner))):
+                spans.append((tokens[i].start(), tokens[i].start() + len(owner), "given_name"))
+            i += 1
+            continue
         is_name = (word in GIVEN_NAMES and word not in protected) or (
             word.rstrip(".") in NAME_TITLES and i + 1 < len(tokens) and tokens[i + 1].group()[:1].isupper()
             and tokens[i + 1].group() not in protected and text[tokens[i].end():tokens[i + 1].start()] in (" ", ". ")

@@ -68,7 +68,9 @@ def test_the_build_on_an_unseen_corpus_leaves_no_name_and_pairs_groups_of_one_ca
     # main (the name list alone, every keyword in every sentence, the first other group as counterpart):
     # 50 of 52 name parts left, 30 % whole keywords of the right group, 27 % sensible counterparts.
     assert numbers["names_left"] == []
-    assert len(numbers["names_left_in_steps"]) <= 3  # the small model misses a few ("Pan told the meeting")
+    # The small model misses a few: "Imogen thanked" (before the ORG guard of issue 36 also "Pan told the meeting",
+    # which the model labels ORG and the old guard kept because "pan" is an English word).
+    assert len(numbers["names_left_in_steps"]) <= 1
     assert numbers["whole_keyword"] >= 0.9
     assert numbers["sensible_counterpart"] == 1.0
     # The proposed counterparts are listed for review, each with the similarity that chose it.

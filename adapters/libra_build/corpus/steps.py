@@ -21,10 +21,13 @@ from culturebias.domain.libra_build.build_steps import (
     split_sentences,
 )
 from culturebias.domain.errors import ConfigError
+from culturebias.domain.libra_build.collectives import Collectives
 from culturebias.domain.libra_build.keywords import SeedGroup
 from culturebias.domain.libra_build.places import PlaceGazetteer
 
 NZ_PLACES = Path(__file__).parents[1] / "data" / "nz_places.txt"
+NZ_IWI = Path(__file__).parents[1] / "data" / "nz_iwi.txt"
+NZ_ORGANISATIONS = Path(__file__).parents[1] / "data" / "nz_organisations.txt"
 
 
 @functools.lru_cache(maxsize=4)
@@ -38,12 +41,25 @@ def place_gazetteer(spec: str = "nz") -> PlaceGazetteer | None:
     return PlaceGazetteer.from_lines(path.read_text(encoding="utf-8").splitlines())
 
 
+@functools.lru_cache(maxsize=2)
+def collectives(spec: str = "nz") -> Collectives | None:
+    """``collectives``: "nz" the shipped iwi and organisation lists (data/nz_iwi.txt, data/nz_organisations.txt)
+    with the iwi, marae, kura and organisation patterns; "none" keeps none of them."""
+    if spec == "none":
+        return None
+    if spec != "nz":
+        raise ConfigError(f"collectives={spec}: give nz (the shipped iwi and organisation lists) or none")
+    return Collectives.from_lines(NZ_IWI.read_text(encoding="utf-8").splitlines(),
+                                  NZ_ORGANISATIONS.read_text(encoding="utf-8").splitlines())
+
+
 class RuleCleaner:
     """Irrelevant documents by cue-word rules; names by ``names`` (a named-entity model, see
     adapters/libra_build/spacy_ner) or, without one, by the gazetteer + titles + capitalisation."""
 
     names = None  # an object with anonymise_all(texts, protected) -> [(text, counts per rule)] and describe()
     places: PlaceGazetteer | None = None  # places kept, never taken for a name (issue 36)
+    collectives: Collectives | None = None  # iwi, hapū, marae, kura and organisations kept (issue 36)
 
     def with_names(self, names) -> "RuleCleaner":
         self.names = names
@@ -53,8 +69,13 @@ class RuleCleaner:
         self.places = places
         return self
 
+    def with_collectives(self, collectives: Collectives | None) -> "RuleCleaner":
+        self.collectives = collectives
+        return self
+
     def describe(self) -> str:
         kept = f" + {len(self.places)} places kept" if self.places is not None else ""
+        kept += " + iwi, marae, kura, organisations kept" if self.collectives is not None else ""
         found_by = self.names.describe() if self.names is not None else f"name gazetteer + titles{kept}"
         return f"rules({found_by}; weather/joke/puzzle cue words)"
 
@@ -75,7 +96,7 @@ class RuleCleaner:
         if self.names is not None:
             cleaned = self.names.anonymise_all(raws, protected)
         else:
-            cleaned = [anonymise_by_rule(raw, protected, self.places) for raw in raws]
+            cleaned = [anonymise_by_rule(raw, protected, self.places, collectives=self.collectives) for raw in raws]
         sentences = [s.model_copy(update={"text": text}) for s, (text, _) in zip(sentences, cleaned)]
         by_rule: Counter[str] = Counter()
         for _, counts in cleaned:

