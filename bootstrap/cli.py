@@ -77,7 +77,7 @@ def exit_code(error: CultureBiasError) -> int:
 
 
 def _parser() -> argparse.ArgumentParser:
-    from culturebias.bootstrap.expand_help import expand_keys_text
+    from culturebias.adapters.reports.expand_keys import expand_keys_text
     from culturebias.bootstrap.presets import presets_text
     from culturebias.bootstrap.registry import registry
     from culturebias.bootstrap.settings_reference import reference_text
