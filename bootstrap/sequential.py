@@ -13,13 +13,16 @@ from collections.abc import Sequence
 from pathlib import Path
 
 from culturebias.adapters.policy.model_rounds import ModelRounds
-from culturebias.application.sequential_check import SequentialRequest, refuse_undecidable, sequential_check
+from culturebias.application.sequential_check import (
+    SequentialRequest,
+    refuse_fixed_samples,
+    refuse_undecidable,
+    sequential_check,
+)
 from culturebias.application.out_folder import write_text_atomically
 from culturebias.bootstrap.check import PolicyRef, RegistryCatalog, load_policy, write_verdict
 from culturebias.domain.errors import ConfigError, PolicyError
 from culturebias.domain.policy.verdict import InconclusiveAs, PolicyVerdict
-from culturebias.domain.stratified import SampleOptions
-from culturebias.domain.summary import run_limit
 
 VERDICT_FILE = "verdict.json"
 
@@ -57,10 +60,7 @@ def check_sequential(
     rounds = model_rounds(folder, config, assignments)
     try:
         settings = rounds.settings()
-        for benchmark in checked.benchmarks():
-            options = settings.for_benchmark(benchmark).protocol_options(benchmark)
-            if run_limit(options) is not None or (isinstance(options, SampleOptions) and options.sample is not None):
-                raise PolicyError(f"--sequential draws its own samples of {benchmark}: drop --limit / protocol.sample")
+        refuse_fixed_samples(checked, lambda benchmark: settings.for_benchmark(benchmark).protocol_options(benchmark))
     except ConfigError as error:
         raise PolicyError(str(error)) from error
     if folder.exists() and not folder.is_dir():
