@@ -18,6 +18,7 @@ from culturebias.domain.errors import PolicyError
 from culturebias.domain.headlines import HeadlineMetric, interval_of
 from culturebias.domain.policy.model import Criterion, Policy
 from culturebias.domain.policy.power import PolicyPlan, plan_criterion
+from culturebias.domain.summary import RunSummary
 from culturebias.ports.policy import BenchmarkCatalog
 
 Planned = list[tuple[Criterion, HeadlineMetric]]
@@ -64,3 +65,16 @@ def plan_policy(
         policy=policy.name, benchmark=benchmark, units_planned=first.units_planned if first else None,
         unit=first.unit if first else "", sample=sample, criteria=plans, notes=extra,
     )
+
+
+def plan_from_dry_run(policy: Policy, benchmark: str, criteria: Planned, summary: RunSummary) -> PolicyPlan:
+    """The plan against the planned run's dry-run ``summary``: its drawn sample (or ``--limit``) said, and the
+    units of the whole data where the run is of all of it (a full run's units are the data's)."""
+    drawn = summary.sample
+    limit = summary.limit.n if summary.limit is not None else None
+    sample = drawn.sentence() if drawn is not None else (f"--limit {limit}: the first {limit} items" if limit else None)
+    population = drawn.units_in_population if drawn is not None else None
+    if population is None and not limit:
+        population = next((c.units_planned for c in plan_policy(policy, benchmark, criteria, summary).criteria
+                           if c.units_planned is not None and c.breakdown is None), None)
+    return plan_policy(policy, benchmark, criteria, summary, sample=sample, population=population)

@@ -21,6 +21,7 @@ with an unbounded headline) is refused before the first round.
 from __future__ import annotations
 
 import math
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -41,7 +42,8 @@ from culturebias.domain.policy.sequential import (
 from culturebias.domain.sequential_block import MIN_UNITS, SequentialBlock, SequentialCriterion, SequentialRound
 from culturebias.domain.policy.verdict import CheckedRun, CriterionVerdict, PolicyVerdict, counts_of, overall
 from culturebias.domain.runs import utc_now
-from culturebias.domain.summary import RunSummary
+from culturebias.domain.stratified import SampleOptions
+from culturebias.domain.summary import RunSummary, run_limit
 from culturebias.domain.uncertainty.confidence_sequence import confidence_sequence
 from culturebias.ports.policy import BenchmarkCatalog
 from culturebias.ports.sequential import RoundRunner
@@ -104,6 +106,15 @@ def refuse_undecidable(policy: Policy, catalog: BenchmarkCatalog) -> dict[str, H
         if metric.low is None or metric.high is None:
             raise PolicyError(f"{metric.label} declares no range, and a confidence sequence needs a bounded metric ({where})")
     return metrics
+
+
+def refuse_fixed_samples(policy: Policy, options_of: Callable[[str], object]) -> None:
+    """A ``PolicyError`` where the run's options (``options_of(benchmark)``) fix a benchmark's sample already
+    (``--limit``, ``protocol.sample``): the rounds draw their own."""
+    for benchmark in policy.benchmarks():
+        options = options_of(benchmark)
+        if run_limit(options) is not None or (isinstance(options, SampleOptions) and options.sample is not None):
+            raise PolicyError(f"--sequential draws its own samples of {benchmark}: drop --limit / protocol.sample")
 
 
 def sequential_check(request: SequentialRequest, runner: RoundRunner, catalog: BenchmarkCatalog) -> PolicyVerdict:

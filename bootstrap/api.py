@@ -4,7 +4,7 @@ Embedding hosts call these; the CLI is a thin layer over the same functions.
 Nothing here calls ``sys.exit``, configures the host's logging (unless
 ``configure_logging=True``) or draws on the terminal (unless ``progress_bar=True``):
 log events are ``logging`` records under ``culturebias`` (``culturebias.logs``), and the
-bars and warnings of the libraries a call uses go there too (``bootstrap/quiet.py``);
+bars and warnings of the libraries a call uses go there too (``adapters/progress/quiet.py``);
 errors are the typed ones of ``culturebias.errors``. Every evaluation builds its
 own container, so two evaluations in one process share no ports, models or stores;
 ``evaluate_many`` / ``run_evaluations`` share one model across their benchmarks on purpose.

@@ -8,6 +8,7 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
+from culturebias.adapters.stores.store_at import store_at
 from culturebias.adapters.stores.summary_files import SummaryFiles
 from culturebias.bootstrap.call_settings import is_store, section
 from culturebias.bootstrap.container import build_store
@@ -31,7 +32,7 @@ def open_store(store: StoreInput, *, must_exist: bool = False) -> ResultStore:
     if isinstance(store, str) and store.startswith(("postgresql://", "postgres://")):
         return build_store(Settings(store=StoreSettings(backend="postgres", dsn=store)), None)
     if isinstance(store, (str, Path)):
-        return _store_at(Path(store).expanduser(), must_exist)
+        return store_at(Path(store).expanduser(), registry().store, must_exist)
     settings = StoreSettings.model_validate(section(store))  # type: ignore[arg-type]  # a ResultStore was returned above
     return open_configured_store(Settings(store=settings), None) if must_exist else build_store(Settings(store=settings), None)
 
@@ -52,19 +53,6 @@ def store_location(settings: Settings, out_dir: Path | None) -> Path | None:
         return Path(settings.store.path).expanduser()
     descriptor = registry().store(settings.store.backend)
     return Path(out_dir or ".") / descriptor.default_location if descriptor.default_location else None
-
-
-def _store_at(path: Path, must_exist: bool = False) -> ResultStore:
-    stores = registry()
-    if path.is_file() or (path.suffix in (".sqlite", ".db") and not must_exist):
-        return stores.store("sqlite").open(path)
-    if (path / "runs.jsonl").is_file():
-        return stores.store("jsonl").open(path)
-    for descriptor in (stores.store("sqlite"), stores.store("jsonl")):
-        candidate = path / descriptor.default_location
-        if candidate.exists():
-            return descriptor.open(candidate)
-    raise ConfigError(f"no result store at {path} (expected a .sqlite file, a JSONL store folder or a run folder)")
 
 
 def _summary_model(benchmark: str) -> type[RunSummary]:

@@ -83,7 +83,7 @@ def with_sample(options: BaseModel | Mapping[str, Any] | None, sample: int | Non
 
 def embedded(configured: bool) -> contextlib.AbstractContextManager[None]:
     """Third-party bars and warnings of the call into the ``culturebias`` logger, unless the host asked for our logging."""
-    from culturebias.bootstrap.quiet import quiet_call
+    from culturebias.adapters.progress.quiet import quiet_call
 
     return contextlib.nullcontext() if configured else quiet_call()
 

@@ -44,7 +44,7 @@ from culturebias.domain.redaction import redact_text
 from culturebias.bootstrap.runs_cli import runs_command as _runs
 
 def _parser() -> argparse.ArgumentParser:
-    from culturebias.bootstrap.expand_help import expand_keys_text
+    from culturebias.adapters.reports.expand_keys import expand_keys_text
     from culturebias.bootstrap.presets import presets_text
     from culturebias.bootstrap.registry import registry
     from culturebias.bootstrap.settings_reference import reference_text

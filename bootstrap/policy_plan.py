@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from culturebias.application.plan_policy import criteria_for, plan_policy
+from culturebias.application.plan_policy import criteria_for, plan_from_dry_run
 from culturebias.bootstrap.check import PolicyRef, RegistryCatalog, load_policy
 from culturebias.bootstrap.settings import Settings
 from culturebias.domain.policy.power import PolicyPlan
@@ -21,14 +21,7 @@ def plan_policy_evaluation(benchmark: str, settings: Settings, policy: PolicyRef
     criteria = criteria_for(read, benchmark, RegistryCatalog())
     settings, container, service, source = planning_parts(benchmark, settings)
     _, result = dry_run_result(benchmark, settings, container, service, source, resamples=UNIT_COUNT_RESAMPLES)
-    drawn = result.summary.sample
-    limit = result.summary.limit.n if result.summary.limit is not None else None
-    sample = drawn.sentence() if drawn is not None else (f"--limit {limit}: the first {limit} items" if limit else None)
-    population = drawn.units_in_population if drawn is not None else None
-    if population is None and not limit:  # a full run: its units are the data's
-        population = next((c.units_planned for c in plan_policy(read, benchmark, criteria, result.summary).criteria
-                           if c.units_planned is not None and c.breakdown is None), None)
-    return plan_policy(read, benchmark, criteria, result.summary, sample=sample, population=population)
+    return plan_from_dry_run(read, benchmark, criteria, result.summary)
 
 
 def print_policy_plan(benchmark: str, settings: Settings, policy: str, form: str) -> int:

@@ -3,12 +3,14 @@
 A preset is a set of ``key=value`` settings laid over the configuration before the
 command line's ``--set`` (which still wins over it), and it names the benchmarks it
 is for; ``culturebias list`` and ``culturebias run --help`` list them. Each benchmark
-declares its own (its descriptor's ``presets``); this module gathers them from the registry.
+declares its own (its descriptor's ``presets``); this module gathers them from the registry
+(choosing them: ``application/presets.py``; listing them: ``adapters/reports/preset_list.py``).
 """
 
 from __future__ import annotations
 
-from culturebias.domain.errors import ConfigError, UnknownNameError
+from culturebias.adapters.reports import preset_list
+from culturebias.application import presets as chosen
 from culturebias.domain.presets import Preset
 
 
@@ -23,30 +25,10 @@ def presets() -> dict[str, Preset]:
     return found
 
 
-def preset(name: str) -> Preset:
-    known = presets()
-    found = known.get(name)
-    if found is None:
-        raise UnknownNameError("preset", name, list(known))
-    return found
-
-
 def preset_assignments(names: list[str], benchmarks: list[str]) -> list[str]:
     """The ``--set`` assignments of the presets named, each checked to be for one of ``benchmarks``."""
-    out: list[str] = []
-    for name in names:
-        chosen = preset(name)
-        if not set(chosen.benchmarks) & set(benchmarks):
-            raise ConfigError(
-                f"preset {name} is for {', '.join(chosen.benchmarks)}; this run is of {', '.join(benchmarks)}"
-            )
-        out += chosen.assignments()
-    return out
+    return chosen.preset_assignments(presets(), names, benchmarks)
 
 
 def presets_text() -> str:
-    lines = ["presets (--preset NAME; --set wins over a preset's values):"]
-    for p in presets().values():
-        lines.append(f"  {p.name:<18} for {', '.join(p.benchmarks)}: {p.description} [{p.source}]")
-        lines.append(f"  {'':<18} sets {' '.join(p.assignments())}")
-    return "\n".join(lines)
+    return preset_list.presets_text(presets().values())

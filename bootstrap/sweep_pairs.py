@@ -1,8 +1,8 @@
 """A sweep's pairs wired: each pair's settings from the plan, checked, and the executor that runs them.
 
 ``run.executor=local`` runs the pairs in this process (``application.sweep.LocalPairs``),
-each model loaded once for all its benchmarks; ``run.executor=ray`` runs every pair as a
-Ray task (``adapters.ray.sweep.RayPairs``) that evaluates it as a local run would, writing
+each model loaded once for all its benchmarks (``application.sweep_evaluator``);
+``run.executor=ray`` runs every pair as a Ray task (``adapters.ray.sweep.RayPairs``) that evaluates it as a local run would, writing
 through the driver's store.
 """
 
@@ -13,15 +13,13 @@ from pathlib import Path
 from typing import Any, Callable, Mapping
 
 from culturebias.application.sweep import LocalPairs, SweepPlan, run_pair
+from culturebias.application.sweep_evaluator import Evaluate, ModelByModel
 from culturebias.bootstrap.container import SharedModel
 from culturebias.bootstrap.registry import require_modules
 from culturebias.bootstrap.settings import RaySettings, Settings
 from culturebias.domain.errors import ConfigError
 from culturebias.ports.run_archive import RunArchive
 from culturebias.ports.sweeps import PairExecutor
-
-# ``run_evaluation`` of the API: (benchmark, settings, *, out, resume, progress_bar, store, shared_model) -> RunResult.
-Evaluate = Callable[..., Any]  # Any: run_evaluation's keyword arguments and result
 
 
 def pair_settings(
@@ -60,26 +58,7 @@ def pair_executor(
         from culturebias.adapters.ray.sweep import RayPairs
 
         return RayPairs(sweep.ray, per_pair, functools.partial(run_pair_in_task, evaluate), functools.partial(archive.open_store, store))
-    return LocalPairs(_LocalEvaluator(evaluate, per_pair, progress_bar), archive, store)
-
-
-class _LocalEvaluator:
-    """``ports.sweeps.PairEvaluator`` in this process: one model load for all the benchmarks of a model."""
-
-    def __init__(self, evaluate: Evaluate, per_pair: Mapping[tuple[str, str], Settings], progress_bar: bool):
-        self._evaluate = evaluate
-        self._per_pair = per_pair
-        self._progress_bar = progress_bar
-        self._model: str | None = None
-        self._shared = SharedModel()
-
-    def __call__(self, model: str, benchmark: str, out: Path, resume: bool) -> str:
-        if model != self._model:  # the pairs come model by model; the previous model is let go
-            self._model, self._shared = model, SharedModel()
-        settings = self._per_pair[(model, benchmark)]
-        return self._evaluate(
-            benchmark, settings, out=out, resume=resume, progress_bar=self._progress_bar, shared_model=self._shared
-        ).run_id
+    return LocalPairs(ModelByModel(evaluate, per_pair, progress_bar, SharedModel), archive, store)
 
 
 def check_cluster(settings: RaySettings) -> None:

@@ -10,7 +10,7 @@ import warnings
 import pytest
 import structlog
 
-from culturebias.bootstrap.quiet import quiet_call
+from culturebias.adapters.progress.quiet import quiet_call
 from culturebias.logs import EVENT_ATTRIBUTE, get_logger
 
 

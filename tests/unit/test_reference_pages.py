@@ -5,9 +5,10 @@ from __future__ import annotations
 import pytest
 from pydantic import BaseModel, Field
 
+from culturebias.adapters.docs.setting_keys import field_comment, model_keys
 from culturebias.bootstrap.reference_pages import configuration_reference, headline_table, render
 from culturebias.bootstrap.registry import registry
-from culturebias.bootstrap.settings_reference import field_comment, setting_keys
+from culturebias.bootstrap.settings_reference import setting_keys
 
 
 class Documented(BaseModel):
@@ -29,7 +30,6 @@ def test_a_key_s_description_is_its_field_s_else_the_comments_beside_it():
     assert field_comment(Documented, "bare") == ""
     assert field_comment(Child, "beside") == "a comment on its line"  # found in the class that declares it
     assert field_comment(Child, "extra") == "the child's own"
-    from culturebias.bootstrap.settings_reference import model_keys
 
     described = {key.key: key.description for key in model_keys("x", Documented)}
     assert described["x.declared"] == "its own description"

@@ -8,10 +8,11 @@ from __future__ import annotations
 
 import inspect
 from collections.abc import Iterable
-from typing import Any
+
+from culturebias.adapters.plugins.descriptors import BenchmarkDescriptor
 
 
-def expand_keys_text(descriptors: Iterable[Any]) -> str:  # Any: BenchmarkDescriptor (bootstrap.registry imports this module)
+def expand_keys_text(descriptors: Iterable[BenchmarkDescriptor]) -> str:
     lines = ["keys (--set protocol.KEY=VALUE; data.path names the template file or folder, the bundled copy when unset):"]
     for descriptor in descriptors:
         function = descriptor.expand_function()
