@@ -26,7 +26,7 @@ from __future__ import annotations
 import uuid
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Callable, Generic, TypeVar
+from typing import Any, Callable, Generic, Mapping, TypeVar
 
 import structlog
 
@@ -203,7 +203,7 @@ def _write_run(
             if folder is not None:
                 folder.lock.describe(run_id=manifest.run_id)
                 folder.set_aside(keep_run_id=manifest.run_id)
-                folder.begin(manifest.run_id, request.benchmark)
+                folder.begin(manifest.run_id, request.benchmark, store=_store_section(request.config))
             ctx = make_context(manifest.run_id)
             _announce(request, folder, manifest)
             # A plan's dry run is a run of its own: it bound and unbound these.
@@ -253,6 +253,12 @@ def _write_run(
 
 
 PLAN_FILE = "plan.json"
+
+
+def _store_section(config: Mapping[str, Any]) -> Mapping[str, Any] | None:  # Any: the redacted configuration's JSON
+    """The store section of the run's (redacted) configuration, which the folder's journal keeps."""
+    section = config.get("store") if isinstance(config, Mapping) else None
+    return section if isinstance(section, Mapping) else None
 
 
 def _ended(

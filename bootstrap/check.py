@@ -24,6 +24,7 @@ from culturebias.bootstrap.registry import registry
 from culturebias.application.compared_items import compared_items
 from culturebias.domain.errors import CultureBiasError, PolicyError
 from culturebias.domain.policy.model import Policy
+from culturebias.domain.runs import RunInUseError
 from culturebias.domain.policy.verdict import InconclusiveAs, PolicyVerdict
 from culturebias.domain.summary import RunSummary
 from culturebias.domain.uncertainty.interval import DEFAULT_RESAMPLES
@@ -150,7 +151,7 @@ def check(
     )
     try:
         verdict = check_policy(request, reader, RegistryCatalog())
-    except PolicyError:
+    except (PolicyError, RunInUseError):  # a run still written is refused as --resume refuses it (exit 8)
         raise
     except CultureBiasError as error:  # a run that cannot be read is bad input of the check
         raise PolicyError(str(error)) from error

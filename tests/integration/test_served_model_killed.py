@@ -76,6 +76,11 @@ def test_a_served_model_killed_mid_run_leaves_a_failed_run_that_resume_completes
     assert row["status"] == "failed"
     assert row["failure"] == journal["reason"]
     assert "127.0.0.1" in row["failure"] or "connection" in row["failure"].lower(), row["failure"]
+    # the folder has no summary to name its store: its journal recorded it when the run started
+    assert journal["store"]["path"] == str(tmp_path / "team.sqlite")
+    capsys.readouterr()
+    assert main(["runs", "--out", str(tmp_path / "a"), "--format", "json"]) == 0
+    assert {r["run_id"]: r["status"] for r in json.loads(capsys.readouterr().out)}[journal["run_id"]] == "failed"
 
     server = serve(port, tmp_path / "server-again.log")
     try:

@@ -123,3 +123,40 @@ def test_a_run_another_live_process_writes_is_refused_and_one_left_by_a_gone_pro
         refuse_live_run(store.get_run("r1"), "export")  # no lease: nobody writes it
     finally:
         store.close()
+
+
+def test_a_run_that_ended_before_its_summary_is_found_through_the_store_its_journal_recorded(tmp_path):
+    from culturebias.application.out_folder import OutputFolder
+
+    team = sqlite_store(tmp_path / "shared" / "team.sqlite")
+    folder = tmp_path / "failed"
+    OutputFolder(folder).begin("r1", "kobbq", store={"backend": "sqlite", "path": str(team), "dsn": None})
+    assert run_store(folder, None, ARCHIVE) == team
+    OutputFolder(folder).ended("r1", "failed", "the server went away")
+    assert run_store(folder, None, ARCHIVE) == team
+    OutputFolder(folder).written("r1", "kobbq", [])  # its files written later (--resume): the record stays
+    assert OutputFolder(folder).recorded_store() == {"backend": "sqlite", "path": str(team), "dsn": None}
+    team.unlink()
+    with pytest.raises(DataError) as moved:
+        run_store(folder, None, ARCHIVE)
+    assert str(team) in str(moved.value) and "its record says" in str(moved.value) and "--store" in str(moved.value)
+    assert ".culturebias-outputs.json" in str(moved.value)
+    # a folder without summary or recorded store is its own store, and a path that is no folder reads no journal
+    OutputFolder(tmp_path / "own").begin("r2", "kobbq")
+    assert run_store(tmp_path / "own", None, ARCHIVE) == tmp_path / "own"
+    assert ARCHIVE.recorded_store(tmp_path / "own" / "summary.json") is None
+
+
+def test_the_configuration_a_run_records_names_its_store_path_absolute(tmp_path, monkeypatch):
+    from culturebias.bootstrap.settings import load_settings
+
+    monkeypatch.chdir(tmp_path)
+    recorded = load_settings(None, ["store.path=shared/team.sqlite"]).redacted()["store"]
+    assert recorded["path"] == str(tmp_path / "shared" / "team.sqlite")
+    assert load_settings(None, []).redacted()["store"]["path"] is None
+    # found again from another working folder; an old summary's relative path still reads as before
+    (tmp_path / "shared").mkdir()
+    sqlite_store(tmp_path / "shared" / "team.sqlite")
+    folder = run_folder(tmp_path, {"backend": "sqlite", "path": recorded["path"]})
+    monkeypatch.chdir(folder)
+    assert run_store(folder, None, ARCHIVE) == tmp_path / "shared" / "team.sqlite"
