@@ -69,6 +69,19 @@ def test_a_tracking_store_mlflow_refuses_or_cannot_reach_is_one_line(run, uri, c
     assert not (tmp_path / "mlruns").exists()
 
 
+def test_a_tracking_server_that_refuses_connections_is_one_line_at_once_without_mlflows_retries(run, tmp_path, monkeypatch, capsys, costly):
+    import time
+
+    pytest.importorskip("mlflow", reason="the governance extra (mlflow) is not installed")
+    for variable in ("MLFLOW_HTTP_REQUEST_MAX_RETRIES", "http_proxy", "HTTP_PROXY", "all_proxy", "ALL_PROXY"):
+        monkeypatch.delenv(variable, raising=False)  # MLflow's own retries (7, minutes of backoff) as a user has them
+    monkeypatch.chdir(tmp_path)
+    started = time.monotonic()
+    got = main(["export", str(run), "--format", "mlflow", "--tracking-uri", f"http://127.0.0.1:{free_port()}"])
+    one_line(got, 1, capsys.readouterr().err, "cannot be reached", "is it running?", "127.0.0.1")
+    assert time.monotonic() - started < 60  # MLflow alone retries for about four minutes
+
+
 @pytest.mark.parametrize(("format", "module"), [("mlflow", "mlflow"), ("model-card", "huggingface_hub"), ("parquet", "pyarrow")])
 def test_a_missing_extra_is_one_line_naming_the_pip_command(run, format, module, tmp_path, monkeypatch, capsys):
     import builtins
