@@ -101,6 +101,25 @@ def test_a_missing_extra_is_one_line_naming_the_pip_command(run, format, module,
     assert not (tmp_path / "out.x").exists()
 
 
+@pytest.mark.parametrize(("format", "module"), [("mlflow", "mlflow"), ("model-card", "huggingface_hub")])
+def test_an_extra_installed_but_failing_to_import_is_one_line_not_a_traceback(run, format, module, tmp_path, costly):
+    import subprocess
+    import sys
+
+    shim = tmp_path / "shim" / module  # found on the path, but its import fails (a broken or partial install)
+    shim.mkdir(parents=True)
+    (shim / "__init__.py").write_text(f"raise ImportError('cannot import name x from {module} dependency')\n", encoding="utf-8")
+    paths = [str(tmp_path / "shim"), *(p for p in os.environ.get("PYTHONPATH", "").split(os.pathsep) if p)]
+    out = tmp_path / "out.x"
+    done = subprocess.run(
+        [sys.executable, "-m", "culturebias.bootstrap.cli", "export", str(run), "--format", format,
+         "--out", str(out), "--tracking-uri", f"sqlite:///{tmp_path / 'mlflow.db'}"],
+        capture_output=True, text=True, env={**os.environ, "PYTHONPATH": os.pathsep.join(paths)}, timeout=300,
+    )
+    one_line(done.returncode, 2, done.stderr, module, "installed but cannot be imported", "pip install -e '.[governance]'")
+    assert not out.exists() and not (tmp_path / "mlflow.db").exists()
+
+
 @pytest.mark.parametrize("format", ["model-card", "every-eval-ever", "csv", "parquet", "jsonl"])
 def test_a_folder_the_system_refuses_is_one_line_and_exit_code_1(run, format, capsys):
     pytest.importorskip("huggingface_hub")
