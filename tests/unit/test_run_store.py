@@ -160,3 +160,27 @@ def test_the_configuration_a_run_records_names_its_store_path_absolute(tmp_path,
     folder = run_folder(tmp_path, {"backend": "sqlite", "path": recorded["path"]})
     monkeypatch.chdir(folder)
     assert run_store(folder, None, ARCHIVE) == tmp_path / "shared" / "team.sqlite"
+
+
+def test_resume_in_a_folder_whose_run_is_in_another_store_says_so_before_starting_afresh(tmp_path):
+    from types import SimpleNamespace
+
+    from structlog.testing import capture_logs
+
+    from culturebias.application.run_benchmark import _open_run
+
+    store = SQLiteResultStore(tmp_path / "here.sqlite")
+    request = SimpleNamespace(store=store, lease_seconds=60.0, resume=True, benchmark="kobbq", config_fingerprint="c",
+                              config={}, identity={})
+    try:
+        with capture_logs() as logs:
+            manifest, keeper = _open_run(request, "d", "kobbq-elsewhere", {"backend": "sqlite", "path": "/srv/team.sqlite"})
+        keeper.release()
+        assert manifest.run_id != "kobbq-elsewhere"
+        [warned] = [e for e in logs if e["log_level"] == "warning"]
+        assert "/srv/team.sqlite" in warned["event"] and warned["folder_run_id"] == "kobbq-elsewhere"
+        with capture_logs() as logs:  # the folder's run in this store (finished): nothing to say
+            _open_run(request, "d", manifest.run_id, None)[1].release()
+        assert not [e for e in logs if e["log_level"] == "warning"]
+    finally:
+        store.close()
