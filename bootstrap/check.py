@@ -96,7 +96,11 @@ class StoredRuns:
 
     def summary(self, ref: str) -> RunSummary:
         if ref not in self._summaries:
-            self._summaries[ref] = load_runs([self._given(ref)], self._store(ref), ARCHIVE)[0]
+            store = self._store(ref)
+            if store is None and ref in self._baselines and ref not in self._objects and not Path(ref).expanduser().exists():
+                raise PolicyError("no such baseline run folder or summary.json (to name a baseline by its run id, give "
+                                  "its store: --baseline-store PATH, baseline_store= in Python)", file=ref)
+            self._summaries[ref] = load_runs([self._given(ref)], store, ARCHIVE)[0]
         return self._summaries[ref]
 
     def where(self, ref: str) -> str:

@@ -189,3 +189,11 @@ def test_runs_out_lists_a_failed_run_from_the_store_its_journal_names_and_check_
         keeper.release()
     finally:
         store.close()
+
+
+def test_a_baseline_named_by_its_run_id_without_a_store_says_to_give_its_store(team, tmp_path, capsys):
+    current, _ = team["current"]
+    policy = tmp_path / "gate.toml"
+    policy.write_text(GATE, encoding="utf-8")
+    one_line(capsys, main(["check", str(policy), "--run", str(current), "--baseline", "kobbq-3f2a9c1e7b44"]), 3,
+             "kobbq-3f2a9c1e7b44", "--baseline-store PATH")
