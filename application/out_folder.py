@@ -20,7 +20,7 @@ import os
 import platform
 import uuid
 from pathlib import Path
-from typing import Any, Iterable
+from typing import Any, Iterable, Mapping
 
 from culturebias.domain.runs import OutputFolderBusyError, utc_now
 from culturebias.logs import get_logger
@@ -153,9 +153,19 @@ class OutputFolder:
     def _write_journal(self, entry: dict[str, Any]) -> None:  # Any: the journal's JSON
         write_text_atomically(self.path / JOURNAL_FILE, json.dumps(entry, ensure_ascii=False, indent=1))
 
-    def begin(self, run_id: str, benchmark: str) -> None:
-        """From now on the top-level files belong to ``run_id`` (and are not written yet)."""
-        self._write_journal({"run_id": run_id, "benchmark": benchmark, "state": "running", "files": []})
+    def begin(self, run_id: str, benchmark: str, store: Mapping[str, Any] | None = None) -> None:  # Any: JSON values
+        """From now on the top-level files belong to ``run_id`` (and are not written yet). ``store``: the run's
+        store section as its summary will record it (redacted, a file store's path absolute), so that a run
+        that ends before its summary is still found through its folder."""
+        entry: dict[str, Any] = {"run_id": run_id, "benchmark": benchmark, "state": "running", "files": []}  # Any: JSON
+        if store:
+            entry["store"] = dict(store)
+        self._write_journal(entry)
+
+    def recorded_store(self) -> dict[str, Any] | None:  # Any: the store section's JSON values
+        """The store section the journal's run recorded at its start (None: none recorded, its folder's own)."""
+        section = self.journal().get("store")
+        return section if isinstance(section, dict) else None
 
     def ended(self, run_id: str, state: str, reason: str) -> None:
         """The run ended without its files (``failed``, ``interrupted``), and why: the folder never says
@@ -178,7 +188,10 @@ class OutputFolder:
         entry = self.journal()
         earlier = entry.get("files", []) if entry.get("run_id") == run_id else []  # files added while it ran
         names = sorted({*earlier, *(self._relative(f) for f in files)})
-        self._write_journal({"run_id": run_id, "benchmark": benchmark, "state": "written", "files": names})
+        written: dict[str, Any] = {"run_id": run_id, "benchmark": benchmark, "state": "written", "files": names}  # Any: JSON
+        if entry.get("run_id") == run_id and isinstance(entry.get("store"), dict):
+            written["store"] = entry["store"]
+        self._write_journal(written)
 
     def _relative(self, file: Path) -> str:
         try:

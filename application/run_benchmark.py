@@ -26,7 +26,7 @@ from __future__ import annotations
 import uuid
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Callable, Generic, TypeVar
+from typing import Any, Callable, Generic, Mapping, TypeVar
 
 import structlog
 
@@ -87,8 +87,12 @@ class RunResult:
     summary: RunSummary
 
 
-def _open_run(request: RunRequest[SummaryT], data_fingerprint: str, folder_run_id: str | None) -> tuple[RunManifest, RunLeaseKeeper]:
-    """The run to write and this process's lease on it. ``folder_run_id``: the run the output folder recorded."""
+def _open_run(
+    request: RunRequest[SummaryT], data_fingerprint: str, folder_run_id: str | None,
+    folder_store: Mapping[str, Any] | None = None,  # Any: the store section the folder's journal recorded
+) -> tuple[RunManifest, RunLeaseKeeper]:
+    """The run to write and this process's lease on it. ``folder_run_id``: the run the output folder recorded
+    (``folder_store``: in the store its journal names)."""
     store = request.store
     rule = LeaseRule(stale_seconds=request.lease_seconds)
     if request.resume:
@@ -119,6 +123,13 @@ def _open_run(request: RunRequest[SummaryT], data_fingerprint: str, folder_run_i
             log.info("not resuming a run that another live process writes", run_id=manifest.run_id, holder=holder.text())
         if candidates and not matching:
             raise ResumeMismatchError(_mismatch(max(candidates, key=lambda m: m.created_at), request, data_fingerprint))
+        if folder_run_id is not None and own is None and store.get_run(folder_run_id) is None:
+            recorded = (folder_store or {}).get("path") or (folder_store or {}).get("dsn") or "its own folder"
+            log.warning(
+                "--resume: this folder's run is not in the store this run writes (its journal says it is in "
+                f"{recorded}; a relative store.path is read from the working folder); starting a new run",
+                folder_run_id=folder_run_id,
+            )
         log.info("nothing to resume; starting a new run")
     manifest = RunManifest(
         run_id=f"{request.benchmark}-{uuid.uuid4().hex[:12]}",
@@ -181,7 +192,7 @@ def _run(request: RunRequest[SummaryT], make_context: Callable[[str], RunContext
     dataset = request.source.load()
     journal = folder.journal() if folder is not None else {}
     folder_run_id = journal.get("run_id") if journal.get("benchmark") == request.benchmark else None
-    manifest, keeper = _open_run(request, data_fingerprint, folder_run_id)
+    manifest, keeper = _open_run(request, data_fingerprint, folder_run_id, _store_section(journal))
     try:
         return _write_run(request, make_context, folder, manifest, keeper, data_fingerprint, dataset)
     finally:
@@ -203,7 +214,7 @@ def _write_run(
             if folder is not None:
                 folder.lock.describe(run_id=manifest.run_id)
                 folder.set_aside(keep_run_id=manifest.run_id)
-                folder.begin(manifest.run_id, request.benchmark)
+                folder.begin(manifest.run_id, request.benchmark, store=_store_section(request.config))
             ctx = make_context(manifest.run_id)
             _announce(request, folder, manifest)
             # A plan's dry run is a run of its own: it bound and unbound these.
@@ -253,6 +264,12 @@ def _write_run(
 
 
 PLAN_FILE = "plan.json"
+
+
+def _store_section(config: Mapping[str, Any]) -> Mapping[str, Any] | None:  # Any: the redacted configuration's JSON
+    """The store section of the run's (redacted) configuration, which the folder's journal keeps."""
+    section = config.get("store") if isinstance(config, Mapping) else None
+    return section if isinstance(section, Mapping) else None
 
 
 def _ended(

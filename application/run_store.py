@@ -16,7 +16,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from culturebias.application.out_folder import OutputFolder
+from culturebias.application.out_folder import JOURNAL_FILE, OutputFolder
 from culturebias.domain.errors import DataError
 from culturebias.domain.runs import RunInUseError, RunManifest
 from culturebias.application.run_lease import LeaseRule
@@ -44,10 +44,12 @@ def run_store(run: str | Path, store: StoreRef | None, archive: RunArchive) -> S
     if isinstance(recorded, Path) and not recorded.exists():
         if any((folder / name).exists() for name in FOLDER_STORES):
             return folder  # the run folder travelled with its own store
+        summary = folder / "summary.json"
+        record = ("summary", summary, "config.store.path") if summary.is_file() else ("record", folder / JOURNAL_FILE, "store.path")
         raise DataError(
-            f"the run's store is not where its summary says it was ({recorded}); if it moved, point at it "
+            f"the run's store is not where its {record[0]} says it was ({recorded}); if it moved, point at it "
             "with --store PATH (store= in Python)",
-            file=str(folder / "summary.json"), field="config.store.path",
+            file=str(record[1]), field=record[2],
         )
     return recorded
 

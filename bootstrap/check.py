@@ -24,6 +24,7 @@ from culturebias.bootstrap.registry import registry
 from culturebias.application.compared_items import compared_items
 from culturebias.domain.errors import CultureBiasError, PolicyError
 from culturebias.domain.policy.model import Policy
+from culturebias.domain.runs import RunInUseError
 from culturebias.domain.policy.verdict import InconclusiveAs, PolicyVerdict
 from culturebias.domain.summary import RunSummary
 from culturebias.domain.uncertainty.interval import DEFAULT_RESAMPLES
@@ -95,7 +96,11 @@ class StoredRuns:
 
     def summary(self, ref: str) -> RunSummary:
         if ref not in self._summaries:
-            self._summaries[ref] = load_runs([self._given(ref)], self._store(ref), ARCHIVE)[0]
+            store = self._store(ref)
+            if store is None and ref in self._baselines and ref not in self._objects and not Path(ref).expanduser().exists():
+                raise PolicyError("no such baseline run folder or summary.json (to name a baseline by its run id, give "
+                                  "its store: --baseline-store PATH, baseline_store= in Python)", file=ref)
+            self._summaries[ref] = load_runs([self._given(ref)], store, ARCHIVE)[0]
         return self._summaries[ref]
 
     def where(self, ref: str) -> str:
@@ -150,7 +155,7 @@ def check(
     )
     try:
         verdict = check_policy(request, reader, RegistryCatalog())
-    except PolicyError:
+    except (PolicyError, RunInUseError):  # a run still written is refused as --resume refuses it (exit 8)
         raise
     except CultureBiasError as error:  # a run that cannot be read is bad input of the check
         raise PolicyError(str(error)) from error

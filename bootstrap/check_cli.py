@@ -8,7 +8,7 @@
 
 Exit codes: 0 every criterion passes; 1 one fails; 2 none fails but some are
 inconclusive (``--inconclusive fail|pass`` counts those as failed or passed);
-3 a bad policy or run (nothing is written).
+3 a bad policy or run (nothing is written); 8 a run another live process is still writing.
 
 --sequential runs the benchmarks in growing nested stratified rounds (DIR/round-<k>/<benchmark>,
 one store DIR/results.sqlite; run again to resume) and stops once every criterion is decided on

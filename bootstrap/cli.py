@@ -406,8 +406,15 @@ def main(argv: list[str] | None = None) -> int:
 
 
 def console_main() -> None:
-    """The installed ``culturebias`` script: the exit code of ``main``."""
-    sys.exit(main())
+    """The installed ``culturebias`` script: the exit code of ``main``. After an interruption (the run is marked
+    and its results stored by then) the process ends without joining worker threads still blocked on a request
+    a stuck server holds: a stopped run stops now, not when that request times out."""
+    code = main()
+    if code >= INTERRUPTED and any(t.is_alive() and not t.daemon for t in threading.enumerate() if t is not threading.main_thread()):
+        sys.stdout.flush()
+        sys.stderr.flush()
+        os._exit(code)
+    sys.exit(code)
 
 
 if __name__ == "__main__":

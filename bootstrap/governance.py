@@ -11,7 +11,7 @@ from pathlib import Path
 from typing import Any
 
 from culturebias.adapters.governance.exported_run import ExportedRun
-from culturebias.adapters.install.optional_modules import require_modules
+from culturebias.adapters.install.optional_modules import import_modules
 from culturebias.adapters.policy.verdict_files import read_verdict
 from culturebias.application.out_folder import write_text_atomically
 from culturebias.application.compare_runs import RunRef, StoreRef, load_runs
@@ -61,7 +61,7 @@ def export_governance(
         raise ConfigError(f"unknown governance format {format!r} (choose one of: {', '.join(GOVERNANCE_FORMATS)})")
     checked = read_verdict(verdict) if isinstance(verdict, (str, Path)) else verdict
     if format == "mlflow":
-        require_modules("export --format mlflow", ("mlflow",), "governance")
+        import_modules("export --format mlflow", ("mlflow",), "governance")
         from culturebias.adapters.governance.mlflow_tracking import export_to_mlflow
 
         return [export_to_mlflow(exported_run(run, store, checked), tracking_uri, experiment)]
@@ -69,7 +69,7 @@ def export_governance(
         raise ConfigError(f"--format {format} writes a file: give --out FILE")
     exported = exported_run(run, store, checked)
     if format == "model-card":
-        require_modules("export --format model-card", ("huggingface_hub",), "governance")
+        import_modules("export --format model-card", ("huggingface_hub",), "governance")
         from culturebias.adapters.governance.model_card import model_card_text
 
         write_text_atomically(Path(out).expanduser(), model_card_text(exported))

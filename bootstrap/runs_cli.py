@@ -7,6 +7,8 @@ import json
 
 def runs_command(args) -> int:
     from culturebias.bootstrap.api import leaderboard, mark_interrupted, open_configured_store, open_store
+    from culturebias.application.run_store import open_run_store
+    from culturebias.bootstrap.archive import ARCHIVE
     from culturebias.bootstrap.settings import load_settings
 
     settings = load_settings(args.config, args.assignments)
@@ -14,7 +16,8 @@ def runs_command(args) -> int:
     if args.store is not None:
         store = open_store(args.store, must_exist=True)
     elif args.out is not None and not args.assignments and not args.config:
-        store = open_store(args.out, must_exist=True)
+        # A run folder's store is where its summary (or, for a run that ended before one, its journal) says.
+        store = open_run_store(args.out, None, ARCHIVE) if args.out.is_dir() else open_store(args.out, must_exist=True)
     else:
         store = open_configured_store(settings, args.out, must_exist=True)
     try:

@@ -293,6 +293,8 @@ class Settings(BaseSettings):
                 data[section]["api_key"] = "**redacted**"
         if data["store"].get("dsn"):
             data["store"]["dsn"] = redact_dsn(data["store"]["dsn"])
+        if data["store"].get("path"):  # as the run opened it: found again from any working directory
+            data["store"]["path"] = str(Path(data["store"]["path"]).expanduser().absolute())
 
         # Every string, wherever a credential was written into it (URL userinfo, key-like query
         # parameters, secret-named keys), not only the fields known to hold one.

@@ -117,7 +117,26 @@ def tracking_store(uri: str | None) -> str:
         )
     if scheme == "sqlite":
         _sqlite_opens(resolved)
+    if scheme in ("http", "https"):
+        _server_answers(resolved)
     return resolved
+
+
+def _server_answers(uri: str, timeout_s: float = 10.0) -> None:
+    """A tracking server that refuses connections (or whose host does not resolve) is one line now, not after
+    MLflow's minutes of retries. Behind a proxy the proxy decides: not probed."""
+    import socket
+    from urllib.request import getproxies, proxy_bypass
+
+    parsed = urlparse(uri)
+    host = parsed.hostname
+    if not host or (parsed.scheme in getproxies() and not proxy_bypass(host)):
+        return
+    try:
+        port = parsed.port or (443 if parsed.scheme == "https" else 80)
+        socket.create_connection((host, port), timeout=timeout_s).close()
+    except (OSError, ValueError) as error:  # refused, unresolvable, unroutable, timed out; a bad port number
+        raise mlflow_failure(f"Failed to establish a new connection: {error}", uri) from None
 
 
 def _sqlite_opens(uri: str) -> None:

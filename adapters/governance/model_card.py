@@ -17,6 +17,7 @@ from typing import Any
 
 from culturebias.adapters.governance.exported_run import ExportedRun
 from culturebias.domain.caveats import items_words
+from culturebias.domain.uncertainty.interval import plural_unit
 
 TASK = "text-generation"
 MARKS = {"pass": "PASS", "fail": "FAIL", "inconclusive": "INCONCLUSIVE"}
@@ -91,7 +92,7 @@ def bias_section(run: ExportedRun) -> str:
     for h in run.headline_values():
         bounds = h.bounds()
         ci = f"{_number(bounds[0])} to {_number(bounds[1])}" if bounds else "not computed"
-        n = f"{h.interval.n} {h.interval.unit}s" if h.interval is not None else "–"
+        n = f"{h.interval.n} {plural_unit(h.interval.unit, h.interval.n)}" if h.interval is not None else "–"
         if h.not_measured is not None:
             ci, shown = "not measured", f"not measured: {h.not_measured}"
         else:

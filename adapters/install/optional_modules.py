@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import importlib
 import importlib.util
 from typing import Callable
 
@@ -34,3 +35,19 @@ def require_modules(
     if missing:
         install = install_hint(extra) if extra else f"pip install {' '.join(missing)} (bash scripts/install.sh installs everything)"
         raise ConfigError(f"{what} needs {', '.join(missing)}, which this installation lacks: {install}")
+
+
+def import_modules(what: str, modules: tuple[str, ...], extra: str | None) -> None:
+    """``require_modules``, then each module imported: one that is installed but fails to import (a broken or
+    partial install, a dependency of the wrong version) is the same one-line ``ConfigError``, never a traceback."""
+    require_modules(what, modules, extra)
+    for module in modules:
+        try:
+            importlib.import_module(module)
+        except ImportError as error:
+            install = install_hint(extra) if extra else f"pip install --force-reinstall {module}"
+            reason = next((line.strip() for line in str(error).splitlines() if line.strip()), type(error).__name__)
+            raise ConfigError(
+                f"{what} needs {module}, which is installed but cannot be imported ({reason[:200]}): reinstall it, "
+                f"{install}"
+            ) from None

@@ -258,28 +258,31 @@ class ApiClient:
 
         failure: BaseException | None = None
         workers = min(self.max_concurrency, len(bodies))
-        with ThreadPoolExecutor(max_workers=workers, thread_name_prefix="openai") as pool:
+        pool = ThreadPoolExecutor(max_workers=workers, thread_name_prefix="openai")
+        interrupted = True  # until the loop ends: Ctrl-C or SIGTERM does not wait on a request a stuck server holds
+        try:
             futures = {pool.submit(one, i): i for i in range(len(bodies))}
             pending = set(futures)
-            try:
-                while pending:
-                    done, pending = wait(pending, return_when=FIRST_COMPLETED)
-                    for future in sorted(done, key=futures.__getitem__):
-                        error = None if future.cancelled() else future.exception()
-                        if error is None and not future.cancelled():
-                            reply = results[futures[future]]
-                            if on_reply is not None and reply is not None:
-                                try:
-                                    on_reply(futures[future], reply)
-                                except Exception as raised:  # the caller's store failed: stop asking
-                                    error = raised
-                        if error is not None and not isinstance(error, Abandoned) and failure is None:
-                            failure = error
-                            stop.set()
-                            for other in pending:
-                                other.cancel()
-            finally:
-                stop.set()  # an interruption too: the workers stop at their next attempt
+            while pending:
+                done, pending = wait(pending, return_when=FIRST_COMPLETED)
+                for future in sorted(done, key=futures.__getitem__):
+                    error = None if future.cancelled() else future.exception()
+                    if error is None and not future.cancelled():
+                        reply = results[futures[future]]
+                        if on_reply is not None and reply is not None:
+                            try:
+                                on_reply(futures[future], reply)
+                            except Exception as raised:  # the caller's store failed: stop asking
+                                error = raised
+                    if error is not None and not isinstance(error, Abandoned) and failure is None:
+                        failure = error
+                        stop.set()
+                        for other in pending:
+                            other.cancel()
+            interrupted = False
+        finally:
+            stop.set()  # an interruption too: the workers stop at their next attempt
+            pool.shutdown(wait=not interrupted, cancel_futures=interrupted)
         if failure is not None:
             raise failure
         return results

@@ -13,6 +13,7 @@ from pathlib import Path
 from typing import Any
 
 from culturebias.adapters.stores.recorded_store import recorded_store
+from culturebias.application.out_folder import JOURNAL_FILE, OutputFolder
 from culturebias.domain.errors import DataError
 from culturebias.domain.summary import RunSummary, check_schema_version, parse_summary
 from culturebias.ports.results import ResultStore
@@ -62,10 +63,12 @@ class SummaryFiles:
         return parse_summary(self._summary_model(benchmark), dict(payload), where)
 
     def recorded_store(self, run: str | Path) -> StoreRef | None:
-        file = Path(run).expanduser()
-        file = file / "summary.json" if file.is_dir() else file
+        named = Path(run).expanduser()
+        file = named / "summary.json" if named.is_dir() else named
         if not file.is_file():
-            return None  # a run killed before its summary: its folder is all there is
+            # A run that ended before its summary: the store its folder's journal recorded at its start, else the folder.
+            section = OutputFolder(named).recorded_store() if named.is_dir() else None
+            return recorded_store(section, named, str(named / JOURNAL_FILE)) if section else None
         payload, file = read_summary_json(file)
         config = payload.get("config")
         section = config.get("store") if isinstance(config, dict) else None

@@ -85,6 +85,10 @@ def test_a_benchmark_runs_into_postgres_fails_resumes_and_is_listed(postgres_ser
     arguments = ["run", "kobbq", "--out", str(out), *replay_arguments(answers, 6), *store_arguments(postgres_store_settings)]
     assert main(arguments) == 3
     assert not (out / "results.sqlite").exists(), "a server store keeps nothing in the output folder"
+    capsys.readouterr()
+    assert main(["runs", "--out", str(out), "--format", "json"]) == 0  # the journal names the server, not its password
+    assert [r["status"] for r in json.loads(capsys.readouterr().out)] == ["failed"]
+    assert postgres_server.password not in (out / ".culturebias-outputs.json").read_text(encoding="utf-8")
     kobbq_replay(answers, 6)
     assert main([*arguments, "--resume"]) == 0
     summary = json.loads((out / "summary.json").read_text(encoding="utf-8"))
@@ -100,6 +104,9 @@ def test_a_benchmark_runs_into_postgres_fails_resumes_and_is_listed(postgres_ser
     assert main(["runs", "--format", "json", *store_arguments(postgres_store_settings)]) == 0
     listed = json.loads(capsys.readouterr().out)
     assert [(r["run_id"], r["status"]) for r in listed] == [(summary["run_id"], "finished")]
+    items = tmp_path / "items.jsonl"  # read back by folder through the server its summary names
+    assert main(["export", str(out), "--format", "jsonl", "--out", str(items)]) == 0
+    assert len(items.read_text(encoding="utf-8").splitlines()) == 6 * 2 * 3
 
 
 def test_the_same_run_gives_the_same_results_in_postgres_and_sqlite(postgres_server, postgres_store_settings, tmp_path):

@@ -76,6 +76,11 @@ def test_a_served_model_killed_mid_run_leaves_a_failed_run_that_resume_completes
     assert row["status"] == "failed"
     assert row["failure"] == journal["reason"]
     assert "127.0.0.1" in row["failure"] or "connection" in row["failure"].lower(), row["failure"]
+    # the folder has no summary to name its store: its journal recorded it when the run started
+    assert journal["store"]["path"] == str(tmp_path / "team.sqlite")
+    capsys.readouterr()
+    assert main(["runs", "--out", str(tmp_path / "a"), "--format", "json"]) == 0
+    assert {r["run_id"]: r["status"] for r in json.loads(capsys.readouterr().out)}[journal["run_id"]] == "failed"
 
     server = serve(port, tmp_path / "server-again.log")
     try:
@@ -96,3 +101,25 @@ def test_a_served_model_killed_mid_run_leaves_a_failed_run_that_resume_completes
     assert main(["export", str(tmp_path / "a"), "--format", "jsonl", "--out", str(out)]) == 0
     rows = [json.loads(line) for line in out.read_text(encoding="utf-8").splitlines()]
     assert rows and {r["run_id"] for r in rows} == {journal["run_id"]}
+
+
+def test_a_run_stopped_by_sigterm_while_a_stuck_server_holds_its_request_stops_now_and_is_interrupted(tmp_path, capsys):
+    port = free_port()
+    server = serve(port, tmp_path / "server.log", "--hang-after", "3")
+    try:
+        run = subprocess.Popen(  # model.timeout_s=600: without stopping at once it would wait that long
+            [sys.executable, "-m", "culturebias.bootstrap.cli", *run_arguments(port, tmp_path, "a")],
+            stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
+        )
+        wait_for_hang(tmp_path / "server.log", run)
+        run.send_signal(signal.SIGTERM)  # the server stays up, holding the request
+        output = run.communicate(timeout=120)[0]
+    finally:
+        server.stop()
+    assert run.returncode == 128 + signal.SIGTERM, output
+    assert "Traceback" not in output and "interrupted (SIGTERM)" in output
+    journal = json.loads((tmp_path / "a" / JOURNAL).read_text(encoding="utf-8"))
+    assert journal["state"] == "interrupted"
+    capsys.readouterr()
+    assert main(["runs", "--out", str(tmp_path / "a"), "--format", "json"]) == 0  # its journal names the store
+    assert {r["run_id"]: r["status"] for r in json.loads(capsys.readouterr().out)}[journal["run_id"]] == "interrupted"

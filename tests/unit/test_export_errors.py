@@ -69,6 +69,19 @@ def test_a_tracking_store_mlflow_refuses_or_cannot_reach_is_one_line(run, uri, c
     assert not (tmp_path / "mlruns").exists()
 
 
+def test_a_tracking_server_that_refuses_connections_is_one_line_at_once_without_mlflows_retries(run, tmp_path, monkeypatch, capsys, costly):
+    import time
+
+    pytest.importorskip("mlflow", reason="the governance extra (mlflow) is not installed")
+    for variable in ("MLFLOW_HTTP_REQUEST_MAX_RETRIES", "http_proxy", "HTTP_PROXY", "all_proxy", "ALL_PROXY"):
+        monkeypatch.delenv(variable, raising=False)  # MLflow's own retries (7, minutes of backoff) as a user has them
+    monkeypatch.chdir(tmp_path)
+    started = time.monotonic()
+    got = main(["export", str(run), "--format", "mlflow", "--tracking-uri", f"http://127.0.0.1:{free_port()}"])
+    one_line(got, 1, capsys.readouterr().err, "cannot be reached", "is it running?", "127.0.0.1")
+    assert time.monotonic() - started < 60  # MLflow alone retries for about four minutes
+
+
 @pytest.mark.parametrize(("format", "module"), [("mlflow", "mlflow"), ("model-card", "huggingface_hub"), ("parquet", "pyarrow")])
 def test_a_missing_extra_is_one_line_naming_the_pip_command(run, format, module, tmp_path, monkeypatch, capsys):
     import builtins
@@ -86,6 +99,25 @@ def test_a_missing_extra_is_one_line_naming_the_pip_command(run, format, module,
     got = main(["export", str(run), "--format", format, "--out", str(tmp_path / "out.x")])
     one_line(got, 2, capsys.readouterr().err, module, "pip install -e '.[")
     assert not (tmp_path / "out.x").exists()
+
+
+@pytest.mark.parametrize(("format", "module"), [("mlflow", "mlflow"), ("model-card", "huggingface_hub")])
+def test_an_extra_installed_but_failing_to_import_is_one_line_not_a_traceback(run, format, module, tmp_path, costly):
+    import subprocess
+    import sys
+
+    shim = tmp_path / "shim" / module  # found on the path, but its import fails (a broken or partial install)
+    shim.mkdir(parents=True)
+    (shim / "__init__.py").write_text(f"raise ImportError('cannot import name x from {module} dependency')\n", encoding="utf-8")
+    paths = [str(tmp_path / "shim"), *(p for p in os.environ.get("PYTHONPATH", "").split(os.pathsep) if p)]
+    out = tmp_path / "out.x"
+    done = subprocess.run(
+        [sys.executable, "-m", "culturebias.bootstrap.cli", "export", str(run), "--format", format,
+         "--out", str(out), "--tracking-uri", f"sqlite:///{tmp_path / 'mlflow.db'}"],
+        capture_output=True, text=True, env={**os.environ, "PYTHONPATH": os.pathsep.join(paths)}, timeout=300,
+    )
+    one_line(done.returncode, 2, done.stderr, module, "installed but cannot be imported", "pip install -e '.[governance]'")
+    assert not out.exists() and not (tmp_path / "mlflow.db").exists()
 
 
 @pytest.mark.parametrize("format", ["model-card", "every-eval-ever", "csv", "parquet", "jsonl"])

@@ -247,3 +247,19 @@ def test_export_names_every_format_and_asks_for_the_file(runs, tmp_path, capsys)
     assert "choose one of: csv, parquet, jsonl, mlflow, model-card, every-eval-ever" in capsys.readouterr().err
     assert main(["export", str(runs["random"]), "--format", "every-eval-ever"]) == 2
     assert "--format every-eval-ever writes a file: give --out FILE" in capsys.readouterr().err
+
+
+def test_the_model_cards_n_column_says_one_template_in_the_singular(tmp_path):
+    pytest.importorskip("huggingface_hub", reason="the governance extra (huggingface_hub) is not installed")
+    from culturebias.adapters.stores.sqlite_store import SQLiteResultStore
+    from culturebias.testing.kobbq_runs import kobbq_run
+
+    store = SQLiteResultStore(tmp_path / "run" / "results.sqlite")
+    try:
+        kobbq_run("random", name="random", out_dir=tmp_path / "run", store=store, options={"limit": 6})
+    finally:
+        store.close()
+    card = tmp_path / "README.md"
+    assert main(["export", str(tmp_path / "run"), "--format", "model-card", "--out", str(card)]) == 0
+    rows = [line for line in card.read_text(encoding="utf-8").splitlines() if line.startswith("| accuracy in ambiguous")]
+    assert rows and all("| 1 template |" in row for row in rows), rows

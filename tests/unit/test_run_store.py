@@ -123,3 +123,64 @@ def test_a_run_another_live_process_writes_is_refused_and_one_left_by_a_gone_pro
         refuse_live_run(store.get_run("r1"), "export")  # no lease: nobody writes it
     finally:
         store.close()
+
+
+def test_a_run_that_ended_before_its_summary_is_found_through_the_store_its_journal_recorded(tmp_path):
+    from culturebias.application.out_folder import OutputFolder
+
+    team = sqlite_store(tmp_path / "shared" / "team.sqlite")
+    folder = tmp_path / "failed"
+    OutputFolder(folder).begin("r1", "kobbq", store={"backend": "sqlite", "path": str(team), "dsn": None})
+    assert run_store(folder, None, ARCHIVE) == team
+    OutputFolder(folder).ended("r1", "failed", "the server went away")
+    assert run_store(folder, None, ARCHIVE) == team
+    OutputFolder(folder).written("r1", "kobbq", [])  # its files written later (--resume): the record stays
+    assert OutputFolder(folder).recorded_store() == {"backend": "sqlite", "path": str(team), "dsn": None}
+    team.unlink()
+    with pytest.raises(DataError) as moved:
+        run_store(folder, None, ARCHIVE)
+    assert str(team) in str(moved.value) and "its record says" in str(moved.value) and "--store" in str(moved.value)
+    assert ".culturebias-outputs.json" in str(moved.value)
+    # a folder without summary or recorded store is its own store, and a path that is no folder reads no journal
+    OutputFolder(tmp_path / "own").begin("r2", "kobbq")
+    assert run_store(tmp_path / "own", None, ARCHIVE) == tmp_path / "own"
+    assert ARCHIVE.recorded_store(tmp_path / "own" / "summary.json") is None
+
+
+def test_the_configuration_a_run_records_names_its_store_path_absolute(tmp_path, monkeypatch):
+    from culturebias.bootstrap.settings import load_settings
+
+    monkeypatch.chdir(tmp_path)
+    recorded = load_settings(None, ["store.path=shared/team.sqlite"]).redacted()["store"]
+    assert recorded["path"] == str(tmp_path / "shared" / "team.sqlite")
+    assert load_settings(None, []).redacted()["store"]["path"] is None
+    # found again from another working folder; an old summary's relative path still reads as before
+    (tmp_path / "shared").mkdir()
+    sqlite_store(tmp_path / "shared" / "team.sqlite")
+    folder = run_folder(tmp_path, {"backend": "sqlite", "path": recorded["path"]})
+    monkeypatch.chdir(folder)
+    assert run_store(folder, None, ARCHIVE) == tmp_path / "shared" / "team.sqlite"
+
+
+def test_resume_in_a_folder_whose_run_is_in_another_store_says_so_before_starting_afresh(tmp_path):
+    from types import SimpleNamespace
+
+    from structlog.testing import capture_logs
+
+    from culturebias.application.run_benchmark import _open_run
+
+    store = SQLiteResultStore(tmp_path / "here.sqlite")
+    request = SimpleNamespace(store=store, lease_seconds=60.0, resume=True, benchmark="kobbq", config_fingerprint="c",
+                              config={}, identity={})
+    try:
+        with capture_logs() as logs:
+            manifest, keeper = _open_run(request, "d", "kobbq-elsewhere", {"backend": "sqlite", "path": "/srv/team.sqlite"})
+        keeper.release()
+        assert manifest.run_id != "kobbq-elsewhere"
+        [warned] = [e for e in logs if e["log_level"] == "warning"]
+        assert "/srv/team.sqlite" in warned["event"] and warned["folder_run_id"] == "kobbq-elsewhere"
+        with capture_logs() as logs:  # the folder's run in this store (finished): nothing to say
+            _open_run(request, "d", manifest.run_id, None)[1].release()
+        assert not [e for e in logs if e["log_level"] == "warning"]
+    finally:
+        store.close()

@@ -12,6 +12,7 @@ from pathlib import Path
 import pytest
 
 from culturebias.adapters.stores.sqlite_store import SQLiteResultStore
+from culturebias.application.out_folder import OutputFolder
 from culturebias.application.run_lease import RunLeaseKeeper
 from culturebias.bootstrap.cli import main
 from culturebias.domain.runs import RunManifest
@@ -158,3 +159,41 @@ def test_an_export_of_a_run_another_live_process_writes_is_refused_with_exit_8(t
         assert main(["samples", str(folder)]) == 0  # looking at what is stored so far is not refused
     finally:
         store.close()
+
+
+def test_runs_out_lists_a_failed_run_from_the_store_its_journal_names_and_check_of_a_live_run_is_exit_8(tmp_path, capsys):
+    team = tmp_path / "shared" / "team.sqlite"
+    store = SQLiteResultStore(team)
+    try:
+        for run_id in ("kobbq-failed", "kobbq-live"):
+            store.create_run(RunManifest(run_id=run_id, benchmark="kobbq", config={}, config_fingerprint="c",
+                                         data_fingerprint="d"))
+        store.mark_failed("kobbq-failed", "ConnectionError: the server went away")
+        section = {"backend": "sqlite", "path": str(team), "dsn": None}
+        OutputFolder(tmp_path / "failed").begin("kobbq-failed", "kobbq", store=section)
+        OutputFolder(tmp_path / "failed").ended("kobbq-failed", "failed", "ConnectionError: the server went away")
+        capsys.readouterr()
+        assert main(["runs", "--out", str(tmp_path / "failed"), "--format", "json"]) == 0  # no --store needed
+        rows = {row["run_id"]: row for row in json.loads(capsys.readouterr().out)}
+        assert rows["kobbq-failed"]["status"] == "failed" and "went away" in rows["kobbq-failed"]["failure"]
+
+        keeper = RunLeaseKeeper(store, "kobbq-live")
+        assert keeper.acquire(heartbeat=False) is None  # this process writes it
+        OutputFolder(tmp_path / "live").begin("kobbq-live", "kobbq", store=section)
+        policy = tmp_path / "gate.toml"
+        policy.write_text(GATE.replace("not_worse_than_baseline_by = 0.02\n", "at_most = 0.5\n"), encoding="utf-8")
+        verdict = tmp_path / "verdict.json"
+        one_line(capsys, main(["check", str(policy), "--run", str(tmp_path / "live"), "--json", str(verdict)]), 8,
+                 "kobbq-live", f"process {os.getpid()}")
+        assert not verdict.exists()
+        keeper.release()
+    finally:
+        store.close()
+
+
+def test_a_baseline_named_by_its_run_id_without_a_store_says_to_give_its_store(team, tmp_path, capsys):
+    current, _ = team["current"]
+    policy = tmp_path / "gate.toml"
+    policy.write_text(GATE, encoding="utf-8")
+    one_line(capsys, main(["check", str(policy), "--run", str(current), "--baseline", "kobbq-3f2a9c1e7b44"]), 3,
+             "kobbq-3f2a9c1e7b44", "--baseline-store PATH")
