@@ -38,7 +38,7 @@ from pathlib import Path
 from typing import Any
 
 # EXIT_CODES and exit_code are re-exported: the CLI documents the codes, and its tests read them here.
-from culturebias.bootstrap.exit_codes import EXIT_CODES, exit_code, run_guarded
+from culturebias.bootstrap.exit_codes import EXIT_CODES, end_process, exit_code, run_guarded
 from culturebias.domain.errors import ConfigError, CultureBiasError, PluginError
 from culturebias.domain.redaction import redact_text
 from culturebias.bootstrap.runs_cli import runs_command as _runs
@@ -406,15 +406,8 @@ def main(argv: list[str] | None = None) -> int:
 
 
 def console_main() -> None:
-    """The installed ``culturebias`` script: the exit code of ``main``. After an interruption (the run is marked
-    and its results stored by then) the process ends without joining worker threads still blocked on a request
-    a stuck server holds: a stopped run stops now, not when that request times out."""
-    code = main()
-    if code >= INTERRUPTED and any(t.is_alive() and not t.daemon for t in threading.enumerate() if t is not threading.main_thread()):
-        sys.stdout.flush()
-        sys.stderr.flush()
-        os._exit(code)
-    sys.exit(code)
+    """The installed ``culturebias`` script: the exit code of ``main`` (``exit_codes.end_process``)."""
+    end_process(main())
 
 
 if __name__ == "__main__":

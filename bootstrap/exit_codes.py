@@ -14,6 +14,7 @@ import signal
 import sys
 import threading
 from collections.abc import Callable, Iterator
+from typing import NoReturn
 
 from culturebias.domain.errors import (
     CapabilityError,
@@ -93,3 +94,14 @@ def _describe_os_error(error: OSError) -> str:
     where = " -> ".join(str(name) for name in (error.filename, error.filename2) if name is not None)
     reason = error.strerror or str(error)
     return f"{where}: {reason}" if where else reason
+
+
+def end_process(code: int) -> NoReturn:
+    """Exit with ``code``. After an interruption (the run is marked and its results stored by then) the process
+    ends without joining worker threads still blocked on a request a stuck server holds: a stopped run stops
+    now, not when that request times out."""
+    if code >= INTERRUPTED and any(t.is_alive() and not t.daemon for t in threading.enumerate() if t is not threading.main_thread()):
+        sys.stdout.flush()
+        sys.stderr.flush()
+        os._exit(code)
+    sys.exit(code)
