@@ -32,22 +32,13 @@ from culturebias.ports.progress import ProgressTask
 from culturebias.ports.templating import ChatTemplater
 from culturebias.adapters.hf.dedupe import stored_attempt, unique_requests
 from culturebias.adapters.hf.sampling import resolve_sampling
-from culturebias.adapters.hf.buffered_generation import buffered_greedy_generate
+from culturebias.adapters.hf.buffered_generation import buffered_greedy_generate, shares_prefixes
 from culturebias.adapters.hf.shared_generation import shared_batches, greedy_generate
 
 log = get_logger("culturebias.hf")
 
 # Turn-ending tokens of common chat formats: generation stops at any that the vocabulary has.
 END_OF_TURN_TOKENS = ("<|im_end|>", "<|eot_id|>", "<end_of_turn>", "<|end|>", "<|endoftext|>")
-
-
-def shares_prefixes(model: Any) -> bool:  # Any: a transformers model (transformers is read as Any)
-    """Whether prompts may share a key/value cache: custom 2-D masks with holes, no sliding window."""
-    config = model.config
-    window = getattr(config, "sliding_window", None)
-    if isinstance(window, int) and window > 0 or "sliding_attention" in (getattr(config, "layer_types", None) or ()):
-        return False
-    return bool(getattr(model, "takes_custom_masks", False)) or getattr(config, "_attn_implementation", None) in ("sdpa", "eager")
 
 
 _FELL_BACK: set[str] = set()  # models whose fallback to whole prompts was logged (once per process)

@@ -73,13 +73,19 @@ def test_shared_prefixes_give_the_replies_of_whole_prompts(arch, batch_size):
     assert run < 0.7 * run_whole  # BBQ prompts share most of their tokens, even in batches of 4
 
 
-def test_one_batch_runs_exactly_the_distinct_tokens():
+def test_one_batch_runs_exactly_the_distinct_tokens_without_a_pass_cost_and_nearly_with_one(monkeypatch):
+    from culturebias.adapters.hf import buffered_generation
+
     backend = hf("llama", 64, True)
     requests = bbq_requests(backend.templater(), 1, 2)
     generator = backend.generator()
     prompts = [generator._encode(*generator.render(r)) for r in requests]
-    _, run = generate(backend, requests)
+    merged, run_merged = generate(backend, requests)
+    monkeypatch.setattr(buffered_generation, "PASS_TOKENS", 0)
+    exact, run = generate(backend, requests)
+    run -= run_merged  # the generator counts across calls
     assert run == trie_nodes(prompts) < sum(len(p) for p in prompts)
+    assert merged == exact and run <= run_merged <= 1.15 * run
 
 
 def test_sampled_requests_keep_whole_prompts():
