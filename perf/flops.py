@@ -13,7 +13,9 @@ runs it outside the decoder).
 ``peak_flops(model, threads)`` times the decoder's largest weight matrix applied to
 ``rows`` positions (``torch.mm``, the same threads), best of several: what this
 machine does on this model's own shapes when the product is big enough to run at
-full speed. A pass is "prefill" when it carries more than one position per row.
+full speed. A pass is counted as prefill when it carries at least ``LONG`` positions
+a row; decoding steps (with their prompt-lookup drafts) and the scorer's short
+continuation rows are the shorter ones.
 """
 
 from __future__ import annotations
@@ -21,6 +23,9 @@ from __future__ import annotations
 import time
 from dataclasses import dataclass, field
 from typing import Any
+
+
+LONG = 16  # positions a row from which a pass counts as prefill
 
 
 @dataclass
@@ -76,7 +81,7 @@ class ForwardMeter:
         seconds = time.perf_counter() - self._started.pop()
         rows, length, keys = self._shape.pop()
         flops = 2.0 * rows * length * self._weights + 4.0 * rows * length * keys * self._width * self._layers
-        (self.prefill if length > 1 else self.decode).add(flops, seconds, rows * length)
+        (self.prefill if length >= LONG else self.decode).add(flops, seconds, rows * length)
 
     def reset(self) -> None:
         self.prefill, self.decode = Tally(), Tally()
@@ -84,10 +89,10 @@ class ForwardMeter:
     def line(self, peak: float, wall: float | None = None) -> str:
         """Achieved FLOP/s of the prefill and decoding passes, as GFLOP/s and as a share of ``peak``."""
         parts = []
-        for name, tally in (("prefill", self.prefill), ("decode", self.decode)):
+        for name, tally in ((f"passes of >= {LONG} positions a row (prefill)", self.prefill), (f"shorter passes (decoding, drafts, continuations)", self.decode)):
             if tally.passes:
                 parts.append(
-                    f"{name} {tally.passes} passes {tally.rate() / 1e9:6.1f} GFLOP/s ({tally.rate() / peak:4.0%} of peak)"
+                    f"{name}: {tally.passes}, {tally.positions:,} positions, {tally.rate() / 1e9:.1f} GFLOP/s ({tally.rate() / peak:.0%} of peak)"
                 )
         inside = self.prefill.seconds + self.decode.seconds
         if wall:
