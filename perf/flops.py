@@ -47,7 +47,7 @@ class Tally:
 
 @dataclass
 class ForwardMeter:
-    model: Any
+    model: Any  # Any: a transformers model (transformers is read as Any)
     prefill: Tally = field(default_factory=Tally)
     decode: Tally = field(default_factory=Tally)
 
