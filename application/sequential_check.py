@@ -177,6 +177,8 @@ def _round(
             decided.append(c.name)
     requested = state.requested
     state.requested = max(GROWTH * (sample.n if sample is not None else requested), requested + 1)
+    if sample is not None:  # the last round asks for all items: a sample larger than the data is refused
+        state.requested = min(state.requested, sample.population)
     return SequentialRound(
         round=k, benchmark=state.benchmark, requested=requested, items=sample.n if sample is not None else 0,
         units=sample.units if sample is not None else units, answers=state.answers, run_id=summary.run_id,

@@ -50,7 +50,7 @@ def _parser() -> argparse.ArgumentParser:
     from culturebias.bootstrap.settings_reference import reference_text
 
     benchmarks = registry().benchmarks.names()
-    parser = argparse.ArgumentParser(
+    parser = _OneLineErrors(
         prog="culturebias",
         description="Cultural bias benchmarks for language models.",
         epilog=__doc__.split("Exit codes:", 1)[1].join(["Exit codes:", ""]) if __doc__ else None,
@@ -59,7 +59,7 @@ def _parser() -> argparse.ArgumentParser:
     from culturebias import __version__
 
     parser.add_argument("--version", action="version", version=f"culturebias {__version__}")
-    sub = parser.add_subparsers(dest="command", required=True)
+    sub = parser.add_subparsers(dest="command", required=True, parser_class=_OneLineErrors)
 
     def config_options(p: argparse.ArgumentParser) -> None:
         p.add_argument("--config", help="TOML configuration file")
@@ -203,6 +203,13 @@ def limit_text() -> str:
             cells = f"{' × '.join(strata.cells)} (whole {strata.unit}s)" if strata else "no strata: a simple random sample"
             lines.append(f"  {descriptor.name:<8} {cells}")
     return "\n".join(lines)
+
+
+class _OneLineErrors(argparse.ArgumentParser):
+    """A command line that cannot be parsed: one line on stderr (where --help is), exit 2."""
+
+    def error(self, message: str):  # type: ignore[override]  # argparse's own is typed NoReturn too
+        self.exit(2, f"{self.prog}: error: {message} (see {self.prog} --help)\n")
 
 
 def _positive_int(text: str) -> int:

@@ -19,6 +19,7 @@ from culturebias.bootstrap.settings import Settings, StoreSettings
 from culturebias.domain.errors import ConfigError
 from culturebias.domain.fingerprint import fingerprint
 from culturebias.domain.runs import RunManifest
+from culturebias.domain.stratified import SampleOptions
 from culturebias.logs import get_logger
 from culturebias.ports.datasets import DatasetSource
 from culturebias.ports.model_backend import Tokenizing
@@ -83,6 +84,7 @@ def run_evaluation(
     check_model_locations(settings, container.cache_dir())
     if settings.run.executor == "ray":
         container.model_backend()  # cluster reached, resources checked, every replica's model loaded: before anything is stored
+    made_folder = out_dir is not None and not out_dir.exists()
     if out_dir is not None:
         make_output_folder(out_dir)
         from culturebias.application.out_folder import FolderLock
@@ -91,7 +93,12 @@ def run_evaluation(
         free.acquire()
         free.release()
     # After the folder is made (a folder that cannot be one fails first), before anything is written in it.
-    wrap, announce = planned_run(benchmark, settings, container, descriptor.service_class()(options), source, resume, progress_bar)
+    try:
+        wrap, announce = planned_run(benchmark, settings, container, descriptor.service_class()(options), source, resume, progress_bar)
+    except ConfigError:
+        if made_folder and out_dir is not None and not any(out_dir.iterdir()):
+            out_dir.rmdir()  # refused before anything was written: no folder left either
+        raise
     request = RunRequest(
         benchmark=benchmark,
         service=descriptor.service_class()(options),
@@ -132,6 +139,8 @@ def planned_run(
     from culturebias.domain.run_plan import refuse_over_budget, with_stored
 
     budget = budget_of(settings)
+    options = settings.protocol_options(benchmark)
+    sampled = isinstance(options, SampleOptions) and options.sample is not None
     mode = settings.run.plan
     local = isinstance(container.model_backend(), Tokenizing) if mode == "auto" else False
     calibrate = mode == "always" or local
@@ -155,6 +164,15 @@ def planned_run(
         if not resume:
             refuse_over_budget(made, budget)
         return wrap, lambda manifest: show(made, manifest)
+    if sampled and mode != "never":  # the sample is drawn before anything is written: a size the data cannot give is refused
+        try:
+            early = make_plan(benchmark, settings, container, service, source, calibrate=calibrate)
+        except ConfigError:
+            raise
+        except Exception as why:  # the plan informs; the run meets (and records) what stopped it
+            log.warning("no plan for this run", reason=f"{type(why).__name__}: {why}")
+            return wrap, None
+        return wrap, lambda manifest: show(early, manifest)
     if mode == "never":
         return wrap, None
 

@@ -122,6 +122,11 @@ def draw_sample(
     for key, indices in members.items():
         by_stratum[_stratum_label(strata, [items[i] for i in indices])].append(key)
     population = len(items)
+    if n > population:
+        raise ConfigError(
+            f"{setting}={n} is more than the {population:,} items in the data"
+            + f": choose at most {population:,} (that many runs them all)"
+        )
     if n >= population:
         chosen = set(members)
         method: Literal["stratified", "simple random", "all"] = "all"

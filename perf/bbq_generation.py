@@ -12,14 +12,17 @@ from the services once, then each method answers the same ones, in turns,
 
 | method | what it runs |
 | --- | --- |
-| culturebias hf | the hf generator (shared prompt prefixes prefilled once, greedy decoding on the shared cache) / the hf scorer |
+| culturebias hf | the defaults: the hf generator (shared prompt prefixes prefilled once in merged chunks on one buffer, greedy decoding with prompt-lookup drafts) / the hf scorer (its shared prefixes on the same buffered prefill) |
 | culturebias hf, prefix_cache=false | ``model.generate`` on whole prompts, longest first (the previous path) / the scorer without reuse |
 | lm-eval | ``HFLM.generate_until`` (same prompt text, ``max_gen_toks``, stops) / ``HFLM.loglikelihood`` (same pairs) |
 
 Same model (default: the embedded SmolLM2-135M-Instruct, float32), batch size and
 torch threads for all. It prints the prompt tokens that went through the model
 against all prompt tokens and the distinct-token bound (the nodes of the prompts'
-token trie), and how many replies agree with the previous path and with lm-eval.
+token trie), and how many replies agree with the previous path and with lm-eval;
+and each method's forward passes' achieved FLOP/s against a peak measured in the
+same run (``perf/flops.py``: the model's largest weight matrix on 512 positions,
+same threads).
 """
 
 from __future__ import annotations
@@ -27,7 +30,11 @@ from __future__ import annotations
 import argparse
 import dataclasses
 import os
+import sys
 import time
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))  # perf/flops.py
 
 
 class CapturingGenerator:
@@ -116,17 +123,27 @@ def lm_eval_loglikelihood(lm, requests):
     return lm.loglikelihood(instances, disable_tqdm=True)
 
 
-def best_of(runs: dict, repeat: int, warm_up: dict) -> dict:
+METERS: dict = {}  # method name -> ForwardMeter of the model it runs
+SEEN: dict = {}  # method name -> the meter's line of its best run
+
+
+def best_of(runs: dict, repeat: int, warm_up: dict, peak: float = 0.0) -> dict:
     """Each method ``repeat`` times, in turns, after one untimed warm-up call each (the first forward passes
-    page the weights in and set up the kernels); (best seconds, last output) per method."""
+    page the weights in and set up the kernels); (best seconds, last output) per method. The FLOP/s line
+    of each method's best run goes to ``SEEN``."""
     for run in warm_up.values():
         run()
     best, outputs = {}, {}
     for _ in range(repeat):
         for name, run in runs.items():
+            meter = METERS.get(name)
+            if meter is not None:
+                meter.reset()
             start = time.perf_counter()
             outputs[name] = run()
             elapsed = time.perf_counter() - start
+            if elapsed <= best.get(name, elapsed) and meter is not None and peak:
+                SEEN[name] = meter.line(peak, elapsed)
             best[name] = min(best.get(name, elapsed), elapsed)
     return {name: (best[name], outputs[name]) for name in runs}
 
@@ -136,6 +153,8 @@ def report(title: str, n: int, timed: dict, baseline: str | None) -> None:
     for name, (seconds, _) in timed.items():
         ratio = f"  {timed[baseline][0] / seconds:5.2f}x lm-eval" if baseline in timed else ""
         print(f"  {name:38s} {seconds:8.2f} s  {n / seconds:7.2f} requests/s{ratio}")
+        if name in SEEN:
+            print(f"    {SEEN[name]}")
 
 
 def main() -> None:
@@ -161,10 +180,20 @@ def main() -> None:
     from culturebias.bootstrap.settings import Settings
 
     cache = default_cache_dir(Settings())  # where runs keep the converted embedded model
-    shared = create_backend(HFOptions(path=args.model, batch_size=args.batch_size, shared_generation=True), cache)
+    shared = create_backend(HFOptions(path=args.model, batch_size=args.batch_size), cache)  # the defaults
     whole = create_backend(HFOptions(path=args.model, batch_size=args.batch_size, prefix_cache=False), cache)
     path = shared.loaded().source.location
     lm = None if args.skip_lm_eval else lm_eval_model(path, args.batch_size)
+    from flops import ForwardMeter, peak_flops
+
+    peak, timed_shape = peak_flops(shared.loaded().model)
+    print(f"peak: {peak / 1e9:.1f} GFLOP/s ({timed_shape}, the model's largest weight matrix, best of 20)")
+    ours_meter, old_meter = ForwardMeter(shared.loaded().model), ForwardMeter(whole.loaded().model)
+    METERS.update({"culturebias hf": ours_meter, "culturebias hf, shared_generation=false": old_meter,
+                   "culturebias hf, prefix_cache=false": old_meter})
+    if lm is not None:
+        lm_meter = ForwardMeter(lm.model)
+        METERS.update({"lm-eval HFLM.generate_until": lm_meter, "lm-eval HFLM.loglikelihood": lm_meter})
     print(f"model {path}, float32, batch size {args.batch_size}, {args.threads} threads, best of {args.repeat}, "
           f"load average {os.getloadavg()[0]:.1f}")
 
@@ -184,7 +213,7 @@ def main() -> None:
                 warm_up["lm-eval"] = lambda: lm_eval_generate(lm, ours, few)
             best_of({}, 0, warm_up)
             before = ours.prompt_tokens_run
-            timed = best_of(runs, args.repeat, {})
+            timed = best_of(runs, args.repeat, {}, peak)
             through = (ours.prompt_tokens_run - before) // args.repeat
         else:
             scorer, plain = shared.scorer(), whole.scorer()
@@ -200,7 +229,7 @@ def main() -> None:
                 warm_up["lm-eval"] = lambda: lm_eval_loglikelihood(lm, few)
             best_of({}, 0, warm_up)
             before = scorer.tokens_run
-            timed = best_of(runs, args.repeat, {})
+            timed = best_of(runs, args.repeat, {}, peak)
             through = (scorer.tokens_run - before) // args.repeat
         baseline = next((name for name in timed if name.startswith("lm-eval")), None)
         report(f"{benchmark} {mode}", len(requests), timed, baseline)

@@ -115,7 +115,7 @@ def _save_fast_tokenizer(raw, path: Path, chat_template: str | None, **special: 
 def build_tiny_causal_lm(
     path: str | Path,
     *,
-    arch: Literal["llama", "gpt2"] = "llama",
+    arch: Literal["llama", "gpt2", "mistral"] = "llama",
     seed: int = 0,
     chat_template: bool = True,
     add_bos: bool | None = None,
@@ -139,7 +139,7 @@ def build_tiny_causal_lm(
     produces), to give a benchmark model a real model's output-layer cost.
     """
     import torch
-    from transformers import GPT2Config, GPT2LMHeadModel, LlamaConfig, LlamaForCausalLM
+    from transformers import GPT2Config, GPT2LMHeadModel, LlamaConfig, LlamaForCausalLM, MistralConfig, MistralForCausalLM
 
     path = Path(path)
     path.mkdir(parents=True, exist_ok=True)
@@ -174,6 +174,21 @@ def build_tiny_causal_lm(
             **ids,
         )
         model = LlamaForCausalLM(config)
+    elif arch == "mistral":  # sliding-window attention (a window shorter than test prompts): no shared prefixes
+        config = MistralConfig(
+            vocab_size=real_vocab,
+            hidden_size=hidden,
+            intermediate_size=hidden * 2,
+            num_hidden_layers=layers,
+            num_attention_heads=heads,
+            num_key_value_heads=max(1, heads // 2),
+            max_position_embeddings=max_positions,
+            initializer_range=init_range,
+            sliding_window=48,
+            tie_word_embeddings=False,
+            **ids,
+        )
+        model = MistralForCausalLM(config)
     elif arch == "gpt2":
         config = GPT2Config(
             vocab_size=real_vocab,

@@ -2,13 +2,14 @@
 
 Every prompt of a batch owns a row of a buffer ``[prompts, kv heads, longest prompt
 + new tokens, head dim]`` per layer, its token j at column j. The prompts run in
-chunks of positions ``[start, end)``, cut at most ``CHUNK_TOKENS`` long and at every
-branch point (where prompts sharing all earlier tokens part, or one ends): prompts
-whose tokens before ``end`` are the same form one row of the chunk's forward pass
-(the option orders of a BBQ item until their options differ, the instruction across
-items), its keys and values are written into every member's buffer row, and it
-attends to one member's row, which holds the shared past. Each distinct stretch
-thus runs exactly once (the prompts' token-trie nodes). A prompt that ends inside a
+chunks of positions ``[start, end)`` cut at branch points (where prompts sharing all
+earlier tokens part, or one ends): prompts whose tokens before ``end`` are the same
+form one row of the chunk's forward pass (the option orders of a BBQ item until their
+options differ, the instruction across items), its keys and values are written into
+every member's buffer row, and it attends to one member's row, which holds the shared
+past. Cut at every branch point, each distinct stretch runs exactly once (the prompts'
+token-trie nodes), but in many small passes; ``plan_chunks`` skips the branch points
+where a pass costs more than running the few tokens before them once per branch. A prompt that ends inside a
 chunk is padded on the right: the padding is never seen by a real token and the
 reply overwrites it.
 
@@ -31,7 +32,19 @@ from culturebias.adapters.hf.prefix_tree import common_prefix_length
 from culturebias.adapters.hf.shared_prefill import additive_mask, cache_argument
 
 DRAFT_TOKENS = 8  # tokens guessed ahead per decoding pass (prompt lookup): replies often copy the prompt
-CHUNK_TOKENS = 64  # positions per prefill pass: long enough for fast matrix products, short enough to waste little at a branch
+CHUNK_TOKENS = 512  # positions per prefill pass at most (bounds the attention scores held at once)
+# What a forward pass costs beyond its tokens, in tokens: on a CPU a pass over a few rows runs its matrix
+# products several times slower per token than one over a hundred or more (perf/README.md, "The buffered generator").
+PASS_TOKENS = 48
+
+
+def shares_prefixes(model: Any) -> bool:  # Any: a transformers model (transformers is read as Any)
+    """Whether prompts may share a key/value cache: custom 2-D masks with holes, no sliding window."""
+    config = model.config
+    window = getattr(config, "sliding_window", None)
+    if isinstance(window, int) and window > 0 or "sliding_attention" in (getattr(config, "layer_types", None) or ()):
+        return False
+    return bool(getattr(model, "takes_custom_masks", False)) or getattr(config, "_attn_implementation", None) in ("sdpa", "eager")
 
 
 class _Write:
@@ -101,6 +114,45 @@ def branch_points(prompts: Sequence[Sequence[int]]) -> set[int]:
     return {common_prefix_length([a, b]) for a, b in zip(ordered, ordered[1:])} - {0}
 
 
+def plan_chunks(prompts: Sequence[Sequence[int]], chunk: int = CHUNK_TOKENS, pass_tokens: int = PASS_TOKENS) -> list[tuple[int, int]]:
+    """The prefill passes ``[start, end)``: the cuts that minimise tokens run plus ``pass_tokens`` per pass.
+
+    A pass runs one row per distinct prefix ``prompt[:end]`` among the prompts longer than ``start``, so
+    cutting at a branch point runs nothing twice, and not cutting there runs the stretch before it once
+    per branch: a few duplicated tokens instead of a pass of 1 to 24 tokens per row. Cuts fall on branch
+    points (or every ``chunk`` positions in a longer unbranched stretch); no pass is longer than ``chunk``.
+    """
+    longest = max(len(p) for p in prompts)
+    points = sorted(branch_points(prompts) | {longest})
+    cuts = [0]
+    for point in points:
+        while point - cuts[-1] > chunk:
+            cuts.append(cuts[-1] + chunk)
+        if point > cuts[-1]:
+            cuts.append(point)
+    # The group of each prompt at every cut: equal ids, equal tokens before the cut (or the whole prompt).
+    ids: list[list[int]] = [[0] * len(prompts)]
+    for a, b in zip(cuts, cuts[1:]):
+        keys: dict[tuple[int, tuple[int, ...]], int] = {}
+        ids.append([keys.setdefault((ids[-1][p], tuple(prompt[a:b])), len(keys)) for p, prompt in enumerate(prompts)])
+    best = [0.0] + [float("inf")] * (len(cuts) - 1)
+    back = [0] * len(cuts)
+    for j in range(1, len(cuts)):
+        for i in range(j - 1, -1, -1):
+            width = cuts[j] - cuts[i]
+            if width > chunk:
+                break
+            rows = len({ids[j][p] for p, prompt in enumerate(prompts) if len(prompt) > cuts[i]})
+            cost = best[i] + pass_tokens + rows * width
+            if cost < best[j]:
+                best[j], back[j] = cost, i
+    passes, j = [], len(cuts) - 1
+    while j > 0:
+        passes.append((cuts[back[j]], cuts[j]))
+        j = back[j]
+    return passes[::-1]
+
+
 def chunk_groups(prompts: Sequence[Sequence[int]], start: int, end: int, previous: Sequence[int]) -> list[int]:
     """Group of each prompt (index into the chunk's rows, -1 if it ended before ``start``): same group, same tokens before ``end``."""
     keys: dict[tuple[int, tuple[int, ...]], int] = {}
@@ -113,36 +165,31 @@ def chunk_groups(prompts: Sequence[Sequence[int]], start: int, end: int, previou
     return groups
 
 
-def buffered_greedy_generate(
+def prefill_buffer(
     model: Any,  # Any: a transformers causal LM (transformers is read as Any)
     prompts: Sequence[Sequence[int]],
-    max_new_tokens: int,
-    eos_ids: Sequence[int],
     pad_id: int,
     device: Any,  # Any: a torch device
-    stop_criteria: Any = None,  # Any: transformers StoppingCriteria
+    *,
+    extra_width: int = 0,
     chunk: int = CHUNK_TOKENS,
-    draft: int = DRAFT_TOKENS,
-) -> tuple[list[list[int]], int]:
-    """Greedy new tokens of each prompt (up to and including a stop), and the prompt tokens the model ran."""
+    pass_tokens: int | None = None,  # default PASS_TOKENS
+    forward: Any = None,  # Any: a callable taking the model's forward arguments; None: the model, keeping last logits
+) -> tuple[Any, dict[str, Any], Any, int]:  # Any: the buffer cache, its state and torch logits
+    """The prompts' keys and values in a fresh buffer cache (token j of prompt i at row i, column j; ``extra_width``
+    free columns after the longest), run in the passes of ``plan_chunks``: (cache, its state, the logits each
+    prompt's last token predicts or None where ``forward`` is given, prompt tokens the model ran)."""
     import torch
 
-    from culturebias.adapters.hf.shared_generation import sequences_so_far
-
     count = len(prompts)
-    lengths = torch.tensor([len(p) for p in prompts], dtype=torch.long, device=device)
     longest = max(len(p) for p in prompts)
     state: dict[str, Any] = {"seen": 0}  # Any: the buffer cache's shared counters and tensors, read by its layers
-    cache = buffer_cache(count, longest + max_new_tokens + draft, model.config.get_text_config(decoder=True).num_hidden_layers, state)
+    cache = buffer_cache(count, longest + extra_width, model.config.get_text_config(decoder=True).num_hidden_layers, state)
     name = cache_argument(model)
-    logits = torch.empty(0)
     last: dict[int, Any] = {}  # prompt -> the logits its last token predicts
     tokens_run = 0
     groups = [0] * count
-    branches = branch_points(prompts)
-    start = 0
-    while start < longest:
-        end = min([start + chunk, longest] + [b for b in branches if b > start])
+    for start, end in plan_chunks(prompts, chunk, PASS_TOKENS if pass_tokens is None else pass_tokens):
         groups = chunk_groups(prompts, start, end, groups)
         rows = max(groups) + 1
         readers = [groups.index(g) for g in range(rows)]  # one member per row: its buffer row holds the shared past
@@ -162,20 +209,53 @@ def buffered_greedy_generate(
         state["seen"] = start
         positions = torch.arange(start, end, device=device)
         causal = positions[:, None] >= torch.arange(end, device=device)[None, :]
+        arguments = {
+            "input_ids": ids.to(device),
+            "attention_mask": _mask(causal[None, None].expand(rows, 1, -1, -1), model),
+            "position_ids": positions[None, :].expand(rows, -1),
+            "use_cache": True,
+            name: cache,
+        }
+        if forward is not None:
+            forward(**arguments)
+            continue
         ending = sorted({len(prompts[p]) - 1 - start for p in members if start < len(prompts[p]) <= end})
-        output = model(
-            input_ids=ids.to(device),
-            attention_mask=_mask(causal[None, None].expand(rows, 1, -1, -1), model),
-            position_ids=positions[None, :].expand(rows, -1),
-            use_cache=True,
-            logits_to_keep=torch.tensor(ending or [end - start - 1], device=device),
-            **{name: cache},
-        )
+        output = model(logits_to_keep=torch.tensor(ending or [end - start - 1], device=device), **arguments)
         for p in members:
             if start < len(prompts[p]) <= end:
                 last[p] = output.logits[groups[p], ending.index(len(prompts[p]) - 1 - start)]
-        start = end
-    logits = torch.stack([last[p] for p in range(count)])
+    logits = None if forward is not None else torch.stack([last[p] for p in range(count)])
+    return cache, state, logits, tokens_run
+
+
+def buffer_layers(cache: Any, lengths: Sequence[int]) -> list[tuple[Any, Any]]:  # Any: the buffer cache and torch tensors
+    """(keys, values) per layer of a prefilled buffer, as wide as the longest of ``lengths``."""
+    width = max(lengths)
+    return [(layer.keys[:, :, :width], layer.values[:, :, :width]) for layer in cache.layers]
+
+
+def buffered_greedy_generate(
+    model: Any,  # Any: a transformers causal LM (transformers is read as Any)
+    prompts: Sequence[Sequence[int]],
+    max_new_tokens: int,
+    eos_ids: Sequence[int],
+    pad_id: int,
+    device: Any,  # Any: a torch device
+    stop_criteria: Any = None,  # Any: transformers StoppingCriteria
+    chunk: int = CHUNK_TOKENS,
+    draft: int = DRAFT_TOKENS,
+    pass_tokens: int | None = None,  # default PASS_TOKENS
+) -> tuple[list[list[int]], int]:
+    """Greedy new tokens of each prompt (up to and including a stop), and the prompt tokens the model ran."""
+    import torch
+
+    from culturebias.adapters.hf.shared_generation import sequences_so_far
+
+    count = len(prompts)
+    cache, state, logits, tokens_run = prefill_buffer(
+        model, prompts, pad_id, device, extra_width=max_new_tokens + draft, chunk=chunk, pass_tokens=pass_tokens
+    )
+    name = cache_argument(model)
 
     replies: list[list[int]] = [[] for _ in range(count)]
     stopped = [False] * count

@@ -10,7 +10,8 @@ Sampling (``params.mode`` sample or model; unset values are the model's
 
 Greedy requests run their shared prompt prefixes once (the option orders of a BBQ
 item, the instruction across items) where the model takes custom attention masks and
-has no sliding window, when ``model.shared_generation=true``: torch models on one
+has no sliding window (``model.shared_generation``, on by default; other models fall back to
+``model.generate`` on whole prompts, logged once): torch models on one
 preallocated key/value buffer with prompt-lookup drafts (``buffered_generation``),
 the onnx facade on the radix prefill (``shared_generation``). The replies are the
 same either way (perf/README.md, "bbq_generation", says where it is faster).
@@ -31,7 +32,7 @@ from culturebias.ports.progress import ProgressTask
 from culturebias.ports.templating import ChatTemplater
 from culturebias.adapters.hf.dedupe import stored_attempt, unique_requests
 from culturebias.adapters.hf.sampling import resolve_sampling
-from culturebias.adapters.hf.buffered_generation import buffered_greedy_generate
+from culturebias.adapters.hf.buffered_generation import buffered_greedy_generate, shares_prefixes
 from culturebias.adapters.hf.shared_generation import shared_batches, greedy_generate
 
 log = get_logger("culturebias.hf")
@@ -40,13 +41,19 @@ log = get_logger("culturebias.hf")
 END_OF_TURN_TOKENS = ("<|im_end|>", "<|eot_id|>", "<end_of_turn>", "<|end|>", "<|endoftext|>")
 
 
-def shares_prefixes(model: Any) -> bool:  # Any: a transformers model (transformers is read as Any)
-    """Whether prompts may share a key/value cache: custom 2-D masks with holes, no sliding window."""
-    config = model.config
-    window = getattr(config, "sliding_window", None)
-    if isinstance(window, int) and window > 0 or "sliding_attention" in (getattr(config, "layer_types", None) or ()):
-        return False
-    return bool(getattr(model, "takes_custom_masks", False)) or getattr(config, "_attn_implementation", None) in ("sdpa", "eager")
+_FELL_BACK: set[str] = set()  # models whose fallback to whole prompts was logged (once per process)
+
+
+def _log_fallback_once(identity: ModelIdentity, model: Any) -> None:  # Any: a transformers model
+    key = identity.model
+    if key in _FELL_BACK:
+        return
+    _FELL_BACK.add(key)
+    window = getattr(model.config, "sliding_window", None)
+    reason = "sliding-window attention" if window or "sliding_attention" in (getattr(model.config, "layer_types", None) or ()) else (
+        f"attention {getattr(model.config, '_attn_implementation', None)!r} takes no custom masks"
+    )
+    log.info("shared-prefix generation does not apply to this model: whole prompts through model.generate", model=key, reason=reason)
 
 
 class HFGenerator:
@@ -63,6 +70,8 @@ class HFGenerator:
         pad = tokenizer.pad_token_id
         self._pad_id = pad if pad is not None else self._eos_ids[0]
         self._share_prefixes = options.prefix_cache and options.shared_generation and shares_prefixes(self._model)
+        if options.prefix_cache and options.shared_generation and not self._share_prefixes:
+            _log_fallback_once(self._identity, self._model)
         self.prompt_tokens_run = 0  # prompt tokens that went through the model (shared ones once)
 
     @property

@@ -29,9 +29,10 @@ class LocalModelOptions(ModelOptions):
     # the results are the same, only faster. false: every request on its own.
     prefix_cache: bool = True
     # Greedy generation prefills prompt prefixes shared by several requests once (``adapters/hf/buffered_generation``,
-    # the onnx facade ``adapters/hf/shared_generation``). Off by default: the replies are the same, but it is not yet
-    # shown faster than ``model.generate`` on CPU (perf/README.md, "bbq_generation"). Needs prefix_cache.
-    shared_generation: bool = False
+    # the onnx facade ``adapters/hf/shared_generation``): the replies are those of ``model.generate``, faster
+    # (perf/README.md, "bbq_generation"). false: ``model.generate`` on whole prompts. Needs prefix_cache; a model
+    # whose attention cannot take it (a sliding window) falls back to ``model.generate``, logged once.
+    shared_generation: bool = True
     trust_remote_code: bool = False  # let transformers run the model repository's own code
     gguf_file: str | None = None  # the GGUF file inside model.path to load
 

@@ -6,7 +6,8 @@ a BBQ item shares the question) form a group whose shared tokens run once, in a
 batch of such prefixes; their key/value cache is then indexed out to the batches
 of continuations. Prefixes that share tokens themselves (a BBQ item under its
 option orders, the instruction across items) go to one batch, which runs each
-shared stretch once (``shared_prefill``).
+shared stretch once, in merged chunks on one key/value buffer (``buffered_generation``,
+torch models without a sliding window; others level by level, ``shared_prefill``).
 
 Continuations are packed into token-tree rows (``prefix_tree``): sequences that
 share a prefix beyond the context (an original sentence and its replacements)
@@ -29,6 +30,7 @@ from collections import defaultdict
 from dataclasses import dataclass
 from typing import Any, Iterator, Sequence
 
+from culturebias.adapters.hf.buffered_generation import buffer_layers, prefill_buffer, shares_prefixes
 from culturebias.adapters.hf.identified import Identified
 from culturebias.adapters.hf.loading import LoadedModel
 from culturebias.adapters.hf.local_backend import score_provenance
@@ -98,8 +100,12 @@ class HFScorer(Identified):
         tree_packing: bool | None = None,
         split_head: bool = True,
         provenance: ScoreProvenance | None = None,
+        buffered_prefill: bool | None = None,
     ):
         """``tree_packing=None`` packs token trees where the attention implementation allows it.
+
+        ``buffered_prefill=None`` prefills shared prefixes on one buffer in merged chunks (``buffered_generation``)
+        where the model's attention takes custom masks and has no sliding window, else level by level (``shared_prefill``).
 
         ``split_head=False`` scores from the model's full logits even where the split head applies.
         ``provenance`` replaces the default (``hf`` on the model's device) for a backend that reuses this scorer.
@@ -126,6 +132,8 @@ class HFScorer(Identified):
         window = getattr(self._model.config, "sliding_window", None)
         # A custom mask replaces sliding-window masks: trees only where no window is ever reached.
         self._window = window if isinstance(window, int) and window > 0 else None
+        buffered = supported and shares_prefixes(self._model) and not getattr(self._model, "takes_custom_masks", False)
+        self._buffered = buffered and (buffered_prefill is None or buffered_prefill)
         self.tokens_run = 0  # real tokens that went through the model (shared prefixes and tree nodes once)
         self._provenance = provenance or score_provenance("hf", options, device=loaded.device, dtype=loaded.dtype)
 
@@ -354,9 +362,21 @@ class HFScorer(Identified):
                 kwargs["past_key_values"] = as_cache(past)
             return cache_layers(self._head.prefix(use_cache=True, **kwargs)), None
 
+        if self._buffered:
+            return self._run_prefixes_buffered(prefixes)
         filled = prefill(prefixes, forward, self._pad_id, self._device)
         self.tokens_run += filled.tokens_run
         return as_cache(filled.layers), filled.mask, filled.lengths
+
+    def _run_prefixes_buffered(self, prefixes: list[tuple[int, ...]]):
+        """As ``_run_prefixes``, on one buffer: prefix i's token j at column j (the holes are on the right)."""
+        import torch
+
+        cache, _, _, tokens_run = prefill_buffer(self._model, prefixes, self._pad_id, self._device, forward=self._head.prefix)
+        self.tokens_run += tokens_run
+        lengths = torch.tensor([len(p) for p in prefixes], dtype=torch.long, device=self._device)
+        mask = (torch.arange(int(lengths.max()), device=self._device)[None, :] < lengths[:, None]).long()
+        return as_cache(buffer_layers(cache, [len(p) for p in prefixes])), mask, lengths
 
     def _score_rows(self, rows: list[_Row], past=None, past_mask=None, past_lengths=None) -> dict[int, tuple[float, int, bool]]:
         import torch

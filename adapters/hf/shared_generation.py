@@ -1,8 +1,7 @@
 """Greedy generation over prompts prefilled with their shared prefixes (``shared_prefill``).
 
-Batches hold prompts that share prefixes: prompts sorted by their tokens fall into
-families (neighbours sharing at least half of the shorter one: a BBQ item under its
-option orders), families longest first, then cut into batches. A batch is prefilled
+Batches hold prompts that share prefixes: runs of the prompts sorted by their tokens,
+cut where the fewest distinct tokens run (``shared_batches``). A batch is prefilled
 once per distinct stretch, then decoded greedily one token per step on the batch's
 cache, with transformers' own stop criteria (end-of-sequence ids, stop strings over
 prompt and reply tokens); finished rows leave the batch.
@@ -21,21 +20,40 @@ from culturebias.adapters.hf.prefix_tree import common_prefix_length
 from culturebias.adapters.hf.shared_prefill import Forward, as_cache, cache_argument, cache_layers, output_cache, prefill
 
 
+# What one more batch costs beyond its tokens, in prompt tokens (its decoding passes, a prefill pass or two).
+BATCH_TOKENS = 256
+
+
 def shared_batches(members: Sequence[int], encoded: Sequence[Sequence[int]], batch_size: int) -> list[list[int]]:
-    """``members`` in batches of at most ``batch_size`` whose prompts share prefixes."""
+    """``members`` in batches of at most ``batch_size`` whose prompts share prefixes.
+
+    The prompts sorted by their tokens share the most with their neighbours; batches are runs of that order,
+    cut where the fewest distinct tokens are run in all (a batch runs the trie of its prompts: every prompt's
+    length less what it shares with the one before it) plus ``BATCH_TOKENS`` per batch. So an instruction
+    that twelve prompts share is not cut between two batches when a cut between two instructions costs the
+    same number of batches. Longest batches first.
+    """
     ordered = sorted(members, key=lambda i: tuple(encoded[i]))
-    families: list[list[int]] = []
-    for i in ordered:
-        if families:
-            last = encoded[families[-1][-1]]
-            shared = common_prefix_length([last, encoded[i]])
-            if 2 * shared >= min(len(last), len(encoded[i])):
-                families[-1].append(i)
-                continue
-        families.append([i])
-    families.sort(key=lambda f: max(len(encoded[i]) for i in f), reverse=True)
-    flat = [i for family in families for i in family]
-    return [flat[start : start + batch_size] for start in range(0, len(flat), batch_size)]
+    if not ordered:
+        return []
+    shared = [0] + [common_prefix_length([encoded[a], encoded[b]]) for a, b in zip(ordered, ordered[1:])]
+    lengths = [len(encoded[i]) for i in ordered]
+    total = [0]
+    for k, length in enumerate(lengths):  # total[j] - total[i] - shared[i] = distinct tokens of ordered[i:j]
+        total.append(total[-1] + length - shared[k])
+    best = [0] + [float("inf")] * len(ordered)
+    back = [0] * (len(ordered) + 1)
+    for j in range(1, len(ordered) + 1):
+        for i in range(max(0, j - max(1, batch_size)), j):
+            cost = best[i] + BATCH_TOKENS + total[j] - total[i] + shared[i]
+            if cost < best[j]:
+                best[j], back[j] = cost, i
+    batches, j = [], len(ordered)
+    while j > 0:
+        batches.append(ordered[back[j] : j])
+        j = back[j]
+    batches.sort(key=lambda batch: max(len(encoded[i]) for i in batch), reverse=True)
+    return batches
 
 
 def model_forward(model: Any) -> Forward:  # Any: a transformers model (transformers is read as Any)

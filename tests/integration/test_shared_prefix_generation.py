@@ -73,13 +73,19 @@ def test_shared_prefixes_give_the_replies_of_whole_prompts(arch, batch_size):
     assert run < 0.7 * run_whole  # BBQ prompts share most of their tokens, even in batches of 4
 
 
-def test_one_batch_runs_exactly_the_distinct_tokens():
+def test_one_batch_runs_exactly_the_distinct_tokens_without_a_pass_cost_and_nearly_with_one(monkeypatch):
+    from culturebias.adapters.hf import buffered_generation
+
     backend = hf("llama", 64, True)
     requests = bbq_requests(backend.templater(), 1, 2)
     generator = backend.generator()
     prompts = [generator._encode(*generator.render(r)) for r in requests]
-    _, run = generate(backend, requests)
+    merged, run_merged = generate(backend, requests)
+    monkeypatch.setattr(buffered_generation, "PASS_TOKENS", 0)
+    exact, run = generate(backend, requests)
+    run -= run_merged  # the generator counts across calls
     assert run == trie_nodes(prompts) < sum(len(p) for p in prompts)
+    assert merged == exact and run <= run_merged <= 1.15 * run
 
 
 def test_sampled_requests_keep_whole_prompts():
@@ -123,14 +129,40 @@ def test_smollm2_kobbq_and_cbbq_replies_are_byte_identical(smollm2_installed, us
     assert run < 0.6 * run_whole
 
 
-def test_generation_shares_prefixes_only_when_asked():
-    """Off by default (slower than model.generate on CPU today): every prompt token runs, as before."""
+def test_generation_shares_prefixes_by_default_and_an_option_turns_it_off():
+    """On by default: the same replies as model.generate on whole prompts with fewer prompt tokens run."""
     from culturebias.adapters.hf.backend import create_backend
     from culturebias.adapters.hf.options import HFOptions
 
     path = str(cached_tiny_causal_lm(arch="llama"))
     default = create_backend(HFOptions(path=path, batch_size=4), CACHE)
-    asked = create_backend(HFOptions(path=path, batch_size=4, shared_generation=True), CACHE)
+    off = create_backend(HFOptions(path=path, batch_size=4, shared_generation=False), CACHE)
     requests = bbq_requests(default.templater(), 1, 2)
-    (old, run_default), (new, run_shared) = generate(default, requests), generate(asked, requests)
-    assert old == new and run_shared < run_default
+    (new, run_default), (old, run_off) = generate(default, requests), generate(off, requests)
+    assert old == new and run_default < run_off
+
+
+def test_a_sliding_window_model_falls_back_to_whole_prompts_logged_once():
+    """Sliding-window attention cannot take the shared path's custom masks: model.generate, same replies, one log line."""
+    from culturebias.adapters.hf import generator as generator_module
+    from structlog.testing import capture_logs
+
+    from culturebias.adapters.hf.backend import create_backend
+    from culturebias.adapters.hf.generator import HFGenerator
+    from culturebias.adapters.hf.options import HFOptions
+
+    path = str(cached_tiny_causal_lm(arch="mistral", seed=3))
+    generator_module._FELL_BACK.clear()
+    default = create_backend(HFOptions(path=path, batch_size=4), CACHE)
+    off = create_backend(HFOptions(path=path, batch_size=4, shared_generation=False), CACHE)
+    requests = bbq_requests(default.templater(), 1, 1)
+    with capture_logs() as logs:
+        first = default.generator()
+        (new, run_default), (old, run_off) = generate(default, requests), generate(off, requests)
+        HFGenerator(default.loaded(), HFOptions(path=path, batch_size=4), default.templater())  # a second one: no second line
+    prompts = [first._encode(*first.render(r)) for r in requests]
+    assert max(len(p) for p in prompts) > 48  # prompts reach past the window
+    assert new == old and any(new)
+    assert run_default == run_off == sum(len(p) for p in prompts)
+    lines = [e for e in logs if "shared-prefix generation does not apply" in e.get("event", "")]
+    assert len(lines) == 1 and lines[0]["reason"] == "sliding-window attention"

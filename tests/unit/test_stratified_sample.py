@@ -65,11 +65,17 @@ def test_without_strata_a_simple_random_sample_of_units_said_so():
     assert len({i.template_id for i in drawn}) == block.units
 
 
-def test_a_sample_not_smaller_than_the_data_uses_all_and_says_so():
+def test_a_sample_as_large_as_the_data_uses_all_and_says_so():
     population = items()
-    drawn, block = draw_sample(population, 5000, seed=0, strata=KOBBQ_STRATA)
+    drawn, block = draw_sample(population, len(population), seed=0, strata=KOBBQ_STRATA)
     assert drawn == population and block.method == "all" and block.n == block.population
-    assert "--sample 5000 is not smaller than the data" in block.sentence()
+    assert f"--sample {len(population)} is not smaller than the data" in block.sentence()
+
+
+def test_a_sample_larger_than_the_data_is_refused_naming_the_setting_and_the_size():
+    population = items()
+    with pytest.raises(ConfigError, match=f"protocol.sample={len(population) + 1} is more than the {len(population):,} items"):
+        draw_sample(population, len(population) + 1, seed=0, strata=KOBBQ_STRATA)
 
 
 @pytest.mark.parametrize("n", [0, -3])
@@ -206,5 +212,5 @@ def test_a_policy_does_not_decide_on_a_sampled_run_unless_it_allows_limited_runs
 
     sampled = kobbq_run("biased", options={"sample": 200}).summary
     assert limitation(sampled) == f"a run on {sampled.sample.sentence()} (--sample 200)"
-    everything = kobbq_run("biased", options={"sample": 5000, "prompts": "1"}).summary
+    everything = kobbq_run("biased", options={"sample": 2280, "prompts": "1"}).summary  # all 2,280 items
     assert everything.sample.method == "all" and limitation(everything) is None
