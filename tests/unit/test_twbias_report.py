@@ -262,3 +262,16 @@ def test_a_headline_built_only_from_few_pairs_says_so():
     words = typed(payload).headline_low_power()
     assert words == ("Headline numbers built only from tests on few sentence pairs, shown and flagged, never dropped: "
                      "female: few pairs: n = 3, low power (every user prompt type behind these numbers was tested on under 10).")
+
+
+def test_the_category_figure_says_a_few_pairs_flag_under_its_category_name_clear_of_the_bars():
+    from culturebias.adapters.twbias.figures import category_flags, category_series, flagged_ticks
+
+    summary = typed(few_payload(every=False))
+    specs = summary.metrics.gender or {}
+    categories, _ = category_series(specs, "bias_ratio")
+    [flags] = category_flags(specs)
+    ticks = dict(zip(categories, flagged_ticks(categories, flags)))
+    assert ticks["外貌/形象 Appearance"] == "外貌/形象 Appearance\nfemale: few pairs: n = 3, low power"
+    assert all(tick == category for category, tick in ticks.items() if category != "外貌/形象 Appearance")
+    assert flagged_ticks(["A"], {"female (T2 → T1)": ["few pairs: n = 2, low power"]}) == ["A\nfew pairs: n = 2, low power"]
