@@ -78,7 +78,7 @@ class TheoreticalRow(Block):
 
 def theoretical_rows() -> list[TheoreticalRow]:
     """Table 1's theoretical rows, computed with a run's formulas (the default of every summary, old ones too)."""
-    from culturebias.domain.libra.theoretical import THEORETICAL_LMS  # which needs metrics, which needs this module
+    from culturebias.domain.libra.theoretical import THEORETICAL_LMS  # lazy: the summary loads without the table
 
     return [
         TheoreticalRow(name=m.name, behaviour=m.behaviour, lms=m.lms, ss=m.ss, icat=m.icat, jsd=m.jsd, bbs=m.bbs,

@@ -21,7 +21,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from culturebias.domain.libra.metrics import eicat, icat
+from culturebias.domain.libra.formulas import eicat, icat
 
 
 @dataclass(frozen=True)
