@@ -157,8 +157,8 @@ def flagged_ticks(categories: list[str], flags: Mapping[str, list[str | None]]) 
     interval or n label can cover it): "Ability\nfemale: few pairs: n = 3, low power"."""
     ticks = []
     for i, category in enumerate(categories):
-        said = [(label.split(" (")[0], marks[i]) for label, marks in flags.items() if marks[i]]
-        lines = [flag if len(flags) == 1 else f"{who}: {flag}" for who, flag in said]
+        said = [(label.split(" (")[0], flag) for label, marks in flags.items() if (flag := marks[i])]
+        lines: list[str] = [flag if len(flags) == 1 else f"{who}: {flag}" for who, flag in said]
         ticks.append("\n".join([category, *lines]))
     return ticks
 
