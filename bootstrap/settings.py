@@ -339,7 +339,12 @@ class Settings(BaseSettings):
         try:
             return options_model.model_validate(self._protocol_for(benchmark, selected or [benchmark]))
         except ValidationError as error:
-            raise ConfigError(f"protocol settings for {benchmark}: " + explain_validation_error(error, prefix="protocol")) from None
+            own, others = self.protocol.get(benchmark), [n for n in selected or [] if n != benchmark]
+            shared = sorted({str(e["loc"][0]) for e in error.errors() if e["loc"] and str(e["loc"][0]) in self.protocol
+                             and others and not (isinstance(own, dict) and str(e["loc"][0]) in own)})
+            hint = "".join(f"; a bare protocol.{k} reaches every benchmark of this run ({', '.join(selected or [])}): set it "
+                           f"for one with protocol.<benchmark>.{k}, e.g. protocol.{others[0]}.{k}" for k in shared)
+            raise ConfigError(f"protocol settings for {benchmark}: " + explain_validation_error(error, prefix="protocol") + hint) from None
 
     def for_benchmark(self, benchmark: str, selected: list[str] | None = None) -> "Settings":
         """These settings as ``benchmark`` runs them, one of ``selected`` (default: it alone).

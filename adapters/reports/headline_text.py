@@ -2,7 +2,8 @@
 
 The same cells and words as the card report.html opens with (``html/headline_card.py``): per
 headline metric its value, 95% interval, n and the sentence in words, then every warning a
-reader needs before trusting the numbers. Every number comes from the run's summary.
+reader needs before trusting the numbers (a headline resting only on few
+units is said first, before the numbers). Every number comes from the run's summary.
 """
 
 from __future__ import annotations
@@ -10,7 +11,7 @@ from __future__ import annotations
 import textwrap
 from collections.abc import Sequence
 
-from culturebias.adapters.reports.html.headline_card import metric_cells, mode_words, warnings
+from culturebias.adapters.reports.html.headline_card import leading_warnings, metric_cells, mode_words, warnings
 from culturebias.domain.comparison.envelope import main_model
 from culturebias.domain.headlines import HeadlineMetric
 from culturebias.domain.summary import RunSummary
@@ -27,8 +28,12 @@ def headline_text(summary: RunSummary, headlines: Sequence[HeadlineMetric], titl
     if not headlines:
         return ""
     model, backend = main_model(summary)
-    lines = [f"{title}: the answer", f"  model {model}" + (f" ({backend})" if backend else "") + f"{mode_words(summary)}; run {summary.run_id}"]
-    notes = warnings(summary, headlines)
+    lines = [f"{title}: the answer"]
+    lead = leading_warnings(summary, headlines)  # said before the numbers they limit (TWBias: every test on few pairs)
+    for warning in lead:
+        lines += _wrapped("  warning: ", warning)
+    lines.append(f"  model {model}" + (f" ({backend})" if backend else "") + f"{mode_words(summary)}; run {summary.run_id}")
+    notes = [w for w in warnings(summary, headlines) if w not in lead]
     for metric in headlines:
         value, interval, n, reading = metric_cells(summary, metric)
         lines.append(f"  {metric.label}: {value}  (95% interval {interval}; n {n}; {metric.direction_words()})")

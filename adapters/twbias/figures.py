@@ -152,6 +152,17 @@ def p_value_figure(
     return _save(fig, Path(out_dir) / f"twbias_{axis}_p_values.png")
 
 
+def flagged_ticks(categories: list[str], flags: Mapping[str, list[str | None]]) -> list[str]:
+    """Each category's tick label, with the few-pairs flag of its bars under it (beside the axis, where no bar,
+    interval or n label can cover it): "Ability\nfemale: few pairs: n = 3, low power"."""
+    ticks = []
+    for i, category in enumerate(categories):
+        said = [(label.split(" (")[0], flag) for label, marks in flags.items() if (flag := marks[i])]
+        lines: list[str] = [flag if len(flags) == 1 else f"{who}: {flag}" for who, flag in said]
+        ticks.append("\n".join([category, *lines]))
+    return ticks
+
+
 def category_figure(axis: str, specs: Mapping[str, SpecificationBlock], out_dir: Path) -> Path:
     """``twbias_<axis>_categories.png``: bias ratio and effect size by attribute category (paper Fig. 3/6)."""
     import numpy as np
@@ -162,7 +173,8 @@ def category_figure(axis: str, specs: Mapping[str, SpecificationBlock], out_dir:
     flags = category_flags(specs)
     intervals = {metric: category_intervals(specs, metric) for metric in ("bias_ratio", "effect_size")}
     with_bars = any(i is not None for panels in intervals.values() for p in panels for v in p.values() for i in v)
-    fig, axes = _subplots(len(ratios), 2, 11.0, max(3.4, 0.3 * len(categories) + 1.2) * len(ratios))
+    any_flag = any(f for p in flags for v in p.values() for f in v)
+    fig, axes = _subplots(len(ratios), 2, 12.5 if any_flag else 11.0, max(3.4, 0.3 * len(categories) + 1.2) * len(ratios))
     y = np.arange(len(categories))
     for index, (panel_ratio, panel_effect, panel_counts, row) in enumerate(zip(ratios, effects, counts, axes)):
         title = panel_ratio[0]
@@ -176,14 +188,13 @@ def category_figure(axis: str, specs: Mapping[str, SpecificationBlock], out_dir:
                                xerr=error_bars(points, found) if any(found) else None, capsize=2)
                 label_barh_n(ax, bars, values, panel_counts[label], [(i.low, i.high) if i else (None, None) for i in found])
                 for bar, flag in zip(bars, flags[index][label]):
-                    if flag:  # hatched and said: a category tested on few pairs is shown, never dropped
+                    if flag:  # hatched, and said under its category's name: shown, never dropped
                         bar.set_hatch("///")
-                        ax.text(0, bar.get_y() + bar.get_height() / 2, f" {flag}", va="center", fontsize=6)
                 for i, v in enumerate(values):
                     if not math.isfinite(v):  # no testable prompt in this category: say so, not a bar of 0
                         ax.text(0, offset[i], " –", va="center", fontsize=7)
             ax.axvline(0, color="black", linewidth=0.8)
-            ax.set_yticks(y, categories, fontsize=8)
+            ax.set_yticks(y, flagged_ticks(categories, flags[index]), fontsize=8)
             ax.invert_yaxis()
             if metric == "bias_ratio":
                 ax.set_xlim(0, 1.15)  # room for the n past a bar of 1
@@ -194,7 +205,7 @@ def category_figure(axis: str, specs: Mapping[str, SpecificationBlock], out_dir:
             ax.set_title(f"{axis.capitalize()} by attribute category" + (f", {title}" if title else "")
                          + ("\n(n: its sentences; error bars: 95% CI over sentence pairs)" if with_bars
                             else "\n(n: its sentences; this summary has no interval per category)")
-                         + ("\nhatched: few pairs, low power" if any(f for p in flags for v in p.values() for f in v) else ""),
+                         + ("\nhatched: few pairs, low power" if any_flag else ""),
                          fontsize=9)
         row[0].legend(fontsize=7, loc="best")
     return _save(fig, Path(out_dir) / f"twbias_{axis}_categories.png")

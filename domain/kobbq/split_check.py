@@ -153,6 +153,8 @@ def check_split(split: KoBBQSummary, full: KoBBQSummary) -> SplitCheck:
     for name, summary in ((SPLIT, split), (FULL, full)):
         if not summary.details.template_scores:
             raise ConfigError(f"the {name} run {summary.run_id} holds no details.template_scores: the rank-sum needs them")
+    if split.run_id == full.run_id:
+        raise ConfigError(f"the {SPLIT} and the {FULL} are one run ({split.run_id}): give the split's run and the full set's")
     model_split, model_full = _model(split), _model(full)
     if model_split and model_full and model_split != model_full:
         raise ConfigError(
@@ -188,6 +190,8 @@ def check_split(split: KoBBQSummary, full: KoBBQSummary) -> SplitCheck:
     tested = sum(1 for r in rows if r.rank_sum.p_value is not None)
     verdict = (
         f"The evaluation split gives what the full set gives: no rank-sum of {tested} marks a difference at p < .1."
+        if not differing and tested
+        else "No rank-sum could be computed (each needs templates scored in both runs): the split is not checked."
         if not differing
         else f"The evaluation split differs from the full set in {len(differing)} of {tested} rank-sums (p < .1): "
         + ", ".join(differing) + "."

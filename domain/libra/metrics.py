@@ -8,7 +8,6 @@ unrelated sentence ties for the highest ``L`` does not count as meaningful.
 
 from __future__ import annotations
 
-import math
 from dataclasses import dataclass
 from typing import Sequence
 
@@ -17,8 +16,8 @@ from numpy.typing import ArrayLike
 from scipy.spatial.distance import jensenshannon
 
 from culturebias.domain.array_types import Floats, FloatsLike
+from culturebias.domain.libra.formulas import eicat, icat  # noqa: F401  (re-exported: callers import them from here)
 from culturebias.domain.libra.summary import JsdHistogram, LibraScoresBlock
-from culturebias.domain.libra.formulas import eicat, icat  # noqa: F401  (the formulas, importable from here)
 
 # numpy's bin-width estimators (np.histogram_bin_edges)
 BIN_ESTIMATORS = ("auto", "fd", "doane", "scott", "stone", "rice", "sturges", "sqrt")

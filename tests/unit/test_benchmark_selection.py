@@ -69,3 +69,19 @@ def test_benchmark_names():
         benchmark_names("kobbq,cbbbq")
     with pytest.raises(ConfigError, match="no benchmark named"):
         benchmark_names(" , ")
+
+
+def test_a_bare_key_one_benchmark_of_a_combined_run_rejects_says_to_set_it_per_benchmark():
+    hint = ("a bare protocol.prompt_set reaches every benchmark of this run (mcbe, cbbq): set it for one with "
+            "protocol.<benchmark>.prompt_set, e.g. protocol.mcbe.prompt_set")
+    with pytest.raises(ConfigError) as raised:
+        load_settings(None, ["protocol.prompt_set=table7"]).for_benchmark("cbbq", ["mcbe", "cbbq"])
+    assert str(raised.value).startswith("protocol settings for cbbq: protocol.prompt_set") and hint in str(raised.value)
+    with pytest.raises(ConfigError) as alone:  # one benchmark: nothing else the key could have been meant for
+        load_settings(None, ["protocol.prompt_set=table7"]).for_benchmark("cbbq", ["cbbq"])
+    assert "reaches every benchmark" not in str(alone.value)
+    with pytest.raises(ConfigError) as scoped:  # set in cbbq's own section: the user meant cbbq
+        load_settings(None, ["protocol.cbbq.prompt_set=table7"]).for_benchmark("cbbq", ["mcbe", "cbbq"])
+    assert "reaches every benchmark" not in str(scoped.value)
+    settings = load_settings(None, ["protocol.mcbe.prompt_set=table7", "protocol.cbbq.prompt_set=released"])
+    assert settings.for_benchmark("cbbq", ["mcbe", "cbbq"]).protocol == {"prompt_set": "released"}

@@ -50,6 +50,17 @@ def test_the_same_answers_on_both_sets_show_no_difference():
     assert check.templates_split == len(split.details.template_scores) and check.only_in_split == []
 
 
+def test_one_run_given_twice_is_refused_and_no_rank_sum_is_not_read_as_agreement():
+    split = base()
+    with pytest.raises(ConfigError, match=f"are one run \\({split.run_id}\\)"):
+        check_split(split, split)
+    empty = split.details.model_copy(update={"template_scores": {t: TemplateScores(**{**s.model_dump(), "acc_amb": None, "acc_dis": None, "diff_bias_amb": None, "diff_bias_dis": None}) for t, s in split.details.template_scores.items()}})
+    blank = split.model_copy(update={"details": empty})
+    check = check_split(blank, blank.model_copy(update={"run_id": "full"}))
+    assert all(r.rank_sum.p_value is None for r in check.scores)
+    assert check.verdict.startswith("No rank-sum could be computed") and "gives what the full set gives" not in check.verdict
+
+
 def test_a_full_set_whose_templates_score_otherwise_is_marked_with_the_rank_sum():
     split = shifted(base(), "split", 0.0)
     full = shifted(base(), "full", 0.6)
@@ -71,7 +82,7 @@ def test_two_models_are_not_checked_against_each_other():
 
 def test_a_pooled_full_set_run_is_noted():
     split = base()
-    check = check_split(split, split)
+    check = check_split(split, split.model_copy(update={"run_id": "full"}))
     assert any("protocol.aggregate=per_template" in note for note in check.notes) == (split.metrics.aggregate == "pooled")
 
 

@@ -235,6 +235,25 @@ def test_a_run_whose_every_test_rests_on_few_pairs_says_so_first(tmp_path):
     assert "| 1 | 3 | 1 | 0 | 12.250 | 13.500 | 4.750 | 1.2e-05 (few pairs: n = 3, low power) |" in report
 
 
+def test_the_card_of_a_run_whose_every_test_rests_on_few_pairs_says_so_before_its_numbers():
+    from culturebias.adapters.reports.headline_text import headline_text
+    from culturebias.adapters.reports.html.headline_card import headline_card
+    from culturebias.bootstrap.registry import registry
+
+    descriptor = registry().benchmark("twbias")
+    headlines = descriptor.headline_metrics()
+    few, plain = typed(few_payload(every=True)), typed(summary_payload())
+    lines = headline_text(few, headlines, descriptor.title).splitlines()
+    assert lines[1].startswith("  warning: Every test of this run rests on few sentence pairs (at most 3, under 10)")
+    first_number = next(i for i, line in enumerate(lines) if line.startswith(f"  {headlines[0].label}: "))
+    assert 1 < first_number and sum("rests on few sentence pairs" in line for line in lines) == 1  # said once, first
+    card = headline_card(few, headlines, descriptor.title)
+    assert card.index("Every test of this run rests on few sentence pairs") < card.index('<table class="headline">')
+    assert card.count("rests on few sentence pairs") == 1
+    assert "rests on few sentence pairs" not in headline_text(plain, headlines, descriptor.title)
+    assert '<ul class="warnings lead">' not in headline_card(plain, headlines, descriptor.title)
+
+
 def test_a_headline_built_only_from_few_pairs_says_so():
     payload = copy.deepcopy(summary_payload())
     female = payload["metrics"]["gender"]["female"]
@@ -243,3 +262,16 @@ def test_a_headline_built_only_from_few_pairs_says_so():
     words = typed(payload).headline_low_power()
     assert words == ("Headline numbers built only from tests on few sentence pairs, shown and flagged, never dropped: "
                      "female: few pairs: n = 3, low power (every user prompt type behind these numbers was tested on under 10).")
+
+
+def test_the_category_figure_says_a_few_pairs_flag_under_its_category_name_clear_of_the_bars():
+    from culturebias.adapters.twbias.figures import category_flags, category_series, flagged_ticks
+
+    summary = typed(few_payload(every=False))
+    specs = summary.metrics.gender or {}
+    categories, _ = category_series(specs, "bias_ratio")
+    [flags] = category_flags(specs)
+    ticks = dict(zip(categories, flagged_ticks(categories, flags)))
+    assert ticks["外貌/形象 Appearance"] == "外貌/形象 Appearance\nfemale: few pairs: n = 3, low power"
+    assert all(tick == category for category, tick in ticks.items() if category != "外貌/形象 Appearance")
+    assert flagged_ticks(["A"], {"female (T2 → T1)": ["few pairs: n = 2, low power"]}) == ["A\nfew pairs: n = 2, low power"]

@@ -14,7 +14,7 @@ from typing import Any
 
 from culturebias.adapters.reports.html.page import text
 from culturebias.adapters.reports.sample_words import sample_sentence
-from culturebias.domain.caveats import run_caveats
+from culturebias.domain.caveats import low_power, run_caveats
 from culturebias.domain.comparison.envelope import main_model
 from culturebias.domain.headlines import HeadlineMetric, HeadlineValue, interval_of, value_of
 from culturebias.domain.summary import RunSummary
@@ -103,6 +103,11 @@ def warnings(summary: RunSummary, headlines: Sequence[HeadlineMetric] = ()) -> l
     return found
 
 
+def leading_warnings(summary: RunSummary, headlines: Sequence[HeadlineMetric] = ()) -> list[str]:
+    """The warnings a card gives before its numbers: headline numbers resting only on few units (TWBias's few pairs)."""
+    return [caveat.text for caveat in low_power(summary, headlines)]
+
+
 def mode_words(summary: RunSummary) -> str:
     mode = getattr(summary.metrics, "mode", None)
     return f"; answers read in {mode} mode" if isinstance(mode, str) and mode else ""
@@ -119,10 +124,12 @@ def headline_card(summary: RunSummary, headlines: Sequence[HeadlineMetric], titl
         for h, c in (("metric", ""), ("value", ""), ("95% interval", "interval"), ("n", ""), ("better", "direction"), ("in words", ""))
     )
     rows = "".join(metric_row(summary, m) for m in headlines)
-    notes = warnings(summary, headlines)
+    lead = leading_warnings(summary, headlines)  # said before the numbers they limit
+    notes = [w for w in warnings(summary, headlines) if w not in lead]
+    first = f'<ul class="warnings lead">{"".join(f"<li>{text(w)}</li>" for w in lead)}</ul>' if lead else ""
     listed = f'<ul class="warnings">{"".join(f"<li>{text(w)}</li>" for w in notes)}</ul>' if notes else ""
     return (
-        f'<section class="card" id="headline" aria-label="headline"><h2>{text(title)}: the answer</h2>'
+        f'<section class="card" id="headline" aria-label="headline"><h2>{text(title)}: the answer</h2>{first}'
         f'<p class="who">{who}{text(mode_words(summary))}; run {text(summary.run_id)}.</p>'
         f'<table class="headline"><thead><tr>{head}</tr></thead><tbody>{rows}</tbody></table>{listed}</section>'
     )
