@@ -52,7 +52,11 @@ from culturebias.domain.validity import ValidityBlock
 # 2.5: ``validity``: each headline's validity rules (PROTOCOLS §6) and their results on the run; a headline guarded
 #      by a failed rule keeps its value but reads "not measured" everywhere (``domain/validity.py``). 2.x files load
 #      without the block ("not assessed": nothing is blocked). Every options model accepts ``protocol.validity``.
-SUMMARY_SCHEMA_VERSION = "2.5"
+# 2.6: added with defaults (issue 36): TWBias ``few_pairs`` flags and ``analysis.few_pairs_below`` (``min_pairs``
+#      null by default); CBBQ ``metrics.prompt_set``/``prompt_source``, ``counts.table4`` and
+#      ``counts.explained_answers``; KoBBQ Tukey across label types on accuracy (``acc_amb``/``acc_dis``); LIBRA
+#      ``metrics.reference_rows`` (Table 1's theoretical LMs). ``config.store.path`` is recorded absolute.
+SUMMARY_SCHEMA_VERSION = "2.6"
 
 
 def _finite_or_none(value: object) -> object:

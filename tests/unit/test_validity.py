@@ -8,6 +8,8 @@ from pathlib import Path
 
 import pytest
 
+from culturebias.domain.summary import SUMMARY_SCHEMA_VERSION
+
 import culturebias
 from culturebias.bootstrap.cli import main
 from culturebias.domain.bbq.model import Answer, QAItem
@@ -138,7 +140,7 @@ def _check(tmp_path: Path, run: Path, capsys) -> tuple[int, str]:
 
 def test_an_always_a_run_keeps_its_values_but_its_bias_scores_are_not_measured(runs):
     s = _summary(runs["always-a"])
-    assert s["schema_version"] == "2.5" and s["validity"]["enabled"] is True
+    assert s["schema_version"] == SUMMARY_SCHEMA_VERSION and s["validity"]["enabled"] is True
     failed = [r for r in s["validity"]["results"] if r["passed"] is False]
     assert [r["rule"] for r in failed] == ["position_dominance"]
     assert s["metrics"]["overall"]["diff_bias_amb"]["mean"] == 0.0  # the value stays
