@@ -77,3 +77,26 @@ def test_a_bar_on_a_terminal_without_a_window_size_gets_one(terminal, log_file, 
     assert bar_shape(terminal)["ncols"] == 100
     fcntl.ioctl(terminal.fileno(), termios.TIOCSWINSZ, struct.pack("HHHH", 40, 120, 0, 0))
     assert bar_shape(terminal) == {"dynamic_ncols": True}  # a terminal with a size: the bar follows it
+
+
+def test_a_bar_keeps_its_clock_moving_between_advances(monkeypatch):
+    """A batch on a loaded CPU can take minutes: the bar redraws meanwhile, so its elapsed time moves."""
+    import io
+    import time
+
+    from culturebias.adapters.progress.reporters import TqdmTask
+
+    def drawn(tick: float) -> str:
+        stream = io.StringIO()
+        monkeypatch.setattr("sys.stderr", stream)
+        task = TqdmTask("KoBBQ: answers", 10, tick=tick)
+        time.sleep(1.3)  # no advance: nothing stored yet
+        before_close = stream.getvalue()
+        task.close()
+        after_close = stream.getvalue()
+        time.sleep(0.2)
+        assert stream.getvalue() == after_close  # closed: the ticking stopped
+        return before_close
+
+    assert "00:01<" in drawn(0.05)  # elapsed moved while nothing advanced
+    assert "00:01<" not in drawn(0)  # without the tick tqdm redraws only on an update
