@@ -42,6 +42,7 @@ class TqdmTask:
     generations). tqdm redraws only on an update, so between them the bar read ``[00:00<?, ?req/s]``
     and looked frozen; a daemon thread redraws it every ``tick`` seconds so the elapsed time (and,
     after the first update, the ETA) keeps moving. tqdm's class lock orders the redraw with log lines.
+    Only on a terminal: ``run.progress=always`` into a log file gets no line a second.
     """
 
     def __init__(self, description: str, total: int | None, *, tick: float = TICK_SECONDS):
@@ -49,7 +50,7 @@ class TqdmTask:
 
         self._bar = tqdm(total=total, desc=description, unit="req", file=sys.stderr, leave=True, **bar_shape(sys.stderr))
         self._closed = threading.Event()
-        if tick > 0 and not self._bar.disable:
+        if tick > 0 and not self._bar.disable and _is_terminal(sys.stderr):
             threading.Thread(target=self._tick, args=(tick,), name="culturebias-progress-tick", daemon=True).start()
 
     def _tick(self, tick: float) -> None:
@@ -66,6 +67,13 @@ class TqdmTask:
         with self._bar.get_lock():
             self._closed.set()
         self._bar.close()
+
+
+def _is_terminal(stream: TextIO) -> bool:
+    try:
+        return stream.isatty()
+    except (AttributeError, ValueError):  # not a stream, or a closed one
+        return False
 
 
 class TqdmProgress:
