@@ -5,6 +5,7 @@ from __future__ import annotations
 import os
 import shutil
 import sys
+import threading
 from typing import Callable, Literal, TextIO
 
 from culturebias.ports.progress import ProgressEvent
@@ -30,19 +31,49 @@ def bar_shape(stream: TextIO) -> dict[str, int | bool]:
     return {"ncols": (size.columns or fallback.columns) - 1, "nrows": (size.lines or fallback.lines) - 1}
 
 
-class TqdmTask:
-    """One stage's bar on stderr: count of total, rate and ETA; its last state stays on screen."""
+# How often a bar redraws between advances: its elapsed time keeps moving while a batch runs.
+TICK_SECONDS = 1.0
 
-    def __init__(self, description: str, total: int | None):
+
+class TqdmTask:
+    """One stage's bar on stderr: count of total, rate and ETA; its last state stays on screen.
+
+    The bar moves when results are stored, which on a loaded CPU can be minutes apart (one batch of
+    generations). tqdm redraws only on an update, so between them the bar read ``[00:00<?, ?req/s]``
+    and looked frozen; a daemon thread redraws it every ``tick`` seconds so the elapsed time (and,
+    after the first update, the ETA) keeps moving. tqdm's class lock orders the redraw with log lines.
+    Only on a terminal: ``run.progress=always`` into a log file gets no line a second.
+    """
+
+    def __init__(self, description: str, total: int | None, *, tick: float = TICK_SECONDS):
         from tqdm import tqdm
 
         self._bar = tqdm(total=total, desc=description, unit="req", file=sys.stderr, leave=True, **bar_shape(sys.stderr))
+        self._closed = threading.Event()
+        if tick > 0 and not self._bar.disable and _is_terminal(sys.stderr):
+            threading.Thread(target=self._tick, args=(tick,), name="culturebias-progress-tick", daemon=True).start()
+
+    def _tick(self, tick: float) -> None:
+        while not self._closed.wait(tick):
+            with self._bar.get_lock():
+                if self._closed.is_set():
+                    return
+                self._bar.refresh(nolock=True)
 
     def advance(self, n: int = 1) -> None:
         self._bar.update(n)
 
     def close(self) -> None:
+        with self._bar.get_lock():
+            self._closed.set()
         self._bar.close()
+
+
+def _is_terminal(stream: TextIO) -> bool:
+    try:
+        return stream.isatty()
+    except (AttributeError, ValueError):  # not a stream, or a closed one
+        return False
 
 
 class TqdmProgress:

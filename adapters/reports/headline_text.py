@@ -23,6 +23,12 @@ def _wrapped(prefix: str, sentence: str) -> list[str]:
     return textwrap.wrap(sentence, WIDTH, initial_indent=prefix, subsequent_indent=" " * len(prefix)) or [prefix.rstrip()]
 
 
+def _said_in(reason: str, notes: Sequence[str]) -> bool:
+    """Whether every check's reason (``a: ...; b: ...``) is in the warnings already."""
+    said = " ".join(notes)
+    return all(part.strip().rstrip(".") in said for part in reason.split("; "))
+
+
 def headline_text(summary: RunSummary, headlines: Sequence[HeadlineMetric], title: str) -> str:
     """The card in lines of text; '' for a benchmark that declares no headline."""
     if not headlines:
@@ -36,9 +42,12 @@ def headline_text(summary: RunSummary, headlines: Sequence[HeadlineMetric], titl
     notes = [w for w in warnings(summary, headlines) if w not in lead]
     for metric in headlines:
         value, interval, n, reading = metric_cells(summary, metric)
-        lines.append(f"  {metric.label}: {value}  (95% interval {interval}; n {n}; {metric.direction_words()})")
+        if value == "not measured":  # no value: its interval and n cells say nothing more
+            lines.append(f"  {metric.label}: {value}  ({metric.direction_words()})")
+        else:
+            lines.append(f"  {metric.label}: {value}  (95% interval {interval}; n {n}; {metric.direction_words()})")
         reason = reading.removeprefix("Not measured: ")
-        if reason != reading and any(reason[:60].rstrip(".") in note for note in notes):
+        if reason != reading and _said_in(reason, notes):
             reading = "Not measured: the warnings below say why."  # the same reason, once
         lines += _wrapped("    ", reading)
     for warning in notes:

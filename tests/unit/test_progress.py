@@ -77,3 +77,49 @@ def test_a_bar_on_a_terminal_without_a_window_size_gets_one(terminal, log_file, 
     assert bar_shape(terminal)["ncols"] == 100
     fcntl.ioctl(terminal.fileno(), termios.TIOCSWINSZ, struct.pack("HHHH", 40, 120, 0, 0))
     assert bar_shape(terminal) == {"dynamic_ncols": True}  # a terminal with a size: the bar follows it
+
+
+def test_a_bar_keeps_its_clock_moving_between_advances(monkeypatch, tmp_path):
+    """A batch on a loaded CPU can take minutes: on a terminal the bar redraws meanwhile, so its elapsed time moves."""
+    import fcntl
+    import struct
+    import termios
+    import time
+
+    from culturebias.adapters.progress.reporters import TqdmTask
+
+    def drawn(stream, read, tick: float) -> str:
+        monkeypatch.setattr("sys.stderr", stream)
+        task = TqdmTask("KoBBQ: answers", 10, tick=tick)
+        time.sleep(1.3)  # no advance: nothing stored yet
+        stream.flush()
+        before_close = read()
+        task.close()
+        stream.flush()
+        closed = read()
+        time.sleep(0.5)
+        assert read() == closed  # closed: the redrawing stopped
+        return before_close
+
+    master, slave = os.openpty()
+    fcntl.ioctl(slave, termios.TIOCSWINSZ, struct.pack("HHHH", 40, 120, 0, 0))
+    terminal = os.fdopen(slave, "w")
+    os.set_blocking(master, False)
+    seen = []
+
+    def read_terminal() -> str:
+        try:
+            seen.append(os.read(master, 65536).decode(errors="replace"))
+        except BlockingIOError:
+            pass
+        return "".join(seen)
+
+    try:
+        assert "00:01<" in drawn(terminal, read_terminal, 0.2)  # elapsed moved while nothing advanced
+        seen.clear()
+        assert "00:01<" not in drawn(terminal, read_terminal, 0)  # without the tick tqdm redraws only on an update
+    finally:
+        terminal.close()
+        os.close(master)
+    with open(tmp_path / "log.txt", "w") as log:  # run.progress=always into a file: no redraw a second
+        assert "00:01<" not in drawn(log, lambda: (tmp_path / "log.txt").read_text(), 0.2)
