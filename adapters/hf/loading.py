@@ -2,8 +2,11 @@
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import json
+import sys
+from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Literal
@@ -198,10 +201,27 @@ def load_weights(auto_class: Any, options: LocalModelOptions, source: ModelSourc
 
     silence_library_deprecations()  # before the first forward pass: notices about our calls, not the user's
     try:
-        return auto_class.from_pretrained(source.location, **kwargs)
+        with _weight_bar_on_terminals_only():
+            return auto_class.from_pretrained(source.location, **kwargs)
     except (OSError, ValueError) as error:
         reason = str(error).strip().splitlines()[0] if str(error).strip() else type(error).__name__
         raise ModelLoadError(f"{model_setting(options, source)}: cannot load the model: {reason}") from None
+
+
+@contextlib.contextmanager
+def _weight_bar_on_terminals_only() -> Iterator[None]:
+    """transformers draws its own "Loading weights" bar, whatever ``run.progress`` says: into a log file it writes
+    lines full of carriage returns. It is switched off while stderr is not a terminal, and restored after."""
+    from transformers.utils import logging as hf_logging
+
+    was_on = hf_logging.is_progress_bar_enabled()
+    if was_on and not sys.stderr.isatty():
+        hf_logging.disable_progress_bar()
+    try:
+        yield
+    finally:
+        if was_on:
+            hf_logging.enable_progress_bar()
 
 
 def _placed_devices(model: Any) -> list[str]:  # Any: a transformers model
