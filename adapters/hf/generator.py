@@ -210,8 +210,5 @@ class HFGenerator:
                 tokens = tokens[:k]
                 break
         text = self._tokenizer.decode(tokens, skip_special_tokens=True)
-        # A reply stopped at max_new_tokens inside a multi-byte character (byte-level BPE: a Chinese or Korean
-        # character spans tokens) decodes its first bytes as U+FFFD: the half character is not part of the reply.
-        text = text.rstrip("\ufffd")
         cut = min((text.find(s) for s in stop if s and s in text), default=-1)
         return text[:cut] if cut >= 0 else text
