@@ -35,10 +35,14 @@ _LEAD = re.compile(r"^\s*(解释|理由|原因|explanation)\s*[:：]\s*", re.IGN
 
 
 def explanation_of(reply: str) -> str:
-    """What follows the reply's first non-empty line (the answer line), without a leading 解释：; '' if nothing."""
+    """What follows the reply's first non-empty line (the answer line), without a leading 解释：; '' if nothing.
+
+    A reply stopped at max_new_tokens inside a multi-byte character (byte-level BPE: a Chinese character spans
+    tokens) ends in U+FFFD, the decoded first bytes: that half character is not part of the explanation. The
+    stored reply keeps it, as lm-evaluation-harness and ``model.generate`` decode it."""
     lines = reply.strip().splitlines()
     rest = "\n".join(lines[1:]).strip() if lines else ""
-    return _LEAD.sub("", rest, count=1).strip()
+    return _LEAD.sub("", rest, count=1).strip().rstrip("\ufffd").rstrip()
 
 
 @dataclass(frozen=True)

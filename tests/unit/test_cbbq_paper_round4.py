@@ -69,7 +69,8 @@ def test_a_released_run_asks_the_released_prompt_and_says_where_it_comes_from(tm
 # -- Q+Explain ---------------------------------------------------------------------------
 @pytest.mark.parametrize(
     ("reply", "explanation"),
-    [("C\n解释：材料没有说明是谁。", "材料没有说明是谁。"), ("A\n因为\n两行", "因为\n两行"), ("B", ""), ("", "")],
+    [("C\n解释：材料没有说明是谁。", "材料没有说明是谁。"), ("A\n因为\n两行", "因为\n两行"), ("B", ""), ("", ""),
+     ("A\n解释：材料没有说\ufffd", "材料没有说")],  # cut at max_new_tokens inside a character
 )
 def test_the_explanation_is_what_follows_the_answer_line(reply, explanation):
     assert explanation_of(reply) == explanation
