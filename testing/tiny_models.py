@@ -160,34 +160,16 @@ def build_tiny_causal_lm(
     torch.manual_seed(seed)
     config: PretrainedConfig
     model: PreTrainedModel
+    decoder = {  # llama and mistral: the same shapes (mistral adds a sliding window)
+        "vocab_size": real_vocab, "hidden_size": hidden, "intermediate_size": hidden * 2, "num_hidden_layers": layers,
+        "num_attention_heads": heads, "num_key_value_heads": max(1, heads // 2), "max_position_embeddings": max_positions,
+        "initializer_range": init_range, "tie_word_embeddings": False, **ids,
+    }
     if arch == "llama":
-        config = LlamaConfig(
-            vocab_size=real_vocab,
-            hidden_size=hidden,
-            intermediate_size=hidden * 2,
-            num_hidden_layers=layers,
-            num_attention_heads=heads,
-            num_key_value_heads=max(1, heads // 2),
-            max_position_embeddings=max_positions,
-            initializer_range=init_range,
-            tie_word_embeddings=False,
-            **ids,
-        )
+        config = LlamaConfig(**decoder)
         model = LlamaForCausalLM(config)
     elif arch == "mistral":  # sliding-window attention (a window shorter than test prompts): no shared prefixes
-        config = MistralConfig(
-            vocab_size=real_vocab,
-            hidden_size=hidden,
-            intermediate_size=hidden * 2,
-            num_hidden_layers=layers,
-            num_attention_heads=heads,
-            num_key_value_heads=max(1, heads // 2),
-            max_position_embeddings=max_positions,
-            initializer_range=init_range,
-            sliding_window=48,
-            tie_word_embeddings=False,
-            **ids,
-        )
+        config = MistralConfig(sliding_window=48, **decoder)
         model = MistralForCausalLM(config)
     elif arch == "gpt2":
         config = GPT2Config(

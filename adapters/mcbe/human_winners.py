@@ -7,10 +7,10 @@ Fields: ``item`` (the BEI, e.g. ``gender:2``, or its BA item id ``gender:2|ba``)
 from __future__ import annotations
 
 import csv
-import json
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 
+from culturebias.adapters.datasets.jsonl_rows import jsonl_records
 from culturebias.domain.errors import DataError
 
 SUFFIXES = (".jsonl", ".csv")
@@ -33,18 +33,7 @@ class HumanWinnersFile:
 
 
 def _jsonl(text: str, file: str) -> list[tuple[int, Mapping[str, object]]]:
-    rows: list[tuple[int, Mapping[str, object]]] = []
-    for number, line in enumerate(text.splitlines(), start=1):
-        if not line.strip():
-            continue
-        try:
-            value = json.loads(line)
-        except json.JSONDecodeError as error:
-            raise DataError(f"not JSON: {error.msg}", file=file, row=number) from None
-        if not isinstance(value, dict):
-            raise DataError("each line is a JSON object", file=file, row=number)
-        rows.append((number, value))
-    return rows
+    return list(jsonl_records(text, file))
 
 
 def _csv(text: str, file: str) -> list[tuple[int, Mapping[str, object]]]:
