@@ -144,7 +144,7 @@ def evalhub_main() -> int:
 
 
 def _evalhub_job() -> int:
-    require_modules("the eval-hub adapter (culturebias-evalhub)", ("evalhub",), "evalhub")
+    import_modules("the eval-hub adapter (culturebias-evalhub)", ("evalhub",), "evalhub")
     from evalhub.adapter import DefaultCallbacks
 
     from culturebias.adapters.governance.evalhub_adapter import job_adapter

@@ -16,7 +16,7 @@ from numpy.typing import ArrayLike
 from scipy.spatial.distance import jensenshannon
 
 from culturebias.domain.array_types import Floats, FloatsLike
-from culturebias.domain.libra.formulas import eicat, icat  # noqa: F401  (re-exported: callers import them from here)
+from culturebias.domain.libra.formulas import eicat as eicat, icat as icat  # re-exported: callers import them from here
 from culturebias.domain.libra.summary import JsdHistogram, LibraScoresBlock
 
 # numpy's bin-width estimators (np.histogram_bin_edges)

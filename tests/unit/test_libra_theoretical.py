@@ -34,7 +34,7 @@ def test_each_theoretical_row_derived_from_its_behaviour_is_the_printed_one(mode
 
 def test_a_summary_written_before_the_rows_loads_with_them_and_keeps_them():
     metrics = json.loads(REFERENCE.read_text(encoding="utf-8"))["metrics"]
-    assert "reference_rows" not in metrics
+    metrics.pop("reference_rows", None)  # as a summary written before the rows has it
     loaded = LibraMetrics.model_validate(metrics)
     assert [r.name for r in loaded.reference_rows] == [m.name for m in THEORETICAL_LMS]
     assert loaded.reference_rows[0].icat == pytest.approx(200 / 3)
