@@ -46,9 +46,12 @@ def split_check_text(check: SplitCheck) -> str:
         table(
             ["label type", "metric", "split", "full set", "split − full", "z", "p", "mark", "templates (split)", "templates (full)"],
             ([r.label_type, NAMES.get(r.metric, r.metric), r.split, r.full, r.difference, r.rank_sum.statistic,
-              _p(r.rank_sum.p_value), r.rank_sum.mark, r.rank_sum.n_a, r.rank_sum.n_b] for r in check.scores),
+              _p(r.rank_sum.p_value), r.rank_sum.mark, r.rank_sum.n_a, r.rank_sum.n_b] for r in check.scores
+             if r.not_measured is None),
         ),
     ]
+    lines += sorted({f"- {NAMES.get(r.metric, r.metric)}: not measured ({r.not_measured})"
+                     for r in check.scores if r.not_measured})
     for kind in ("category", "label type"):
         rows = [r for r in check.composition if r.kind == kind]
         if not rows:

@@ -33,6 +33,7 @@ from culturebias.domain.kobbq.comparison import ALL_TEMPLATES, TESTED_METRICS, r
 from culturebias.domain.kobbq.run_tests import category_of
 from culturebias.domain.kobbq.summary import KoBBQScoreBlock, KoBBQSummary
 from culturebias.domain.summary import Block, Count, Number
+from culturebias.domain.validity import headline_not_measured
 
 SPLIT = "evaluation split"
 FULL = "full set"
@@ -61,6 +62,10 @@ class SplitScoreRow(Block):
     full: Number = Field(description="the full set's score")
     difference: Number = Field(description="split − full")
     rank_sum: RankSumRow = Field(description="Wilcoxon rank-sum of the split's per-template scores against the full set's")
+    not_measured: str | None = Field(
+        None, description="why the scores are null and the rank-sum not run: a run's headline is not measured "
+        "(its not_measured, or a failed validity rule: a content-blind model's scores say nothing of the data)",
+    )
 
 
 class SplitCheck(Block):
@@ -148,6 +153,13 @@ def _notes(split: KoBBQSummary, full: KoBBQSummary, only_in_split: list[str]) ->
     return notes
 
 
+def _not_measured(split: KoBBQSummary, full: KoBBQSummary, metric: str) -> str | None:
+    """Why ``metric`` cannot be compared: either run's headline is not measured (domain.validity); None if both are."""
+    reasons = [f"the {name} run: {why}" for name, summary in ((SPLIT, split), (FULL, full))
+               if (why := headline_not_measured(summary, metric)) is not None]
+    return "; ".join(reasons) if reasons else None
+
+
 def check_split(split: KoBBQSummary, full: KoBBQSummary) -> SplitCheck:
     """Footnote 14's check of one model's split run against its full-set run (typed summaries of both)."""
     for name, summary in ((SPLIT, split), (FULL, full)):
@@ -170,6 +182,13 @@ def check_split(split: KoBBQSummary, full: KoBBQSummary) -> SplitCheck:
         block_a = split.metrics.overall if wanted_a is None else split.metrics.by_label.get(label_type)
         block_b = full.metrics.overall if wanted_b is None else full.metrics.by_label.get(label_type)
         for metric in TESTED_METRICS:
+            reason = _not_measured(split, full, metric)
+            if reason is not None:
+                rows.append(SplitScoreRow(
+                    label_type=label_type, metric=metric, split=None, full=None, difference=None,
+                    rank_sum=rank_sum_row(metric, label_type, SPLIT, FULL, [], []), not_measured=reason,
+                ))
+                continue
             a, b = _mean(block_a, metric), _mean(block_b, metric)
             rows.append(SplitScoreRow(
                 label_type=label_type, metric=metric, split=a, full=b,
@@ -188,7 +207,12 @@ def check_split(split: KoBBQSummary, full: KoBBQSummary) -> SplitCheck:
         _tally(list(labels_split.values())), _tally(list(labels_full.values())),
     )
     tested = sum(1 for r in rows if r.rank_sum.p_value is not None)
+    unmeasured = sorted({r.metric for r in rows if r.not_measured})
     verdict = (
+        f"Not measured ({', '.join(unmeasured)}: see each row's reason), and no other rank-sum could be computed: "
+        "the split is not checked."
+        if unmeasured and not tested
+        else
         f"The evaluation split gives what the full set gives: no rank-sum of {tested} marks a difference at p < .1."
         if not differing and tested
         else "No rank-sum could be computed (each needs templates scored in both runs): the split is not checked."
@@ -202,5 +226,7 @@ def check_split(split: KoBBQSummary, full: KoBBQSummary) -> SplitCheck:
         templates_split=len(templates_split), templates_full=len(templates_full), only_in_split=only_in_split,
         answers_split=_answers(split.metrics.overall), answers_full=_answers(full.metrics.overall),
         composition=composition, scores=rows, sample=SPLIT_CHECK_SAMPLE, marks=LEGEND, differing=differing,
-        verdict=verdict, notes=_notes(split, full, only_in_split),
+        verdict=verdict,
+        notes=_notes(split, full, only_in_split)
+        + ([f"not compared, a run's headline not measured: {', '.join(unmeasured)}"] if unmeasured else []),
     )

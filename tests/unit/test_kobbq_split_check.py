@@ -21,7 +21,10 @@ from culturebias.testing.scripted import ScriptedGenerator
 def base() -> KoBBQSummary:
     result = run_with_fakes(
         "kobbq",
-        options={"mode": "generate", "prompts": "1", "limit": 24, "statistics": False},
+        # an always-"A" model is content-blind: its validity rules fail and a split check would compare nothing.
+        # These tests exercise the rank-sum machinery on its numbers, so the rules are recorded but off
+        # (protocol.validity=off); the test of a not-measured headline below turns them on.
+        options={"mode": "generate", "prompts": "1", "limit": 24, "statistics": False, "validity": "off"},
         generator=ScriptedGenerator(lambda request, rendered: "A", name="always-A"),
     )
     assert isinstance(result.summary, KoBBQSummary)
@@ -119,3 +122,26 @@ def test_bad_runs_stop_with_one_line_and_write_nothing(tmp_path, capsys):
     err = capsys.readouterr().err
     assert "is a cbbq run" in err and "cbbq" in err and err.count("\n") == 1
     assert not out.exists()
+
+
+def test_a_headline_not_measured_in_either_run_is_null_with_its_reason_never_compared():
+    from culturebias.domain.validity import RuleResult, ValidityBlock
+
+    split = base()
+    failed = RuleResult(rule="position_dominance", guards=["diff_bias_amb", "diff_bias_dis"], statistic=1.0,
+                        threshold=0.8, n=120, passed=False,
+                        reason="the most-chosen position takes 1.00 of the answers")
+    full = split.model_copy(update={"run_id": "full", "validity": ValidityBlock(enabled=True, results=[failed])})
+    check = check_split(split, full)
+    blocked = [r for r in check.scores if r.metric.startswith("diff_bias")]
+    assert blocked and all(r.split is None and r.full is None and r.difference is None for r in blocked)
+    assert all(r.rank_sum.p_value is None and "full set run" in (r.not_measured or "") for r in blocked)
+    assert all("position_dominance" in (r.not_measured or "") for r in blocked)
+    assert all(r.not_measured is None for r in check.scores if r.metric.startswith("acc"))
+    assert "diff_bias_amb" not in check.differing and any("not measured" in n for n in check.notes)
+    from culturebias.adapters.reports.kobbq_split_report import split_check_text
+
+    text = split_check_text(check)
+    assert "not measured (the full set run: position_dominance" in text
+    table_rows = [line for line in text.splitlines() if line.startswith("|") and "diff-bias" in line.lower()]
+    assert table_rows == []  # no numbers shown for a headline that was not measured
