@@ -38,13 +38,22 @@ CHUNK_TOKENS = 512  # positions per prefill pass at most (bounds the attention s
 PASS_TOKENS = 48
 
 
-def shares_prefixes(model: Any) -> bool:  # Any: a transformers model (transformers is read as Any)
-    """Whether prompts may share a key/value cache: custom 2-D masks with holes, no sliding window."""
+def prefix_sharing_obstacle(model: Any) -> str | None:  # Any: a transformers model (transformers is read as Any)
+    """Why prompts may not share a key/value cache on this model (a sliding window, an attention that takes no
+    custom 2-D masks with holes); None when they may."""
     config = model.config
     window = getattr(config, "sliding_window", None)
     if isinstance(window, int) and window > 0 or "sliding_attention" in (getattr(config, "layer_types", None) or ()):
-        return False
-    return bool(getattr(model, "takes_custom_masks", False)) or getattr(config, "_attn_implementation", None) in ("sdpa", "eager")
+        return "sliding-window attention"
+    attention = getattr(config, "_attn_implementation", None)
+    if getattr(model, "takes_custom_masks", False) or attention in ("sdpa", "eager"):
+        return None
+    return f"attention {attention!r} takes no custom masks"
+
+
+def shares_prefixes(model: Any) -> bool:  # Any: a transformers model
+    """Whether prompts may share a key/value cache (``prefix_sharing_obstacle`` names why not)."""
+    return prefix_sharing_obstacle(model) is None
 
 
 class _Write:

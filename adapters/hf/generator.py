@@ -32,7 +32,7 @@ from culturebias.ports.progress import ProgressTask
 from culturebias.ports.templating import ChatTemplater
 from culturebias.adapters.hf.dedupe import stored_attempt, unique_requests
 from culturebias.adapters.hf.sampling import resolve_sampling
-from culturebias.adapters.hf.buffered_generation import buffered_greedy_generate, shares_prefixes
+from culturebias.adapters.hf.buffered_generation import buffered_greedy_generate, prefix_sharing_obstacle, shares_prefixes
 from culturebias.adapters.hf.shared_generation import shared_batches, greedy_generate
 
 log = get_logger("culturebias.hf")
@@ -49,10 +49,7 @@ def _log_fallback_once(identity: ModelIdentity, model: Any) -> None:  # Any: a t
     if key in _FELL_BACK:
         return
     _FELL_BACK.add(key)
-    window = getattr(model.config, "sliding_window", None)
-    reason = "sliding-window attention" if window or "sliding_attention" in (getattr(model.config, "layer_types", None) or ()) else (
-        f"attention {getattr(model.config, '_attn_implementation', None)!r} takes no custom masks"
-    )
+    reason = prefix_sharing_obstacle(model)
     log.info("shared-prefix generation does not apply to this model: whole prompts through model.generate", model=key, reason=reason)
 
 
