@@ -12,7 +12,7 @@ from pydantic import BaseModel, ConfigDict
 from culturebias.domain.libra_build.collectives import KEPT_IWI, KEPT_MARAE_KURA, KEPT_ORGANISATION, Collectives
 from culturebias.domain.libra_build.keywords import ExpandedKeyword, SeedGroup
 from culturebias.domain.libra_build.names import GIVEN_NAMES, NAME_TITLES
-from culturebias.domain.libra_build.places import PlaceGazetteer, covered
+from culturebias.domain.libra_build.places import PlaceGazetteer
 
 NAME_PLACEHOLDER = "[NAME]"
 
@@ -143,11 +143,15 @@ def anonymise_by_rule(
         kept_spans.update(collectives.spans(text))
     kept_spans.update(keep or {})
     counts: Counter[str] = Counter()
+    kept_counted: set[tuple[str, Span]] = set()  # a kept span proposed by two rules (a name, "X said") counts once
 
     def a_place(span: Span) -> bool:
         for rule, spans in kept_spans.items():
-            if covered(span, spans):
-                counts[rule] += 1
+            keeping = next((k for k in spans if k[0] <= span[0] and span[1] <= k[1]), None)
+            if keeping is not None:
+                if (rule, keeping) not in kept_counted:
+                    kept_counted.add((rule, keeping))
+                    counts[rule] += 1
                 return True
         return False
 
