@@ -82,5 +82,5 @@ def shares_lines(shares: VerdictShares) -> list[str]:
         lines.append(name.ljust(16) + ("-" if share is None else f"{share:.1%}").rjust(8) + str(shares.counts[name]).rjust(7))
     for category, by in shares.by_category.items():
         cells = ", ".join(f"{name} {by[name]:.1%}" for name in shares.verdicts)
-        lines.append(f"{category}: {cells}")
+        lines.append(f"{category} (n={shares.reviewed_by_category[category]}): {cells}")
     return lines

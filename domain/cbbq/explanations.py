@@ -108,11 +108,13 @@ class VerdictShares:
     overall: dict[str, float]
     by_category: dict[str, dict[str, float]]
     counts: dict[str, int]
+    reviewed_by_category: dict[str, int]  # the n behind each category's shares (one answer makes a 100 % share)
 
     def as_dict(self) -> dict[str, object]:
         return {
             "verdicts": list(self.verdicts), "reviewed": self.reviewed, "explained": self.explained,
             "counts": self.counts, "overall": self.overall, "by_category": self.by_category,
+            "reviewed_by_category": self.reviewed_by_category,
         }
 
 
@@ -131,4 +133,5 @@ def verdict_shares(found: Sequence[Verdict], explained: int, verdicts: Sequence[
         overall=_shares(found, verdicts),
         by_category={c: _shares([v for v in found if v.category == c], verdicts) for c in categories},
         counts={name: counted[name] for name in verdicts},
+        reviewed_by_category={c: sum(1 for v in found if v.category == c) for c in categories},
     )

@@ -163,6 +163,9 @@ def test_the_verdicts_shares_are_reported_overall_and_per_category(tmp_path, exp
     assert shares.overall["refusal"] == 0.0 and sum(shares.overall.values()) == pytest.approx(1.0)
     assert json.loads(out.read_text(encoding="utf-8"))["counts"]["grounded"] == n // 2
     assert set(shares.by_category) <= {r.metadata["category"] for r in records}
+    assert set(shares.reviewed_by_category) == set(shares.by_category)
+    assert sum(shares.reviewed_by_category.values()) == shares.reviewed  # the n behind each category's shares
+    assert json.loads(out.read_text(encoding="utf-8"))["reviewed_by_category"] == shares.reviewed_by_category
 
 
 @pytest.mark.parametrize(
