@@ -89,11 +89,18 @@ def test_a_bar_keeps_its_clock_moving_between_advances(monkeypatch, tmp_path):
     from culturebias.adapters.progress.reporters import TqdmTask
 
     def drawn(stream, read, tick: float) -> str:
+        """What the stream shows of a bar that never advances: once its elapsed time reads 00:01 (polled up to
+        20 s, so a loaded machine that schedules the redraw late still passes), or after 1.3 s without a tick."""
         monkeypatch.setattr("sys.stderr", stream)
         task = TqdmTask("KoBBQ: answers", 10, tick=tick)
         time.sleep(1.3)  # no advance: nothing stored yet
-        stream.flush()
-        before_close = read()
+        deadline = time.monotonic() + (20.0 if tick and stream.isatty() else 0.0)  # only a terminal gets the tick
+        while True:
+            stream.flush()
+            before_close = read()
+            if "00:01<" in before_close or time.monotonic() >= deadline:
+                break
+            time.sleep(0.1)
         task.close()
         stream.flush()
         closed = read()
